@@ -1,0 +1,3 @@
+from loo_replay.cli import main
+
+main()

@@ -1,0 +1,117 @@
+"""Audit hand logs: read, parse, resolve rules and run each session through the engine.
+
+This is the one pipeline behind ``validate``, ``ingest``, ``audit`` and the
+replayer.  It yields one ``SessionReport`` per session document (or an
+``UnreadableDocument`` for input that is not a session at all), streaming, so
+memory holds one session at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loo_replay.engine.model import LogError
+from loo_replay.engine.options import OptionError, Options
+from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
+from loo_replay.logs.parse import Bad, ParsedDocument, SessionHeader, parse_deal, parse_document
+from loo_replay.logs.reader import Document, ReadError, expand, read_documents
+from loo_replay.rulesets import RuleChoice, resolve
+
+
+@dataclass
+class SessionReport:
+    """One session document audited: its header, options and every deal's verdict."""
+
+    id: str
+    file: str
+    line: int | None
+    ruleset: str | None
+    options: Options | None
+    header: SessionHeader | None
+    deals: list[DealAudit] = field(default_factory=list)
+    raw_deals: list[Any] = field(default_factory=list)  # JSON of each deal, for rejects
+    errors: list[LogError] = field(default_factory=list)  # errors of the document itself
+
+
+@dataclass(frozen=True)
+class UnreadableDocument:
+    """Input that is not a session document at all (bad JSON, no deals array)."""
+
+    file: str
+    line: int | None
+    path: str
+    message: str
+    raw: bytes
+
+
+@dataclass(frozen=True)
+class UnreadableFile:
+    """A file that could not be opened or broke off while reading."""
+
+    message: str
+
+
+AuditItem = SessionReport | UnreadableDocument | UnreadableFile
+
+
+def audit_document(doc: Document, choice: RuleChoice) -> SessionReport | UnreadableDocument:
+    """Audit one session document."""
+    if doc.error is not None:
+        return UnreadableDocument(doc.file, doc.line, "", doc.error, doc.raw)
+    try:
+        parsed = parse_document(doc.value)
+    except Bad as bad:
+        return UnreadableDocument(doc.file, doc.line, bad.path, bad.message, doc.raw)
+    return _audit_parsed(doc, parsed, choice)
+
+
+def _audit_parsed(doc: Document, parsed: ParsedDocument, choice: RuleChoice) -> SessionReport:
+    header = parsed.header
+    sid = parsed.session_id or f"{doc.file}:{doc.line or 1}"
+    report = SessionReport(sid, doc.file, doc.line, None, None, header, raw_deals=parsed.raw_deals)
+    options = None
+    if header is not None:
+        try:
+            report.ruleset, options = resolve(choice, header.ruleset, header.rules)
+        except OptionError as exc:
+            report.errors.append(LogError("/session/rules", str(exc)))
+    if parsed.header_error is not None:
+        report.errors.append(parsed.header_error)
+    if header is None or options is None:
+        first = report.errors[0]
+        for i, raw in enumerate(parsed.raw_deals):
+            number = raw.get("deal") if isinstance(raw, dict) else None
+            report.deals.append(
+                DealAudit(
+                    number if isinstance(number, int) else None,
+                    "rejected",
+                    None,
+                    errors=[LogError(first.path, f"deal {i} not audited: {first.message}")],
+                )
+            )
+        return report
+    report.options = options
+    chain = SessionAudit(header.players, options, header.chips)
+    for i, raw in enumerate(parsed.raw_deals):
+        deal: DealInput = parse_deal(raw, f"/deals/{i}", header)
+        report.deals.append(chain.audit(deal))
+    return report
+
+
+def audit_paths(paths: Iterable[Path], choice: RuleChoice) -> Iterator[AuditItem]:
+    """Every session under ``paths``, in order; unreadable input is yielded, not raised."""
+    for given in paths:
+        try:
+            files = expand([given])
+        except ReadError as exc:
+            yield UnreadableFile(str(exc))
+            continue
+        for path in files:
+            try:
+                for doc in read_documents(path):
+                    yield audit_document(doc, choice)
+            except ReadError as exc:
+                yield UnreadableFile(str(exc))

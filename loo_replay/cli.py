@@ -1,0 +1,146 @@
+"""The ``loo-replay`` command line: parse options, call the library, render, exit.
+
+Errors from the library become one sentence and an exit status here and
+nowhere else: 0 nothing found, 1 findings, 2 bad usage or unreadable input.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from loo_replay import __version__
+from loo_replay.audit import audit_paths
+from loo_replay.engine.options import OPTION_SPECS, OptionError, parse_option_text
+from loo_replay.output.audit_json import Summary, write_audit
+from loo_replay.output.text import report_lines
+from loo_replay.rulesets import RuleChoice, RulesetError, builtin, builtin_names, load
+
+app = typer.Typer(
+    help="Audit, settle, load and replay recorded games of Loo (Lanterloo).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+RulesetOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ruleset", help="A built-in ruleset name or a ruleset TOML file; overrides the log's."
+    ),
+]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="OPTION=VALUE",
+        help="Override one rule option (e.g. stakes.loo=unlimited); repeatable; wins over all.",
+    ),
+]
+PathsArg = Annotated[
+    list[Path],
+    typer.Argument(help="Hand-log files (.json, .jsonl, .ndjson, optionally .gz) or directories."),
+]
+
+
+def rule_choice(ruleset: str | None, settings: list[str] | None) -> RuleChoice:
+    """The command line's rules, or a usage error naming what is wrong."""
+    try:
+        chosen = load(ruleset) if ruleset else None
+        overrides: dict[str, object] = {}
+        for item in settings or []:
+            name, sep, text = item.partition("=")
+            if not sep:
+                raise typer.BadParameter(
+                    f"{item!r} is not OPTION=VALUE (e.g. stakes.loo=unlimited)", param_hint="--set"
+                )
+            overrides[name.strip()] = parse_option_text(name.strip(), text)
+    except (RulesetError, OptionError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    return RuleChoice(chosen, overrides)
+
+
+def _styler(stream: object) -> object:
+    colour = hasattr(stream, "isatty") and stream.isatty() and not os.environ.get("NO_COLOR")
+    colours = {"bad": "red", "warn": "yellow", "title": "cyan"}
+
+    def style(text: str, kind: str) -> str:
+        if not colour:
+            return text
+        return typer.style(text, fg=colours.get(kind), bold=kind == "title")
+
+    return style
+
+
+@app.command()
+def validate(
+    paths: PathsArg,
+    output_format: Annotated[
+        Format, typer.Option("--format", help="text for people, json for programs.")
+    ] = Format.text,
+    ruleset: RulesetOpt = None,
+    settings: SetOpt = None,
+    pretty: Annotated[bool, typer.Option(help="Indent the JSON output.")] = False,
+) -> None:
+    """Re-check every declaration and card of the logs and report every finding."""
+    choice = rule_choice(ruleset, settings)
+    items = audit_paths(paths, choice)
+    if output_format is Format.json:
+        summary = write_audit(items, sys.stdout.buffer, indent=pretty)
+    else:
+        summary = Summary()
+        style = _styler(sys.stdout)
+        for line in report_lines(items, summary, style):  # type: ignore[arg-type]
+            typer.echo(line)
+    for_errors = summary.unreadable_files
+    if for_errors:
+        typer.echo(f"loo-replay: {for_errors} input file(s) could not be read", err=True)
+    raise typer.Exit(summary.exit_code)
+
+
+@app.command()
+def rulesets(
+    name: Annotated[str | None, typer.Argument(help="Show this ruleset in full.")] = None,
+) -> None:
+    """List the built-in rulesets, or show one with its options and sources."""
+    if name is None:
+        for n in builtin_names():
+            rs = builtin(n)
+            typer.echo(f"{n:16} {rs.description}")
+        return
+    try:
+        rs = load(name)
+    except RulesetError as exc:
+        raise typer.BadParameter(str(exc), param_hint="NAME") from None
+    typer.echo(f"{rs.name}: {rs.description}")
+    typer.echo(f"source: {rs.source}")
+    typer.echo("")
+    for option, value in rs.options.dotted().items():
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        typer.echo(f"  {option:32} {shown:20} {OPTION_SPECS[option].meaning}")
+        if option in rs.sources:
+            typer.echo(f"  {'':32} ↳ {rs.sources[option]}")
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    if version:
+        typer.echo(f"loo-replay {__version__}")
+        raise typer.Exit(0)
+
+
+def main() -> None:
+    app()

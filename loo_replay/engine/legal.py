@@ -1,0 +1,233 @@
+"""Which cards a player may play: RULES.md §3 (leading) and §4 (following).
+
+``legal_cards`` is the single source of legality; the validator, the
+simulator and the replayer all ask it.  The rules are a sequence of steps,
+each narrowing the legal set; a card outside the final set breaks the first
+step that excluded it, and that step's code names the revoke.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from loo_replay.engine.cards import (
+    PAM,
+    SUIT_SYMBOLS,
+    cards_of,
+    display,
+    display_cards,
+)
+from loo_replay.engine.model import Trick
+from loo_replay.engine.state import DealState
+from loo_replay.engine.tables import ACES, NO_TRUMP, POWER, TRUMP_ORDER
+
+Step = tuple[str, int]
+
+
+def winning_play(trick: Trick, state: DealState) -> tuple[int, int]:
+    """(index into ``trick.plays``, power) of the card now winning ``trick``."""
+    led = led_suit(trick, state)
+    powers = POWER[state.pam][state.trump][led]
+    best, best_power = 0, -2
+    for i, (_, card, _) in enumerate(trick.plays):
+        if powers[card] > best_power:
+            best, best_power = i, powers[card]
+    return best, best_power
+
+
+def led_suit(trick: Trick, state: DealState) -> int:
+    """The suit the lead calls for; Pam leads the trump suit once trumps are fixed."""
+    card = trick.plays[0][1]
+    if state.pam and card == PAM and state.trump != NO_TRUMP:
+        return state.trump
+    return card // 13
+
+
+def is_trumped(trick: Trick, state: DealState) -> bool:
+    """A trick led in a plain suit to which a trump has been played."""
+    if state.trump == NO_TRUMP or led_suit(trick, state) == state.trump:
+        return False
+    trumps = state.trump_mask
+    return any(trumps >> card & 1 for _, card, _ in trick.plays)
+
+
+def _higher(mask: int, powers: tuple[int, ...], than: int) -> int:
+    out = 0
+    for card in cards_of(mask):
+        if powers[card] > than:
+            out |= 1 << card
+    return out
+
+
+def _highest(mask: int, state: DealState) -> int:
+    for card in TRUMP_ORDER[state.pam][state.trump]:
+        if mask >> card & 1:
+            return card
+    raise ValueError("no trump in mask")
+
+
+def _run_from_highest(mask: int, state: DealState) -> int:
+    """Trumps held in an unbroken run down from the highest held; gaps filled by
+    cards already played or turned up (``lead.highest_trump = "two_players"``)."""
+    run, started = 0, False
+    filled = state.played | state.turned
+    for card in TRUMP_ORDER[state.pam][state.trump]:
+        if mask >> card & 1:
+            run |= 1 << card
+            started = True
+        elif started and not filled >> card & 1:
+            break
+    return run
+
+
+def lead_steps(state: DealState, seat: int, trick_no: int) -> Iterator[Step]:
+    """RULES.md §3: each option that binds the leader, in order of precedence."""
+    if state.trump == NO_TRUMP:
+        return
+    o = state.options
+    hand = state.hands[seat]
+    trumps = hand & state.trump_mask
+    if not trumps:
+        return
+    count = trumps.bit_count()
+    if o.lead_top_trump == "every" or (o.lead_top_trump == "first" and trick_no == 1):
+        top = state.top_trump()
+        if top is not None and hand >> top & 1:
+            yield "lead-top-trump", 1 << top
+    rule = o.lead_highest_trump
+    if count >= 2:
+        if rule == "always" or (rule == "first" and trick_no == 1):
+            yield "lead-highest-trump", 1 << _highest(trumps, state)
+        elif rule == "two_players" and len(state.playing()) == 2:
+            yield "lead-highest-trump", _run_from_highest(trumps, state)
+    if o.lead_trump_if and count >= o.lead_trump_if:
+        yield "lead-trump", trumps
+    if o.lead_trump_after_trick and trick_no >= 2:
+        yield "trump-after-trick", trumps
+
+
+def follow_steps(state: DealState, seat: int, trick: Trick) -> Iterator[Step]:
+    """RULES.md §4: the steps that bind a player following to ``trick``."""
+    o = state.options
+    hand = state.hands[seat]
+    led = led_suit(trick, state)
+    if pam_barred(state, seat, trick):
+        hand &= ~(1 << PAM)
+        yield "pam-be-civil", hand
+    suited = hand & state.suit_masks[led]
+    powers = POWER[state.pam][state.trump][led]
+    _, win = winning_play(trick, state)
+    if suited:
+        yield "follow-suit", suited
+        if o.follow_head and not is_trumped(trick, state):
+            higher = _higher(suited, powers, win)
+            if higher:
+                yield "head-trick", higher
+        return
+    if state.trump == NO_TRUMP:
+        return
+    trumps = hand & state.trump_mask
+    if not trumps:
+        return
+    higher = _higher(trumps, powers, win)
+    if o.follow_void == "trump":
+        yield "must-trump", trumps
+        if higher:
+            yield "must-overtrump", higher
+    elif o.follow_void == "overtrump" and higher:
+        yield ("must-overtrump" if is_trumped(trick, state) else "must-trump"), higher
+
+
+def pam_barred(state: DealState, seat: int, trick: Trick) -> bool:
+    """Whether "Pam, be civil" forbids ``seat`` to play Pam to ``trick`` (RULES.md §4.1)."""
+    o = state.options
+    hand = state.hands[seat]
+    if not (state.pam and state.trump != NO_TRUMP and hand >> PAM & 1):
+        return False
+    if trick.plays[0][1] != ACES[state.trump]:
+        return False
+    if not (
+        o.follow_pam_civil == "always" or (o.follow_pam_civil == "announced" and state.announce)
+    ):
+        return False
+    if o.follow_pam_civil_strict:
+        return hand != 1 << PAM
+    return bool(hand & state.trump_mask & ~(1 << PAM))
+
+
+def steps(state: DealState, seat: int) -> Iterator[Step]:
+    """The binding steps for ``seat`` to play now: leading or following."""
+    trick = state.trick
+    if trick is None or not trick.plays:
+        number = trick.number if trick is not None else len(state.tricks) + 1
+        return lead_steps(state, seat, number)
+    return follow_steps(state, seat, trick)
+
+
+def legal_cards(state: DealState, seat: int) -> int:
+    """The mask of cards ``seat`` may play now; never empty while he holds a card."""
+    legal = state.hands[seat]
+    for _, mask in steps(state, seat):
+        legal = mask
+    return legal
+
+
+def breach(state: DealState, seat: int, card: int) -> str | None:
+    """The code of the first step that ``card`` breaks, or None when it is legal."""
+    for code, mask in steps(state, seat):
+        if not mask >> card & 1:
+            return code
+    return None
+
+
+def explain(code: str, state: DealState, seat: int) -> str:
+    """Why the step ``code`` bound ``seat``: the clause of RULES.md in plain words."""
+    trick = state.trick
+    trump = SUIT_SYMBOLS[state.trump] if state.trump != NO_TRUMP else "none"
+    if code == "lead-top-trump":
+        top = state.top_trump()
+        if top == PAM:
+            return "Pam, the top trump, must be led"
+        if top == ACES[state.trump]:
+            return "the ace of trumps must be led"
+        return f"the top trump {display(top or 0)} must be led (the ace is turned up)"
+    if code == "lead-highest-trump":
+        if state.options.lead_highest_trump == "two_players":
+            return (
+                "with two players standing, holding two or more trumps, the highest "
+                "(or one in unbroken sequence with it) must be led"
+            )
+        return "holding two or more trumps, the highest must be led"
+    if code == "lead-trump":
+        n = state.options.lead_trump_if
+        return f"holding {'a trump' if n == 1 else f'{n} or more trumps'}, a trump must be led"
+    if code == "trump-after-trick":
+        return "the winner of a trick must lead a trump"
+    assert trick is not None and trick.plays
+    led = SUIT_SYMBOLS[led_suit(trick, state)]
+    index, _ = winning_play(trick, state)
+    winner = display(trick.plays[index][1])
+    if code == "pam-be-civil":
+        if state.options.follow_pam_civil_strict:
+            return 'the ace of trumps was led: "Pam, be civil" bars Pam unless it is his last card'
+        return 'the ace of trumps was led: "Pam, be civil" bars Pam while he holds another trump'
+    if code == "follow-suit":
+        return f"he must follow suit ({led})"
+    if code == "head-trick":
+        return f"he must head the trick with a higher {led} (winning card {winner})"
+    if code == "must-trump":
+        return f"void in {led}, he must trump (trumps {trump})"
+    if code == "must-overtrump":
+        return f"void in {led}, he must overtrump the winning {winner}"
+    raise ValueError(f"no explanation for {code}")
+
+
+def describe_play(state: DealState, seat: int, card: int) -> str:
+    """``eve led 4♠ holding J♦ 4♠ (trumps ♦)``: the situation of a revoke."""
+    trick = state.trick
+    verb = "led" if trick is None or not trick.plays else f"played to {display(trick.plays[0][1])}"
+    trump = f"trumps {SUIT_SYMBOLS[state.trump]}" if state.trump != NO_TRUMP else "no trumps"
+    return (
+        f"{state.seats[seat]} {verb} {display(card)} holding "
+        f"{display_cards(state.held(seat))} ({trump})"
+    )

@@ -1,0 +1,128 @@
+"""The engine's inputs and outputs as frozen data.
+
+A deal arrives as a ``DealRecord`` whose players are seat indices and whose
+cards are ints; the reader has already turned JSON into this shape.  What the
+engine finds comes back as data: ``Violation`` for a broken rule, ``LogError``
+for a record that cannot describe a real game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+PLAY, PASS, TAKE_MISS, DEFEND = "play", "pass", "take_miss", "defend"
+ACTIONS = (PLAY, PASS, TAKE_MISS, DEFEND)
+
+REVOKE_CODES = (
+    "lead-top-trump",
+    "lead-highest-trump",
+    "lead-trump",
+    "trump-after-trick",
+    "pam-be-civil",
+    "follow-suit",
+    "head-trick",
+    "must-trump",
+    "must-overtrump",
+)
+VIOLATION_CODES = (
+    "out-of-turn",
+    "declare-out-of-turn",
+    "forced-play",
+    "misdeal",
+    "trump-turn",
+    "false-flush",
+    "dealer-rotation",
+)
+FINDING_CODES = REVOKE_CODES + VIOLATION_CODES
+
+
+@dataclass(frozen=True, slots=True)
+class Declare:
+    index: int  # position in the deal's events, for JSON pointers
+    seat: int
+    action: str
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    index: int
+    seat: int
+    discard: tuple[int, ...]
+    draw: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ShowFlush:
+    index: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnUp:
+    index: int
+    card: int
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    index: int
+    seat: int
+    card: int
+    announce: bool = False  # "Pam, be civil" announced with this lead
+
+
+Event = Declare | Exchange | ShowFlush | TurnUp | Play
+
+
+@dataclass(frozen=True, slots=True)
+class DealRecord:
+    """One recorded deal; seats are clockwise and the dealer is a seat index."""
+
+    number: int
+    seats: tuple[str, ...]
+    dealer: int
+    hands: tuple[tuple[int, ...] | None, ...]
+    miss: tuple[int, ...] | None = None
+    turn_up: int | None = None
+    misdeal: bool = False
+    events: tuple[Event, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class LogError:
+    """The record cannot describe a real game; ``path`` is a JSON pointer in the deal."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A broken rule, with everything a reader needs to check the verdict."""
+
+    code: str
+    player: str
+    message: str
+    penalized: bool
+    penalty: int = 0
+    trick: int | None = None
+    card: int | None = None
+    held: tuple[int, ...] = ()
+    legal: tuple[int, ...] | None = None
+    event: int | None = None  # index of the event in the deal, None for omissions
+
+    @property
+    def is_revoke(self) -> bool:
+        return self.code in REVOKE_CODES
+
+
+@dataclass(slots=True)
+class Trick:
+    """One trick as played: ``plays`` are (seat, card, legal mask) in order."""
+
+    number: int
+    leader: int
+    plays: list[tuple[int, int, int]] = field(default_factory=list)
+    winner: int | None = None
+    dead: list[tuple[int, int]] = field(default_factory=list)  # out-of-turn cards
+    void: bool = False  # someone could not follow the suit led (on_void trump turns)

@@ -1,0 +1,202 @@
+"""The options of RULES.md §7 as one frozen dataclass, and their validation.
+
+An option's dotted name (``follow.void``) maps to the attribute with the dot
+replaced (``follow_void``).  Values are checked against ``OPTION_SPECS``;
+every error names the option and lists what it accepts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """What one option accepts: a tuple of choices, or bool, or int >= minimum."""
+
+    kind: str  # "choice" | "bool" | "int"
+    choices: tuple[Any, ...] = ()
+    minimum: int = 0
+    meaning: str = ""
+
+    def describe(self) -> str:
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "int":
+            return f"an integer >= {self.minimum}"
+        return " | ".join(str(c) for c in self.choices)
+
+    def check(self, name: str, value: object) -> Any:
+        """The value if valid for this option; ``OptionError`` otherwise."""
+        ok: bool
+        if self.kind == "bool":
+            ok = isinstance(value, bool)
+        elif self.kind == "int":
+            ok = isinstance(value, int) and not isinstance(value, bool) and value >= self.minimum
+        else:
+            ok = not isinstance(value, bool) and value in self.choices
+        if not ok:
+            raise OptionError(f"option {name} cannot be {value!r}; it takes {self.describe()}")
+        return value
+
+
+class OptionError(ValueError):
+    """An unknown option name or a value the option does not accept."""
+
+
+METHODS = ("turn_up", "on_void", "first_lead")
+
+OPTION_SPECS: dict[str, OptionSpec] = {
+    "deal.hand_size": OptionSpec("choice", (3, 5), meaning="cards per hand and tricks per deal"),
+    "deal.miss": OptionSpec("bool", meaning="an extra hand (Miss) is dealt, except in a must deal"),
+    "deal.trump": OptionSpec("choice", METHODS, meaning="how trumps are fixed"),
+    "deal.trump_in_must": OptionSpec(
+        "choice", (*METHODS, "same"), meaning="how trumps are fixed in a must deal"
+    ),
+    "deal.exchange": OptionSpec("bool", meaning="active players may exchange with the stock"),
+    "deal.pam": OptionSpec("bool", meaning="the jack of clubs is the highest trump"),
+    "stakes.ante": OptionSpec("int", minimum=1, meaning="a single"),
+    "stakes.ante_by": OptionSpec("choice", ("dealer", "all"), meaning="who antes each deal"),
+    "stakes.loo": OptionSpec(
+        "choice", ("limited", "unlimited"), meaning="what a looed player pays"
+    ),
+    "stakes.loo_amount": OptionSpec("int", meaning="limited loo"),
+    "stakes.loo_cap": OptionSpec("int", meaning="unlimited loo maximum, 0 = none"),
+    "stakes.loo_scope": OptionSpec("choice", ("active", "everyone"), meaning="who can be looed"),
+    "declare.must": OptionSpec(
+        "choice", ("never", "single", "single_except_first"), meaning="which single pools are musts"
+    ),
+    "declare.club_law": OptionSpec("bool", meaning="a club turned up makes a must"),
+    "declare.last_must_play_single": OptionSpec(
+        "bool", meaning="single pool passed round: last non-dealer and dealer must play"
+    ),
+    "declare.dealer_defends": OptionSpec(
+        "bool", meaning="against a lone player the dealer must play, take Miss or defend"
+    ),
+    "lead.top_trump": OptionSpec("choice", ("off", "first", "every"), meaning="lead the top trump"),
+    "lead.highest_trump": OptionSpec(
+        "choice", ("never", "first", "always", "two_players"), meaning="lead the highest trump"
+    ),
+    "lead.trump_if": OptionSpec("choice", (0, 1, 2), meaning="holding N trumps, lead one"),
+    "lead.trump_after_trick": OptionSpec("bool", meaning="the winner of a trick leads a trump"),
+    "follow.head": OptionSpec("bool", meaning="following suit, head the trick if able"),
+    "follow.void": OptionSpec(
+        "choice", ("trump", "overtrump", "any"), meaning="what a player void in the suit led plays"
+    ),
+    "follow.pam_civil": OptionSpec(
+        "choice", ("off", "announced", "always"), meaning="Pam, be civil to the ace of trumps"
+    ),
+    "follow.pam_civil_strict": OptionSpec("bool", meaning="Pam barred unless it is the last card"),
+    "flush.kind": OptionSpec("choice", ("none", "trumps", "any_suit"), meaning="what is a flush"),
+    "flush.pools": OptionSpec("choice", ("all", "double"), meaning="pools in which flushes count"),
+    "flush.when": OptionSpec("choice", ("declared", "dealt"), meaning="when flushes are found"),
+    "flush.pam_wild": OptionSpec("bool", meaning="Pam completes a flush of any suit"),
+    "flush.rank": OptionSpec(
+        "choice", ("elder", "pam_then_elder", "trumps_then_cards"), meaning="which flush wins"
+    ),
+    "flush.looes": OptionSpec("choice", ("active", "everyone"), meaning="who a flush looes"),
+    "flush.pay": OptionSpec(
+        "choice", ("loo", "ante"), meaning="what a player looed by a flush pays"
+    ),
+    "flush.exempt_pam": OptionSpec("bool", meaning="the holder of Pam pays nothing to a flush"),
+    "penalties.revoke": OptionSpec("choice", ("forfeit", "divide"), meaning="revoke settlement"),
+    "penalties.revoke_amount": OptionSpec("int", meaning="chips a revoke costs"),
+    "penalties.out_of_turn": OptionSpec("int", meaning="chips a card played out of turn costs"),
+    "penalties.declare_out_of_turn": OptionSpec(
+        "int", meaning="chips a declaration out of turn costs"
+    ),
+    "penalties.misdeal": OptionSpec("int", meaning="chips the dealer forfeits for a misdeal"),
+    "penalties.misdeal_redeal": OptionSpec(
+        "choice", ("same_dealer", "next_dealer"), meaning="who deals after a misdeal"
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Every option of RULES.md §7; attribute = dotted name with ``_`` for ``.``."""
+
+    deal_hand_size: int
+    deal_miss: bool
+    deal_trump: str
+    deal_trump_in_must: str
+    deal_exchange: bool
+    deal_pam: bool
+    stakes_ante: int
+    stakes_ante_by: str
+    stakes_loo: str
+    stakes_loo_amount: int
+    stakes_loo_cap: int
+    stakes_loo_scope: str
+    declare_must: str
+    declare_club_law: bool
+    declare_last_must_play_single: bool
+    declare_dealer_defends: bool
+    lead_top_trump: str
+    lead_highest_trump: str
+    lead_trump_if: int
+    lead_trump_after_trick: bool
+    follow_head: bool
+    follow_void: str
+    follow_pam_civil: str
+    follow_pam_civil_strict: bool
+    flush_kind: str
+    flush_pools: str
+    flush_when: str
+    flush_pam_wild: bool
+    flush_rank: str
+    flush_looes: str
+    flush_pay: str
+    flush_exempt_pam: bool
+    penalties_revoke: str
+    penalties_revoke_amount: int
+    penalties_out_of_turn: int
+    penalties_declare_out_of_turn: int
+    penalties_misdeal: int
+    penalties_misdeal_redeal: str
+
+    @classmethod
+    def from_dotted(cls, values: Mapping[str, object]) -> Options:
+        """Build from a complete mapping of dotted names; checks every value."""
+        missing = [n for n in OPTION_SPECS if n not in values]
+        if missing:
+            raise OptionError(f"missing options: {', '.join(missing)}")
+        checked = {n.replace(".", "_"): check_option(n, v) for n, v in values.items()}
+        return cls(**checked)
+
+    def override(self, values: Mapping[str, object]) -> Options:
+        """A copy with some options changed (dotted names); checks each."""
+        changes = {n.replace(".", "_"): check_option(n, v) for n, v in values.items()}
+        return dataclasses.replace(self, **changes)
+
+    def dotted(self) -> dict[str, object]:
+        return {n: getattr(self, n.replace(".", "_")) for n in OPTION_SPECS}
+
+
+def option_spec(name: str) -> OptionSpec:
+    spec = OPTION_SPECS.get(name)
+    if spec is None:
+        raise OptionError(f"unknown option {name!r}; options are: {', '.join(OPTION_SPECS)}")
+    return spec
+
+
+def check_option(name: str, value: object) -> Any:
+    return option_spec(name).check(name, value)
+
+
+def parse_option_text(name: str, text: str) -> Any:
+    """The value of ``--set name=text``: ints, true/false and words as the option needs."""
+    spec = option_spec(name)
+    lowered = text.strip().lower()
+    value: object = text.strip()
+    if spec.kind == "bool" and lowered in ("true", "false"):
+        value = lowered == "true"
+    elif spec.kind == "int" or (spec.choices and isinstance(spec.choices[0], int)):
+        try:
+            value = int(lowered)
+        except ValueError:
+            value = text
+    return spec.check(name, value)

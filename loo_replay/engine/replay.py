@@ -1,0 +1,699 @@
+"""Replay one recorded deal event by event: RULES.md §2, with §3-§4 via ``legal``.
+
+``Replay`` is an event-sourced state machine: ``apply`` takes one event and
+updates ``state``; the replayer renders the state after each event, the
+validator only wants ``run``'s ``DealResult``.  Rule breaches become
+``Violation`` data and play goes on; a record that cannot be a real game
+stops the replay with a ``LogError`` and the deal is rejected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from loo_replay.engine.cards import CLUBS, display, display_cards, mask_of
+from loo_replay.engine.flush import best_flush, is_flush
+from loo_replay.engine.legal import (
+    breach,
+    describe_play,
+    explain,
+    led_suit,
+    legal_cards,
+    winning_play,
+)
+from loo_replay.engine.model import (
+    DEFEND,
+    PASS,
+    PLAY,
+    TAKE_MISS,
+    DealRecord,
+    Declare,
+    Event,
+    Exchange,
+    LogError,
+    Play,
+    ShowFlush,
+    Trick,
+    TurnUp,
+    Violation,
+)
+from loo_replay.engine.options import Options
+from loo_replay.engine.state import DealState
+from loo_replay.engine.tables import NO_TRUMP
+
+DECLARING, PLAYING, OVER = "declaring", "playing", "over"
+
+
+@dataclass(frozen=True, slots=True)
+class DealContext:
+    """What the session knows before the deal: is its pool single, is it the first deal."""
+
+    single: bool = True
+    first: bool = False
+
+
+@dataclass(slots=True)
+class DealResult:
+    """Everything the settlement, the reports and the replayer need of a replayed deal."""
+
+    record: DealRecord
+    status: str  # audited | misdeal | rejected
+    must: bool = False
+    trump: int = NO_TRUMP
+    outcome: str | None = None  # played | all_passed | unopposed | flush | revoke | misdeal
+    declarations: list[str | None] = field(default_factory=list)
+    active: list[int] = field(default_factory=list)
+    miss_taker: int | None = None
+    defender: int | None = None
+    retired: set[int] = field(default_factory=set)
+    tricks_won: list[int] = field(default_factory=list)
+    tricks: list[Trick] = field(default_factory=list)
+    revokers: list[int] = field(default_factory=list)  # seats with a penalised revoke, in order
+    flush_winner: int | None = None
+    flush_losers: set[int] = field(default_factory=set)
+    flush_group: list[int] = field(default_factory=list)  # seats among whom flushes counted
+    current_penalties: dict[int, int] = field(default_factory=dict)  # paid into this pool
+    violations: list[Violation] = field(default_factory=list)
+    errors: list[LogError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    abandoned: bool = False
+    hands: list[int] = field(default_factory=list)  # what each seat held when the deal ended
+
+
+class _Rejected(Exception):
+    """Internal: the record cannot describe a real game; ends the replay."""
+
+
+class Replay:
+    """The deal as it unfolds; ``state`` is valid after every ``apply``."""
+
+    def __init__(self, record: DealRecord, options: Options, context: DealContext) -> None:
+        self.record = record
+        self.o = options
+        self.context = context
+        n = len(record.seats)
+        self.n = n
+        self.clockwise = [(record.dealer + 1 + i) % n for i in range(n)]  # eldest first
+        self.result = DealResult(record=record, status="audited")
+        self.result.declarations = [None] * n
+        self.result.tricks_won = [0] * n
+        self.phase = DECLARING
+        self.seen = 0  # every card that has been dealt, turned or drawn
+        self.stock = 0  # cards left to draw from
+        self.exchanged: set[int] = set()
+        self.method = options.deal_trump
+        self.leader = -1
+        self.turn_due = False  # on_void: a trump turn is due before the next trick
+        self.ignored = 0
+        self.state = DealState(
+            options=options,
+            seats=record.seats,
+            dealer=record.dealer,
+            hands=[mask_of(h) if h else 0 for h in record.hands],
+            order=[list(h) if h else [] for h in record.hands],
+            tricks=self.result.tricks,
+        )
+        try:
+            self._deal()
+        except _Rejected:
+            self.phase = OVER
+
+    # -- driving -----------------------------------------------------------
+
+    def run(self) -> DealResult:
+        for event in self.record.events:
+            self.apply(event)
+        return self.finish()
+
+    def apply(self, event: Event) -> None:
+        """Take one event; after a rejection or the end of the deal, events are ignored."""
+        if self.phase == OVER:
+            if self.result.status == "audited":
+                self.ignored += 1
+            return
+        try:
+            if isinstance(event, Play):
+                self._play(event)
+            elif isinstance(event, Declare):
+                self._declare(event)
+            elif isinstance(event, Exchange):
+                self._exchange(event)
+            elif isinstance(event, ShowFlush):
+                self._show_flush(event)
+            else:
+                self._turn_up(event)
+        except _Rejected:
+            self.phase = OVER
+
+    def finish(self) -> DealResult:
+        r = self.result
+        try:
+            if self.phase == DECLARING:
+                self._close_declarations(len(self.record.events))
+            if self.phase == PLAYING:
+                self._check_complete()
+        except _Rejected:
+            pass
+        if self.ignored:
+            r.notes.append(
+                f"{self.ignored} event(s) after the deal ended ({r.outcome}) were not judged"
+            )
+        r.trump = self.state.trump
+        r.retired = self.state.retired
+        r.hands = list(self.state.hands)
+        if r.outcome == "played" and r.revokers and self.o.penalties_revoke == "divide":
+            r.outcome = "revoke"
+        self.phase = OVER
+        return r
+
+    # -- helpers -----------------------------------------------------------
+
+    def name(self, seat: int) -> str:
+        return self.record.seats[seat]
+
+    def reject(self, path: str, message: str) -> _Rejected:
+        self.result.status = "rejected"
+        self.result.errors.append(LogError(path, message))
+        return _Rejected(message)
+
+    def violate(
+        self,
+        code: str,
+        seat: int,
+        message: str,
+        *,
+        penalty: int = 0,
+        penalized: bool | None = None,
+        trick: int | None = None,
+        card: int | None = None,
+        held: tuple[int, ...] = (),
+        legal: tuple[int, ...] | None = None,
+        event: int | None = None,
+    ) -> None:
+        """Record a breach; ``penalized`` defaults to whether chips were charged."""
+        self.result.violations.append(
+            Violation(
+                code=code,
+                player=self.name(seat),
+                message=message,
+                penalized=penalty > 0 if penalized is None else penalized,
+                penalty=penalty,
+                trick=trick,
+                card=card,
+                held=held,
+                legal=legal,
+                event=event,
+            )
+        )
+
+    def charge_current(self, seat: int, amount: int) -> None:
+        if amount:
+            pen = self.result.current_penalties
+            pen[seat] = pen.get(seat, 0) + amount
+
+    # -- the deal (§2.1-2.4) -----------------------------------------------
+
+    def _deal(self) -> None:
+        rec, o, r = self.record, self.o, self.result
+        ctx = self.context
+        must_pool = ctx.single and (
+            o.declare_must == "single"
+            or (o.declare_must == "single_except_first" and not ctx.first)
+        )
+        if must_pool and o.deal_trump_in_must != "same":
+            self.method = o.deal_trump_in_must
+        self._check_unique()
+        problems = self._misdeal_problems(must_pool)
+        if problems:
+            r.status = r.outcome = "misdeal"
+            amount = o.penalties_misdeal
+            self.violate(
+                "misdeal",
+                rec.dealer,
+                f"misdeal by {self.name(rec.dealer)}: {'; '.join(problems)}",
+                penalty=amount,
+            )
+            self.phase = OVER
+            return
+        self.stock = 52 - self.seen.bit_count()
+        if rec.turn_up is not None:
+            self._fix_trump(rec.turn_up)
+        club_must = o.declare_club_law and rec.turn_up is not None and rec.turn_up // 13 == CLUBS
+        r.must = must_pool or club_must
+        if o.flush_when == "dealt" and self._flushes_count():
+            self._flush(list(self.clockwise), self.state.hands)
+
+    def _check_unique(self) -> None:
+        rec = self.record
+        places: list[tuple[str, int]] = []
+        for seat, hand in enumerate(rec.hands):
+            for i, card in enumerate(hand or ()):
+                places.append((f"/hands/{self.name(seat)}/{i}", card))
+        for i, card in enumerate(rec.miss or ()):
+            places.append((f"/miss/{i}", card))
+        if rec.turn_up is not None:
+            places.append(("/turn_up", rec.turn_up))
+        first: dict[int, str] = {}
+        for path, card in places:
+            if card in first:
+                raise self.reject(
+                    path,
+                    f"{display(card)} is dealt twice (also at {first[card]}): a card in two places",
+                )
+            first[card] = path
+            self.seen |= 1 << card
+
+    def _misdeal_problems(self, must_pool: bool) -> list[str]:
+        rec, o = self.record, self.o
+        size = o.deal_hand_size
+        if rec.misdeal:
+            return ["recorded as a misdeal"]
+        problems = []
+        for seat, hand in enumerate(rec.hands):
+            if hand is None:
+                problems.append(f"no hand for {self.name(seat)}")
+            elif len(hand) != size:
+                problems.append(f"{self.name(seat)} has {len(hand)} cards, not {size}")
+        want_miss = o.deal_miss and not must_pool
+        if want_miss and rec.miss is None:
+            problems.append("no Miss dealt")
+        elif not want_miss and rec.miss is not None:
+            why = "a must deal" if o.deal_miss else "this ruleset"
+            problems.append(f"a Miss dealt, but {why} deals none")
+        elif rec.miss is not None and len(rec.miss) != size:
+            problems.append(f"the Miss has {len(rec.miss)} cards, not {size}")
+        want_turn = self.method == "turn_up"
+        if want_turn and rec.turn_up is None:
+            problems.append("no card turned up for trumps")
+        elif not want_turn and rec.turn_up is not None:
+            problems.append(
+                f"a card turned up, but trumps are fixed {self.method.replace('_', ' ')}"
+            )
+        return problems
+
+    def _fix_trump(self, card: int) -> None:
+        self.state.trump = card // 13
+        self.state.turned |= 1 << card
+
+    def _flushes_count(self) -> bool:
+        return self.o.flush_kind != "none" and (
+            self.o.flush_pools == "all" or not self.context.single
+        )
+
+    def _flush(self, group: list[int], hands: list[int]) -> None:
+        """End the deal if someone in ``group`` holds a flush (§2.4, §2.8, §5.3)."""
+        held = {s: hands[s] for s in group}
+        winner = best_flush(held, group, self.state.trump, self.o)
+        if winner is None:
+            return
+        r = self.result
+        r.outcome = "flush"
+        r.flush_winner = winner
+        r.flush_group = group
+        r.flush_losers = {
+            s for s in group if s != winner and is_flush(held[s], self.state.trump, self.o)
+        }
+        r.notes.append(
+            f"{self.name(winner)} holds a flush ({display_cards(self.state.held(winner))}) "
+            "and takes the pool"
+        )
+        self.phase = OVER
+
+    # -- declarations (§2.5-2.6) --------------------------------------------
+
+    def _declare(self, ev: Declare) -> None:
+        r, o = self.result, self.o
+        path = f"/events/{ev.index}"
+        if self.phase != DECLARING:
+            raise self.reject(path, f"{self.name(ev.seat)} declares after play began")
+        if r.declarations[ev.seat] is not None:
+            raise self.reject(path, f"second declaration by {self.name(ev.seat)}")
+        action = ev.action
+        if action in (TAKE_MISS, DEFEND):
+            self._check_miss(ev, path)
+        if not r.must:
+            expected = next(s for s in self.clockwise if r.declarations[s] is None)
+            if expected != ev.seat:
+                amount = o.penalties_declare_out_of_turn
+                self.charge_current(ev.seat, amount)
+                self.violate(
+                    "declare-out-of-turn",
+                    ev.seat,
+                    f"{self.name(ev.seat)} declared {action} before {self.name(expected)}, "
+                    "whose turn it was",
+                    penalty=amount,
+                    event=ev.index,
+                )
+        elif action == PASS:
+            self.violate(
+                "forced-play",
+                ev.seat,
+                f"{self.name(ev.seat)} passed in a must deal, where everyone must play; "
+                "the pass stands and he is out",
+                event=ev.index,
+            )
+        r.declarations[ev.seat] = action
+        if action in (TAKE_MISS, DEFEND):
+            miss = self.record.miss or ()
+            self.state.hands[ev.seat] = mask_of(miss)
+            self.state.order[ev.seat] = list(miss)
+            r.miss_taker = ev.seat
+            if action == DEFEND:
+                r.defender = ev.seat
+
+    def _check_miss(self, ev: Declare, path: str) -> None:
+        r = self.result
+        who = self.name(ev.seat)
+        if self.record.miss is None:
+            raise self.reject(
+                f"{path}/action", f"{who} declares {ev.action}, but no Miss was dealt"
+            )
+        if r.must:
+            raise self.reject(f"{path}/action", f"{who} takes the Miss in a must deal")
+        if r.miss_taker is not None:
+            raise self.reject(
+                f"{path}/action",
+                f"{who} takes the Miss, already taken by {self.name(r.miss_taker)}",
+            )
+        if ev.action == DEFEND:
+            if ev.seat != self.record.dealer:
+                raise self.reject(f"{path}/action", f"{who} defends, but only the dealer may")
+            standing = [s for s in self.clockwise[:-1] if r.declarations[s] not in (None, PASS)]
+            if len(standing) != 1 or r.declarations[standing[0]] != PLAY:
+                raise self.reject(
+                    f"{path}/action",
+                    f"{who} defends, but the dealer defends only against exactly one player "
+                    "standing with his own hand",
+                )
+
+    def _close_declarations(self, index: int) -> None:
+        """All declared: find forced-play breaches, the active players and the outcome."""
+        r, o = self.result, self.o
+        dealer = self.record.dealer
+        decl = r.declarations
+        others = self.clockwise[:-1]
+        for seat in self.clockwise:
+            if decl[seat] is None and not r.must:
+                if seat == dealer and all(decl[s] == PASS for s in others):
+                    continue
+                raise self.reject(
+                    "/events",
+                    f"no declaration by {self.name(seat)} (declarations go clockwise "
+                    f"from {self.name(self.clockwise[0])})",
+                )
+        if not r.must:
+            self._forced_play()
+        active = [s for s in self.clockwise if decl[s] != PASS]
+        if not r.must:
+            active = [s for s in active if decl[s] is not None]
+        r.active = self.state.active = active
+        if not active or active == [dealer]:
+            r.outcome = "all_passed"
+        elif len(active) == 1:
+            r.outcome = "unopposed"
+        else:
+            r.outcome = "played"
+            self.leader = active[0]
+        if o.flush_when == "declared" and self._flushes_count():
+            self._flush(active, self.state.hands)
+        if self.phase == DECLARING:
+            self.phase = PLAYING if r.outcome == "played" else OVER
+
+    def _forced_play(self) -> None:
+        r, o = self.result, self.o
+        dealer = self.record.dealer
+        decl = r.declarations
+        others = self.clockwise[:-1]
+        forced: list[tuple[int, str]] = []
+        standing = [s for s in others if decl[s] != PASS]
+        if o.declare_dealer_defends and len(standing) == 1 and decl[standing[0]] == PLAY:
+            forced.append(
+                (
+                    dealer,
+                    f"with {self.name(standing[0])} alone standing on his own hand, the dealer "
+                    "must play, take the Miss or defend the pool",
+                )
+            )
+        if o.declare_last_must_play_single and self.context.single:
+            last = others[-1]
+            if all(decl[s] == PASS for s in others[:-1]):
+                why = "in a single pool that all before them passed, the last player and the dealer must play"
+                forced.append((last, why))
+                if dealer not in (s for s, _ in forced):
+                    forced.append((dealer, why))
+        for seat, why in forced:
+            if decl[seat] in (PASS, None):
+                did = "passed" if decl[seat] == PASS else "did not declare"
+                event = next(
+                    (
+                        e.index
+                        for e in self.record.events
+                        if isinstance(e, Declare) and e.seat == seat
+                    ),
+                    None,
+                )
+                self.violate(
+                    "forced-play",
+                    seat,
+                    f"{self.name(seat)} {did}: {why}; the pass stands",
+                    event=event,
+                )
+                decl[seat] = PASS
+
+    # -- exchanges, flushes shown, trump turns --------------------------------
+
+    def _exchange(self, ev: Exchange) -> None:
+        r, o = self.result, self.o
+        path = f"/events/{ev.index}"
+        who = self.name(ev.seat)
+        if not o.deal_exchange or r.must:
+            why = "a must deal" if o.deal_exchange else "this ruleset"
+            raise self.reject(path, f"{who} exchanges cards, but {why} allows no exchange")
+        if self.phase != DECLARING:
+            raise self.reject(path, f"{who} exchanges after the first card was played")
+        if r.declarations[ev.seat] != PLAY:
+            raise self.reject(path, f"{who} exchanges without having declared play")
+        if ev.seat in self.exchanged:
+            raise self.reject(path, f"{who} exchanges a second time")
+        if len(ev.draw) != len(ev.discard):
+            raise self.reject(
+                f"{path}/draw",
+                f"{who} discards {len(ev.discard)} and draws {len(ev.draw)}: draw as many as discarded",
+            )
+        hand = self.state.hands[ev.seat]
+        for i, card in enumerate(ev.discard):
+            if not hand >> card & 1:
+                raise self.reject(
+                    f"{path}/discard/{i}",
+                    f"{who} discards {display(card)}, which he does not hold "
+                    f"(he holds {display_cards(self.state.held(ev.seat))})",
+                )
+        if len(ev.draw) > self.stock:
+            raise self.reject(
+                f"{path}/draw", f"{who} draws {len(ev.draw)} cards; the stock holds {self.stock}"
+            )
+        for i, card in enumerate(ev.draw):
+            if self.seen >> card & 1:
+                raise self.reject(
+                    f"{path}/draw/{i}",
+                    f"{who} draws {display(card)}, which was already dealt or drawn: a card in two places",
+                )
+            self.seen |= 1 << card
+        self.stock -= len(ev.draw)
+        self.exchanged.add(ev.seat)
+        self.state.hands[ev.seat] = hand & ~mask_of(ev.discard) | mask_of(ev.draw)
+        self.state.order[ev.seat].extend(ev.draw)
+
+    def _show_flush(self, ev: ShowFlush) -> None:
+        hand = self.state.hands[ev.seat]
+        if not is_flush(hand, self.state.trump, self.o):
+            self.violate(
+                "false-flush",
+                ev.seat,
+                f"{self.name(ev.seat)} showed a flush holding {display_cards(self.state.held(ev.seat))}, "
+                "which is not one under this ruleset; play goes on",
+                held=self.state.held(ev.seat),
+                event=ev.index,
+            )
+
+    def _turn_up(self, ev: TurnUp) -> None:
+        path = f"/events/{ev.index}"
+        state = self.state
+        if state.trump != NO_TRUMP:
+            raise self.reject(path, "a second trump turn: trumps are already fixed")
+        if state.trick is not None:
+            raise self.reject(path, "a trump turned in the middle of a trick")
+        if self.seen >> ev.card & 1:
+            raise self.reject(
+                f"{path}/card", f"{display(ev.card)} is turned up but was already dealt or drawn"
+            )
+        self.seen |= 1 << ev.card
+        if not self.turn_due:
+            why = (
+                "no player was void in the suit led"
+                if self.method == "on_void"
+                else "trumps are not fixed by a turn during play in this deal"
+            )
+            self.violate(
+                "trump-turn",
+                self.record.dealer,
+                f"{self.name(self.record.dealer)} turned {display(ev.card)} for trumps, but {why}; "
+                "the turn still fixes trumps",
+                card=ev.card,
+                trick=len(state.tricks) + 1,
+                event=ev.index,
+            )
+        self.turn_due = False
+        self._fix_trump(ev.card)
+
+    # -- play (§2.9) -----------------------------------------------------------
+
+    def _play(self, ev: Play) -> None:
+        if self.phase == DECLARING:
+            self._close_declarations(ev.index)
+        if self.phase == OVER:
+            if self.result.outcome in ("all_passed", "unopposed"):
+                raise self.reject(
+                    f"/events/{ev.index}",
+                    f"{self.name(ev.seat)} plays, but the deal ended before play "
+                    f"({self.result.outcome.replace('_', ' ')})",
+                )
+            self.ignored += 1
+            return
+        state, r = self.state, self.result
+        path = f"/events/{ev.index}"
+        who = self.name(ev.seat)
+        trick = state.trick
+        if trick is None:
+            if len(state.tricks) == self.o.deal_hand_size:
+                raise self.reject(path, f"{who} plays after the last trick: more plays than tricks")
+            if self.turn_due:
+                self.turn_due = False
+                self.violate(
+                    "trump-turn",
+                    self.record.dealer,
+                    f"a player was void in the suit led to trick {len(state.tricks)}, but "
+                    f"{self.name(self.record.dealer)} turned no trump before trick "
+                    f"{len(state.tricks) + 1}",
+                    trick=len(state.tricks) + 1,
+                    event=ev.index,
+                )
+            trick = Trick(number=len(state.tricks) + 1, leader=self.leader)
+            state.tricks.append(trick)
+        if r.declarations[ev.seat] == PASS or ev.seat not in state.active:
+            raise self.reject(path, f"{who} plays, but he passed and is not in the play")
+        if ev.seat in state.retired:
+            raise self.reject(path, f"{who} plays, but he retired after playing out of turn")
+        if any(s == ev.seat for s, _, _ in trick.plays):
+            raise self.reject(path, f"{who} plays a second card to trick {trick.number}")
+        hand = state.hands[ev.seat]
+        if not hand >> ev.card & 1:
+            raise self.reject(
+                f"{path}/card",
+                f"{who} plays {display(ev.card)}, which he does not hold "
+                f"(he holds {display_cards(state.held(ev.seat))})",
+            )
+        done = {s for s, _, _ in trick.plays}
+        on_turn = next(s for s in self._trick_order(trick) if s not in done)
+        if ev.seat != on_turn:
+            self._out_of_turn(ev, trick, on_turn)
+        else:
+            self._judge(ev, trick)
+        self._maybe_close_trick(trick)
+
+    def _trick_order(self, trick: Trick) -> list[int]:
+        playing = self.state.playing()
+        start = playing.index(trick.leader) if trick.leader in playing else 0
+        return playing[start:] + playing[:start]
+
+    def _out_of_turn(self, ev: Play, trick: Trick, on_turn: int) -> None:
+        state = self.state
+        amount = self.o.penalties_out_of_turn
+        held = state.held(ev.seat)
+        state.hands[ev.seat] &= ~(1 << ev.card)
+        state.played |= 1 << ev.card
+        state.retired.add(ev.seat)
+        trick.dead.append((ev.seat, ev.card))
+        self.charge_current(ev.seat, amount)
+        self.violate(
+            "out-of-turn",
+            ev.seat,
+            f"{self.name(ev.seat)} played {display(ev.card)} to trick {trick.number} out of turn "
+            f"({self.name(on_turn)} was to play): the card is dead and he retires from the deal",
+            penalized=True,
+            penalty=amount,
+            trick=trick.number,
+            card=ev.card,
+            held=held,
+            event=ev.index,
+        )
+
+    def _judge(self, ev: Play, trick: Trick) -> None:
+        """Check one card against ``legal_cards`` and play it."""
+        state, r = self.state, self.result
+        if not trick.plays:
+            state.announce = ev.announce
+        legal = legal_cards(state, ev.seat)
+        if not legal >> ev.card & 1:
+            code = breach(state, ev.seat, ev.card) or "follow-suit"
+            first = ev.seat not in r.revokers
+            if first:
+                r.revokers.append(ev.seat)
+            held = state.held(ev.seat)
+            self.violate(
+                code,
+                ev.seat,
+                f"{describe_play(state, ev.seat, ev.card)}: {explain(code, state, ev.seat)}",
+                penalized=first,
+                penalty=self.o.penalties_revoke_amount if first else 0,
+                trick=trick.number,
+                card=ev.card,
+                held=held,
+                legal=tuple(c for c in held if legal >> c & 1),
+                event=ev.index,
+            )
+        if trick.plays:
+            led_mask = state.suit_masks[led_suit(trick, state)]
+            if not state.hands[ev.seat] & led_mask:
+                trick.void = True
+        state.hands[ev.seat] &= ~(1 << ev.card)
+        state.played |= 1 << ev.card
+        trick.plays.append((ev.seat, ev.card, legal))
+        if len(trick.plays) == 1 and state.trump == NO_TRUMP and self.method == "first_lead":
+            state.trump = ev.card // 13
+
+    def _maybe_close_trick(self, trick: Trick) -> None:
+        state, r = self.state, self.result
+        played = {s for s, _, _ in trick.plays}
+        if any(s not in played for s in state.playing()):
+            return
+        if trick.plays:
+            index, _ = winning_play(trick, state)
+            winner = trick.plays[index][0]
+            trick.winner = winner
+            r.tricks_won[winner] += 1
+            self.leader = winner
+        else:
+            trick.winner = -1  # everyone retired: a trick nobody won
+        last = trick.number == self.o.deal_hand_size
+        if trick.void and state.trump == NO_TRUMP and self.method == "on_void" and not last:
+            self.turn_due = True
+
+    def _check_complete(self) -> None:
+        done = sum(1 for t in self.state.tricks if t.winner is not None)
+        size = self.o.deal_hand_size
+        if done >= size:
+            return
+        if self.result.revokers:
+            self.result.abandoned = True
+            self.result.notes.append(
+                f"the record stops after {done} of {size} tricks, after a penalised revoke: "
+                "the hand was abandoned there"
+            )
+            return
+        raise self.reject("/events", f"the record stops after {done} of {size} tricks")
+
+
+def replay_deal(record: DealRecord, options: Options, context: DealContext) -> DealResult:
+    """Replay ``record`` to its end and return what happened."""
+    return Replay(record, options, context).run()

@@ -1,0 +1,294 @@
+"""A session's deals in order: pool continuity, must status, stacks, dealer
+rotation and the comparison with what the log recorded (RULES.md §2.1, §5.4,
+§5.5).
+
+``SessionAudit`` takes deals one at a time so that a session of any length
+streams through in constant memory; each call returns that deal's
+``DealAudit`` with amounts keyed by player id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from loo_replay.engine.model import DealRecord, LogError, Violation
+from loo_replay.engine.options import Options
+from loo_replay.engine.replay import DealContext, DealResult, replay_deal
+from loo_replay.engine.settle import Settlement, settle
+from loo_replay.engine.tables import NO_TRUMP
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What the log says happened; each field present is compared."""
+
+    pool_start: int | None = None
+    pool_next: int | None = None
+    tricks: Mapping[str, int] | None = None
+    payouts: Mapping[str, int] | None = None
+    looed: Mapping[str, int] | None = None
+    penalties: Mapping[str, int] | None = None
+    stacks: Mapping[str, int] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DealInput:
+    """A deal as read: a record to replay, or the log errors that rejected it."""
+
+    number: int | None
+    record: DealRecord | None
+    recorded: Recorded | None = None
+    errors: tuple[LogError, ...] = ()  # paths from the document root
+    dealer: str | None = None
+    pointer: str = ""  # JSON pointer of the deal in its document, prefixed to engine errors
+
+
+@dataclass(frozen=True, slots=True)
+class Discrepancy:
+    field: str  # "pool_next", "payouts.eve", "stacks.bob"
+    recorded: int
+    expected: int
+
+
+@dataclass(slots=True)
+class DealAudit:
+    """The verdict on one deal, as the JSON audit output and the database carry it."""
+
+    number: int | None
+    status: str
+    dealer: str | None
+    pool: str | None = None
+    pool_start: int | None = None
+    trump: int | None = None
+    outcome: str | None = None
+    must: bool = False
+    tricks: dict[str, int] | None = None
+    payouts: dict[str, int] | None = None
+    looed: dict[str, int] | None = None
+    penalties: dict[str, int] | None = None
+    pool_next: int | None = None
+    stacks: dict[str, int] | None = None
+    antes: dict[str, int] = field(default_factory=dict)
+    violations: list[Violation] = field(default_factory=list)
+    discrepancies: list[Discrepancy] = field(default_factory=list)
+    errors: list[LogError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    result: DealResult | None = None
+    settlement: Settlement | None = None
+
+
+class SessionAudit:
+    """Carries pools and stacks from deal to deal and audits each in turn."""
+
+    def __init__(
+        self, players: tuple[str, ...], options: Options, chips: Mapping[str, int] | None
+    ) -> None:
+        self.players = players
+        self.o = options
+        self.total: int | None = None
+        self.stacks: dict[str, int] | None = None
+        if chips is not None and all(p in chips for p in players):
+            self.stacks = {p: chips[p] for p in players}
+            self.total = sum(self.stacks.values())
+        self.carry: int | None = None  # pool_next of the previous deal, when known
+        self.prev: DealAudit | None = None
+        self.first_number: int | None = None
+        self.round_antes = 0  # antes in the pool of the current round (same-dealer redeals)
+
+    def audit(self, deal: DealInput) -> DealAudit:
+        prev = self.prev
+        if (
+            deal.number is not None
+            and prev is not None
+            and prev.number is not None
+            and deal.number <= prev.number
+        ):
+            errors = (
+                LogError(
+                    f"{deal.pointer}/deal",
+                    f"deal {deal.number} follows deal {prev.number}: deal numbers must increase",
+                ),
+            )
+            deal = DealInput(
+                deal.number, None, deal.recorded, errors + deal.errors, deal.dealer, deal.pointer
+            )
+        if deal.record is None:
+            audit = DealAudit(deal.number, "rejected", deal.dealer, errors=list(deal.errors))
+            self.carry = None
+            self.stacks = None
+            self.prev = audit
+            return audit
+        audit = self._audit_record(deal, deal.record)
+        self.prev = audit
+        return audit
+
+    def _audit_record(self, deal: DealInput, rec: DealRecord) -> DealAudit:
+        o = self.o
+        prev = self.prev
+        dealer = rec.seats[rec.dealer]
+        audit = DealAudit(rec.number, "audited", dealer)
+        if self.first_number is None:
+            self.first_number = rec.number
+        recorded = deal.recorded or Recorded()
+        consecutive = prev is not None and prev.number == rec.number - 1
+        continuous = consecutive and prev is not None and prev.status != "rejected"
+        redeal = (
+            continuous and prev is not None and prev.status == "misdeal" and prev.dealer == dealer
+        )
+        seated = rec.seats if o.stakes_ante_by == "all" else (dealer,)
+        antes = {} if redeal else {p: o.stakes_ante for p in seated}
+        if not redeal:
+            self.round_antes = sum(antes.values())
+        pool_start: int | None
+        adopted = False
+        if prev is None or not continuous or self.carry is None:
+            if recorded.pool_start is not None:
+                pool_start, adopted = recorded.pool_start, True
+                if prev is None and self.total is not None:
+                    self.total += pool_start - sum(antes.values())  # chips carried in
+            elif prev is None:
+                pool_start = sum(antes.values())
+            else:
+                pool_start = None
+                why = "a gap in deal numbers" if not consecutive else "the deal before"
+                if consecutive and prev is not None and prev.status == "rejected":
+                    why = "the rejected deal before"
+                audit.notes.append(
+                    f"pool continuity lost after {why}: amounts unknown until a recorded pool_start"
+                )
+        else:
+            pool_start = self.carry + sum(antes.values())
+        if prev is not None and not consecutive:
+            audit.notes.append(f"gap in deal numbers: deal {prev.number} then deal {rec.number}")
+        single = pool_start is not None and pool_start == self.round_antes
+        context = DealContext(single=single, first=rec.number == self.first_number)
+        result = replay_deal(rec, o, context)
+        audit.result = result
+        audit.antes = antes
+        audit.notes.extend(result.notes)
+        if result.status == "rejected":
+            audit.status = "rejected"
+            audit.errors = [LogError(deal.pointer + e.path, e.message) for e in result.errors]
+            self.carry = None
+            return audit
+        audit.status = result.status
+        audit.must = result.must
+        audit.outcome = result.outcome
+        audit.pool = "single" if single else "double"
+        audit.trump = None if result.trump == NO_TRUMP else result.trump
+        audit.violations = list(result.violations)
+        if continuous and prev is not None:
+            self._check_rotation(audit, prev, rec)
+        ids = rec.seats
+        audit.tricks = {ids[s]: result.tricks_won[s] for s in result.active}
+        if pool_start is not None:
+            s = settle(result, o, pool_start)
+            audit.settlement = s
+            audit.pool_start = pool_start
+            audit.payouts = {ids[k]: v for k, v in s.payouts.items() if v}
+            audit.looed = {ids[k]: v for k, v in s.looed.items() if v}
+            audit.penalties = {ids[k]: v for k, v in s.penalties.items() if v}
+            audit.pool_next = s.pool_next
+            self.carry = s.pool_next
+        else:
+            self.carry = None
+        self._move_chips(audit, recorded)
+        self._compare(audit, recorded, adopted)
+        return audit
+
+    def _check_rotation(self, audit: DealAudit, prev: DealAudit, rec: DealRecord) -> None:
+        """RULES.md §5.5: the next seated player clockwise deals, or the same after a misdeal."""
+        if prev.dealer is None:
+            return
+        if prev.status == "misdeal" and self.o.penalties_misdeal_redeal == "same_dealer":
+            due = prev.dealer
+            why = f"after {prev.dealer}'s misdeal the same dealer deals again"
+        else:
+            order = list(self.players)
+            start = order.index(prev.dealer) if prev.dealer in order else 0
+            seated = set(rec.seats)
+            due = prev.dealer
+            for i in range(1, len(order) + 1):
+                candidate = order[(start + i) % len(order)]
+                if candidate in seated:
+                    due = candidate
+                    break
+            why = f"the deal passes clockwise from {prev.dealer}"
+            if prev.status == "misdeal":
+                why += " (after a misdeal the next dealer deals)"
+        if audit.dealer != due:
+            seat = rec.dealer
+            audit.violations.append(
+                Violation(
+                    code="dealer-rotation",
+                    player=rec.seats[seat],
+                    message=f"{audit.dealer} dealt deal {rec.number}, but {due} was due to deal: {why}",
+                    penalized=False,
+                )
+            )
+
+    def _move_chips(self, audit: DealAudit, recorded: Recorded) -> None:
+        """RULES.md §5.4: stacks pay antes, loos and penalties and take payouts."""
+        s = audit.settlement
+        if self.stacks is not None and s is not None and audit.result is not None:
+            ids = audit.result.record.seats
+            for player, chips in audit.antes.items():
+                self.stacks[player] = self.stacks.get(player, 0) - chips
+            for seat, player in enumerate(ids):
+                if player in self.stacks:
+                    self.stacks[player] += s.payouts.get(seat, 0) - s.paid_by(seat)
+            audit.stacks = dict(self.stacks)
+            if self.total is not None and sum(self.stacks.values()) + s.pool_next != self.total:
+                audit.notes.append(
+                    "chip conservation broken: stacks plus pool differ from the start"
+                )
+        else:
+            if self.stacks is not None:
+                audit.notes.append("stacks unknown until a deal records them again")
+            self.stacks = None
+        complete = recorded.stacks is not None and all(p in recorded.stacks for p in self.players)
+        if self.stacks is None and recorded.stacks is not None and complete:
+            self.stacks = dict(recorded.stacks)
+            if audit.pool_next is not None:
+                self.total = sum(self.stacks.values()) + audit.pool_next
+            audit.notes.append("stacks taken from the record")
+
+    def _compare(self, audit: DealAudit, recorded: Recorded, adopted: bool) -> None:
+        out = audit.discrepancies
+        if audit.pool_start is not None:
+            rps = recorded.pool_start
+            if rps is not None and not adopted and rps != audit.pool_start:
+                out.append(Discrepancy("pool_start", rps, audit.pool_start))
+        _compare_map(out, "tricks", recorded.tricks, audit.tricks, True)
+        if audit.pool_start is not None:
+            for name in ("payouts", "looed", "penalties"):
+                _compare_map(out, name, getattr(recorded, name), getattr(audit, name), True)
+            if recorded.pool_next is not None and recorded.pool_next != audit.pool_next:
+                out.append(Discrepancy("pool_next", recorded.pool_next, audit.pool_next or 0))
+        elif any(
+            getattr(recorded, name) is not None
+            for name in ("pool_next", "payouts", "looed", "penalties")
+        ):
+            audit.notes.append("recorded amounts not compared: pool continuity was lost")
+        if audit.stacks is not None and recorded.stacks is not None:
+            _compare_map(out, "stacks", recorded.stacks, audit.stacks, False)
+
+
+def _compare_map(
+    out: list[Discrepancy],
+    name: str,
+    recorded: Mapping[str, int] | None,
+    expected: Mapping[str, int] | None,
+    absent_is_zero: bool,
+) -> None:
+    """Differences player by player; a player a map leaves out has zero when ``absent_is_zero``."""
+    if recorded is None or expected is None:
+        return
+    keys = list(recorded) if not absent_is_zero else list(dict.fromkeys([*expected, *recorded]))
+    for player in keys:
+        if not absent_is_zero and player not in expected:
+            continue
+        got, want = recorded.get(player, 0), expected.get(player, 0)
+        if got != want:
+            out.append(Discrepancy(f"{name}.{player}", got, want))

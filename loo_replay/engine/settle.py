@@ -1,0 +1,97 @@
+"""Settling a deal's pool: RULES.md §5.1-5.3.
+
+Amounts are per seat.  ``pool`` is the start pool plus single penalties paid
+into it during the deal; chips not paid out stay and carry, with loos and
+larger penalties, into ``pool_next``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from loo_replay.engine.cards import PAM
+from loo_replay.engine.options import Options
+from loo_replay.engine.replay import DealResult
+
+
+@dataclass(slots=True)
+class Settlement:
+    pool_start: int
+    pool: int
+    payouts: dict[int, int] = field(default_factory=dict)
+    looed: dict[int, int] = field(default_factory=dict)
+    penalties: dict[int, int] = field(default_factory=dict)  # every penalty, wherever it went
+    pool_next: int = 0
+
+    def paid_by(self, seat: int) -> int:
+        """Chips ``seat`` paid during the deal (loo and penalties; antes are the session's)."""
+        return self.looed.get(seat, 0) + self.penalties.get(seat, 0)
+
+
+def _add(amounts: dict[int, int], seat: int, chips: int) -> None:
+    if chips:
+        amounts[seat] = amounts.get(seat, 0) + chips
+
+
+def settle(r: DealResult, o: Options, pool_start: int) -> Settlement:
+    """Who takes what from the pool, who is looed for how much, and what carries."""
+    dealer = r.record.dealer
+    n = len(r.record.seats)
+    pool = pool_start + sum(r.current_penalties.values())
+    s = Settlement(pool_start=pool_start, pool=pool, penalties=dict(r.current_penalties))
+    to_next = 0
+
+    def loo() -> int:
+        if o.stakes_loo == "limited":
+            return o.stakes_loo_amount
+        return min(pool, o.stakes_loo_cap) if o.stakes_loo_cap > 0 else pool
+
+    if r.outcome == "misdeal":
+        _add(s.penalties, dealer, o.penalties_misdeal)
+        s.pool_next = pool + o.penalties_misdeal
+        return s
+    everyone = o.stakes_loo_scope == "everyone"
+    if r.outcome in ("all_passed", "unopposed"):
+        taker = dealer if r.outcome == "all_passed" else r.active[0]
+        s.payouts[taker] = pool
+        if everyone:
+            for seat in range(n):
+                if seat != taker:
+                    _add(s.looed, seat, loo())
+    elif r.outcome == "flush":
+        winner = r.flush_winner
+        assert winner is not None
+        s.payouts[winner] = pool
+        group = r.flush_group if o.flush_looes == "active" else list(range(n))
+        pam_holders = {x for x in group if o.deal_pam and r.hands[x] >> PAM & 1}
+        for seat in group:
+            if seat == winner or seat in r.flush_losers:
+                continue
+            if o.flush_exempt_pam and seat in pam_holders:
+                continue
+            _add(s.looed, seat, loo() if o.flush_pay == "loo" else o.stakes_ante)
+    else:
+        revokers = set(r.revokers)
+        for seat in r.revokers:
+            _add(s.penalties, seat, o.penalties_revoke_amount)
+            to_next += o.penalties_revoke_amount
+        if r.outcome == "revoke":
+            sharers = [x for x in r.active if x not in revokers and x not in r.retired]
+            if sharers:
+                portion = pool // len(sharers)
+                for seat in sharers:
+                    if seat != r.defender:
+                        _add(s.payouts, seat, portion)
+        else:
+            share = pool // o.deal_hand_size
+            forfeit = o.penalties_revoke == "forfeit"
+            for seat in r.active:
+                if seat == r.defender or seat in r.retired or (forfeit and seat in revokers):
+                    continue
+                _add(s.payouts, seat, share * r.tricks_won[seat])
+            candidates = range(n) if everyone else r.active
+            for seat in candidates:
+                if r.tricks_won[seat] == 0 and seat != r.defender and seat not in r.retired:
+                    _add(s.looed, seat, loo())
+    s.pool_next = pool - sum(s.payouts.values()) + sum(s.looed.values()) + to_next
+    return s

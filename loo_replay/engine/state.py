@@ -1,0 +1,62 @@
+"""The state of a deal in progress, shared by the replay, legality and replayer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from loo_replay.engine.model import Trick
+from loo_replay.engine.options import Options
+from loo_replay.engine.tables import NO_TRUMP, SUIT_MASK_TABLE, TRUMP_ORDER
+
+
+@dataclass(slots=True)
+class DealState:
+    """Mutable replay state; ``hands`` are masks of the cards each seat still holds."""
+
+    options: Options
+    seats: tuple[str, ...]
+    dealer: int
+    hands: list[int]
+    order: list[list[int]]  # each seat's cards in the order received, for display
+    trump: int = NO_TRUMP
+    turned: int = 0  # mask of cards turned up to fix trumps
+    played: int = 0  # mask of cards played to tricks
+    active: list[int] = field(default_factory=list)  # clockwise from the eldest
+    retired: set[int] = field(default_factory=set)
+    tricks: list[Trick] = field(default_factory=list)
+    announce: bool = False  # "Pam, be civil" announced with the current lead
+
+    @property
+    def pam(self) -> bool:
+        return self.options.deal_pam
+
+    @property
+    def suit_masks(self) -> tuple[int, ...]:
+        return SUIT_MASK_TABLE[self.options.deal_pam][self.trump]
+
+    @property
+    def trump_mask(self) -> int:
+        return 0 if self.trump == NO_TRUMP else self.suit_masks[self.trump]
+
+    @property
+    def trick(self) -> Trick | None:
+        """The trick being played, or None between tricks."""
+        if self.tricks and self.tricks[-1].winner is None:
+            return self.tricks[-1]
+        return None
+
+    def playing(self) -> list[int]:
+        """Seats still playing cards: active and not retired, clockwise from the eldest."""
+        return [s for s in self.active if s not in self.retired]
+
+    def top_trump(self) -> int | None:
+        """The card ``lead.top_trump`` calls for, if not yet played (RULES.md §3)."""
+        for card in TRUMP_ORDER[self.options.deal_pam][self.trump]:
+            if not self.turned >> card & 1:
+                return None if self.played >> card & 1 else card
+        return None
+
+    def held(self, seat: int) -> tuple[int, ...]:
+        """The cards ``seat`` holds, in the order he received them."""
+        mask = self.hands[seat]
+        return tuple(c for c in self.order[seat] if mask >> c & 1)

@@ -1,0 +1,1 @@
+"""Reading hand logs: files to documents (``reader``), documents to engine input (``parse``)."""

@@ -1,0 +1,419 @@
+"""A JSON session document to engine input, checking LOG-FORMAT.md as it goes.
+
+The checks here are the ones ``schemas/hand-log.schema.json`` states, plus
+what a schema cannot say (unique players, seated players, draw as long as
+discard).  A bad session header rejects every deal of the document; a bad
+deal rejects only itself.  Every error carries the JSON pointer of the value
+at fault and says what was expected.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from loo_replay.engine.cards import CardError, parse_card
+from loo_replay.engine.model import (
+    ACTIONS,
+    DealRecord,
+    Declare,
+    Event,
+    Exchange,
+    LogError,
+    Play,
+    ShowFlush,
+    TurnUp,
+)
+from loo_replay.engine.options import OPTION_SPECS, OptionError, check_option
+from loo_replay.engine.session import DealInput, Recorded
+from loo_replay.rulesets import builtin_names
+
+MAX_INT = 2**53 - 1
+PLAYER_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+DOC_FIELDS = ("format", "version", "session", "deals", "meta")
+SESSION_FIELDS = ("id", "ruleset", "rules", "started_at", "venue", "players", "chips", "meta")
+DEAL_FIELDS = (
+    "deal",
+    "dealer",
+    "players",
+    "hands",
+    "miss",
+    "turn_up",
+    "misdeal",
+    "events",
+    "recorded",
+    "meta",
+)
+EVENT_FIELDS = {
+    "declare": ("player", "action"),
+    "exchange": ("player", "discard", "draw"),
+    "show_flush": ("player",),
+    "turn_up": ("card",),
+    "play": ("player", "card", "announce"),
+}
+EVENT_REQUIRED = {
+    "declare": ("player", "action"),
+    "exchange": ("player", "discard", "draw"),
+    "show_flush": ("player",),
+    "turn_up": ("card",),
+    "play": ("player", "card"),
+}
+RECORDED_INTS = ("pool_start", "pool_next")
+RECORDED_MAPS = ("tricks", "payouts", "looed", "penalties", "stacks")
+
+
+class Bad(Exception):
+    """One structural error: the pointer of the value at fault and what was expected."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+def pointer_token(key: str) -> str:
+    """RFC 6901 escaping of one reference token."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value) if not isinstance(value, str) else '"' + value + '"'
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _fail(path: str, message: str) -> NoReturn:
+    raise Bad(path, message)
+
+
+def _object(value: Any, path: str, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        _fail(path, f"expected {what} (a JSON object), got {_shown(value)}")
+    return value
+
+
+def _list(value: Any, path: str, what: str, most: int = MAX_INT) -> list[Any]:
+    if not isinstance(value, list):
+        _fail(path, f"expected {what} (a JSON array), got {_shown(value)}")
+    if len(value) > most:
+        _fail(path, f"expected {what} of at most {most} items, got {len(value)}")
+    return value
+
+
+def _int(value: Any, path: str, minimum: int = 0) -> int:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        _fail(path, f"expected an integer, got {_shown(value)}")
+    if not minimum <= value <= MAX_INT:
+        _fail(path, f"expected an integer from {minimum} to {MAX_INT}, got {value}")
+    return value
+
+
+def _string(value: Any, path: str, what: str = "a string") -> str:
+    if not isinstance(value, str):
+        _fail(path, f"expected {what}, got {_shown(value)}")
+    return value
+
+
+def _player_id(value: Any, path: str) -> str:
+    if not isinstance(value, str) or not PLAYER_ID.fullmatch(value):
+        _fail(path, f"expected a player id (1-64 of A-Z a-z 0-9 _ . -), got {_shown(value)}")
+    return value
+
+
+def _card(value: Any, path: str) -> int:
+    try:
+        return parse_card(value)
+    except CardError:
+        _fail(path, f'expected a card such as "AS", "10H", "th" or "T♥", got {_shown(value)}')
+
+
+def _cards(value: Any, path: str, least: int = 0) -> tuple[int, ...]:
+    items = _list(value, path, "a list of cards", 52)
+    if len(items) < least:
+        _fail(path, f"expected at least {least} card(s)")
+    return tuple(_card(c, f"{path}/{i}") for i, c in enumerate(items))
+
+
+def _fields(obj: Mapping[str, Any], path: str, allowed: tuple[str, ...], what: str) -> None:
+    for key in obj:
+        if key not in allowed:
+            _fail(path, f"unknown field {key!r} in {what} (allowed: {', '.join(allowed)})")
+
+
+def _required(obj: Mapping[str, Any], path: str, names: tuple[str, ...], what: str) -> None:
+    for name in names:
+        if name not in obj:
+            _fail(path, f"{what} lacks required field {name!r}")
+
+
+def _meta(obj: Mapping[str, Any], path: str) -> None:
+    if "meta" in obj:
+        _object(obj["meta"], f"{path}/meta", "meta")
+
+
+@dataclass(frozen=True)
+class SessionHeader:
+    """The ``session`` object of a document, checked."""
+
+    id: str
+    players: tuple[str, ...]
+    names: Mapping[str, str] = field(default_factory=dict)
+    ruleset: str | None = None
+    rules: Mapping[str, object] = field(default_factory=dict)
+    chips: Mapping[str, int] | None = None
+    started_at: str | None = None
+    venue: str | None = None
+    meta: Mapping[str, Any] | None = None
+
+
+@dataclass
+class ParsedDocument:
+    """A document split into its header and its deals (raw JSON kept for rejects)."""
+
+    header: SessionHeader | None
+    header_error: LogError | None
+    raw_deals: list[Any]
+    session_id: str | None = None
+
+
+def parse_document(doc: Any) -> ParsedDocument:
+    """Check the envelope and the session header; deals are parsed one by one later."""
+    if not isinstance(doc, dict):
+        raise Bad("", f"expected a session document (a JSON object), got {_shown(doc)}")
+    raw_deals = doc.get("deals")
+    if not isinstance(raw_deals, list):
+        if "deals" not in doc:
+            raise Bad("", "the document lacks required field 'deals'")
+        raise Bad("/deals", f"expected the deals (a JSON array), got {_shown(raw_deals)}")
+    raw_session = doc.get("session")
+    sid = raw_session.get("id") if isinstance(raw_session, dict) else None
+    session_id = sid if isinstance(sid, str) and 0 < len(sid) <= 128 else None
+    try:
+        _fields(doc, "", DOC_FIELDS, "the document")
+        _required(doc, "", ("format", "version", "session"), "the document")
+        if doc["format"] != "loo-hand-log":
+            _fail("/format", f'expected "loo-hand-log", got {_shown(doc["format"])}')
+        version = doc["version"]
+        if version != 1 or isinstance(version, bool):
+            if isinstance(version, int | float) and not isinstance(version, bool):
+                _fail(
+                    "/version",
+                    f"unsupported hand-log version {version}; this loo-replay reads version 1",
+                )
+            _fail("/version", f"expected the format version 1, got {_shown(version)}")
+        _meta(doc, "")
+        header = parse_session(doc["session"])
+    except Bad as bad:
+        return ParsedDocument(None, LogError(bad.path, bad.message), raw_deals, session_id)
+    return ParsedDocument(header, None, raw_deals, header.id)
+
+
+def parse_session(value: Any) -> SessionHeader:
+    path = "/session"
+    s = _object(value, path, "the session")
+    _fields(s, path, SESSION_FIELDS, "the session")
+    _required(s, path, ("id", "players"), "the session")
+    sid = _string(s["id"], f"{path}/id", "a session id (a string)")
+    if not 1 <= len(sid) <= 128:
+        _fail(f"{path}/id", f"expected a session id of 1 to 128 characters, got {len(sid)}")
+    ruleset = None
+    if "ruleset" in s:
+        ruleset = _string(s["ruleset"], f"{path}/ruleset")
+        if ruleset not in builtin_names():
+            _fail(
+                f"{path}/ruleset",
+                f"unknown ruleset {_shown(ruleset)}; built-in rulesets: {', '.join(builtin_names())}",
+            )
+    rules: dict[str, object] = {}
+    if "rules" in s:
+        for name, val in _object(s["rules"], f"{path}/rules", "rule overrides").items():
+            where = f"{path}/rules/{pointer_token(name)}"
+            if name not in OPTION_SPECS:
+                _fail(
+                    f"{path}/rules",
+                    f"unknown option {name!r}; options are: {', '.join(OPTION_SPECS)}",
+                )
+            if isinstance(val, float) and val.is_integer():
+                val = int(val)
+            try:
+                rules[name] = check_option(name, val)
+            except OptionError as exc:
+                _fail(where, str(exc))
+    players_raw = _list(s["players"], f"{path}/players", "the players")
+    if len(players_raw) < 3:
+        _fail(f"{path}/players", f"expected 3 or more players, got {len(players_raw)}")
+    players: list[str] = []
+    names: dict[str, str] = {}
+    for i, p in enumerate(players_raw):
+        where = f"{path}/players/{i}"
+        obj = _object(p, where, "a player")
+        _fields(obj, where, ("id", "name"), "a player")
+        _required(obj, where, ("id",), "a player")
+        pid = _player_id(obj["id"], f"{where}/id")
+        if pid in players:
+            _fail(f"{where}/id", f"player id {pid!r} appears twice")
+        players.append(pid)
+        if "name" in obj:
+            names[pid] = _string(obj["name"], f"{where}/name")
+    chips = None
+    if "chips" in s:
+        chips = {}
+        for pid, val in _object(s["chips"], f"{path}/chips", "starting chips").items():
+            _player_id(pid, f"{path}/chips")
+            chips[pid] = _int(val, f"{path}/chips/{pointer_token(pid)}")
+            if pid not in players:
+                _fail(
+                    f"{path}/chips/{pointer_token(pid)}", f"chips for {pid!r}, who is not a player"
+                )
+    texts = {}
+    for key in ("started_at", "venue"):
+        if key in s:
+            texts[key] = _string(s[key], f"{path}/{key}")
+    _meta(s, path)
+    return SessionHeader(
+        id=sid,
+        players=tuple(players),
+        names=names,
+        ruleset=ruleset,
+        rules=rules,
+        chips=chips,
+        started_at=texts.get("started_at"),
+        venue=texts.get("venue"),
+        meta=s.get("meta"),
+    )
+
+
+def _seat(value: Any, path: str, seats: Mapping[str, int]) -> int:
+    pid = _player_id(value, path)
+    seat = seats.get(pid)
+    if seat is None:
+        _fail(path, f"{pid!r} is not seated in this deal (seated: {', '.join(seats)})")
+    return seat
+
+
+def _events(value: Any, path: str, seats: Mapping[str, int]) -> Iterator[Event]:
+    for i, raw in enumerate(_list(value, path, "the events")):
+        where = f"{path}/{i}"
+        ev = _object(raw, where, "an event")
+        kind = ev.get("type")
+        if "type" not in ev:
+            _fail(where, "an event lacks required field 'type'")
+        if kind not in EVENT_FIELDS:
+            _fail(
+                f"{where}/type",
+                f"expected an event type ({', '.join(EVENT_FIELDS)}), got {_shown(kind)}",
+            )
+        allowed = ("type", "meta", *EVENT_FIELDS[kind])
+        _fields(ev, where, allowed, f"a {kind} event")
+        _required(ev, where, EVENT_REQUIRED[kind], f"a {kind} event")
+        _meta(ev, where)
+        if kind == "play":
+            announce = ev.get("announce")
+            if "announce" in ev and announce != "pam_be_civil":
+                _fail(f"{where}/announce", f'expected "pam_be_civil", got {_shown(announce)}')
+            yield Play(
+                i,
+                _seat(ev["player"], f"{where}/player", seats),
+                _card(ev["card"], f"{where}/card"),
+                announce is not None,
+            )
+        elif kind == "declare":
+            action = ev["action"]
+            if action not in ACTIONS or not isinstance(action, str):
+                _fail(f"{where}/action", f"expected {' | '.join(ACTIONS)}, got {_shown(action)}")
+            yield Declare(i, _seat(ev["player"], f"{where}/player", seats), action)
+        elif kind == "exchange":
+            seat = _seat(ev["player"], f"{where}/player", seats)
+            discard = _cards(ev["discard"], f"{where}/discard", 1)
+            draw = _cards(ev["draw"], f"{where}/draw", 1)
+            yield Exchange(i, seat, discard, draw)
+        elif kind == "show_flush":
+            yield ShowFlush(i, _seat(ev["player"], f"{where}/player", seats))
+        else:
+            yield TurnUp(i, _card(ev["card"], f"{where}/card"))
+
+
+def _recorded(value: Any, path: str) -> Recorded:
+    r = _object(value, path, "the recorded outcome")
+    _fields(r, path, RECORDED_INTS + RECORDED_MAPS, "recorded")
+    ints = {k: _int(r[k], f"{path}/{k}") for k in RECORDED_INTS if k in r}
+    maps: dict[str, dict[str, int]] = {}
+    for key in RECORDED_MAPS:
+        if key in r:
+            where = f"{path}/{key}"
+            least = -MAX_INT if key == "stacks" else 0
+            out: dict[str, int] = {}
+            for pid, val in _object(r[key], where, f"recorded {key}").items():
+                _player_id(pid, where)
+                out[pid] = _int(val, f"{where}/{pointer_token(pid)}", least)
+            maps[key] = out
+    return Recorded(**ints, **maps)  # type: ignore[arg-type]
+
+
+def parse_deal(value: Any, path: str, header: SessionHeader) -> DealInput:
+    """One deal to a ``DealInput``; a structural error rejects it with its pointer."""
+    number: int | None = None
+    dealer: str | None = None
+    if isinstance(value, dict):
+        n, d = value.get("deal"), value.get("dealer")
+        number = n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else None
+        dealer = d if isinstance(d, str) and d in header.players else None
+    try:
+        return _parse_deal(value, path, header)
+    except Bad as bad:
+        return DealInput(number, None, None, (LogError(bad.path, bad.message),), dealer, path)
+
+
+def _parse_deal(value: Any, path: str, header: SessionHeader) -> DealInput:
+    d = _object(value, path, "a deal")
+    _fields(d, path, DEAL_FIELDS, "a deal")
+    _required(d, path, ("deal", "dealer"), "a deal")
+    number = _int(d["deal"], f"{path}/deal", 1)
+    seats_list = list(header.players)
+    if "players" in d:
+        raw = _list(d["players"], f"{path}/players", "the seated players")
+        if len(raw) < 3:
+            _fail(f"{path}/players", f"expected 3 or more seated players, got {len(raw)}")
+        seats_list = []
+        for i, p in enumerate(raw):
+            pid = _player_id(p, f"{path}/players/{i}")
+            if pid in seats_list:
+                _fail(f"{path}/players/{i}", f"{pid!r} is seated twice")
+            if pid not in header.players:
+                _fail(f"{path}/players/{i}", f"{pid!r} is not a player of the session")
+            seats_list.append(pid)
+    seats = {p: i for i, p in enumerate(seats_list)}
+    dealer = _seat(d["dealer"], f"{path}/dealer", seats)
+    hands: list[tuple[int, ...] | None] = [None] * len(seats_list)
+    if "hands" in d:
+        for pid, cards in _object(d["hands"], f"{path}/hands", "the hands").items():
+            _player_id(pid, f"{path}/hands")
+            where = f"{path}/hands/{pointer_token(pid)}"
+            seat = seats.get(pid)
+            if seat is None:
+                _fail(where, f"a hand for {pid!r}, who is not seated in this deal")
+            hands[seat] = _cards(cards, where)
+    miss = _cards(d["miss"], f"{path}/miss") if "miss" in d else None
+    turn_up = _card(d["turn_up"], f"{path}/turn_up") if "turn_up" in d else None
+    misdeal = False
+    if "misdeal" in d:
+        if not isinstance(d["misdeal"], bool):
+            _fail(f"{path}/misdeal", f"expected true or false, got {_shown(d['misdeal'])}")
+        misdeal = d["misdeal"]
+    events = tuple(_events(d["events"], f"{path}/events", seats)) if "events" in d else ()
+    recorded = _recorded(d["recorded"], f"{path}/recorded") if "recorded" in d else None
+    _meta(d, path)
+    record = DealRecord(
+        number=number,
+        seats=tuple(seats_list),
+        dealer=dealer,
+        hands=tuple(hands),
+        miss=miss,
+        turn_up=turn_up,
+        misdeal=misdeal,
+        events=events,
+    )
+    return DealInput(number, record, recorded, (), seats_list[dealer], path)

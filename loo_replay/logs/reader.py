@@ -1,0 +1,95 @@
+"""Hand-log files to JSON documents, streaming, with file and line for every one.
+
+A ``.json`` file holds one document, a ``.jsonl``/``.ndjson`` file one per
+line (blank lines skipped); either may be gzip-compressed, and a directory
+stands for every such file below it in sorted order.  A document that is not
+JSON is yielded with its error and raw text, so nothing read is lost.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+SUFFIXES = (".json", ".jsonl", ".ndjson")
+
+
+class ReadError(OSError):
+    """A path that cannot be read at all: missing, unreadable, not gzip."""
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    file: str
+    line: int | None  # 1-based line for JSON Lines, None for a .json file
+    raw: bytes
+    value: Any = None
+    error: str | None = None  # set when ``raw`` is not a JSON document
+
+
+def log_kind(path: Path) -> str | None:
+    """``json`` or ``jsonl`` for a hand-log file name, else None."""
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    for suffix in SUFFIXES:
+        if name.endswith(suffix):
+            return "json" if suffix == ".json" else "jsonl"
+    return None
+
+
+def expand(paths: list[Path]) -> list[Path]:
+    """The log files named by ``paths``, directories expanded recursively in sorted order."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = [p for p in path.rglob("*") if p.is_file() and log_kind(p)]
+            files.extend(sorted(found, key=lambda p: p.relative_to(path).as_posix()))
+        elif path.exists():
+            if log_kind(path) is None:
+                raise ReadError(
+                    f"{path}: not a hand log (expected .json, .jsonl, .ndjson, optionally .gz)"
+                )
+            files.append(path)
+        else:
+            raise ReadError(f"{path}: no such file or directory")
+    return files
+
+
+def _open(path: Path) -> io.BufferedIOBase:
+    try:
+        if path.name.lower().endswith(".gz"):
+            return gzip.open(path, "rb")
+        return path.open("rb")
+    except OSError as exc:
+        raise ReadError(f"{path}: cannot open: {exc.strerror or exc}") from None
+
+
+def _decode(file: str, line: int | None, raw: bytes) -> Document:
+    try:
+        return Document(file, line, raw, orjson.loads(raw))
+    except orjson.JSONDecodeError as exc:
+        return Document(file, line, raw, error=f"not valid JSON: {exc}")
+
+
+def read_documents(path: Path) -> Iterator[Document]:
+    """Every document of one file, in order; ``ReadError`` if the file breaks off."""
+    name = str(path)
+    stream = _open(path)
+    try:
+        with stream:
+            if log_kind(path) == "json":
+                yield _decode(name, None, stream.read())
+                return
+            for number, raw in enumerate(stream, start=1):
+                if raw.strip():
+                    yield _decode(name, number, raw.rstrip(b"\r\n"))
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ReadError(f"{path}: cannot read: {exc}") from None

@@ -1,0 +1,161 @@
+"""The JSON audit document of LOG-FORMAT.md ("Audit output").
+
+Field names and meanings are a contract with other programs.  Extensions,
+where the format is silent: ``summary.unreadable`` (documents that are not
+sessions), top-level ``errors`` for them, per session ``line``, ``rules``
+(the options in force) and per deal ``must``, ``stacks``, ``notes``; per
+violation ``held`` and ``penalty``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import IO, Any
+
+import orjson
+
+from loo_replay import __version__
+from loo_replay.audit import AuditItem, SessionReport, UnreadableDocument, UnreadableFile
+from loo_replay.engine.cards import SUITS, canonical
+from loo_replay.engine.model import Violation
+from loo_replay.engine.session import DealAudit
+
+
+@dataclass
+class Summary:
+    sessions: int = 0
+    deals: int = 0
+    audited: int = 0
+    misdeals: int = 0
+    rejected: int = 0
+    violations: int = 0
+    discrepancies: int = 0
+    unreadable: int = 0
+    unreadable_files: int = 0
+
+    def add(self, item: AuditItem) -> None:
+        if isinstance(item, UnreadableFile):
+            self.unreadable_files += 1
+            return
+        if isinstance(item, UnreadableDocument):
+            self.unreadable += 1
+            return
+        self.sessions += 1
+        for deal in item.deals:
+            self.deals += 1
+            if deal.status == "audited":
+                self.audited += 1
+            elif deal.status == "misdeal":
+                self.misdeals += 1
+            else:
+                self.rejected += 1
+            self.violations += len(deal.violations)
+            self.discrepancies += len(deal.discrepancies)
+
+    @property
+    def exit_code(self) -> int:
+        """0 clean, 1 findings, 2 unreadable input (LOG-FORMAT.md, exit status)."""
+        if self.unreadable_files:
+            return 2
+        found = self.rejected + self.violations + self.discrepancies + self.unreadable
+        return 1 if found else 0
+
+    def as_json(self) -> dict[str, int]:
+        return {
+            "sessions": self.sessions,
+            "deals": self.deals,
+            "audited": self.audited,
+            "misdeals": self.misdeals,
+            "rejected": self.rejected,
+            "violations": self.violations,
+            "discrepancies": self.discrepancies,
+            "unreadable": self.unreadable,
+        }
+
+
+def violation_json(v: Violation) -> dict[str, Any]:
+    return {
+        "code": v.code,
+        "player": v.player,
+        "trick": v.trick,
+        "card": None if v.card is None else canonical(v.card),
+        "legal": None if v.legal is None else [canonical(c) for c in v.legal],
+        "penalized": v.penalized,
+        "message": v.message,
+        "held": [canonical(c) for c in v.held],
+        "penalty": v.penalty,
+    }
+
+
+def deal_json(d: DealAudit) -> dict[str, Any]:
+    return {
+        "deal": d.number,
+        "status": d.status,
+        "dealer": d.dealer,
+        "pool": d.pool,
+        "pool_start": d.pool_start,
+        "trump": None if d.trump is None else SUITS[d.trump],
+        "outcome": d.outcome,
+        "tricks": d.tricks,
+        "payouts": d.payouts,
+        "looed": d.looed,
+        "penalties": d.penalties,
+        "pool_next": d.pool_next,
+        "violations": [violation_json(v) for v in d.violations],
+        "discrepancies": [
+            {"field": x.field, "recorded": x.recorded, "expected": x.expected}
+            for x in d.discrepancies
+        ],
+        "errors": [{"path": e.path, "message": e.message} for e in d.errors],
+        "must": d.must,
+        "stacks": d.stacks,
+        "notes": d.notes,
+    }
+
+
+def session_json(s: SessionReport) -> dict[str, Any]:
+    return {
+        "id": s.id,
+        "file": s.file,
+        "line": s.line,
+        "ruleset": s.ruleset,
+        "rules": s.options.dotted() if s.options else None,
+        "errors": [{"path": e.path, "message": e.message} for e in s.errors],
+        "deals": [deal_json(d) for d in s.deals],
+    }
+
+
+def unreadable_json(item: UnreadableDocument | UnreadableFile) -> dict[str, Any]:
+    if isinstance(item, UnreadableFile):
+        return {"file": None, "line": None, "path": None, "message": item.message}
+    return {"file": item.file, "line": item.line, "path": item.path, "message": item.message}
+
+
+def write_audit(items: Iterable[AuditItem], out: IO[bytes], indent: bool = False) -> Summary:
+    """Write the audit document for ``items``; sessions stream through a spool file so that
+    the summary can come first, as in LOG-FORMAT.md, while memory stays bounded."""
+    summary = Summary()
+    errors: list[dict[str, Any]] = []
+    opt = orjson.OPT_INDENT_2 if indent else 0
+    with tempfile.SpooledTemporaryFile(max_size=32 << 20) as spool:
+        first = True
+        for item in items:
+            summary.add(item)
+            if isinstance(item, SessionReport):
+                spool.write(b"" if first else b",")
+                spool.write(orjson.dumps(session_json(item), option=opt))
+                first = False
+            else:
+                errors.append(unreadable_json(item))
+        head = {"loo_replay": __version__, "summary": summary.as_json()}
+        out.write(orjson.dumps(head, option=opt)[:-1])
+        out.write(b',"sessions":[')
+        spool.seek(0)
+        while chunk := spool.read(1 << 20):
+            out.write(chunk)
+        out.write(b'],"errors":')
+        out.write(orjson.dumps(errors, option=opt))
+        out.write(b"}\n")
+    return summary

@@ -1,0 +1,126 @@
+"""The human-readable audit report of ``loo-replay validate``.
+
+One block per session, one line per deal, and under it every finding in
+full: the message, the cards held, the legal cards and the penalty.  Text
+from logs passes through ``safe`` so a name cannot garble the terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from loo_replay.audit import AuditItem, SessionReport, UnreadableDocument, UnreadableFile
+from loo_replay.engine.cards import SUIT_SYMBOLS, display_cards
+from loo_replay.engine.session import DealAudit
+from loo_replay.output.audit_json import Summary
+
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+Style = Callable[[str, str], str]
+
+
+def safe(text: str, limit: int = 200) -> str:
+    """Control characters and bidi overrides escaped, long text cut: safe to print."""
+    text = _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def plain(text: str, _kind: str) -> str:
+    return text
+
+
+def _amounts(label: str, amounts: dict[str, int] | None) -> str | None:
+    if not amounts:
+        return None
+    return f"{label} " + ", ".join(f"{safe(k)} {v}" for k, v in amounts.items())
+
+
+def deal_lines(d: DealAudit, style: Style = plain) -> list[str]:
+    """The report of one deal: a heading line and indented findings."""
+    head = f"  Deal {d.number if d.number is not None else '?'}"
+    if d.status == "rejected":
+        lines = [head + " " + style("REJECTED", "bad") + " (log error; not audited)"]
+        lines += [
+            f"    {style('error', 'bad')} {safe(e.path)}: {safe(e.message, 400)}" for e in d.errors
+        ]
+        return lines
+    parts = [f"dealer {safe(d.dealer or '?')}"]
+    if d.pool_start is not None:
+        parts.append(f"{d.pool} pool {d.pool_start}")
+    else:
+        parts.append("pool unknown")
+    if d.must:
+        parts.append("must")
+    if d.trump is not None:
+        parts.append(f"trumps {SUIT_SYMBOLS[d.trump]}")
+    parts.append(str(d.outcome).replace("_", " "))
+    lines = [head + "  " + " · ".join(parts)]
+    money = [
+        _amounts("tricks", d.tricks) if d.tricks else None,
+        _amounts("payouts", d.payouts),
+        _amounts("looed", d.looed),
+        _amounts("penalties", d.penalties),
+        None if d.pool_next is None else f"pool carried {d.pool_next}",
+    ]
+    shown = [m for m in money if m]
+    if shown:
+        lines.append("    " + " · ".join(shown))
+    for v in d.violations:
+        where = f"trick {v.trick}, " if v.trick is not None else ""
+        lines.append(
+            f"    {style('VIOLATION', 'bad')} {v.code} ({where}{safe(v.player)}): {safe(v.message, 400)}"
+        )
+        detail = []
+        if v.held:
+            detail.append(f"held {display_cards(v.held)}")
+        if v.legal is not None:
+            detail.append(f"legal {display_cards(v.legal)}")
+        penalty = f"penalty {v.penalty}" if v.penalty else "no chips"
+        detail.append(f"{penalty}{'' if v.penalized else ' (not penalised)'}")
+        lines.append("        " + " · ".join(detail))
+    for x in d.discrepancies:
+        lines.append(
+            f"    {style('DISCREPANCY', 'warn')} {safe(x.field)}: recorded {x.recorded}, expected {x.expected}"
+        )
+    lines += [f"    note: {safe(n, 400)}" for n in d.notes]
+    return lines
+
+
+def session_lines(s: SessionReport, style: Style = plain) -> list[str]:
+    where = f"{s.file}:{s.line}" if s.line else s.file
+    title = f"Session {safe(s.id)} ({safe(where)}), ruleset {s.ruleset or '?'}"
+    lines = [style(title, "title")]
+    for e in s.errors:
+        lines.append(f"  {style('error', 'bad')} {safe(e.path)}: {safe(e.message, 400)}")
+    for d in s.deals:
+        lines += deal_lines(d, style)
+    return lines
+
+
+def summary_line(summary: Summary) -> str:
+    s = summary
+    text = (
+        f"{s.sessions} session(s), {s.deals} deal(s): {s.audited} audited, {s.misdeals} misdeal(s), "
+        f"{s.rejected} rejected; {s.violations} violation(s), {s.discrepancies} discrepancy(ies)"
+    )
+    if s.unreadable or s.unreadable_files:
+        text += f"; {s.unreadable} unreadable document(s), {s.unreadable_files} unreadable file(s)"
+    return text
+
+
+def report_lines(
+    items: Iterable[AuditItem], summary: Summary, style: Style = plain
+) -> Iterable[str]:
+    """Lines of the whole report, streaming; ``summary`` is filled as items pass."""
+    for item in items:
+        summary.add(item)
+        if isinstance(item, SessionReport):
+            yield from session_lines(item, style)
+        elif isinstance(item, UnreadableDocument):
+            where = f"{item.file}:{item.line}" if item.line else item.file
+            yield f"{style('UNREADABLE', 'bad')} {safe(where)} {safe(item.path)}: {safe(item.message, 400)}"
+        elif isinstance(item, UnreadableFile):
+            yield f"{style('UNREADABLE', 'bad')} {safe(item.message, 400)}"
+    yield ""
+    yield summary_line(summary)

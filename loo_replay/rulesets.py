@@ -1,0 +1,124 @@
+"""Built-in rulesets (TOML files in the package) and option resolution.
+
+Options are resolved in layers, each overriding the one before: the ruleset
+(``--ruleset`` on the command line, else ``session.ruleset``, else
+``three-card``), then ``session.rules``, then ``--set`` from the command line.
+A ruleset file of the user's may leave options out; they take three-card's.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from loo_replay.engine.options import OPTION_SPECS, OptionError, Options
+
+DEFAULT = "three-card"
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    name: str
+    description: str
+    source: str
+    options: Options
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+
+class RulesetError(ValueError):
+    """A ruleset that does not exist or cannot be read."""
+
+
+def _flatten(data: Mapping[str, Any], where: str) -> dict[str, object]:
+    values: dict[str, object] = {}
+    for section, table in data.items():
+        if section in ("name", "description", "source", "sources"):
+            continue
+        if not isinstance(table, dict):
+            raise RulesetError(f"{where}: [{section}] must be a table of options")
+        for key, value in table.items():
+            values[f"{section}.{key}"] = value
+    return values
+
+
+def _from_toml(data: Mapping[str, Any], where: str, base: Options | None) -> Ruleset:
+    values = _flatten(data, where)
+    try:
+        options = base.override(values) if base else Options.from_dotted(values)
+    except OptionError as exc:
+        raise RulesetError(f"{where}: {exc}") from None
+    return Ruleset(
+        name=str(data.get("name", where)),
+        description=str(data.get("description", "")),
+        source=str(data.get("source", "")),
+        options=options,
+        sources=dict(data.get("sources", {})),
+    )
+
+
+@cache
+def builtin_names() -> tuple[str, ...]:
+    files = resources.files("loo_replay") / "rulesets"
+    return tuple(sorted(p.name[:-5] for p in files.iterdir() if p.name.endswith(".toml")))
+
+
+@cache
+def builtin(name: str) -> Ruleset:
+    if name not in builtin_names():
+        raise RulesetError(
+            f"unknown ruleset {name!r}; built-in rulesets: {', '.join(builtin_names())}"
+        )
+    text = (resources.files("loo_replay") / "rulesets" / f"{name}.toml").read_text("utf-8")
+    return _from_toml(tomllib.loads(text), f"{name}.toml", None)
+
+
+def load(spec: str) -> Ruleset:
+    """A built-in name, or the path of a TOML ruleset file."""
+    if spec in builtin_names():
+        return builtin(spec)
+    path = Path(spec)
+    if spec.endswith(".toml") or path.exists():
+        try:
+            data = tomllib.loads(path.read_text("utf-8"))
+        except OSError as exc:
+            raise RulesetError(f"cannot read ruleset file {spec}: {exc.strerror}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise RulesetError(f"{spec} is not valid TOML: {exc}") from None
+        return _from_toml(data, spec, builtin(DEFAULT).options)
+    raise RulesetError(f"unknown ruleset {spec!r}; built-in rulesets: {', '.join(builtin_names())}")
+
+
+@dataclass(frozen=True)
+class RuleChoice:
+    """What the command line says about rules: a ruleset and ``--set`` overrides."""
+
+    ruleset: Ruleset | None = None
+    overrides: Mapping[str, object] = field(default_factory=dict)
+
+
+@cache
+def _resolve_cached(base: str, session_rules: tuple[tuple[str, Any], ...]) -> Options:
+    return builtin(base).options.override(dict(session_rules))
+
+
+def resolve(
+    choice: RuleChoice, session_ruleset: str | None, session_rules: Mapping[str, object]
+) -> tuple[str, Options]:
+    """(ruleset name, options) for a session; ``OptionError`` names a bad session rule."""
+    if choice.ruleset is not None:
+        name = choice.ruleset.name
+        options = choice.ruleset.options.override(session_rules)
+    else:
+        name = session_ruleset or DEFAULT
+        options = _resolve_cached(name, tuple(sorted(session_rules.items(), key=lambda kv: kv[0])))
+    if choice.overrides:
+        options = options.override(choice.overrides)
+    return name, options
+
+
+__all__ = ["OPTION_SPECS", "RuleChoice", "Ruleset", "RulesetError", "builtin", "load", "resolve"]
