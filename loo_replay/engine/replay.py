@@ -80,6 +80,27 @@ class DealResult:
     hands: list[int] = field(default_factory=list)  # what each seat held when the deal ended
 
 
+@dataclass(frozen=True, slots=True)
+class DealPlan:
+    """What the dealer must lay out for a deal (RULES.md §2.2-2.3)."""
+
+    must_pool: bool  # a must by ``declare.must`` (club law is known only from the turn-up)
+    method: str  # how trumps are fixed in this deal
+    miss: bool  # a Miss is dealt
+    turn_up: bool  # a card is turned at the deal
+
+
+def deal_plan(o: Options, context: DealContext) -> DealPlan:
+    must_pool = context.single and (
+        o.declare_must == "single"
+        or (o.declare_must == "single_except_first" and not context.first)
+    )
+    method = o.deal_trump
+    if must_pool and o.deal_trump_in_must != "same":
+        method = o.deal_trump_in_must
+    return DealPlan(must_pool, method, o.deal_miss and not must_pool, method == "turn_up")
+
+
 class _Rejected(Exception):
     """Internal: the record cannot describe a real game; ends the replay."""
 
@@ -144,6 +165,24 @@ class Replay:
                 self._turn_up(event)
         except _Rejected:
             self.phase = OVER
+
+    def begin_play(self) -> None:
+        """Close the declarations now (the first card does it too); idempotent."""
+        if self.phase == DECLARING:
+            try:
+                self._close_declarations(len(self.record.events))
+            except _Rejected:
+                self.phase = OVER
+
+    def on_turn(self) -> int | None:
+        """The seat due to play the next card, or None when no card is due."""
+        if self.phase != PLAYING:
+            return None
+        trick = self.state.trick
+        if trick is None:
+            return None if len(self.state.tricks) == self.o.deal_hand_size else self.leader
+        done = {s for s, _, _ in trick.plays}
+        return next((s for s in self._trick_order(trick) if s not in done), None)
 
     def finish(self) -> DealResult:
         r = self.result
@@ -215,15 +254,10 @@ class Replay:
 
     def _deal(self) -> None:
         rec, o, r = self.record, self.o, self.result
-        ctx = self.context
-        must_pool = ctx.single and (
-            o.declare_must == "single"
-            or (o.declare_must == "single_except_first" and not ctx.first)
-        )
-        if must_pool and o.deal_trump_in_must != "same":
-            self.method = o.deal_trump_in_must
+        plan = deal_plan(o, self.context)
+        self.method = plan.method
         self._check_unique()
-        problems = self._misdeal_problems(must_pool)
+        problems = self._misdeal_problems(plan)
         if problems:
             r.status = r.outcome = "misdeal"
             amount = o.penalties_misdeal
@@ -239,7 +273,7 @@ class Replay:
         if rec.turn_up is not None:
             self._fix_trump(rec.turn_up)
         club_must = o.declare_club_law and rec.turn_up is not None and rec.turn_up // 13 == CLUBS
-        r.must = must_pool or club_must
+        r.must = plan.must_pool or club_must
         if o.flush_when == "dealt" and self._flushes_count():
             self._flush(list(self.clockwise), self.state.hands)
 
@@ -263,7 +297,7 @@ class Replay:
             first[card] = path
             self.seen |= 1 << card
 
-    def _misdeal_problems(self, must_pool: bool) -> list[str]:
+    def _misdeal_problems(self, plan: DealPlan) -> list[str]:
         rec, o = self.record, self.o
         size = o.deal_hand_size
         if rec.misdeal:
@@ -274,7 +308,7 @@ class Replay:
                 problems.append(f"no hand for {self.name(seat)}")
             elif len(hand) != size:
                 problems.append(f"{self.name(seat)} has {len(hand)} cards, not {size}")
-        want_miss = o.deal_miss and not must_pool
+        want_miss = plan.miss
         if want_miss and rec.miss is None:
             problems.append("no Miss dealt")
         elif not want_miss and rec.miss is not None:
@@ -282,7 +316,7 @@ class Replay:
             problems.append(f"a Miss dealt, but {why} deals none")
         elif rec.miss is not None and len(rec.miss) != size:
             problems.append(f"the Miss has {len(rec.miss)} cards, not {size}")
-        want_turn = self.method == "turn_up"
+        want_turn = plan.turn_up
         if want_turn and rec.turn_up is None:
             problems.append("no card turned up for trumps")
         elif not want_turn and rec.turn_up is not None:
@@ -378,8 +412,7 @@ class Replay:
         if ev.action == DEFEND:
             if ev.seat != self.record.dealer:
                 raise self.reject(f"{path}/action", f"{who} defends, but only the dealer may")
-            standing = [s for s in self.clockwise[:-1] if r.declarations[s] not in (None, PASS)]
-            if len(standing) != 1 or r.declarations[standing[0]] != PLAY:
+            if not self.defend_allowed():
                 raise self.reject(
                     f"{path}/action",
                     f"{who} defends, but the dealer defends only against exactly one player "
@@ -419,46 +452,63 @@ class Replay:
         if self.phase == DECLARING:
             self.phase = PLAYING if r.outcome == "played" else OVER
 
-    def _forced_play(self) -> None:
-        r, o = self.result, self.o
+    def forced_reason(self, seat: int) -> str | None:
+        """Why ``seat`` may not pass outside a must deal, given the declarations before his
+        (RULES.md §2.5: ``dealer_defends``, ``last_must_play_single``); None if he may."""
+        o, decl = self.o, self.result.declarations
         dealer = self.record.dealer
-        decl = r.declarations
         others = self.clockwise[:-1]
-        forced: list[tuple[int, str]] = []
-        standing = [s for s in others if decl[s] != PASS]
-        if o.declare_dealer_defends and len(standing) == 1 and decl[standing[0]] == PLAY:
-            forced.append(
-                (
-                    dealer,
+        if seat == dealer and o.declare_dealer_defends:
+            standing = [s for s in others if decl[s] not in (PASS, None)]
+            if len(standing) == 1 and decl[standing[0]] == PLAY:
+                return (
                     f"with {self.name(standing[0])} alone standing on his own hand, the dealer "
-                    "must play, take the Miss or defend the pool",
+                    "must play, take the Miss or defend the pool"
                 )
+        if (
+            o.declare_last_must_play_single
+            and self.context.single
+            and seat in (dealer, others[-1])
+            and all(decl[s] == PASS for s in others[:-1])
+        ):
+            return "in a single pool that all before them passed, the last player and the dealer must play"
+        return None
+
+    def defend_allowed(self) -> bool:
+        """The dealer may defend: exactly one other stands, on his own hand (§2.5)."""
+        decl = self.result.declarations
+        standing = [s for s in self.clockwise[:-1] if decl[s] not in (None, PASS)]
+        return len(standing) == 1 and decl[standing[0]] == PLAY
+
+    def legal_actions(self, seat: int) -> tuple[str, ...]:
+        """The declarations ``seat`` may make now without a violation or a log error."""
+        r = self.result
+        if r.must:
+            return (PLAY,)
+        actions = [PLAY]
+        if self.forced_reason(seat) is None:
+            actions.append(PASS)
+        if self.record.miss is not None and r.miss_taker is None:
+            actions.append(TAKE_MISS)
+            if seat == self.record.dealer and self.defend_allowed():
+                actions.append(DEFEND)
+        return tuple(actions)
+
+    def _forced_play(self) -> None:
+        decl = self.result.declarations
+        for seat in dict.fromkeys((self.clockwise[-2], self.record.dealer)):
+            why = self.forced_reason(seat)
+            if why is None or decl[seat] not in (PASS, None):
+                continue
+            did = "passed" if decl[seat] == PASS else "did not declare"
+            event = next(
+                (e.index for e in self.record.events if isinstance(e, Declare) and e.seat == seat),
+                None,
             )
-        if o.declare_last_must_play_single and self.context.single:
-            last = others[-1]
-            if all(decl[s] == PASS for s in others[:-1]):
-                why = "in a single pool that all before them passed, the last player and the dealer must play"
-                forced.append((last, why))
-                if dealer not in (s for s, _ in forced):
-                    forced.append((dealer, why))
-        for seat, why in forced:
-            if decl[seat] in (PASS, None):
-                did = "passed" if decl[seat] == PASS else "did not declare"
-                event = next(
-                    (
-                        e.index
-                        for e in self.record.events
-                        if isinstance(e, Declare) and e.seat == seat
-                    ),
-                    None,
-                )
-                self.violate(
-                    "forced-play",
-                    seat,
-                    f"{self.name(seat)} {did}: {why}; the pass stands",
-                    event=event,
-                )
-                decl[seat] = PASS
+            self.violate(
+                "forced-play", seat, f"{self.name(seat)} {did}: {why}; the pass stands", event=event
+            )
+            decl[seat] = PASS
 
     # -- exchanges, flushes shown, trump turns --------------------------------
 
@@ -593,9 +643,8 @@ class Replay:
                 f"{who} plays {display(ev.card)}, which he does not hold "
                 f"(he holds {display_cards(state.held(ev.seat))})",
             )
-        done = {s for s, _, _ in trick.plays}
-        on_turn = next(s for s in self._trick_order(trick) if s not in done)
-        if ev.seat != on_turn:
+        on_turn = self.on_turn()
+        if ev.seat != on_turn and on_turn is not None:
             self._out_of_turn(ev, trick, on_turn)
         else:
             self._judge(ev, trick)

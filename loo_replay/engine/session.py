@@ -51,6 +51,18 @@ class Discrepancy:
     expected: int
 
 
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """How a deal opens: its pool, the antes paid into it, and the deal's context."""
+
+    pool_start: int | None
+    adopted: bool  # pool_start taken from the record (first deal, or after a gap)
+    antes: dict[str, int]
+    round_antes: int  # antes in the pool of this round (kept over a same-dealer redeal)
+    context: DealContext
+    notes: tuple[str, ...] = ()
+
+
 @dataclass(slots=True)
 class DealAudit:
     """The verdict on one deal, as the JSON audit output and the database carry it."""
@@ -123,46 +135,62 @@ class SessionAudit:
         self.prev = audit
         return audit
 
+    def open_deal(
+        self, number: int, dealer: str, seats: tuple[str, ...], recorded_pool_start: int | None
+    ) -> Opening:
+        """The pool a deal starts with and its context (single? first?), from the session so
+        far (RULES.md §2.1); changes nothing, so a simulator may ask before dealing."""
+        o, prev = self.o, self.prev
+        notes: list[str] = []
+        consecutive = prev is not None and prev.number == number - 1
+        continuous = consecutive and prev is not None and prev.status != "rejected"
+        redeal = (
+            continuous and prev is not None and prev.status == "misdeal" and prev.dealer == dealer
+        )
+        seated = seats if o.stakes_ante_by == "all" else (dealer,)
+        antes = {} if redeal else {p: o.stakes_ante for p in seated}
+        round_antes = self.round_antes if redeal else sum(antes.values())
+        pool_start: int | None = None
+        adopted = False
+        if prev is not None and continuous and self.carry is not None:
+            pool_start = self.carry + sum(antes.values())
+        elif recorded_pool_start is not None:
+            pool_start, adopted = recorded_pool_start, True
+        elif prev is None:
+            pool_start = sum(antes.values())
+        else:
+            why = "a gap in deal numbers" if not consecutive else "the deal before"
+            if consecutive and prev.status == "rejected":
+                why = "the rejected deal before"
+            notes.append(
+                f"pool continuity lost after {why}: amounts unknown until a recorded pool_start"
+            )
+        if prev is not None and not consecutive:
+            notes.append(f"gap in deal numbers: deal {prev.number} then deal {number}")
+        single = pool_start is not None and pool_start == round_antes
+        first = self.first_number is None or number == self.first_number
+        return Opening(
+            pool_start, adopted, antes, round_antes, DealContext(single, first), tuple(notes)
+        )
+
     def _audit_record(self, deal: DealInput, rec: DealRecord) -> DealAudit:
         o = self.o
         prev = self.prev
         dealer = rec.seats[rec.dealer]
         audit = DealAudit(rec.number, "audited", dealer)
+        recorded = deal.recorded or Recorded()
+        opening = self.open_deal(rec.number, dealer, rec.seats, recorded.pool_start)
         if self.first_number is None:
             self.first_number = rec.number
-        recorded = deal.recorded or Recorded()
+        self.round_antes = opening.round_antes
+        pool_start, adopted, antes = opening.pool_start, opening.adopted, opening.antes
+        if adopted and prev is None and self.total is not None and pool_start is not None:
+            self.total += pool_start - sum(antes.values())  # chips carried in
+        audit.notes.extend(opening.notes)
         consecutive = prev is not None and prev.number == rec.number - 1
         continuous = consecutive and prev is not None and prev.status != "rejected"
-        redeal = (
-            continuous and prev is not None and prev.status == "misdeal" and prev.dealer == dealer
-        )
-        seated = rec.seats if o.stakes_ante_by == "all" else (dealer,)
-        antes = {} if redeal else {p: o.stakes_ante for p in seated}
-        if not redeal:
-            self.round_antes = sum(antes.values())
-        pool_start: int | None
-        adopted = False
-        if prev is None or not continuous or self.carry is None:
-            if recorded.pool_start is not None:
-                pool_start, adopted = recorded.pool_start, True
-                if prev is None and self.total is not None:
-                    self.total += pool_start - sum(antes.values())  # chips carried in
-            elif prev is None:
-                pool_start = sum(antes.values())
-            else:
-                pool_start = None
-                why = "a gap in deal numbers" if not consecutive else "the deal before"
-                if consecutive and prev is not None and prev.status == "rejected":
-                    why = "the rejected deal before"
-                audit.notes.append(
-                    f"pool continuity lost after {why}: amounts unknown until a recorded pool_start"
-                )
-        else:
-            pool_start = self.carry + sum(antes.values())
-        if prev is not None and not consecutive:
-            audit.notes.append(f"gap in deal numbers: deal {prev.number} then deal {rec.number}")
-        single = pool_start is not None and pool_start == self.round_antes
-        context = DealContext(single=single, first=rec.number == self.first_number)
+        single = opening.context.single
+        context = opening.context
         result = replay_deal(rec, o, context)
         audit.result = result
         audit.antes = antes

@@ -381,7 +381,7 @@ def _parse_deal(value: Any, path: str, header: SessionHeader) -> DealInput:
         for i, p in enumerate(raw):
             pid = _player_id(p, f"{path}/players/{i}")
             if pid in seats_list:
-                _fail(f"{path}/players/{i}", f"{pid!r} is seated twice")
+                _fail(f"{path}/players", f"{pid!r} is seated twice")
             if pid not in header.players:
                 _fail(f"{path}/players/{i}", f"{pid!r} is not a player of the session")
             seats_list.append(pid)
