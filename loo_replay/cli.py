@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
+import orjson
 import typer
 
 from loo_replay import __version__
@@ -20,6 +21,7 @@ from loo_replay.engine.options import OPTION_SPECS, OptionError, parse_option_te
 from loo_replay.output.audit_json import Summary, write_audit
 from loo_replay.output.text import report_lines
 from loo_replay.rulesets import RuleChoice, RulesetError, builtin, builtin_names, load
+from loo_replay.simulate import Simulator, write_simulation
 
 app = typer.Typer(
     help="Audit, settle, load and replay recorded games of Loo (Lanterloo).",
@@ -131,6 +133,41 @@ def rulesets(
         typer.echo(f"  {option:32} {shown:20} {OPTION_SPECS[option].meaning}")
         if option in rs.sources:
             typer.echo(f"  {'':32} ↳ {rs.sources[option]}")
+
+
+@app.command()
+def simulate(
+    ruleset: Annotated[str, typer.Option(help="A built-in ruleset.")] = "three-card",
+    players: Annotated[int, typer.Option(help="Seats at the table.")] = 5,
+    deals: Annotated[int, typer.Option(min=1, help="Deals per session.")] = 20,
+    sessions: Annotated[int, typer.Option(min=1, help="Sessions to write.")] = 1,
+    seed: Annotated[int, typer.Option(help="Same seed, same bytes.")] = 1,
+    violations: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Share of deals with an injected violation.")
+    ] = 0.0,
+    corrupt: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Share of deals with a corrupted record.")
+    ] = 0.0,
+    out: Annotated[
+        Path | None,
+        typer.Option(help=".json, .jsonl or .jsonl.gz; ground truth goes beside as .truth.json"),
+    ] = None,
+) -> None:
+    """Write simulated sessions played by bots through the engine, with ground truth."""
+    try:
+        sim = Simulator(builtin(ruleset).options, ruleset, players, seed, violations, corrupt)
+    except (RulesetError, ValueError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    docs = sim.sessions(sessions, deals)
+    if out is None:
+        for doc in docs:
+            sys.stdout.buffer.write(orjson.dumps(doc) + b"\n")
+        return
+    try:
+        write_simulation(out, docs, sessions, sim.truth)
+    except (OSError, ValueError) as exc:
+        raise typer.BadParameter(str(exc), param_hint="--out") from None
+    typer.echo(f"wrote {sessions} session(s) of {deals} deal(s) to {out}", err=True)
 
 
 @app.callback(invoke_without_command=True)

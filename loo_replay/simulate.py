@@ -1,0 +1,493 @@
+"""Seeded simulated sessions with ground truth, played through the engine itself.
+
+Bots declare from ``Replay.legal_actions`` and play from ``legal_cards``, so
+a simulated game is legal by the same code that judges it.  Violations are
+injected on purpose (a card outside the legal set, a card out of turn, a
+pass where play is forced, ...) and each is written to the ground truth with
+its deal, trick, player and code.  ``recorded`` blocks come from the
+session audit, optionally corrupted, with every corruption listed.
+Same seed, same bytes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import random
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from loo_replay.engine.cards import PAM, canonical, cards_of
+from loo_replay.engine.flush import is_flush
+from loo_replay.engine.legal import breach, led_suit, legal_cards, winning_play
+from loo_replay.engine.model import (
+    DEFEND,
+    PASS,
+    PLAY,
+    TAKE_MISS,
+    DealRecord,
+    Declare,
+    Event,
+    Exchange,
+    Play,
+    ShowFlush,
+    TurnUp,
+)
+from loo_replay.engine.options import Options
+from loo_replay.engine.replay import OVER, PLAYING, Replay, deal_plan
+from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
+from loo_replay.engine.tables import NO_TRUMP, POWER
+
+NAMES = (
+    "ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal",
+    "ivy", "jon", "kit", "lou", "max", "ned", "olive", "pip",
+)  # fmt: skip
+INJECTABLE = (
+    "revoke",
+    "out-of-turn",
+    "declare-out-of-turn",
+    "forced-play",
+    "misdeal",
+    "trump-turn",
+    "false-flush",
+    "dealer-rotation",
+)
+
+
+TIMID_POOL = 10**6
+
+
+def max_players(o: Options) -> int:
+    """How many can sit: hands, the Miss and a turned card must come out of one pack."""
+    size = o.deal_hand_size
+    return min(len(NAMES), (52 - 1 - (size if o.deal_miss else 0)) // size)
+
+
+@dataclass(frozen=True)
+class TruthFinding:
+    session: str
+    deal: int
+    trick: int | None
+    player: str
+    code: str
+
+
+@dataclass(frozen=True)
+class TruthDiscrepancy:
+    session: str
+    deal: int
+    field: str
+    recorded: int
+    expected: int
+
+
+@dataclass
+class Truth:
+    findings: list[TruthFinding] = field(default_factory=list)
+    discrepancies: list[TruthDiscrepancy] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "findings": [asdict(f) for f in self.findings],
+            "discrepancies": [asdict(d) for d in self.discrepancies],
+        }
+
+
+@dataclass
+class _Deal:
+    """One deal being built: the JSON record, the engine's replay, the events so far."""
+
+    json: dict[str, Any]
+    replay: Replay
+    events: list[Event] = field(default_factory=list)
+    injected: bool = False
+
+
+class Simulator:
+    """Plays sessions of one ruleset with ``players`` seats from a seeded generator."""
+
+    def __init__(
+        self,
+        options: Options,
+        ruleset: str,
+        players: int,
+        seed: int,
+        violations: float = 0.0,
+        corrupt: float = 0.0,
+    ) -> None:
+        if not 3 <= players <= max_players(options):
+            raise ValueError(
+                f"{players} players cannot sit at {ruleset}: 3 to {max_players(options)} can"
+            )
+        self.o = options
+        self.ruleset = ruleset
+        self.players = NAMES[:players]
+        self.seed = seed
+        self.violations = violations
+        self.corrupt = corrupt
+        self.truth = Truth()
+
+    # -- sessions ------------------------------------------------------------
+
+    def sessions(self, count: int, deals: int) -> Iterator[dict[str, Any]]:
+        for index in range(count):
+            yield self.session(f"sim-{self.ruleset}-{self.seed}-{index + 1}", deals, index)
+
+    def session(self, sid: str, deals: int, index: int = 0) -> dict[str, Any]:
+        rng = random.Random(f"{self.seed}:{index}")
+        chips = {p: 500 for p in self.players}
+        chain = SessionAudit(self.players, self.o, chips)
+        out: list[dict[str, Any]] = []
+        dealer = self.players[rng.randrange(len(self.players))]
+        for number in range(1, deals + 1):
+            code = self._pick_code(rng)
+            if code == "dealer-rotation" and number > 1:
+                dealer = rng.choice([p for p in self.players if p != dealer])
+                self.truth.findings.append(TruthFinding(sid, number, None, dealer, code))
+                code = None
+            deal = self._deal(rng, chain, number, dealer, code, sid)
+            audit = chain.audit(
+                DealInput(number, _record(deal), None, (), dealer, f"/deals/{number - 1}")
+            )
+            if audit.status == "rejected":
+                raise RuntimeError(f"simulated deal {number} was rejected: {audit.errors}")
+            deal.json["recorded"] = self._recorded(rng, audit, sid, number)
+            out.append(deal.json)
+            dealer = self._next_dealer(audit, dealer)
+        return {
+            "format": "loo-hand-log",
+            "version": 1,
+            "session": {
+                "id": sid,
+                "ruleset": self.ruleset,
+                "players": [{"id": p} for p in self.players],
+                "chips": chips,
+                "meta": {"simulated": True, "seed": self.seed},
+            },
+            "deals": out,
+        }
+
+    def _pick_code(self, rng: random.Random) -> str | None:
+        if not self.violations or rng.random() >= self.violations:
+            return None
+        return rng.choice(INJECTABLE)
+
+    def _next_dealer(self, audit: DealAudit, dealer: str) -> str:
+        if audit.status == "misdeal" and self.o.penalties_misdeal_redeal == "same_dealer":
+            return dealer
+        i = self.players.index(dealer)
+        return self.players[(i + 1) % len(self.players)]
+
+    # -- one deal ------------------------------------------------------------
+
+    def _deal(
+        self,
+        rng: random.Random,
+        chain: SessionAudit,
+        number: int,
+        dealer: str,
+        code: str | None,
+        sid: str,
+    ) -> _Deal:
+        o = self.o
+        seats = self.players
+        opening = chain.open_deal(number, dealer, seats, None)
+        plan = deal_plan(o, opening.context)
+        deck = list(range(52))
+        rng.shuffle(deck)
+        size = o.deal_hand_size
+        hands = [deck[i * size : (i + 1) * size] for i in range(len(seats))]
+        rest = deck[len(seats) * size :]
+        miss = [rest.pop() for _ in range(size)] if plan.miss else None
+        turn_up = rest.pop() if plan.turn_up else None
+        deal_json: dict[str, Any] = {"deal": number, "dealer": dealer}
+        if code == "misdeal":
+            victim = rng.randrange(len(seats))
+            hands[victim] = hands[victim][:-1]
+            self.truth.findings.append(TruthFinding(sid, number, None, dealer, "misdeal"))
+        deal_json["hands"] = {
+            p: [canonical(c) for c in h] for p, h in zip(seats, hands, strict=True)
+        }
+        if miss is not None:
+            deal_json["miss"] = [canonical(c) for c in miss]
+        if turn_up is not None:
+            deal_json["turn_up"] = canonical(turn_up)
+        record = DealRecord(
+            number,
+            seats,
+            seats.index(dealer),
+            tuple(tuple(h) for h in hands),
+            None if miss is None else tuple(miss),
+            turn_up,
+        )
+        deal = _Deal(deal_json, Replay(record, o, opening.context))
+        if code != "misdeal" and deal.replay.phase != OVER:
+            _Player(self, rng, deal, rest, code, sid, opening.pool_start).play()
+        deal_json["events"] = [_event_json(e, seats) for e in deal.events]
+        return deal
+
+    def _recorded(
+        self, rng: random.Random, audit: DealAudit, sid: str, number: int
+    ) -> dict[str, Any]:
+        rec: dict[str, Any] = {"pool_start": audit.pool_start}
+        for name in ("tricks", "payouts", "looed", "penalties"):
+            value = getattr(audit, name)
+            if value is not None:
+                rec[name] = dict(value)
+        rec["pool_next"] = audit.pool_next
+        if audit.stacks is not None:
+            rec["stacks"] = dict(audit.stacks)
+        if self.corrupt and rng.random() < self.corrupt:
+            target = rng.choice(["pool_next", "payouts", "stacks"])
+            if target == "pool_next":
+                expected = int(rec["pool_next"])
+                rec["pool_next"] = expected + rng.randint(1, 5)
+                self.truth.discrepancies.append(
+                    TruthDiscrepancy(sid, number, "pool_next", rec["pool_next"], expected)
+                )
+            else:
+                player = rng.choice(self.players)
+                amounts = rec.setdefault(target, {})
+                expected = int(amounts.get(player, 0))
+                amounts[player] = expected + rng.randint(1, 5)
+                self.truth.discrepancies.append(
+                    TruthDiscrepancy(sid, number, f"{target}.{player}", amounts[player], expected)
+                )
+        return rec
+
+
+class _Player:
+    """The bots of one deal: declarations, exchanges, trump turns and cards."""
+
+    def __init__(
+        self,
+        sim: Simulator,
+        rng: random.Random,
+        deal: _Deal,
+        stock: list[int],
+        code: str | None,
+        sid: str,
+        pool_start: int | None,
+    ) -> None:
+        self.sim, self.rng, self.deal = sim, rng, deal
+        self.r = deal.replay
+        self.stock = stock
+        self.code = code
+        self.sid = sid
+        self.number = self.r.record.number
+        # Nobody dares a ballooned unlimited pool: everyone passes and the dealer takes it.
+        self.timid = pool_start is not None and pool_start > TIMID_POOL
+
+    def emit(self, event: Event) -> None:
+        self.deal.events.append(event)
+        self.r.apply(event)
+
+    def found(self, code: str, seat: int, trick: int | None) -> None:
+        self.deal.injected = True
+        self.code = None
+        self.sim.truth.findings.append(
+            TruthFinding(self.sid, self.number, trick, self.r.record.seats[seat], code)
+        )
+
+    def index(self) -> int:
+        return len(self.deal.events)
+
+    def play(self) -> None:
+        self.declare()
+        if self.sim.o.deal_exchange and not self.r.result.must:
+            self.exchange()
+        if self.code == "false-flush":
+            self.false_flush()
+        self.r.begin_play()
+        while self.r.phase == PLAYING:
+            if not self.next_card():
+                break
+
+    # -- declarations ----------------------------------------------------------
+
+    def strength(self, seat: int) -> float:
+        hand = self.r.state.hands[seat]
+        trumps = self.r.state.trump_mask
+        high = sum(1 for c in cards_of(hand) if c % 13 >= 10)
+        return high + 1.5 * (hand & trumps).bit_count()
+
+    def choose(self, seat: int) -> str:
+        actions = self.r.legal_actions(seat)
+        if self.code == "forced-play" and PASS not in actions:
+            self.found("forced-play", seat, None)
+            return PASS
+        if self.timid and PASS in actions:
+            return PASS
+        if DEFEND in actions and self.rng.random() < 0.5:
+            return DEFEND
+        if self.strength(seat) >= 2 or self.rng.random() < 0.25:
+            return PLAY
+        if TAKE_MISS in actions and self.rng.random() < 0.4:
+            return TAKE_MISS
+        return PASS if PASS in actions else PLAY
+
+    def declare(self) -> None:
+        order = list(self.r.clockwise)
+        if self.code == "declare-out-of-turn" and not self.r.result.must and len(order) >= 4:
+            i = self.rng.randrange(len(order) - 3)  # never the last non-dealer or the dealer
+            order[i], order[i + 1] = order[i + 1], order[i]
+            early = order[i]
+            self.emit(Declare(self.index(), early, self._free_choice(early)))
+            self.found("declare-out-of-turn", early, None)
+            order.pop(i)
+        for seat in order:
+            self.emit(Declare(self.index(), seat, self.choose(seat)))
+
+    def _free_choice(self, seat: int) -> str:
+        """A declaration for a seat declaring early: play or pass, nothing that needs order."""
+        return PLAY if self.strength(seat) >= 2 else PASS
+
+    # -- exchanges and flushes -------------------------------------------------------
+
+    def exchange(self) -> None:
+        state = self.r.state
+        for seat in self.r.clockwise:
+            if self.r.result.declarations[seat] != PLAY:
+                continue
+            hand = state.hands[seat]
+            keep = state.trump_mask | (1 << PAM if state.pam else 0)
+            weak = [c for c in cards_of(hand & ~keep) if c % 13 < 9]
+            count = min(len(weak), len(self.stock) - 4)
+            if count <= 0:
+                continue
+            discard = tuple(weak[:count])
+            draw = tuple(self.stock.pop() for _ in range(count))
+            self.emit(Exchange(self.index(), seat, discard, draw))
+
+    def false_flush(self) -> None:
+        state = self.r.state
+        for seat in self.r.clockwise:
+            if not is_flush(state.hands[seat], state.trump, self.sim.o):
+                self.emit(ShowFlush(self.index(), seat))
+                self.found("false-flush", seat, None)
+                return
+
+    # -- play -------------------------------------------------------------------
+
+    def next_card(self) -> bool:
+        r, state = self.r, self.r.state
+        seat = r.on_turn()
+        if seat is None:
+            return False
+        trick = state.trick
+        trick_no = trick.number if trick is not None else len(state.tricks) + 1
+        if trick is None:
+            self.between_tricks(trick_no)
+        if self.code == "out-of-turn" and trick is not None and trick.plays:
+            done = {s for s, _, _ in trick.plays}
+            others = [s for s in state.playing() if s != seat and s not in done]
+            if others:
+                rogue = self.rng.choice(others)
+                card = self.rng.choice(list(cards_of(state.hands[rogue])))
+                self.found("out-of-turn", rogue, trick_no)
+                self.emit(Play(self.index(), rogue, card))
+                return True
+        legal = legal_cards(state, seat)
+        illegal = state.hands[seat] & ~legal
+        if self.code == "revoke" and illegal:
+            card = self.rng.choice(list(cards_of(illegal)))
+            found = breach(state, seat, card)
+            assert found is not None
+            self.found(found, seat, trick_no)
+        else:
+            card = self.pick(seat, legal)
+        self.emit(Play(self.index(), seat, card))
+        return True
+
+    def between_tricks(self, trick_no: int) -> None:
+        r, state = self.r, self.r.state
+        if r.turn_due:
+            if self.code == "trump-turn":
+                self.found("trump-turn", r.record.dealer, trick_no)
+            else:
+                self.emit(TurnUp(self.index(), self.stock.pop()))
+        elif (
+            self.code == "trump-turn"
+            and state.trump == NO_TRUMP
+            and trick_no > 1
+            and r.method == "on_void"
+        ):
+            self.found("trump-turn", r.record.dealer, trick_no)
+            self.emit(TurnUp(self.index(), self.stock.pop()))
+
+    def pick(self, seat: int, legal: int) -> int:
+        """Win cheaply when possible, else throw the lowest card; lead strong."""
+        state = self.r.state
+        cards = list(cards_of(legal))
+        trick = state.trick
+        if trick is None or not trick.plays:
+            if self.rng.random() < 0.3:
+                return self.rng.choice(cards)
+            by_suit = POWER[state.pam][state.trump]
+            return max(cards, key=lambda c: by_suit[c // 13][c])
+        _, win = winning_play(trick, state)
+        led = led_suit(trick, state)
+        powers = POWER[state.pam][state.trump][led]
+        winners = [c for c in cards if powers[c] > win]
+        if winners:
+            return min(winners, key=lambda c: powers[c])
+        return min(cards, key=lambda c: (powers[c], c % 13))
+
+
+def _record(deal: _Deal) -> DealRecord:
+    rec = deal.replay.record
+    return DealRecord(
+        rec.number,
+        rec.seats,
+        rec.dealer,
+        rec.hands,
+        rec.miss,
+        rec.turn_up,
+        rec.misdeal,
+        tuple(deal.events),
+    )
+
+
+def _event_json(event: Event, seats: tuple[str, ...]) -> dict[str, Any]:
+    if isinstance(event, Declare):
+        return {"type": "declare", "player": seats[event.seat], "action": event.action}
+    if isinstance(event, Play):
+        return {"type": "play", "player": seats[event.seat], "card": canonical(event.card)}
+    if isinstance(event, Exchange):
+        return {
+            "type": "exchange",
+            "player": seats[event.seat],
+            "discard": [canonical(c) for c in event.discard],
+            "draw": [canonical(c) for c in event.draw],
+        }
+    if isinstance(event, ShowFlush):
+        return {"type": "show_flush", "player": seats[event.seat]}
+    return {"type": "turn_up", "card": canonical(event.card)}
+
+
+def write_simulation(out: Path, docs: Iterable[dict[str, Any]], count: int, truth: Truth) -> Path:
+    """Write ``docs`` as the file name says (.json, .jsonl, .jsonl.gz) and the ground truth
+    beside it; returns the truth file's path."""
+    name = out.name.lower()
+    if name.endswith(".json") and not name.endswith(".truth.json"):
+        if count != 1:
+            raise ValueError(f"{out}: a .json file holds one session; use .jsonl for {count}")
+        (doc,) = list(docs)
+        out.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    elif name.endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")):
+        gz = name.endswith(".gz")
+        # mtime=0 keeps gzip output byte-identical for the same seed
+        with open(out, "wb") as raw:
+            sink = gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) if gz else raw
+            with sink:
+                for doc in docs:
+                    sink.write(orjson.dumps(doc) + b"\n")
+    else:
+        raise ValueError(f"{out}: name the output .json, .jsonl or .jsonl.gz")
+    stem = out.name[: -len(".gz")] if name.endswith(".gz") else out.name
+    truth_path = out.with_name(stem.rsplit(".", 1)[0] + ".truth.json")
+    truth_path.write_bytes(orjson.dumps(truth.as_json(), option=orjson.OPT_INDENT_2) + b"\n")
+    return truth_path
