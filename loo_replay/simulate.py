@@ -20,7 +20,7 @@ from typing import Any
 
 import orjson
 
-from loo_replay.engine.cards import PAM, canonical, cards_of
+from loo_replay.engine.cards import ACE, PAM, canonical, cards_of
 from loo_replay.engine.flush import is_flush
 from loo_replay.engine.legal import breach, led_suit, legal_cards, winning_play
 from loo_replay.engine.model import (
@@ -34,6 +34,7 @@ from loo_replay.engine.model import (
     Exchange,
     Play,
     ShowFlush,
+    Trick,
     TurnUp,
 )
 from loo_replay.engine.options import Options
@@ -58,6 +59,9 @@ INJECTABLE = (
 
 
 TIMID_POOL = 10**6
+RARE_REVOKES = frozenset(
+    {"pam-be-civil", "must-overtrump", "trump-after-trick", "head-trick", "lead-highest-trump"}
+)
 
 
 def max_players(o: Options) -> int:
@@ -390,17 +394,44 @@ class _Player:
                 self.found("out-of-turn", rogue, trick_no)
                 self.emit(Play(self.index(), rogue, card))
                 return True
+        announce = self._announce(seat, trick)
+        state.announce = announce if trick is None or not trick.plays else state.announce
         legal = legal_cards(state, seat)
-        illegal = state.hands[seat] & ~legal
-        if self.code == "revoke" and illegal:
-            card = self.rng.choice(list(cards_of(illegal)))
-            found = breach(state, seat, card)
-            assert found is not None
+        revoke = self._revoke(seat, legal) if self.code == "revoke" else None
+        if revoke is not None:
+            card, found = revoke
             self.found(found, seat, trick_no)
         else:
             card = self.pick(seat, legal)
-        self.emit(Play(self.index(), seat, card))
+        self.emit(Play(self.index(), seat, card, announce))
         return True
+
+    def _announce(self, seat: int, trick: Trick | None) -> bool:
+        """Leading the ace of trumps, sometimes call "Pam, be civil" where it must be called."""
+        state = self.r.state
+        if trick is not None and trick.plays:
+            return False
+        if self.sim.o.follow_pam_civil != "announced" or state.trump == NO_TRUMP:
+            return False
+        ace = state.trump * 13 + ACE
+        return bool(state.hands[seat] >> ace & 1) and self.rng.random() < 0.7
+
+    def _revoke(self, seat: int, legal: int) -> tuple[int, str] | None:
+        """An illegal card to play and its code: a rare code whenever one is on offer,
+        otherwise now and then, so that over many deals every code turns up."""
+        state = self.r.state
+        by_code: dict[str, list[int]] = {}
+        for card in cards_of(state.hands[seat] & ~legal):
+            code = breach(state, seat, card)
+            assert code is not None
+            by_code.setdefault(code, []).append(card)
+        if not by_code:
+            return None
+        rare = [c for c in by_code if c in RARE_REVOKES]
+        if not rare and self.rng.random() > 0.35:
+            return None
+        code = self.rng.choice(rare or sorted(by_code))
+        return self.rng.choice(by_code[code]), code
 
     def between_tricks(self, trick_no: int) -> None:
         r, state = self.r, self.r.state
@@ -455,7 +486,10 @@ def _event_json(event: Event, seats: tuple[str, ...]) -> dict[str, Any]:
     if isinstance(event, Declare):
         return {"type": "declare", "player": seats[event.seat], "action": event.action}
     if isinstance(event, Play):
-        return {"type": "play", "player": seats[event.seat], "card": canonical(event.card)}
+        play = {"type": "play", "player": seats[event.seat], "card": canonical(event.card)}
+        if event.announce:
+            play["announce"] = "pam_be_civil"
+        return play
     if isinstance(event, Exchange):
         return {
             "type": "exchange",
