@@ -199,6 +199,7 @@ class SessionAudit:
             audit.status = "rejected"
             audit.errors = [LogError(deal.pointer + e.path, e.message) for e in result.errors]
             self.carry = None
+            self.stacks = None
             return audit
         audit.status = result.status
         audit.must = result.must

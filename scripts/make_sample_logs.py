@@ -1,0 +1,133 @@
+"""Regenerate sample_logs/ deterministically from the simulator (run from the repo root).
+
+Each file shows a newcomer one family of rulesets or one kind of finding;
+README.md lists them.  The broken-deals file is a simulated session with
+deals spoiled by hand: a card the player never held, a card played twice.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from loo_replay.rulesets import builtin
+from loo_replay.simulate import Simulator
+
+OUT = Path("sample_logs")
+NAMES = {
+    "ann": "Ann Pepys",
+    "bob": "Robert Hooke",
+    "cat": "Catherine Sedley",
+    "dan": "Daniel Defoe",
+    "eve": "Evelyn Boscawen",
+    "fay": "Fay Fielding",
+}
+
+
+def session(
+    ruleset: str,
+    sid: str,
+    players: int,
+    deals: int,
+    seed: int,
+    venue: str,
+    violations: float = 0.0,
+    corrupt: float = 0.0,
+) -> dict[str, Any]:
+    sim = Simulator(builtin(ruleset).options, ruleset, players, seed, violations, corrupt)
+    doc = sim.session(sid, deals)
+    s = doc["session"]
+    s["players"] = [{"id": p["id"], "name": NAMES.get(p["id"], p["id"])} for p in s["players"]]
+    s["venue"] = venue
+    s["started_at"] = f"2026-11-{10 + seed % 18:02d}T19:30:00Z"
+    return doc
+
+
+def with_flush(ruleset: str, sid: str, players: int, deals: int, seed: int, venue: str) -> Any:
+    """The first session from ``seed`` on in which a flush ends a deal."""
+    from loo_replay.audit import SessionReport, audit_document
+    from loo_replay.logs.reader import Document
+    from loo_replay.rulesets import RuleChoice
+
+    while True:
+        doc = session(ruleset, sid, players, deals, seed, venue, 0.2)
+        report = audit_document(Document("", None, b"", doc), RuleChoice())
+        assert isinstance(report, SessionReport)
+        if any(d.outcome == "flush" for d in report.deals):
+            return doc
+        seed += 1
+
+
+def write_json(name: str, doc: dict[str, Any]) -> None:
+    (OUT / name).write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def broken(doc: dict[str, Any]) -> dict[str, Any]:
+    """Spoil two deals: a card not held (deal 3) and a card played twice (deal 5)."""
+    doc = copy.deepcopy(doc)
+    doc["session"]["id"] = "broken-deals-2026-11-21"
+    for deal in doc["deals"]:
+        plays = [e for e in deal["events"] if e["type"] == "play"]
+        if deal["deal"] == 3 and plays:
+            plays[0]["card"] = "2C" if plays[0]["card"] != "2C" else "3C"
+            held = {c for h in deal["hands"].values() for c in h} | set(deal.get("miss", []))
+            if plays[0]["card"] in held:  # make sure it is a card nobody was dealt
+                free = sorted(
+                    {r + s for r in "23456789TJQKA" for s in "SHDC"} - held - {deal.get("turn_up")}
+                )
+                plays[0]["card"] = free[0]
+        if deal["deal"] == 5 and len(plays) > 3:
+            same = [p for p in plays if p["player"] == plays[0]["player"]]
+            if len(same) > 1:
+                same[1]["card"] = same[0]["card"]
+    return doc
+
+
+def main() -> None:
+    OUT.mkdir(exist_ok=True)
+    write_json(
+        "three-card-club-night.json",
+        session("three-card", "club-night-2026-11-20", 5, 24, 1, "The Cocoa Tree"),
+    )
+    write_json(
+        "three-card-revokes.json",
+        session("three-card", "revokes-2026-11-22", 6, 24, 2, "White's", violations=0.35),
+    )
+    write_json(
+        "five-card-pam.json",
+        session("five-card", "pam-loo-2026-11-23", 5, 20, 3, "Almack's", violations=0.2),
+    )
+    hoyle = [
+        session("hoyle", "hoyle-single-double-2026-11-24", 5, 20, 4, "Boodle's"),
+        session("hoyle-irish", "hoyle-irish-2026-11-24", 5, 16, 5, "Boodle's"),
+        with_flush("hoyle-flushes", "hoyle-flushes-2026-11-24", 6, 20, 6, "Boodle's"),
+    ]
+    (OUT / "hoyle-evening.jsonl").write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in hoyle))
+    write_json(
+        "hoyle-unlimited-balloon.json",
+        session("hoyle-unlimited", "unlimited-2026-11-25", 6, 24, 7, "Crockford's"),
+    )
+    modern = [
+        session("modern", "modern-2026-11-26", 4, 16, 8, "online table 12", 0.25),
+        session("modern-pam", "modern-pam-2026-11-26", 5, 16, 9, "online table 12", 0.25),
+        session("modern-irish", "modern-irish-2026-11-26", 5, 16, 10, "online table 7", 0.25),
+    ]
+    with gzip.GzipFile(OUT / "modern-online.jsonl.gz", "wb", mtime=0) as gz:
+        for d in modern:
+            gz.write(orjson.dumps(d) + b"\n")
+    write_json(
+        "wrong-payouts.json",
+        session("three-card", "wrong-payouts-2026-11-27", 5, 16, 11, "The Cocoa Tree", 0.1, 0.3),
+    )
+    write_json(
+        "broken-deals.json",
+        broken(session("three-card", "broken", 5, 8, 12, "a transcribed score sheet")),
+    )
+
+
+if __name__ == "__main__":
+    main()
