@@ -168,7 +168,7 @@ def legal_cards(state: DealState, seat: int) -> int:
     """The mask of cards ``seat`` may play now; never empty while he holds a card."""
     legal = state.hands[seat]
     for _, mask in steps(state, seat):
-        legal = mask
+        legal &= mask  # each binding step narrows what the ones before left
     return legal
 
 
