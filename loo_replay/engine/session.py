@@ -222,6 +222,8 @@ class SessionAudit:
             self.carry = s.pool_next
         else:
             self.carry = None
+        if prev is not None and not continuous:
+            self.stacks = None  # the lost deals moved chips nobody recorded
         self._move_chips(audit, recorded)
         self._compare(audit, recorded, adopted)
         return audit
@@ -279,6 +281,7 @@ class SessionAudit:
         complete = recorded.stacks is not None and all(p in recorded.stacks for p in self.players)
         if self.stacks is None and recorded.stacks is not None and complete:
             self.stacks = dict(recorded.stacks)
+            audit.stacks = dict(recorded.stacks)
             if audit.pool_next is not None:
                 self.total = sum(self.stacks.values()) + audit.pool_next
             audit.notes.append("stacks taken from the record")
