@@ -5,6 +5,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
+CHROMIUM := /usr/bin/chromium
+
 .PHONY: audit test lint bench clean
 
 $(STAMP): pyproject.toml
@@ -12,6 +14,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# Browser tests drive Debian's Chromium (no browser download: the network is closed).
+$(CHROMIUM):
+	sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	$$sudo apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium chromium-driver
 
 audit: $(STAMP)
 	$(BIN)/loo-replay validate sample_logs; status=$$?; [ $$status -le 1 ]
@@ -21,7 +29,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+test: lint $(CHROMIUM)
 	$(BIN)/python -m pytest -n 2 -q
 
 clean:

@@ -8,6 +8,7 @@ memory holds one session at a time.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ class SessionReport:
     deals: list[DealAudit] = field(default_factory=list)
     raw_deals: list[Any] = field(default_factory=list)  # JSON of each deal, for rejects
     errors: list[LogError] = field(default_factory=list)  # errors of the document itself
+    digest: str = ""  # sha256 of the document's bytes as read: same digest, same content
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,16 @@ def audit_document(doc: Document, choice: RuleChoice) -> SessionReport | Unreada
 def _audit_parsed(doc: Document, parsed: ParsedDocument, choice: RuleChoice) -> SessionReport:
     header = parsed.header
     sid = parsed.session_id or f"{doc.file}:{doc.line or 1}"
-    report = SessionReport(sid, doc.file, doc.line, None, None, header, raw_deals=parsed.raw_deals)
+    report = SessionReport(
+        sid,
+        doc.file,
+        doc.line,
+        None,
+        None,
+        header,
+        raw_deals=parsed.raw_deals,
+        digest=hashlib.sha256(doc.raw).hexdigest(),
+    )
     options = None
     if header is not None:
         try:
