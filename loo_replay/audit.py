@@ -18,7 +18,7 @@ from loo_replay.engine.model import LogError
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.logs.parse import Bad, ParsedDocument, SessionHeader, parse_deal, parse_document
-from loo_replay.logs.reader import Document, ReadError, expand, read_documents
+from loo_replay.logs.reader import Document, ReadError, decode, expand, read_documents
 from loo_replay.rulesets import RuleChoice, resolve
 
 
@@ -60,7 +60,8 @@ AuditItem = SessionReport | UnreadableDocument | UnreadableFile
 
 
 def audit_document(doc: Document, choice: RuleChoice) -> SessionReport | UnreadableDocument:
-    """Audit one session document."""
+    """Audit one session document (parsing its bytes first if need be)."""
+    doc = decode(doc)
     if doc.error is not None:
         return UnreadableDocument(doc.file, doc.line, "", doc.error, doc.raw)
     try:
@@ -112,8 +113,8 @@ def _audit_parsed(doc: Document, parsed: ParsedDocument, choice: RuleChoice) -> 
     return report
 
 
-def audit_paths(paths: Iterable[Path], choice: RuleChoice) -> Iterator[AuditItem]:
-    """Every session under ``paths``, in order; unreadable input is yielded, not raised."""
+def read_paths(paths: Iterable[Path], parse: bool = True) -> Iterator[Document | UnreadableFile]:
+    """Every document under ``paths``, in order; unreadable files are yielded, not raised."""
     for given in paths:
         try:
             files = expand([given])
@@ -122,7 +123,12 @@ def audit_paths(paths: Iterable[Path], choice: RuleChoice) -> Iterator[AuditItem
             continue
         for path in files:
             try:
-                for doc in read_documents(path):
-                    yield audit_document(doc, choice)
+                yield from read_documents(path, parse)
             except ReadError as exc:
                 yield UnreadableFile(str(exc))
+
+
+def audit_paths(paths: Iterable[Path], choice: RuleChoice) -> Iterator[AuditItem]:
+    """Every session under ``paths``, audited in order."""
+    for doc in read_paths(paths):
+        yield doc if isinstance(doc, UnreadableFile) else audit_document(doc, choice)

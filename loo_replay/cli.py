@@ -16,10 +16,10 @@ import orjson
 import typer
 
 from loo_replay import __version__
-from loo_replay.audit import audit_paths
 from loo_replay.engine.options import OPTION_SPECS, OptionError, parse_option_text
 from loo_replay.output.audit_json import Summary, write_audit
-from loo_replay.output.text import report_lines
+from loo_replay.output.text import summary_line
+from loo_replay.pipeline import RenderSpec, rendered
 from loo_replay.rulesets import RuleChoice, RulesetError, builtin, builtin_names, load
 from loo_replay.simulate import Simulator, write_simulation
 
@@ -73,18 +73,6 @@ def rule_choice(ruleset: str | None, settings: list[str] | None) -> RuleChoice:
     return RuleChoice(chosen, overrides)
 
 
-def _styler(stream: object) -> object:
-    colour = hasattr(stream, "isatty") and stream.isatty() and not os.environ.get("NO_COLOR")
-    colours = {"bad": "red", "warn": "yellow", "title": "cyan"}
-
-    def style(text: str, kind: str) -> str:
-        if not colour:
-            return text
-        return typer.style(text, fg=colours.get(kind), bold=kind == "title")
-
-    return style
-
-
 @app.command()
 def validate(
     paths: PathsArg,
@@ -94,17 +82,23 @@ def validate(
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
     pretty: Annotated[bool, typer.Option(help="Indent the JSON output.")] = False,
+    jobs: Annotated[int, typer.Option(min=1, help="Audit in this many processes.")] = 1,
 ) -> None:
     """Re-check every declaration and card of the logs and report every finding."""
     choice = rule_choice(ruleset, settings)
-    items = audit_paths(paths, choice)
-    if output_format is Format.json:
-        summary = write_audit(items, sys.stdout.buffer, indent=pretty)
+    as_json = output_format is Format.json
+    colour = not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    pieces = rendered(paths, RenderSpec(choice, as_json, pretty, colour), jobs)
+    if as_json:
+        summary = write_audit(pieces, sys.stdout.buffer, indent=pretty)
     else:
         summary = Summary()
-        style = _styler(sys.stdout)
-        for line in report_lines(items, summary, style):  # type: ignore[arg-type]
-            typer.echo(line)
+        for piece in pieces:
+            summary.merge(piece.counts)
+            for line in piece.lines:
+                typer.echo(line)
+        typer.echo("")
+        typer.echo(summary_line(summary))
     for_errors = summary.unreadable_files
     if for_errors:
         typer.echo(f"loo-replay: {for_errors} input file(s) could not be read", err=True)

@@ -72,24 +72,30 @@ def _open(path: Path) -> io.BufferedIOBase:
         raise ReadError(f"{path}: cannot open: {exc.strerror or exc}") from None
 
 
-def _decode(file: str, line: int | None, raw: bytes) -> Document:
+def decode(doc: Document) -> Document:
+    """``doc`` with its JSON parsed (or the parse error), once."""
+    if doc.value is not None or doc.error is not None:
+        return doc
     try:
-        return Document(file, line, raw, orjson.loads(raw))
+        return Document(doc.file, doc.line, doc.raw, orjson.loads(doc.raw))
     except orjson.JSONDecodeError as exc:
-        return Document(file, line, raw, error=f"not valid JSON: {exc}")
+        return Document(doc.file, doc.line, doc.raw, error=f"not valid JSON: {exc}")
 
 
-def read_documents(path: Path) -> Iterator[Document]:
-    """Every document of one file, in order; ``ReadError`` if the file breaks off."""
+def read_documents(path: Path, parse: bool = True) -> Iterator[Document]:
+    """Every document of one file, in order; ``ReadError`` if the file breaks off.
+    With ``parse=False`` documents carry their bytes only (parsed later, elsewhere)."""
     name = str(path)
     stream = _open(path)
     try:
         with stream:
             if log_kind(path) == "json":
-                yield _decode(name, None, stream.read())
+                doc = Document(name, None, stream.read())
+                yield decode(doc) if parse else doc
                 return
             for number, raw in enumerate(stream, start=1):
                 if raw.strip():
-                    yield _decode(name, number, raw.rstrip(b"\r\n"))
+                    doc = Document(name, number, raw.rstrip(b"\r\n"))
+                    yield decode(doc) if parse else doc
     except (OSError, EOFError, zlib.error) as exc:
         raise ReadError(f"{path}: cannot read: {exc}") from None

@@ -35,6 +35,10 @@ class Summary:
     unreadable: int = 0
     unreadable_files: int = 0
 
+    def merge(self, other: Summary) -> None:
+        for name in self.__dataclass_fields__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
     def add(self, item: AuditItem) -> None:
         if isinstance(item, UnreadableFile):
             self.unreadable_files += 1
@@ -73,6 +77,26 @@ class Summary:
             "discrepancies": self.discrepancies,
             "unreadable": self.unreadable,
         }
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One audited document rendered for output, with its counts: what a worker
+    process sends back (``session`` JSON or ``error`` for json, ``lines`` for text)."""
+
+    counts: Summary
+    session: bytes | None = None
+    error: dict[str, Any] | None = None
+    lines: tuple[str, ...] = ()
+
+
+def json_piece(item: AuditItem, indent: bool = False) -> Piece:
+    counts = Summary()
+    counts.add(item)
+    if isinstance(item, SessionReport):
+        opt = orjson.OPT_INDENT_2 if indent else 0
+        return Piece(counts, session=orjson.dumps(session_json(item), option=opt))
+    return Piece(counts, error=unreadable_json(item))
 
 
 def violation_json(v: Violation) -> dict[str, Any]:
@@ -133,22 +157,22 @@ def unreadable_json(item: UnreadableDocument | UnreadableFile) -> dict[str, Any]
     return {"file": item.file, "line": item.line, "path": item.path, "message": item.message}
 
 
-def write_audit(items: Iterable[AuditItem], out: IO[bytes], indent: bool = False) -> Summary:
-    """Write the audit document for ``items``; sessions stream through a spool file so that
-    the summary can come first, as in LOG-FORMAT.md, while memory stays bounded."""
+def write_audit(pieces: Iterable[Piece], out: IO[bytes], indent: bool = False) -> Summary:
+    """Write the audit document; sessions stream through a spool file so that the summary
+    can come first, as in LOG-FORMAT.md, while memory stays bounded."""
     summary = Summary()
     errors: list[dict[str, Any]] = []
     opt = orjson.OPT_INDENT_2 if indent else 0
     with tempfile.SpooledTemporaryFile(max_size=32 << 20) as spool:
         first = True
-        for item in items:
-            summary.add(item)
-            if isinstance(item, SessionReport):
+        for piece in pieces:
+            summary.merge(piece.counts)
+            if piece.session is not None:
                 spool.write(b"" if first else b",")
-                spool.write(orjson.dumps(session_json(item), option=opt))
+                spool.write(piece.session)
                 first = False
-            else:
-                errors.append(unreadable_json(item))
+            if piece.error is not None:
+                errors.append(piece.error)
         head = {"loo_replay": __version__, "summary": summary.as_json()}
         out.write(orjson.dumps(head, option=opt)[:-1])
         out.write(b',"sessions":[')

@@ -8,12 +8,12 @@ from logs passes through ``safe`` so a name cannot garble the terminal.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
-from loo_replay.audit import AuditItem, SessionReport, UnreadableDocument, UnreadableFile
+from loo_replay.audit import AuditItem, SessionReport, UnreadableDocument
 from loo_replay.engine.cards import SUIT_SYMBOLS, display_cards
 from loo_replay.engine.session import DealAudit
-from loo_replay.output.audit_json import Summary
+from loo_replay.output.audit_json import Piece, Summary
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
@@ -109,18 +109,29 @@ def summary_line(summary: Summary) -> str:
     return text
 
 
-def report_lines(
-    items: Iterable[AuditItem], summary: Summary, style: Style = plain
-) -> Iterable[str]:
-    """Lines of the whole report, streaming; ``summary`` is filled as items pass."""
-    for item in items:
-        summary.add(item)
-        if isinstance(item, SessionReport):
-            yield from session_lines(item, style)
-        elif isinstance(item, UnreadableDocument):
-            where = f"{item.file}:{item.line}" if item.line else item.file
-            yield f"{style('UNREADABLE', 'bad')} {safe(where)} {safe(item.path)}: {safe(item.message, 400)}"
-        elif isinstance(item, UnreadableFile):
-            yield f"{style('UNREADABLE', 'bad')} {safe(item.message, 400)}"
-    yield ""
-    yield summary_line(summary)
+def item_lines(item: AuditItem, style: Style = plain) -> list[str]:
+    """The report of one audited document."""
+    if isinstance(item, SessionReport):
+        return session_lines(item, style)
+    if isinstance(item, UnreadableDocument):
+        where = f"{item.file}:{item.line}" if item.line else item.file
+        return [
+            f"{style('UNREADABLE', 'bad')} {safe(where)} {safe(item.path)}: {safe(item.message, 400)}"
+        ]
+    return [f"{style('UNREADABLE', 'bad')} {safe(item.message, 400)}"]
+
+
+def text_piece(item: AuditItem, colour: bool = False) -> Piece:
+    counts = Summary()
+    counts.add(item)
+    return Piece(counts, lines=tuple(item_lines(item, make_style(colour))))
+
+
+def make_style(colour: bool) -> Style:
+    """Colours for a terminal (red findings, yellow discrepancies), none when piped."""
+    colours = {"bad": "\x1b[31m", "warn": "\x1b[33m", "title": "\x1b[1;36m"}
+
+    def style(text: str, kind: str) -> str:
+        return f"{colours[kind]}{text}\x1b[0m" if colour and kind in colours else text
+
+    return style
