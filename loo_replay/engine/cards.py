@@ -36,15 +36,15 @@ def _spellings() -> dict[str, int]:
     return table
 
 
-_PARSE = _spellings()
+CARD_SPELLINGS: dict[str, int] = _spellings()  # exact spellings, upper and lower case
 
 
 def parse_card(text: object) -> int:
     """Card number for ``text`` (``"10H"``, ``"TH"``, ``"th"``, ``"10♥"``)."""
     if isinstance(text, str):
-        card = _PARSE.get(text)
+        card = CARD_SPELLINGS.get(text)
         if card is None:
-            card = _PARSE.get(text.upper())
+            card = CARD_SPELLINGS.get(text.upper())
         if card is not None:
             return card
     raise CardError(

@@ -26,29 +26,34 @@ Step = tuple[str, int]
 
 def winning_play(trick: Trick, state: DealState) -> tuple[int, int]:
     """(index into ``trick.plays``, power) of the card now winning ``trick``."""
-    led = led_suit(trick, state)
-    powers = POWER[state.pam][state.trump][led]
-    best, best_power = 0, -2
-    for i, (_, card, _) in enumerate(trick.plays):
-        if powers[card] > best_power:
-            best, best_power = i, powers[card]
-    return best, best_power
+    return trick.win, trick.win_power
 
 
 def led_suit(trick: Trick, state: DealState) -> int:
     """The suit the lead calls for; Pam leads the trump suit once trumps are fixed."""
-    card = trick.plays[0][1]
-    if state.pam and card == PAM and state.trump != NO_TRUMP:
-        return state.trump
-    return card // 13
+    return trick.led
 
 
 def is_trumped(trick: Trick, state: DealState) -> bool:
     """A trick led in a plain suit to which a trump has been played."""
-    if state.trump == NO_TRUMP or led_suit(trick, state) == state.trump:
-        return False
-    trumps = state.trump_mask
-    return any(trumps >> card & 1 for _, card, _ in trick.plays)
+    return trick.trumped
+
+
+def add_card(state: DealState, trick: Trick, seat: int, card: int, legal: int) -> None:
+    """Play ``card`` to ``trick``: the one place where the suit led, the winning card and
+    whether the trick is trumped are decided (RULES.md §1, winning card)."""
+    trump = state.trump
+    if not trick.plays:
+        trick.led = trump if state.pam and card == PAM and trump != NO_TRUMP else card // 13
+    power = POWER[state.pam][trump][trick.led][card]
+    if power > trick.win_power:
+        trick.win, trick.win_power = len(trick.plays), power
+    if trump != NO_TRUMP and trick.led != trump and state.trump_mask >> card & 1:
+        trick.trumped = True
+    trick.plays.append((seat, card, legal))
+    trick.seats |= 1 << seat
+    state.hands[seat] &= ~(1 << card)
+    state.played |= 1 << card
 
 
 def _higher(mask: int, powers: tuple[int, ...], than: int) -> int:

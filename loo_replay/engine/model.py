@@ -118,11 +118,21 @@ class Violation:
 
 @dataclass(slots=True)
 class Trick:
-    """One trick as played: ``plays`` are (seat, card, legal mask) in order."""
+    """One trick as played: ``plays`` are (seat, card, legal mask) in order.
+
+    ``led``, ``win``/``win_power`` and ``trumped`` are kept up to date card by card
+    (``legal.add_card``) so that judging the next card costs a few integer operations.
+    """
 
     number: int
     leader: int
+    order: list[int] = field(default_factory=list)  # seats due to play, from the leader
     plays: list[tuple[int, int, int]] = field(default_factory=list)
     winner: int | None = None
     dead: list[tuple[int, int]] = field(default_factory=list)  # out-of-turn cards
     void: bool = False  # someone could not follow the suit led (on_void trump turns)
+    led: int = -1  # the suit led, once led
+    win: int = 0  # index in ``plays`` of the card winning so far
+    win_power: int = -2
+    trumped: bool = False  # led in a plain suit and a trump played to it
+    seats: int = 0  # mask of the seats that have played

@@ -10,17 +10,11 @@ stops the replay with a ``LogError`` and the deal is rejected.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from loo_replay.engine.cards import CLUBS, display, display_cards, mask_of
 from loo_replay.engine.flush import best_flush, is_flush
-from loo_replay.engine.legal import (
-    breach,
-    describe_play,
-    explain,
-    led_suit,
-    legal_cards,
-    winning_play,
-)
+from loo_replay.engine.legal import add_card, breach, describe_play, explain, legal_cards
 from loo_replay.engine.model import (
     DEFEND,
     PASS,
@@ -126,6 +120,7 @@ class Replay:
         self.leader = -1
         self.turn_due = False  # on_void: a trump turn is due before the next trick
         self.ignored = 0
+        self.active_mask = 0  # seats in the play, once the declarations close
         self.state = DealState(
             options=options,
             seats=record.seats,
@@ -181,8 +176,7 @@ class Replay:
         trick = self.state.trick
         if trick is None:
             return None if len(self.state.tricks) == self.o.deal_hand_size else self.leader
-        done = {s for s, _, _ in trick.plays}
-        return next((s for s in self._trick_order(trick) if s not in done), None)
+        return trick.order[len(trick.plays)] if len(trick.plays) < len(trick.order) else None
 
     def finish(self) -> DealResult:
         r = self.result
@@ -279,6 +273,12 @@ class Replay:
 
     def _check_unique(self) -> None:
         rec = self.record
+        cards = [c for hand in rec.hands if hand for c in hand] + list(rec.miss or ())
+        if rec.turn_up is not None:
+            cards.append(rec.turn_up)
+        self.seen = mask_of(cards)
+        if self.seen.bit_count() == len(cards):
+            return
         places: list[tuple[str, int]] = []
         for seat, hand in enumerate(rec.hands):
             for i, card in enumerate(hand or ()):
@@ -295,7 +295,6 @@ class Replay:
                     f"{display(card)} is dealt twice (also at {first[card]}): a card in two places",
                 )
             first[card] = path
-            self.seen |= 1 << card
 
     def _misdeal_problems(self, plan: DealPlan) -> list[str]:
         rec, o = self.record, self.o
@@ -440,6 +439,7 @@ class Replay:
         if not r.must:
             active = [s for s in active if decl[s] is not None]
         r.active = self.state.active = active
+        self.active_mask = sum(1 << s for s in active)
         if not active or active == [dealer]:
             r.outcome = "all_passed"
         elif len(active) == 1:
@@ -610,50 +610,60 @@ class Replay:
                 )
             self.ignored += 1
             return
-        state, r = self.state, self.result
-        path = f"/events/{ev.index}"
-        who = self.name(ev.seat)
+        state = self.state
+        seat = ev.seat
         trick = state.trick
         if trick is None:
-            if len(state.tricks) == self.o.deal_hand_size:
-                raise self.reject(path, f"{who} plays after the last trick: more plays than tricks")
-            if self.turn_due:
-                self.turn_due = False
-                self.violate(
-                    "trump-turn",
-                    self.record.dealer,
-                    f"a player was void in the suit led to trick {len(state.tricks)}, but "
-                    f"{self.name(self.record.dealer)} turned no trump before trick "
-                    f"{len(state.tricks) + 1}",
-                    trick=len(state.tricks) + 1,
-                    event=ev.index,
-                )
-            trick = Trick(number=len(state.tricks) + 1, leader=self.leader)
-            state.tricks.append(trick)
-        if r.declarations[ev.seat] == PASS or ev.seat not in state.active:
-            raise self.reject(path, f"{who} plays, but he passed and is not in the play")
-        if ev.seat in state.retired:
-            raise self.reject(path, f"{who} plays, but he retired after playing out of turn")
-        if any(s == ev.seat for s, _, _ in trick.plays):
-            raise self.reject(path, f"{who} plays a second card to trick {trick.number}")
-        hand = state.hands[ev.seat]
-        if not hand >> ev.card & 1:
+            trick = self._new_trick(ev)
+        if not self.active_mask >> seat & 1 or seat in state.retired or trick.seats >> seat & 1:
+            self._impossible_play(ev, trick)
+        if not state.hands[seat] >> ev.card & 1:
             raise self.reject(
-                f"{path}/card",
-                f"{who} plays {display(ev.card)}, which he does not hold "
-                f"(he holds {display_cards(state.held(ev.seat))})",
+                f"/events/{ev.index}/card",
+                f"{self.name(seat)} plays {display(ev.card)}, which he does not hold "
+                f"(he holds {display_cards(state.held(seat))})",
             )
-        on_turn = self.on_turn()
-        if ev.seat != on_turn and on_turn is not None:
+        on_turn = trick.order[len(trick.plays)]
+        if seat != on_turn:
             self._out_of_turn(ev, trick, on_turn)
         else:
             self._judge(ev, trick)
-        self._maybe_close_trick(trick)
+        if len(trick.plays) == len(trick.order):
+            self._close_trick(trick)
 
-    def _trick_order(self, trick: Trick) -> list[int]:
-        playing = self.state.playing()
-        start = playing.index(trick.leader) if trick.leader in playing else 0
-        return playing[start:] + playing[:start]
+    def _new_trick(self, ev: Play) -> Trick:
+        state = self.state
+        number = len(state.tricks) + 1
+        if number > self.o.deal_hand_size:
+            raise self.reject(
+                f"/events/{ev.index}",
+                f"{self.name(ev.seat)} plays after the last trick: more plays than tricks",
+            )
+        if self.turn_due:
+            self.turn_due = False
+            self.violate(
+                "trump-turn",
+                self.record.dealer,
+                f"a player was void in the suit led to trick {number - 1}, but "
+                f"{self.name(self.record.dealer)} turned no trump before trick {number}",
+                trick=number,
+                event=ev.index,
+            )
+        trick = Trick(number=number, leader=self.leader)
+        playing = state.playing()
+        start = playing.index(self.leader) if self.leader in playing else 0
+        trick.order = playing[start:] + playing[:start]
+        state.tricks.append(trick)
+        return trick
+
+    def _impossible_play(self, ev: Play, trick: Trick) -> NoReturn:
+        who = self.name(ev.seat)
+        path = f"/events/{ev.index}"
+        if ev.seat in self.state.retired:
+            raise self.reject(path, f"{who} plays, but he retired after playing out of turn")
+        if trick.seats >> ev.seat & 1:
+            raise self.reject(path, f"{who} plays a second card to trick {trick.number}")
+        raise self.reject(path, f"{who} plays, but he passed and is not in the play")
 
     def _out_of_turn(self, ev: Play, trick: Trick, on_turn: int) -> None:
         state = self.state
@@ -662,6 +672,7 @@ class Replay:
         state.hands[ev.seat] &= ~(1 << ev.card)
         state.played |= 1 << ev.card
         state.retired.add(ev.seat)
+        trick.order.remove(ev.seat)
         trick.dead.append((ev.seat, ev.card))
         self.charge_current(ev.seat, amount)
         self.violate(
@@ -702,25 +713,18 @@ class Replay:
                 event=ev.index,
             )
         if trick.plays:
-            led_mask = state.suit_masks[led_suit(trick, state)]
-            if not state.hands[ev.seat] & led_mask:
+            if not state.hands[ev.seat] & state.suit_masks[trick.led]:
                 trick.void = True
-        state.hands[ev.seat] &= ~(1 << ev.card)
-        state.played |= 1 << ev.card
-        trick.plays.append((ev.seat, ev.card, legal))
-        if len(trick.plays) == 1 and state.trump == NO_TRUMP and self.method == "first_lead":
+        elif state.trump == NO_TRUMP and self.method == "first_lead":
             state.trump = ev.card // 13
+        add_card(state, trick, ev.seat, ev.card, legal)
 
-    def _maybe_close_trick(self, trick: Trick) -> None:
-        state, r = self.state, self.result
-        played = {s for s, _, _ in trick.plays}
-        if any(s not in played for s in state.playing()):
-            return
+    def _close_trick(self, trick: Trick) -> None:
+        state = self.state
         if trick.plays:
-            index, _ = winning_play(trick, state)
-            winner = trick.plays[index][0]
+            winner = trick.plays[trick.win][0]
             trick.winner = winner
-            r.tricks_won[winner] += 1
+            self.result.tricks_won[winner] += 1
             self.leader = winner
         else:
             trick.winner = -1  # everyone retired: a trick nobody won

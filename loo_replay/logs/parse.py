@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from loo_replay.engine.cards import CardError, parse_card
+from loo_replay.engine.cards import CARD_SPELLINGS, CardError, parse_card
 from loo_replay.engine.model import (
     ACTIONS,
     DealRecord,
@@ -60,6 +60,7 @@ EVENT_REQUIRED = {
     "turn_up": ("card",),
     "play": ("player", "card"),
 }
+PLAIN_ACTIONS = frozenset(ACTIONS)
 RECORDED_INTS = ("pool_start", "pool_next")
 RECORDED_MAPS = ("tricks", "payouts", "looed", "penalties", "stacks")
 
@@ -131,6 +132,10 @@ def _card(value: Any, path: str) -> int:
 
 
 def _cards(value: Any, path: str, least: int = 0) -> tuple[int, ...]:
+    if type(value) is list and least <= len(value) <= 52:
+        plain = tuple(CARD_SPELLINGS.get(c, -1) if type(c) is str else -1 for c in value)
+        if -1 not in plain:
+            return plain
     items = _list(value, path, "a list of cards", 52)
     if len(items) < least:
         _fail(path, f"expected at least {least} card(s)")
@@ -296,44 +301,68 @@ def _seat(value: Any, path: str, seats: Mapping[str, int]) -> int:
 
 def _events(value: Any, path: str, seats: Mapping[str, int]) -> Iterator[Event]:
     for i, raw in enumerate(_list(value, path, "the events")):
-        where = f"{path}/{i}"
-        ev = _object(raw, where, "an event")
-        kind = ev.get("type")
-        if "type" not in ev:
-            _fail(where, "an event lacks required field 'type'")
-        if kind not in EVENT_FIELDS:
-            _fail(
-                f"{where}/type",
-                f"expected an event type ({', '.join(EVENT_FIELDS)}), got {_shown(kind)}",
-            )
-        allowed = ("type", "meta", *EVENT_FIELDS[kind])
-        _fields(ev, where, allowed, f"a {kind} event")
-        _required(ev, where, EVENT_REQUIRED[kind], f"a {kind} event")
-        _meta(ev, where)
-        if kind == "play":
-            announce = ev.get("announce")
-            if "announce" in ev and announce != "pam_be_civil":
-                _fail(f"{where}/announce", f'expected "pam_be_civil", got {_shown(announce)}')
-            yield Play(
-                i,
-                _seat(ev["player"], f"{where}/player", seats),
-                _card(ev["card"], f"{where}/card"),
-                announce is not None,
-            )
-        elif kind == "declare":
-            action = ev["action"]
-            if action not in ACTIONS or not isinstance(action, str):
-                _fail(f"{where}/action", f"expected {' | '.join(ACTIONS)}, got {_shown(action)}")
-            yield Declare(i, _seat(ev["player"], f"{where}/player", seats), action)
-        elif kind == "exchange":
-            seat = _seat(ev["player"], f"{where}/player", seats)
-            discard = _cards(ev["discard"], f"{where}/discard", 1)
-            draw = _cards(ev["draw"], f"{where}/draw", 1)
-            yield Exchange(i, seat, discard, draw)
-        elif kind == "show_flush":
-            yield ShowFlush(i, _seat(ev["player"], f"{where}/player", seats))
-        else:
-            yield TurnUp(i, _card(ev["card"], f"{where}/card"))
+        event = _plain_event(i, raw, seats)
+        yield event if event is not None else _event(i, raw, path, seats)
+
+
+def _plain_event(i: int, ev: Any, seats: Mapping[str, int]) -> Event | None:
+    """The common shapes (a bare play or declaration, nothing odd) without building any
+    path; None sends the event through the full check in ``_event``."""
+    if type(ev) is not dict or len(ev) != 3:
+        return None
+    kind = ev.get("type")
+    seat = seats.get(ev.get("player"))  # type: ignore[arg-type]
+    if seat is None:
+        return None
+    if kind == "play":
+        card = CARD_SPELLINGS.get(ev.get("card"))  # type: ignore[arg-type]
+        return None if card is None else Play(i, seat, card)
+    if kind == "declare":
+        action = ev.get("action")
+        return Declare(i, seat, action) if action in PLAIN_ACTIONS else None
+    return None
+
+
+def _event(i: int, raw: Any, path: str, seats: Mapping[str, int]) -> Event:
+    """One event, every field checked, every error with its pointer."""
+    where = f"{path}/{i}"
+    ev = _object(raw, where, "an event")
+    kind = ev.get("type")
+    if "type" not in ev:
+        _fail(where, "an event lacks required field 'type'")
+    if kind not in EVENT_FIELDS:
+        _fail(
+            f"{where}/type",
+            f"expected an event type ({', '.join(EVENT_FIELDS)}), got {_shown(kind)}",
+        )
+    allowed = ("type", "meta", *EVENT_FIELDS[kind])
+    _fields(ev, where, allowed, f"a {kind} event")
+    _required(ev, where, EVENT_REQUIRED[kind], f"a {kind} event")
+    _meta(ev, where)
+    if kind == "play":
+        announce = ev.get("announce")
+        if "announce" in ev and announce != "pam_be_civil":
+            _fail(f"{where}/announce", f'expected "pam_be_civil", got {_shown(announce)}')
+        return Play(
+            i,
+            _seat(ev["player"], f"{where}/player", seats),
+            _card(ev["card"], f"{where}/card"),
+            announce is not None,
+        )
+    elif kind == "declare":
+        action = ev["action"]
+        if action not in ACTIONS or not isinstance(action, str):
+            _fail(f"{where}/action", f"expected {' | '.join(ACTIONS)}, got {_shown(action)}")
+        return Declare(i, _seat(ev["player"], f"{where}/player", seats), action)
+    elif kind == "exchange":
+        seat = _seat(ev["player"], f"{where}/player", seats)
+        discard = _cards(ev["discard"], f"{where}/discard", 1)
+        draw = _cards(ev["draw"], f"{where}/draw", 1)
+        return Exchange(i, seat, discard, draw)
+    elif kind == "show_flush":
+        return ShowFlush(i, _seat(ev["player"], f"{where}/player", seats))
+    else:
+        return TurnUp(i, _card(ev["card"], f"{where}/card"))
 
 
 def _recorded(value: Any, path: str) -> Recorded:
