@@ -32,5 +32,8 @@ lint: $(STAMP)
 test: lint $(CHROMIUM)
 	$(BIN)/python -m pytest -n 2 -q
 
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -83,12 +83,16 @@ def validate(
     settings: SetOpt = None,
     pretty: Annotated[bool, typer.Option(help="Indent the JSON output.")] = False,
     jobs: Annotated[int, typer.Option(min=1, help="Audit in this many processes.")] = 1,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help="Audit on the Dask cluster at this address (the dask extra)."),
+    ] = None,
 ) -> None:
     """Re-check every declaration and card of the logs and report every finding."""
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
     colour = not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    pieces = rendered(paths, RenderSpec(choice, as_json, pretty, colour), jobs)
+    pieces = rendered(paths, RenderSpec(choice, as_json, pretty, colour), jobs, scheduler)
     if as_json:
         summary = write_audit(pieces, sys.stdout.buffer, indent=pretty)
     else:

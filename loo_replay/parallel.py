@@ -1,4 +1,4 @@
-"""An ordered, bounded map over worker processes.
+"""An ordered, bounded map over worker processes, local or on a Dask cluster.
 
 The audit of one session document is a pure function of its bytes, so work
 can go to other processes and come back in input order: output with
@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -34,6 +34,27 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T], jobs: int) -> Iterator
         pending: deque[Future[R]] = deque()
         for item in items:
             pending.append(pool.submit(fn, item))
+            if len(pending) >= window:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def dask_map(fn: Callable[[T], R], items: Iterable[T], scheduler: str) -> Iterator[R]:
+    """``map(fn, items)`` on the Dask cluster at ``scheduler``, in order, bounded.
+
+    Needs the ``dask`` extra (``pip install 'loo-replay[dask]'``); each task is a pure
+    function of its input, so results equal a local run's.
+    """
+    try:
+        from distributed import Client
+    except ImportError as exc:  # the extra is optional
+        raise RuntimeError("--scheduler needs Dask: pip install 'loo-replay[dask]'") from exc
+    with Client(scheduler) as client:  # type: ignore[no-untyped-call]
+        window = 4 * max(1, sum(client.nthreads().values()))
+        pending: deque[Any] = deque()
+        for item in items:
+            pending.append(client.submit(fn, item, pure=False))
             if len(pending) >= window:
                 yield pending.popleft().result()
         while pending:

@@ -15,7 +15,7 @@ from loo_replay.audit import UnreadableFile, audit_document, read_paths
 from loo_replay.logs.reader import Document
 from loo_replay.output.audit_json import Piece, json_piece
 from loo_replay.output.text import text_piece
-from loo_replay.parallel import batched, ordered_map
+from loo_replay.parallel import batched, dask_map, ordered_map
 from loo_replay.rulesets import RuleChoice
 
 BATCH = 64  # documents per task: large enough to amortise a process hop, small for memory
@@ -38,9 +38,16 @@ def render_batch(task: tuple[list[Document | UnreadableFile], RenderSpec]) -> li
     return pieces
 
 
-def rendered(paths: Iterable[Path], spec: RenderSpec, jobs: int = 1) -> Iterator[Piece]:
-    """Every document under ``paths`` audited and rendered, in input order."""
+def rendered(
+    paths: Iterable[Path], spec: RenderSpec, jobs: int = 1, scheduler: str | None = None
+) -> Iterator[Piece]:
+    """Every document under ``paths`` audited and rendered, in input order: in this
+    process, in ``jobs`` local processes, or on the Dask cluster at ``scheduler``."""
     docs = read_paths(paths, parse=False)
     tasks = ((batch, spec) for batch in batched(docs, BATCH))
-    for pieces in ordered_map(render_batch, tasks, jobs):
+    if scheduler:
+        results = dask_map(render_batch, tasks, scheduler)
+    else:
+        results = ordered_map(render_batch, tasks, jobs)
+    for pieces in results:
         yield from pieces
