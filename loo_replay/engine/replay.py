@@ -429,7 +429,7 @@ class Replay:
                 if seat == dealer and all(decl[s] == PASS for s in others):
                     continue
                 raise self.reject(
-                    "/events",
+                    "",
                     f"no declaration by {self.name(seat)} (declarations go clockwise "
                     f"from {self.name(self.clockwise[0])})",
                 )
@@ -744,7 +744,7 @@ class Replay:
                 "the hand was abandoned there"
             )
             return
-        raise self.reject("/events", f"the record stops after {done} of {size} tricks")
+        raise self.reject("", f"the record stops after {done} of {size} tricks")
 
 
 def replay_deal(record: DealRecord, options: Options, context: DealContext) -> DealResult:

@@ -60,7 +60,6 @@ EVENT_REQUIRED = {
     "turn_up": ("card",),
     "play": ("player", "card"),
 }
-PLAIN_ACTIONS = frozenset(ACTIONS)
 RECORDED_INTS = ("pool_start", "pool_next")
 RECORDED_MAPS = ("tricks", "payouts", "looed", "penalties", "stacks")
 
@@ -310,16 +309,17 @@ def _plain_event(i: int, ev: Any, seats: Mapping[str, int]) -> Event | None:
     path; None sends the event through the full check in ``_event``."""
     if type(ev) is not dict or len(ev) != 3:
         return None
-    kind = ev.get("type")
-    seat = seats.get(ev.get("player"))  # type: ignore[arg-type]
+    kind, player = ev.get("type"), ev.get("player")
+    seat = seats.get(player) if type(player) is str else None
     if seat is None:
         return None
     if kind == "play":
-        card = CARD_SPELLINGS.get(ev.get("card"))  # type: ignore[arg-type]
-        return None if card is None else Play(i, seat, card)
+        card = ev.get("card")
+        number = CARD_SPELLINGS.get(card) if type(card) is str else None
+        return None if number is None else Play(i, seat, number)
     if kind == "declare":
         action = ev.get("action")
-        return Declare(i, seat, action) if action in PLAIN_ACTIONS else None
+        return Declare(i, seat, action) if type(action) is str and action in ACTIONS else None
     return None
 
 
@@ -330,7 +330,7 @@ def _event(i: int, raw: Any, path: str, seats: Mapping[str, int]) -> Event:
     kind = ev.get("type")
     if "type" not in ev:
         _fail(where, "an event lacks required field 'type'")
-    if kind not in EVENT_FIELDS:
+    if not isinstance(kind, str) or kind not in EVENT_FIELDS:
         _fail(
             f"{where}/type",
             f"expected an event type ({', '.join(EVENT_FIELDS)}), got {_shown(kind)}",
