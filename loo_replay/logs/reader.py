@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
 
 SUFFIXES = (".json", ".jsonl", ".ndjson")
 
@@ -72,14 +72,44 @@ def _open(path: Path) -> io.BufferedIOBase:
         raise ReadError(f"{path}: cannot open: {exc.strerror or exc}") from None
 
 
+class _Duplicate(ValueError):
+    pass
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise _Duplicate(f"duplicate key {key!r} in one object: a record must not say two things")
+    return obj
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def decode(doc: Document) -> Document:
-    """``doc`` with its JSON parsed (or the parse error), once."""
+    """``doc`` with its JSON parsed (or the parse error), once.
+
+    Python's own parser, not orjson, because it reports duplicate keys (orjson keeps the
+    last silently, and an audit must not guess which of two values the recorder meant);
+    it costs about 30 µs a deal.
+    """
     if doc.value is not None or doc.error is not None:
         return doc
     try:
-        return Document(doc.file, doc.line, doc.raw, orjson.loads(doc.raw))
-    except orjson.JSONDecodeError as exc:
-        return Document(doc.file, doc.line, doc.raw, error=f"not valid JSON: {exc}")
+        text = doc.raw.decode("utf-8")
+        value = json.loads(text, object_pairs_hook=_object, parse_constant=_constant)
+    except (ValueError, RecursionError) as exc:
+        if isinstance(exc, UnicodeDecodeError):
+            reason = f"not UTF-8 (byte {exc.start}: {exc.reason})"
+        elif isinstance(exc, RecursionError):
+            reason = "not valid JSON: nested too deeply"
+        else:
+            reason = f"not valid JSON: {exc}"
+        return Document(doc.file, doc.line, doc.raw, error=reason)
+    return Document(doc.file, doc.line, doc.raw, value)
 
 
 def read_documents(path: Path, parse: bool = True) -> Iterator[Document]:
