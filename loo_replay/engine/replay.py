@@ -279,22 +279,23 @@ class Replay:
         self.seen = mask_of(cards)
         if self.seen.bit_count() == len(cards):
             return
-        places: list[tuple[str, int]] = []
+        places: list[tuple[str, str, int]] = []  # (pointer, where in words, card)
         for seat, hand in enumerate(rec.hands):
             for i, card in enumerate(hand or ()):
-                places.append((f"/hands/{self.name(seat)}/{i}", card))
+                places.append((f"/hands/{self.name(seat)}/{i}", f"{self.name(seat)}'s hand", card))
         for i, card in enumerate(rec.miss or ()):
-            places.append((f"/miss/{i}", card))
+            places.append((f"/miss/{i}", "the Miss", card))
         if rec.turn_up is not None:
-            places.append(("/turn_up", rec.turn_up))
+            places.append(("/turn_up", "the turn-up", rec.turn_up))
         first: dict[int, str] = {}
-        for path, card in places:
+        for path, where, card in places:
             if card in first:
                 raise self.reject(
                     path,
-                    f"{display(card)} is dealt twice (also at {first[card]}): a card in two places",
+                    f"{display(card)} is dealt twice, to {where} and to {first[card]}: "
+                    "a card in two places",
                 )
-            first[card] = path
+            first[card] = where
 
     def _misdeal_problems(self, plan: DealPlan) -> list[str]:
         rec, o = self.record, self.o

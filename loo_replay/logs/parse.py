@@ -388,7 +388,8 @@ def parse_deal(value: Any, path: str, header: SessionHeader) -> DealInput:
     dealer: str | None = None
     if isinstance(value, dict):
         n, d = value.get("deal"), value.get("dealer")
-        number = n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else None
+        ok = isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_INT
+        number = n if ok else None
         dealer = d if isinstance(d, str) and d in header.players else None
     try:
         return _parse_deal(value, path, header)
