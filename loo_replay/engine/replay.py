@@ -326,7 +326,7 @@ class Replay:
         return problems
 
     def _fix_trump(self, card: int) -> None:
-        self.state.trump = card // 13
+        self.state.fix_trump(card // 13)
         self.state.turned |= 1 << card
 
     def _flushes_count(self) -> bool:
@@ -717,7 +717,7 @@ class Replay:
             if not state.hands[ev.seat] & state.suit_masks[trick.led]:
                 trick.void = True
         elif state.trump == NO_TRUMP and self.method == "first_lead":
-            state.trump = ev.card // 13
+            state.fix_trump(ev.card // 13)
         add_card(state, trick, ev.seat, ev.card, legal)
 
     def _close_trick(self, trick: Trick) -> None:

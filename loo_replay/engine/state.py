@@ -26,17 +26,19 @@ class DealState:
     tricks: list[Trick] = field(default_factory=list)
     announce: bool = False  # "Pam, be civil" announced with the current lead
 
-    @property
-    def pam(self) -> bool:
-        return self.options.deal_pam
+    pam: bool = field(init=False)
+    suit_masks: tuple[int, ...] = field(init=False)  # the suits as cards belong to them now
+    trump_mask: int = 0  # every trump, Pam included where he counts
 
-    @property
-    def suit_masks(self) -> tuple[int, ...]:
-        return SUIT_MASK_TABLE[self.options.deal_pam][self.trump]
+    def __post_init__(self) -> None:
+        self.pam = self.options.deal_pam
+        self.fix_trump(self.trump)
 
-    @property
-    def trump_mask(self) -> int:
-        return 0 if self.trump == NO_TRUMP else self.suit_masks[self.trump]
+    def fix_trump(self, suit: int) -> None:
+        """Trumps are ``suit`` from now on (``NO_TRUMP`` for none)."""
+        self.trump = suit
+        self.suit_masks = SUIT_MASK_TABLE[self.pam][suit]
+        self.trump_mask = 0 if suit == NO_TRUMP else self.suit_masks[suit]
 
     @property
     def trick(self) -> Trick | None:

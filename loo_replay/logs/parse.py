@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, NoReturn
 
 from loo_replay.engine.cards import CARD_SPELLINGS, CardError, parse_card
@@ -171,6 +172,10 @@ class SessionHeader:
     started_at: str | None = None
     venue: str | None = None
     meta: Mapping[str, Any] | None = None
+
+    @cached_property
+    def player_set(self) -> frozenset[str]:
+        return frozenset(self.players)
 
 
 @dataclass
@@ -365,7 +370,7 @@ def _event(i: int, raw: Any, path: str, seats: Mapping[str, int]) -> Event:
         return TurnUp(i, _card(ev["card"], f"{where}/card"))
 
 
-def _recorded(value: Any, path: str) -> Recorded:
+def _recorded(value: Any, path: str, players: frozenset[str]) -> Recorded:
     r = _object(value, path, "the recorded outcome")
     _fields(r, path, RECORDED_INTS + RECORDED_MAPS, "recorded")
     ints = {k: _int(r[k], f"{path}/{k}") for k in RECORDED_INTS if k in r}
@@ -374,8 +379,14 @@ def _recorded(value: Any, path: str) -> Recorded:
         if key in r:
             where = f"{path}/{key}"
             least = -MAX_INT if key == "stacks" else 0
+            raw = r[key]
+            if type(raw) is dict and all(
+                type(v) is int and least <= v <= MAX_INT and p in players for p, v in raw.items()
+            ):
+                maps[key] = raw  # player ids of the session and plain counts: nothing to check
+                continue
             out: dict[str, int] = {}
-            for pid, val in _object(r[key], where, f"recorded {key}").items():
+            for pid, val in _object(raw, where, f"recorded {key}").items():
                 _player_id(pid, where)
                 out[pid] = _int(val, f"{where}/{pointer_token(pid)}", least)
             maps[key] = out
@@ -434,7 +445,9 @@ def _parse_deal(value: Any, path: str, header: SessionHeader) -> DealInput:
             _fail(f"{path}/misdeal", f"expected true or false, got {_shown(d['misdeal'])}")
         misdeal = d["misdeal"]
     events = tuple(_events(d["events"], f"{path}/events", seats)) if "events" in d else ()
-    recorded = _recorded(d["recorded"], f"{path}/recorded") if "recorded" in d else None
+    recorded = (
+        _recorded(d["recorded"], f"{path}/recorded", header.player_set) if "recorded" in d else None
+    )
     _meta(d, path)
     record = DealRecord(
         number=number,
