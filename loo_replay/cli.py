@@ -20,6 +20,7 @@ from loo_replay.engine.options import OPTION_SPECS, OptionError, parse_option_te
 from loo_replay.output.audit_json import Summary, write_audit
 from loo_replay.output.text import summary_line
 from loo_replay.pipeline import RenderSpec, rendered
+from loo_replay.replayer import commands as replay_commands
 from loo_replay.rulesets import RuleChoice, RulesetError, builtin, builtin_names, load
 from loo_replay.simulate import Simulator, write_simulation
 
@@ -175,6 +176,9 @@ def _root(
     if version:
         typer.echo(f"loo-replay {__version__}")
         raise typer.Exit(0)
+
+
+app.command()(replay_commands.replay)
 
 
 def main() -> None:

@@ -1,0 +1,110 @@
+"""``loo-replay replay``: one deal trick by trick, in the terminal or as an HTML page.
+
+Thin, like the other commands: find the deal, build its steps, render, and
+turn every failure into one sentence and an exit status (2 bad usage or
+unreadable input, 1 a rejected deal or a deal with findings, 0 a clean deal).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from loo_replay.output.text import safe
+from loo_replay.replayer.html import render_page
+from loo_replay.replayer.locate import NotFound, Rejected, find_deal, find_session
+from loo_replay.replayer.steps import DealReplay, ReplayError, build_replay
+from loo_replay.replayer.terminal import step_through, styler, transcript
+from loo_replay.rulesets import RuleChoice
+
+
+def _fail(message: str, status: int) -> typer.Exit:
+    typer.echo(f"loo-replay: {message}", err=True)
+    return typer.Exit(status)
+
+
+def _choice(ruleset: str | None, settings: list[str] | None) -> RuleChoice:
+    # Imported here: cli imports this module to register the command.
+    from loo_replay.cli import rule_choice
+
+    return rule_choice(ruleset, settings)
+
+
+def replay(
+    file: Annotated[
+        Path, typer.Argument(help="A hand-log file (.json, .jsonl, optionally .gz) or a directory.")
+    ],
+    deal: Annotated[int, typer.Option("--deal", min=1, help="The deal number to replay.")],
+    session: Annotated[
+        str | None,
+        typer.Option("--session", help="The session id; needed when the file holds several."),
+    ] = None,
+    step: Annotated[
+        bool,
+        typer.Option(
+            "--step", help="Step through interactively: Enter for the next event, q quits."
+        ),
+    ] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html", metavar="FILE", help="Write a self-contained page to step through instead."
+        ),
+    ] = None,
+    ruleset: Annotated[
+        str | None,
+        typer.Option("--ruleset", help="A built-in ruleset or a TOML file; overrides the log's."),
+    ] = None,
+    settings: Annotated[
+        list[str] | None,
+        typer.Option("--set", metavar="OPTION=VALUE", help="Override one rule option; repeatable."),
+    ] = None,
+) -> None:
+    """Replay one deal trick by trick: hands, legal cards, findings where they happened, settlement."""
+    choice = _choice(ruleset, settings)
+    try:
+        report = find_session([file], choice, session)
+        audit = find_deal(report, deal)
+        rp = build_replay(report, audit)
+    except NotFound as exc:
+        raise _fail(str(exc), 2) from None
+    except Rejected as exc:
+        typer.echo(f"loo-replay: {exc}:", err=True)
+        for e in exc.deal.errors:
+            typer.echo(f"  error {safe(e.path)}: {safe(e.message, 400)}", err=True)
+        raise typer.Exit(1) from None
+    except ReplayError as exc:
+        raise _fail(str(exc), 1) from None
+    if html is not None:
+        _write_page(rp, html)
+    else:
+        _show(rp, step)
+    raise typer.Exit(1 if audit.violations or audit.discrepancies else 0)
+
+
+def _write_page(rp: DealReplay, path: Path) -> None:
+    try:
+        path.write_text(render_page(rp), encoding="utf-8")
+    except OSError as exc:
+        raise _fail(
+            f"cannot write {safe(str(path))}: {safe(exc.strerror or str(exc))}", 2
+        ) from None
+    typer.echo(f"wrote deal {rp.number} of session {safe(rp.session_id)} to {path}", err=True)
+
+
+def _show(rp: DealReplay, step: bool) -> None:
+    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    style = styler(colour)
+    if step and sys.stdin.isatty():
+        step_through(rp, style, typer.echo, input)
+        return
+    if step:
+        typer.echo(
+            "loo-replay: --step needs a terminal on standard input; showing every step", err=True
+        )
+    for line in transcript(rp, style):
+        typer.echo(line)

@@ -1,0 +1,181 @@
+"""The deal as a self-contained HTML page to step through in a browser.
+
+The steps travel as JSON inside ``<script type="application/json">`` (every
+``<``, ``>`` and ``&`` escaped, so no text can close the element) and the
+page's own script builds the DOM with ``textContent`` only.  A Content
+Security Policy allows nothing but the page's own style and script, by hash:
+no CDN, no external file, and an injected script would not run.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from loo_replay.audit import SessionReport
+from loo_replay.engine.cards import SUIT_SYMBOLS, display
+from loo_replay.engine.model import Violation
+from loo_replay.engine.session import DealAudit
+from loo_replay.output.text import safe
+from loo_replay.replayer.assets import PAGE_CSS, PAGE_JS
+from loo_replay.replayer.steps import DealReplay, Step, TrickView, build_replay
+
+
+def replay_html(report: SessionReport, deal: DealAudit) -> str:
+    """The page for ``deal`` of ``report`` (for the report generator and ``--html``)."""
+    return render_page(build_replay(report, deal))
+
+
+def render_page(rp: DealReplay) -> str:
+    title = f"Loo replay · deal {rp.number} · {safe(rp.session_id)}"
+    policy = (
+        "default-src 'none'; "
+        f"style-src '{_sha256(PAGE_CSS)}'; script-src '{_sha256(PAGE_JS)}'; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{html.escape(title)}</title>",
+            f"<style>{PAGE_CSS}</style>",
+            "</head>",
+            "<body>",
+            '<noscript><p class="noscript">This replay needs JavaScript to step through '
+            "the deal.</p></noscript>",
+            f'<script type="application/json" id="replay-data">{script_json(page_data(rp))}</script>',
+            f"<script>{PAGE_JS}</script>",
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
+
+
+def script_json(value: object) -> str:
+    """JSON that cannot end its ``<script>`` element: ``< > &`` as ``\\u`` escapes."""
+    text = orjson.dumps(value).decode("utf-8")
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _sha256(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")
+
+
+# -- the data the page's script renders -----------------------------------------
+
+
+def page_data(rp: DealReplay) -> dict[str, Any]:
+    """The replay as plain JSON: cards in display form, untrusted text made safe."""
+    a = rp.audit
+    first = rp.steps[0]
+    facts = [f"dealer {safe(rp.seats[rp.dealer])}"]
+    facts.append(f"{a.pool} pool {a.pool_start}" if a.pool_start is not None else "pool unknown")
+    if a.must:
+        facts.append("a must")
+    facts.append(
+        f"trumps {SUIT_SYMBOLS[first.trump]}" if first.trump is not None else "no trumps yet"
+    )
+    return {
+        "session": safe(rp.session_id),
+        "file": safe(rp.file),
+        "venue": safe(rp.venue) if rp.venue else None,
+        "ruleset": safe(rp.ruleset),
+        "deal": rp.number,
+        "facts": facts,
+        "dealer": rp.dealer,
+        "pam": rp.options.deal_pam,
+        "clockwise": list(rp.clockwise),
+        "seats": [
+            {"id": safe(p), "name": safe(n, 80) if n else None}
+            for p, n in zip(rp.seats, rp.names, strict=True)
+        ],
+        "steps": [_step(s) for s in rp.steps],
+        "settlement": _settlement(a),
+    }
+
+
+def _cards(cards: Iterable[int] | None) -> list[str] | None:
+    return None if cards is None else [display(c) for c in cards]
+
+
+def _trick(t: TrickView | None) -> dict[str, Any] | None:
+    if t is None:
+        return None
+    return {
+        "number": t.number,
+        "leader": t.leader,
+        "plays": [{"seat": s, "card": display(c), "dead": d} for s, c, d in t.plays],
+        "winner": t.winner,
+        "winningCard": None if t.winning_card is None else display(t.winning_card),
+    }
+
+
+def _finding(v: Violation) -> dict[str, Any]:
+    return {
+        "code": v.code,
+        "player": safe(v.player),
+        "message": safe(v.message, 600),
+        "penalized": v.penalized,
+        "penalty": v.penalty,
+        "trick": v.trick,
+        "card": None if v.card is None else display(v.card),
+        "legal": _cards(v.legal),
+    }
+
+
+def _step(s: Step) -> dict[str, Any]:
+    return {
+        "kind": s.kind,
+        "text": safe(s.text, 400),
+        "event": s.event,
+        "seat": s.seat,
+        "card": None if s.card is None else display(s.card),
+        "judged": s.judged,
+        "held": _cards(s.held),
+        "playedLegal": _cards(s.played_legal),
+        "hands": [_cards(h) for h in s.hands],
+        "miss": _cards(s.miss),
+        "missTaker": s.miss_taker,
+        "trump": None if s.trump is None else SUIT_SYMBOLS[s.trump],
+        "turned": _cards(s.turned),
+        "trick": _trick(s.trick),
+        "tricksWon": list(s.tricks_won),
+        "declarations": list(s.declarations),
+        "active": list(s.active),
+        "retired": sorted(s.retired),
+        "onTurn": s.on_turn,
+        "legal": _cards(s.legal),
+        "findings": [_finding(v) for v in s.findings],
+    }
+
+
+def _pairs(amounts: dict[str, int] | None) -> list[list[object]]:
+    return [[safe(p), v] for p, v in (amounts or {}).items()]
+
+
+def _settlement(a: DealAudit) -> dict[str, Any]:
+    return {
+        "outcome": (a.outcome or "?").replace("_", " "),
+        "poolStart": a.pool_start,
+        "poolNext": a.pool_next,
+        "tricks": _pairs(a.tricks),
+        "payouts": _pairs(a.payouts),
+        "looed": _pairs(a.looed),
+        "penalties": _pairs(a.penalties),
+        "discrepancies": [
+            {"field": safe(x.field), "recorded": x.recorded, "expected": x.expected}
+            for x in a.discrepancies
+        ],
+        "notes": [safe(n, 400) for n in a.notes],
+    }

@@ -1,0 +1,70 @@
+"""Find one deal of one session in hand-log files, or say in one sentence why not.
+
+The session is audited by the same pipeline as ``validate`` (``audit_paths``),
+so the deal's verdict and its pool are exactly the validator's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from loo_replay.audit import SessionReport, UnreadableDocument, UnreadableFile, audit_paths
+from loo_replay.engine.session import DealAudit
+from loo_replay.output.text import safe
+from loo_replay.rulesets import RuleChoice
+
+
+class NotFound(LookupError):
+    """No such file, session or deal: bad usage (exit status 2)."""
+
+
+class Rejected(ValueError):
+    """The deal is rejected (a log error): it cannot be replayed (exit status 1)."""
+
+    def __init__(self, report: SessionReport, deal: DealAudit) -> None:
+        super().__init__(
+            f"deal {deal.number} of session {safe(report.id)} was rejected (a log error), "
+            "so it cannot be replayed"
+        )
+        self.report = report
+        self.deal = deal
+
+
+def find_session(paths: Iterable[Path], choice: RuleChoice, session: str | None) -> SessionReport:
+    """The session ``session`` (or the only one) under ``paths``, audited."""
+    found: list[SessionReport] = []
+    unreadable = 0
+    for item in audit_paths(paths, choice):
+        if isinstance(item, UnreadableFile):
+            raise NotFound(safe(item.message, 400))
+        if isinstance(item, UnreadableDocument):
+            unreadable += 1
+            continue
+        if session is not None and item.id == session:
+            return item
+        found.append(item)
+    where = ", ".join(safe(str(p)) for p in paths)
+    if session is not None or not found:
+        what = f"no session '{safe(session)}'" if session is not None else "no session"
+        ids = ", ".join(safe(r.id) for r in found[:10])
+        hint = f" (it holds {ids})" if ids else ""
+        if unreadable:
+            hint += f" ({unreadable} document(s) could not be read)"
+        raise NotFound(f"{where} holds {what}{hint}")
+    if len(found) > 1:
+        ids = ", ".join(safe(r.id) for r in found[:10])
+        raise NotFound(f"{where} holds {len(found)} sessions ({ids}): choose one with --session")
+    return found[0]
+
+
+def find_deal(report: SessionReport, number: int) -> DealAudit:
+    """Deal ``number`` of ``report``; ``Rejected`` when its log cannot be replayed."""
+    deal = next((d for d in report.deals if d.number == number), None)
+    if deal is None:
+        numbers = [d.number for d in report.deals if d.number is not None]
+        span = f" (deals {min(numbers)} to {max(numbers)})" if numbers else " (it has no deals)"
+        raise NotFound(f"session {safe(report.id)} has no deal {number}{span}")
+    if deal.status == "rejected" or deal.result is None or report.options is None:
+        raise Rejected(report, deal)
+    return deal

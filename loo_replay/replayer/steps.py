@@ -1,0 +1,380 @@
+"""A deal as a list of frozen steps, one per event, taken from the engine's own replay.
+
+Nothing here decides a rule: each step is a snapshot of ``Replay.state`` and
+of ``legal_cards`` after ``Replay.apply``, so the replayer shows exactly what
+the validator judged.  The context of the deal (single pool? first deal?)
+comes from running the session chain up to it with ``SessionAudit.open_deal``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from loo_replay.audit import SessionReport
+from loo_replay.engine.cards import SUIT_SYMBOLS, cards_of, display, display_cards
+from loo_replay.engine.legal import legal_cards
+from loo_replay.engine.model import (
+    DEFEND,
+    PASS,
+    TAKE_MISS,
+    Declare,
+    Event,
+    Exchange,
+    Play,
+    ShowFlush,
+    Trick,
+    Violation,
+)
+from loo_replay.engine.options import Options
+from loo_replay.engine.replay import DECLARING, OVER, DealContext, Replay
+from loo_replay.engine.session import DealAudit, SessionAudit
+from loo_replay.engine.tables import NO_TRUMP
+from loo_replay.logs.parse import parse_deal
+
+_ACTIONS = {
+    "play": "plays",
+    PASS: "passes",
+    TAKE_MISS: "takes the Miss (own hand dead)",
+    DEFEND: "defends the pool: takes the Miss and plays for the pool",
+}
+_OUTCOMES = {
+    "played": "played out",
+    "all_passed": "all passed: the dealer takes the pool",
+    "unopposed": "unopposed: the one player standing takes the pool",
+    "flush": "a flush takes the pool",
+    "revoke": "the pool is divided after a revoke",
+    "misdeal": "a misdeal: nothing is paid out",
+}
+
+_METHODS = {
+    "on_void": "no turn-up: a trump is turned when a player first cannot follow",
+    "first_lead": "no turn-up: the first card led fixes trumps",
+    "turn_up": "no turn-up",
+}
+
+
+class ReplayError(ValueError):
+    """The deal cannot be stepped through (rejected, or not part of the report)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrickView:
+    """A trick as it lies on the table: plays in the order made, dead cards included."""
+
+    number: int
+    leader: int
+    plays: tuple[tuple[int, int, bool], ...]  # (seat, card, dead) in the order played
+    winner: int | None  # a seat; -1 when everyone retired; None while the trick is open
+    winning_card: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The deal just after one event (or at the deal, the start of play, the end)."""
+
+    kind: str  # deal | declare | exchange | show_flush | turn_up | begin | play | end
+    text: str  # what happened, in one line (player ids, cards in display form)
+    event: int | None = None  # index in the deal's events: /events/<event>
+    seat: int | None = None  # who acted
+    card: int | None = None  # the card played or turned
+    judged: bool = True  # False for an event the engine did not judge (deal already over)
+    held: tuple[int, ...] = ()  # a play: what the player held before it
+    played_legal: tuple[int, ...] | None = None  # a judged play: the cards that were legal
+    hands: tuple[tuple[int, ...], ...] = ()  # each seat's cards after the step
+    miss: tuple[int, ...] | None = None  # the Miss while nobody has taken it
+    miss_taker: int | None = None
+    trump: int | None = None
+    turned: tuple[int, ...] = ()  # cards turned up to fix trumps
+    trick: TrickView | None = None  # the trick on the table (the last one between tricks)
+    tricks_won: tuple[int, ...] = ()
+    declarations: tuple[str | None, ...] = ()
+    active: tuple[int, ...] = ()
+    retired: frozenset[int] = frozenset()
+    on_turn: int | None = None  # the seat due to play next
+    legal: tuple[int, ...] = ()  # what ``on_turn`` may play now
+    findings: tuple[Violation, ...] = ()  # violations marked at this step
+
+
+@dataclass(frozen=True, slots=True)
+class DealReplay:
+    """Everything a renderer needs: who sat where, the steps, and the final verdict."""
+
+    session_id: str
+    file: str
+    ruleset: str
+    venue: str | None
+    number: int
+    seats: tuple[str, ...]
+    names: tuple[str | None, ...]  # display names by seat, as logged (untrusted text)
+    dealer: int
+    clockwise: tuple[int, ...]  # eldest first, dealer last
+    options: Options
+    audit: DealAudit
+    steps: tuple[Step, ...]
+
+
+def context_of(report: SessionReport, deal: DealAudit) -> DealContext:
+    """The deal's context, from the session chain run up to it (RULES.md §2.1)."""
+    index = next((i for i, d in enumerate(report.deals) if d is deal), None)
+    if index is None:
+        raise ReplayError(f"deal {deal.number} is not a deal of session {report.id}")
+    if report.header is None or report.options is None:
+        raise ReplayError(f"session {report.id} could not be audited")
+    chain = SessionAudit(report.header.players, report.options, report.header.chips)
+    for i, raw in enumerate(report.raw_deals[: index + 1]):
+        parsed = parse_deal(raw, f"/deals/{i}", report.header)
+        if i == index:
+            if parsed.record is None:
+                break
+            rec, recorded = parsed.record, parsed.recorded
+            pool_start = recorded.pool_start if recorded is not None else None
+            opening = chain.open_deal(rec.number, rec.seats[rec.dealer], rec.seats, pool_start)
+            return opening.context
+        chain.audit(parsed)
+    raise ReplayError(f"deal {deal.number} of session {report.id} was rejected")
+
+
+def build_replay(report: SessionReport, deal: DealAudit) -> DealReplay:
+    """Replay ``deal`` of ``report`` event by event and snapshot every step."""
+    result = deal.result
+    if deal.status == "rejected" or result is None or report.options is None:
+        raise ReplayError(f"deal {deal.number} of session {report.id} was rejected")
+    record = result.record
+    options = report.options
+    replay = Replay(record, options, context_of(report, deal))
+    builder = _Builder(replay)
+    steps = builder.run()
+    names = report.header.names if report.header is not None else {}
+    return DealReplay(
+        session_id=report.id,
+        file=report.file,
+        ruleset=report.ruleset or "?",
+        venue=report.header.venue if report.header is not None else None,
+        number=record.number,
+        seats=record.seats,
+        names=tuple(names.get(p) for p in record.seats),
+        dealer=record.dealer,
+        clockwise=tuple(replay.clockwise),
+        options=options,
+        audit=deal,
+        steps=_place_findings(steps, builder, deal),
+    )
+
+
+class _Builder:
+    """Drives the engine's ``Replay`` and snapshots its state after every event."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self.order: dict[int, list[tuple[int, int, bool]]] = {}  # trick number -> plays
+        self.steps: list[Step] = []
+        self.arose: list[tuple[Violation, int]] = []  # each violation and the step it arose at
+        self.by_event: dict[int, int] = {}  # event index -> step index
+
+    def run(self) -> list[Step]:
+        r = self.replay
+        self._snap("deal", self._deal_text())
+        for event in r.record.events:
+            if isinstance(event, Play) and r.phase == DECLARING:
+                r.begin_play()  # what the first card would do; lets us show the leader's choice
+                self._snap("begin", self._begin_text())
+            self._apply(event)
+        r.finish()
+        outcome = r.result.outcome or "?"
+        self._snap("end", f"the deal ends: {_OUTCOMES.get(outcome, outcome)}")
+        return self.steps
+
+    # -- one event ---------------------------------------------------------
+
+    def _apply(self, event: Event) -> None:
+        r = self.replay
+        state = r.state
+        judged = r.phase != OVER
+        seat = getattr(event, "seat", None)
+        held = state.held(seat) if seat is not None and isinstance(event, Play) else ()
+        before = _trick_counts(state.tricks)
+        r.apply(event)
+        text = _event_text(r, event, judged)
+        played_legal: tuple[int, ...] | None = None
+        card = getattr(event, "card", None)
+        if isinstance(event, Play) and judged:
+            played_legal, dead = self._record_play(event, before, held)
+            if dead:
+                text += " out of turn (dead)"
+        if not judged:
+            text += f" — not judged, the deal was over ({r.result.outcome or 'rejected'})"
+        kind = {
+            Declare: "declare",
+            Exchange: "exchange",
+            ShowFlush: "show_flush",
+            Play: "play",
+        }.get(type(event), "turn_up")
+        self.by_event[event.index] = len(self.steps)
+        self._snap(
+            kind,
+            text,
+            event=event.index,
+            seat=seat,
+            card=card,
+            judged=judged,
+            held=held,
+            played_legal=played_legal,
+        )
+
+    def _record_play(
+        self, event: Play, before: tuple[int, int, int], held: tuple[int, ...]
+    ) -> tuple[tuple[int, ...] | None, bool]:
+        """Note the card in its trick's play order; the legal set it was judged against."""
+        tricks = self.replay.state.tricks
+        count, plays, dead = before
+        trick = tricks[-1]
+        if len(tricks) > count:
+            plays = dead = 0
+        self.order.setdefault(trick.number, [])
+        if len(trick.dead) > dead:
+            self.order[trick.number].append((event.seat, event.card, True))
+            return None, True
+        if len(trick.plays) > plays:
+            self.order[trick.number].append((event.seat, event.card, False))
+            legal = trick.plays[-1][2]
+            return tuple(c for c in held if legal >> c & 1), False
+        return None, False
+
+    # -- snapshots ---------------------------------------------------------
+
+    def _snap(
+        self,
+        kind: str,
+        text: str,
+        *,
+        event: int | None = None,
+        seat: int | None = None,
+        card: int | None = None,
+        judged: bool = True,
+        held: tuple[int, ...] = (),
+        played_legal: tuple[int, ...] | None = None,
+    ) -> None:
+        r = self.replay
+        state, res = r.state, r.result
+        on_turn = r.on_turn()
+        legal = legal_now(r, on_turn)
+        for v in res.violations[len(self.arose) :]:
+            self.arose.append((v, len(self.steps)))
+        miss_taken = res.miss_taker is not None
+        self.steps.append(
+            Step(
+                kind,
+                text,
+                hands=tuple(state.held(s) for s in range(r.n)),
+                miss=None if miss_taken or r.record.miss is None else tuple(r.record.miss),
+                miss_taker=res.miss_taker,
+                trump=None if state.trump == NO_TRUMP else state.trump,
+                turned=tuple(cards_of(state.turned)),
+                trick=self._trick_view(state.tricks[-1]) if state.tricks else None,
+                tricks_won=tuple(res.tricks_won),
+                declarations=tuple(res.declarations),
+                active=tuple(state.active),
+                retired=frozenset(state.retired),
+                on_turn=on_turn,
+                legal=legal,
+                event=event,
+                seat=seat,
+                card=card,
+                judged=judged,
+                held=held,
+                played_legal=played_legal,
+            )
+        )
+
+    def _trick_view(self, trick: Trick) -> TrickView:
+        card = next((c for s, c, _ in trick.plays if s == trick.winner), None)
+        return TrickView(
+            trick.number,
+            trick.leader,
+            tuple(self.order.get(trick.number, ())),
+            trick.winner,
+            card,
+        )
+
+    # -- words -------------------------------------------------------------
+
+    def _deal_text(self) -> str:
+        r = self.replay
+        state = r.state
+        words = [f"{r.name(r.record.dealer)} deals"]
+        if r.result.status == "misdeal":
+            words.append("a misdeal")
+        elif r.record.turn_up is not None:
+            words.append(
+                f"turns up {display(r.record.turn_up)}: trumps {SUIT_SYMBOLS[state.trump]}"
+            )
+        else:
+            words.append(_METHODS.get(r.method, r.method))
+        if r.result.must:
+            words.append("a must: everyone plays")
+        return "; ".join(words)
+
+    def _begin_text(self) -> str:
+        r = self.replay
+        res = r.result
+        if res.outcome != "played":
+            return f"declarations closed: {_OUTCOMES.get(res.outcome or '', res.outcome)}"
+        players = ", ".join(r.name(s) for s in res.active)
+        leader = r.on_turn()
+        lead = f"; {r.name(leader)} leads" if leader is not None else ""
+        return f"declarations closed: {players} play{lead}"
+
+
+def legal_now(replay: Replay, seat: int | None) -> tuple[int, ...]:
+    """The cards ``seat`` may play now, in his hand's order: the engine's ``legal_cards``."""
+    if seat is None:
+        return ()
+    mask = legal_cards(replay.state, seat)
+    return tuple(c for c in replay.state.held(seat) if mask >> c & 1)
+
+
+def _trick_counts(tricks: list[Trick]) -> tuple[int, int, int]:
+    if not tricks:
+        return 0, 0, 0
+    return len(tricks), len(tricks[-1].plays), len(tricks[-1].dead)
+
+
+def _event_text(r: Replay, event: Event, judged: bool) -> str:
+    if isinstance(event, Declare):
+        return f"{r.name(event.seat)} {_ACTIONS.get(event.action, event.action)}"
+    if isinstance(event, Exchange):
+        return (
+            f"{r.name(event.seat)} discards {display_cards(event.discard) or 'nothing'}, "
+            f"draws {display_cards(event.draw) or 'nothing'}"
+        )
+    if isinstance(event, ShowFlush):
+        return f"{r.name(event.seat)} shows a flush"
+    if isinstance(event, Play):
+        trick = r.state.tricks[-1] if judged and r.state.tricks else None
+        first = trick.plays[0][:2] if trick is not None and len(trick.plays) == 1 else None
+        verb = "leads" if first == (event.seat, event.card) else "plays"
+        text = f"{r.name(event.seat)} {verb} {display(event.card)}"
+        if event.announce:
+            text += ", announcing “Pam, be civil”"
+        return text
+    text = f"{r.name(r.record.dealer)} turns {display(event.card)}"
+    trump = r.state.trump
+    return text + (f": trumps {SUIT_SYMBOLS[trump]}" if judged and trump != NO_TRUMP else "")
+
+
+def _place_findings(steps: list[Step], builder: _Builder, deal: DealAudit) -> tuple[Step, ...]:
+    """Mark each violation at the event it names, else where the engine found it; the
+    session's own findings (dealer rotation) at the deal."""
+    marks: dict[int, list[Violation]] = {}
+    seen: list[Violation] = []
+    for v, arose in builder.arose:
+        at = builder.by_event.get(v.event, arose) if v.event is not None else arose
+        marks.setdefault(at, []).append(v)
+        seen.append(v)
+    for v in deal.violations:
+        if not any(v is s or v == s for s in seen):
+            marks.setdefault(0, []).append(v)
+    return tuple(
+        replace(step, findings=tuple(marks[i])) if i in marks else step
+        for i, step in enumerate(steps)
+    )

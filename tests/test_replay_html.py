@@ -1,0 +1,240 @@
+"""The replay page in a real browser (Debian's Chromium, headless, driven by Playwright).
+
+Every step shown must be the engine's step: the trick on the table, the hands,
+the legal cards of the player on turn, the finding marker exactly at the
+violating play, and the settlement of the session audit on the last step.
+Untrusted text from the log must stay text (LOG-FORMAT.md: a name "must be
+escaped wherever it is shown").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loo_replay.audit import SessionReport, audit_document, audit_paths
+from loo_replay.engine.cards import display
+from loo_replay.logs.reader import Document
+from loo_replay.output.text import safe
+from loo_replay.replayer.html import replay_html, script_json
+from loo_replay.replayer.steps import DealReplay, build_replay
+from loo_replay.rulesets import RuleChoice
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+# What the page shows, read back from the DOM in one round trip.
+SNAPSHOT_JS = """() => {
+  const q = (sel) => Array.from(document.querySelectorAll(sel));
+  const finding = document.getElementById("finding");
+  const settlement = document.getElementById("settlement");
+  return {
+    counter: document.getElementById("counter").textContent,
+    trickTitle: document.getElementById("trick-title").textContent,
+    trick: q("#trick .play").map((p) => [p.dataset.seat, p.dataset.card, p.classList.contains("winner")]),
+    findingShown: !finding.hidden && finding.offsetParent !== null,
+    codes: q("#finding [data-code]").map((f) => f.dataset.code),
+    findingText: finding.textContent,
+    hands: Object.fromEntries(q(".seat").map((s) => [s.dataset.seat, Array.from(s.querySelectorAll(".hand .card")).map((c) => c.dataset.card)])),
+    legal: q(".seat .card.legal").map((c) => c.dataset.card),
+    onTurn: q(".seat.on-turn").map((s) => s.dataset.seat),
+    settlementShown: !settlement.hidden && settlement.offsetParent !== null,
+    rows: Object.fromEntries(q("#settlement tr[data-player]").map((r) => [r.dataset.player, {
+      payout: r.querySelector("td.payout").textContent,
+      looed: r.querySelector("td.looed").textContent,
+      penalty: r.querySelector("td.penalty").textContent,
+    }])),
+    poolNext: settlement.querySelector("#pool-next") ? settlement.querySelector("#pool-next").textContent : null,
+  };
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip("Debian chromium is not installed (make test installs it)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+def _report(path: str) -> SessionReport:
+    item = next(iter(audit_paths([ROOT / path], RuleChoice())))
+    assert isinstance(item, SessionReport)
+    return item
+
+
+def _open(browser: Any, page_html: str, tmp_path: Path) -> tuple[Any, list[str], list[str]]:
+    """A page on the file, with console errors and dialogs collected."""
+    path = tmp_path / "replay.html"
+    path.write_text(page_html, encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1400, "height": 800})
+    errors: list[str] = []
+    dialogs: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    def on_dialog(dialog: Any) -> None:
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    page.goto(path.as_uri())
+    return page, errors, dialogs
+
+
+def _expected(rp: DealReplay, i: int) -> dict[str, Any]:
+    step = rp.steps[i]
+    ids = rp.seats
+    trick = step.trick
+    return {
+        "counter": f"Step {i + 1} of {len(rp.steps)}",
+        "trick": []
+        if trick is None
+        else [[ids[s], display(c), trick.winner == s and not dead] for s, c, dead in trick.plays],
+        "codes": [v.code for v in step.findings],
+        "hands": {ids[s]: [display(c) for c in step.hands[s]] for s in range(len(ids))},
+        "legal": [display(c) for c in step.legal],
+        "onTurn": [] if step.on_turn is None else [ids[step.on_turn]],
+    }
+
+
+def _check_step(rp: DealReplay, i: int, seen: dict[str, Any]) -> None:
+    want = _expected(rp, i)
+    assert seen["counter"] == want["counter"]
+    assert seen["trick"] == want["trick"], (i, rp.steps[i].text)
+    assert seen["codes"] == want["codes"], (i, rp.steps[i].text)
+    assert seen["findingShown"] == bool(want["codes"])
+    assert seen["hands"] == want["hands"]
+    assert seen["legal"] == want["legal"] and seen["onTurn"] == want["onTurn"]
+    assert seen["settlementShown"] == (i == len(rp.steps) - 1)
+
+
+@pytest.mark.parametrize("move", ["button", "key"])
+def test_stepping_shows_the_engine_trick_finding_and_settlement(
+    browser: Any, tmp_path: Path, move: str
+) -> None:
+    report = _report("sample_logs/wrong-payouts.json")
+    deal = report.deals[3]
+    rp = build_replay(report, deal)
+    (violation,) = deal.violations
+    assert violation.code == "lead-trump"
+    page, errors, dialogs = _open(browser, replay_html(report, deal), tmp_path)
+    marked = []
+    for i in range(len(rp.steps)):
+        seen = page.evaluate(SNAPSHOT_JS)
+        _check_step(rp, i, seen)
+        if seen["codes"]:
+            marked.append(i)
+            assert violation.message in seen["findingText"]
+        if i < len(rp.steps) - 1:
+            if move == "button":
+                page.click("#next")
+            else:
+                page.keyboard.press("ArrowRight")
+    # the marker appears exactly at the violating play, and nowhere else
+    (at,) = marked
+    assert rp.steps[at].kind == "play" and rp.steps[at].event == violation.event
+    assert page.is_disabled("#next") and page.is_disabled("#last")
+    assert seen["poolNext"] == str(deal.pool_next)
+    payouts = {p: r["payout"] for p, r in seen["rows"].items() if r["payout"] != "—"}
+    assert payouts == {p: str(v) for p, v in (deal.payouts or {}).items()}
+    looed = {p: r["looed"] for p, r in seen["rows"].items() if r["looed"] != "—"}
+    assert looed == {p: str(v) for p, v in (deal.looed or {}).items()}
+    penalties = {p: r["penalty"] for p, r in seen["rows"].items() if r["penalty"] != "—"}
+    assert penalties == {p: str(v) for p, v in (deal.penalties or {}).items()}
+    shot = tmp_path / f"replay-{move}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert errors == [] and dialogs == []
+    page.close()
+
+
+def test_back_first_last_and_keys_move_through_the_steps(browser: Any, tmp_path: Path) -> None:
+    report = _report("sample_logs/five-card-pam.json")
+    deal = report.deals[0]
+    rp = build_replay(report, deal)
+    last = len(rp.steps) - 1
+    page, errors, _ = _open(browser, replay_html(report, deal), tmp_path)
+    assert page.is_disabled("#first") and page.is_disabled("#prev")
+    page.click("#last")
+    _check_step(rp, last, page.evaluate(SNAPSHOT_JS))
+    page.click("#prev")
+    _check_step(rp, last - 1, page.evaluate(SNAPSHOT_JS))
+    page.keyboard.press("ArrowLeft")
+    _check_step(rp, last - 2, page.evaluate(SNAPSHOT_JS))
+    page.keyboard.press("Home")
+    _check_step(rp, 0, page.evaluate(SNAPSHOT_JS))
+    page.keyboard.press("End")
+    _check_step(rp, last, page.evaluate(SNAPSHOT_JS))
+    page.click("#first")
+    _check_step(rp, 0, page.evaluate(SNAPSHOT_JS))
+    page.click("#log li:nth-child(12)")
+    _check_step(rp, 11, page.evaluate(SNAPSHOT_JS))
+    assert errors == []
+    page.close()
+
+
+HOSTILE_NAME = "<script>alert(1)</script>\u202eevil\u0007 <img src=x onerror=alert(2)>"
+
+
+def _hostile_report() -> SessionReport:
+    doc = json.loads((ROOT / "sample_logs/three-card-club-night.json").read_text("utf-8"))
+    doc["session"]["id"] = "night</script><script>alert(3)</script>"
+    doc["session"]["venue"] = "<b onmouseover=alert(4)>The Tree</b>"
+    for player in doc["session"]["players"]:
+        if player["id"] == "ann":
+            player["name"] = HOSTILE_NAME
+    report = audit_document(Document("hostile.json", None, b"", doc), RuleChoice())
+    assert isinstance(report, SessionReport)
+    return report
+
+
+def test_hostile_names_session_and_venue_are_shown_as_text_and_never_run(
+    browser: Any, tmp_path: Path
+) -> None:
+    report = _hostile_report()
+    deal = report.deals[1]
+    source = replay_html(report, deal)
+    assert "<script>alert" not in source and "<img" not in source and "<b " not in source
+    start = source.index('<script type="application/json"')
+    markup = source[:start] + source[source.index("</script>", start) :]
+    assert "src=" not in markup and "href=" not in markup  # self-contained: nothing to fetch
+    page, errors, dialogs = _open(browser, source, tmp_path)
+    for _ in range(len(build_replay(report, deal).steps)):
+        page.keyboard.press("ArrowRight")
+    page.hover(".seat[data-seat=ann]")
+    page.hover("header")
+    assert dialogs == [] and errors == []
+    assert page.evaluate("document.querySelectorAll('script').length") == 2
+    assert page.evaluate("document.querySelectorAll('img, b, iframe, [src], [href]').length") == 0
+    name = page.text_content(".seat[data-seat=ann] .name")
+    assert name == safe(HOSTILE_NAME, 80)
+    assert "<script>alert(1)</script>" in name and "\\u202e" in name and "\\u0007" in name
+    assert "night</script><script>alert(3)</script>" in page.text_content("header h1")
+    assert "<b onmouseover=alert(4)>The Tree</b>" in page.text_content("header .facts")
+    assert "alert(3)" in page.title()
+    page.close()
+
+
+def test_script_json_cannot_close_its_element() -> None:
+    text = script_json({"x": "</script><!-- & >"})
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"x": "</script><!-- & >"}
