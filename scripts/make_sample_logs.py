@@ -47,6 +47,24 @@ def session(
     return doc
 
 
+def with_revokes(sid: str, seed: int) -> Any:
+    """The first three-card session from ``seed`` on with three kinds of revoke and a card
+    played out of turn."""
+    from loo_replay.audit import SessionReport, audit_document
+    from loo_replay.engine.model import REVOKE_CODES
+    from loo_replay.logs.reader import Document
+    from loo_replay.rulesets import RuleChoice
+
+    while True:
+        doc = session("three-card", sid, 6, 24, seed, "White's", violations=0.5)
+        report = audit_document(Document("", None, b"", doc), RuleChoice())
+        assert isinstance(report, SessionReport)
+        codes = {v.code for d in report.deals for v in d.violations}
+        if len(codes & set(REVOKE_CODES)) >= 3 and "out-of-turn" in codes:
+            return doc
+        seed += 1
+
+
 def with_flush(ruleset: str, sid: str, players: int, deals: int, seed: int, venue: str) -> Any:
     """The first session from ``seed`` on in which a flush ends a deal."""
     from loo_replay.audit import SessionReport, audit_document
@@ -93,10 +111,7 @@ def main() -> None:
         "three-card-club-night.json",
         session("three-card", "club-night-2026-11-20", 5, 24, 1, "The Cocoa Tree"),
     )
-    write_json(
-        "three-card-revokes.json",
-        session("three-card", "revokes-2026-11-22", 6, 24, 2, "White's", violations=0.35),
-    )
+    write_json("three-card-revokes.json", with_revokes("revokes-2026-11-22", 2))
     write_json(
         "five-card-pam.json",
         session("five-card", "pam-loo-2026-11-23", 5, 20, 3, "Almack's", violations=0.2),

@@ -34,7 +34,7 @@ CASES: dict[str, tuple[str, ...]] = {
     # three-card with a revoke (lead-trump, RULES.md §3) and its penalty in the settlement
     "three-card-revoke": ("sample_logs/wrong-payouts.json", "--deal", "4"),
     # a card played out of turn: dead, the player retires (RULES.md §2.9)
-    "three-card-out-of-turn": ("sample_logs/three-card-revokes.json", "--deal", "21"),
+    "three-card-out-of-turn": ("sample_logs/three-card-revokes.json", "--deal", "16"),
     # five-card Loo: exchanges with the stock, Pam, "Pam, be civil" announced
     "five-card-pam-exchanges": ("sample_logs/five-card-pam.json", "--deal", "1"),
     # Hoyle: a must in a single pool, no turn-up, a trump turned on a void
@@ -48,7 +48,7 @@ CASES: dict[str, tuple[str, ...]] = {
     # a flush ends the deal after the declarations (RULES.md §5.3)
     "hoyle-flush": (HOYLE, "--session", "hoyle-flushes-2026-11-24", "--deal", "9"),
     # a misdeal: the dealer's forfeit, nothing else happens (RULES.md §2.2)
-    "five-card-misdeal": ("sample_logs/five-card-pam.json", "--deal", "9"),
+    "hoyle-misdeal": (HOYLE, "--session", "hoyle-flushes-2026-11-24", "--deal", "13"),
 }
 
 
