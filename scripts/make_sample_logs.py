@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import orjson
 from loo_replay.rulesets import builtin
 from loo_replay.simulate import Simulator
 
-OUT = Path("sample_logs")
+OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("sample_logs")
 NAMES = {
     "ann": "Ann Pepys",
     "bob": "Robert Hooke",
