@@ -16,12 +16,14 @@ import orjson
 import typer
 
 from loo_replay import __version__
-from loo_replay.engine.options import OPTION_SPECS, OptionError, parse_option_text
+from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
+from loo_replay.db import commands as db_commands
+from loo_replay.engine.options import OPTION_SPECS
 from loo_replay.output.audit_json import Summary, write_audit
 from loo_replay.output.text import summary_line
 from loo_replay.pipeline import RenderSpec, rendered
 from loo_replay.replayer import commands as replay_commands
-from loo_replay.rulesets import RuleChoice, RulesetError, builtin, builtin_names, load
+from loo_replay.rulesets import RulesetError, builtin, builtin_names, load
 from loo_replay.simulate import Simulator, write_simulation
 
 app = typer.Typer(
@@ -35,43 +37,6 @@ app = typer.Typer(
 class Format(StrEnum):
     text = "text"
     json = "json"
-
-
-RulesetOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--ruleset", help="A built-in ruleset name or a ruleset TOML file; overrides the log's."
-    ),
-]
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        metavar="OPTION=VALUE",
-        help="Override one rule option (e.g. stakes.loo=unlimited); repeatable; wins over all.",
-    ),
-]
-PathsArg = Annotated[
-    list[Path],
-    typer.Argument(help="Hand-log files (.json, .jsonl, .ndjson, optionally .gz) or directories."),
-]
-
-
-def rule_choice(ruleset: str | None, settings: list[str] | None) -> RuleChoice:
-    """The command line's rules, or a usage error naming what is wrong."""
-    try:
-        chosen = load(ruleset) if ruleset else None
-        overrides: dict[str, object] = {}
-        for item in settings or []:
-            name, sep, text = item.partition("=")
-            if not sep:
-                raise typer.BadParameter(
-                    f"{item!r} is not OPTION=VALUE (e.g. stakes.loo=unlimited)", param_hint="--set"
-                )
-            overrides[name.strip()] = parse_option_text(name.strip(), text)
-    except (RulesetError, OptionError) as exc:
-        raise typer.BadParameter(str(exc)) from None
-    return RuleChoice(chosen, overrides)
 
 
 @app.command()
@@ -179,6 +144,12 @@ def _root(
 
 
 app.command()(replay_commands.replay)
+
+
+app.command()(db_commands.ingest)
+app.command()(db_commands.stats)
+app.command()(db_commands.query)
+app.command()(db_commands.export)
 
 
 def main() -> None:

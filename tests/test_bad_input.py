@@ -24,6 +24,7 @@ EXPECTED = {
     "huge-number.json": (1, "expected an integer from 1 to 9007199254740991"),
     "impossible-decks.json": (1, "a card in two places"),
     "invalid-utf8.jsonl": (1, "not UTF-8 (byte 200"),
+    "lone-surrogate.json": (1, 'got "\\ud800"'),
     "nan.json": (1, "NaN is not a JSON number"),
     "not-gzip.json.gz": (2, "Not a gzipped file"),
     "truncated.json": (1, "not valid JSON"),

@@ -9,6 +9,7 @@ violation ``held`` and ``penalty``.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -95,7 +96,12 @@ def json_piece(item: AuditItem, indent: bool = False) -> Piece:
     counts.add(item)
     if isinstance(item, SessionReport):
         opt = orjson.OPT_INDENT_2 if indent else 0
-        return Piece(counts, session=orjson.dumps(session_json(item), option=opt))
+        doc = session_json(item)
+        try:
+            return Piece(counts, session=orjson.dumps(doc, option=opt))
+        except TypeError:  # a lone surrogate from a log's \ud800 escape: write it escaped
+            text = json.dumps(doc, ensure_ascii=True, indent=2 if indent else None)
+            return Piece(counts, session=text.encode("ascii"))
     return Piece(counts, error=unreadable_json(item))
 
 

@@ -14,24 +14,17 @@ from typing import Annotated
 
 import typer
 
+from loo_replay.cli_options import rule_choice
 from loo_replay.output.text import safe
 from loo_replay.replayer.html import render_page
 from loo_replay.replayer.locate import NotFound, Rejected, find_deal, find_session
 from loo_replay.replayer.steps import DealReplay, ReplayError, build_replay
 from loo_replay.replayer.terminal import step_through, styler, transcript
-from loo_replay.rulesets import RuleChoice
 
 
 def _fail(message: str, status: int) -> typer.Exit:
     typer.echo(f"loo-replay: {message}", err=True)
     return typer.Exit(status)
-
-
-def _choice(ruleset: str | None, settings: list[str] | None) -> RuleChoice:
-    # Imported here: cli imports this module to register the command.
-    from loo_replay.cli import rule_choice
-
-    return rule_choice(ruleset, settings)
 
 
 def replay(
@@ -65,7 +58,7 @@ def replay(
     ] = None,
 ) -> None:
     """Replay one deal trick by trick: hands, legal cards, findings where they happened, settlement."""
-    choice = _choice(ruleset, settings)
+    choice = rule_choice(ruleset, settings)
     try:
         report = find_session([file], choice, session)
         audit = find_deal(report, deal)

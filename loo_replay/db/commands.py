@@ -1,0 +1,283 @@
+"""The database commands of ``loo-replay``: ingest, stats, query, export.
+
+Registered on the app in ``loo_replay/cli.py``.  As there, errors become one
+sentence and an exit status: 0 done, 1 conflicts (ingest), 2 bad usage,
+unreadable input, or a database that is busy, missing or refuses the SQL.
+The database modules are imported inside the commands so that ``validate``
+does not pay for loading DuckDB and Arrow.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
+
+DEFAULT_DB = Path("loo.duckdb")
+
+DbOpt = Annotated[Path, typer.Option("--db", help="The DuckDB database file.")]
+
+
+class QueryFormat(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"loo-replay: {message}", err=True)
+    raise typer.Exit(code)
+
+
+class _Progress:
+    """One self-rewriting line on a terminal's stderr: share of input bytes and deals;
+    drawn only once a run has lasted a second, so that short runs stay quiet."""
+
+    def __init__(self, total: int) -> None:
+        self.total = max(total, 1)
+        self.done = 0
+        self.start = time.monotonic()
+        self.drawn = False
+
+    def __call__(self, size: int, deals: int) -> None:
+        self.done += size
+        if time.monotonic() - self.start < 1.0:
+            return
+        self.drawn = True
+        share = min(self.done / self.total, 1.0)
+        bar = "#" * int(share * 30)
+        rate = deals / max(time.monotonic() - self.start, 1e-6)
+        sys.stderr.write(f"\r[{bar:30}] {share:4.0%} {deals:,} deals, {rate:,.0f}/s ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.drawn:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def ingest(
+    paths: PathsArg,
+    db: DbOpt = DEFAULT_DB,
+    ruleset: RulesetOpt = None,
+    settings: SetOpt = None,
+    replace: Annotated[
+        bool,
+        typer.Option("--replace", help="Load a session whose id is loaded with other content."),
+    ] = False,
+    jobs: Annotated[
+        int, typer.Option("--jobs", "-j", min=1, help="Audit in this many processes.")
+    ] = 1,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="One line per file as it commits.")
+    ] = False,
+) -> None:
+    """Audit hand logs and load them into DuckDB, one transaction per file; a rerun
+    skips what is loaded."""
+    from loo_replay.db.ingest import ingest as run_ingest
+    from loo_replay.db.load import Counts
+    from loo_replay.db.schema import DatabaseError
+    from loo_replay.output.text import safe
+
+    choice = rule_choice(ruleset, settings)
+    progress = None
+    if sys.stderr.isatty():
+        progress = _Progress(sum(_size(p) for p in paths))
+
+    def file_done(file: str, c: Counts) -> None:
+        if verbose:
+            typer.echo(
+                f"loaded {safe(file)}: {c.loaded} deal(s), {c.rejected} rejected, "
+                f"{c.skipped} skipped, {c.conflicts} in conflict",
+                err=True,
+            )
+
+    try:
+        result = run_ingest(
+            paths, db, choice, replace=replace, jobs=jobs, progress=progress, file_done=file_done
+        )
+    except DatabaseError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _fail("interrupted; the file being loaded was rolled back: run the command again", 130)
+    finally:
+        if progress is not None:
+            progress.close()
+    c = result.counts
+    for conflict in result.conflicts:
+        typer.echo(f"loo-replay: {safe(conflict.message(), 600)}", err=True)
+    for error in result.file_errors:
+        typer.echo(f"loo-replay: {safe(error, 600)}", err=True)
+    typer.echo(
+        f"{c.deals} deal(s) in {c.sessions} session(s) from {result.files} file(s): "
+        f"{c.loaded} loaded, {c.rejected} rejected (log errors, kept in rejects), "
+        f"{c.skipped} skipped (already loaded), {c.conflicts} in conflict"
+    )
+    if c.replaced:
+        typer.echo(f"{c.replaced} session(s) replaced")
+    if c.documents or c.documents_known:
+        typer.echo(
+            f"{c.documents + c.documents_known} unreadable document(s): {c.documents} kept "
+            f"in rejects, {c.documents_known} already there"
+        )
+    raise typer.Exit(result.exit_code)
+
+
+def _size(path: Path) -> int:
+    total = 0
+    try:
+        if path.is_dir():
+            for found in path.rglob("*"):
+                if found.is_file():
+                    total += found.stat().st_size
+        else:
+            total = path.stat().st_size
+    except OSError:
+        pass
+    return total
+
+
+def stats(db: DbOpt = DEFAULT_DB) -> None:
+    """Per-player statistics from the database, highest loo rate first."""
+    from loo_replay.db.queries import open_for_reading, player_stats
+    from loo_replay.db.schema import DatabaseError
+
+    try:
+        con = open_for_reading(db)
+        try:
+            result = player_stats(con)
+            rows = [
+                (*row[:6], None if row[6] is None else f"{row[6]:.1%}", *row[7:])
+                for row in result.rows
+            ]
+        finally:
+            con.close()
+    except DatabaseError as exc:
+        _fail(str(exc))
+    if not rows:
+        typer.echo(f"no deals in {db} yet; load some with `loo-replay ingest`")
+        return
+    for line in table_lines(result.columns, rows):
+        typer.echo(line)
+
+
+def query(
+    sql: Annotated[str, typer.Argument(help="The SQL to run (read-only).", metavar="SQL")],
+    db: DbOpt = DEFAULT_DB,
+    output_format: Annotated[
+        QueryFormat, typer.Option("--format", help="table for people; csv or json for programs.")
+    ] = QueryFormat.table,
+) -> None:
+    """Run SQL on the database, opened read-only: tables, columns and views are in README.md."""
+    from loo_replay.db.queries import open_for_reading, run_query
+    from loo_replay.db.schema import DatabaseError
+
+    try:
+        con = open_for_reading(db, upgrade=False)
+        try:
+            result = run_query(con, sql)
+            _write(result.columns, result.rows, output_format)
+        finally:
+            con.close()
+    except DatabaseError as exc:
+        _fail(str(exc))
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # `| head` is fine
+
+
+def export(
+    parquet: Annotated[
+        Path, typer.Option("--parquet", help="Directory to write Parquet files into.")
+    ],
+    db: DbOpt = DEFAULT_DB,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace the files of an earlier export.")
+    ] = False,
+) -> None:
+    """Write every table as Parquet, the per-deal tables partitioned by session."""
+    from loo_replay.db.queries import export_parquet, open_for_reading
+    from loo_replay.db.schema import DatabaseError
+
+    try:
+        con = open_for_reading(db)
+        try:
+            written = export_parquet(con, parquet, overwrite=overwrite)
+        finally:
+            con.close()
+    except DatabaseError as exc:
+        _fail(str(exc))
+    for path, rows in written:
+        typer.echo(f"{path}: {rows} row(s)")
+
+
+# -- output ----------------------------------------------------------------------
+
+
+def _write(columns: list[str], rows: Iterator[tuple[Any, ...]], fmt: QueryFormat) -> None:
+    import orjson
+
+    from loo_replay.db.queries import json_default, text_of
+
+    if fmt is QueryFormat.table:
+        for line in table_lines(columns, rows):
+            typer.echo(line)
+    elif fmt is QueryFormat.csv:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([text_of(v) for v in row])
+    else:
+        out = sys.stdout.buffer
+        out.write(b"[")
+        for k, row in enumerate(rows):
+            out.write(b",\n" if k else b"\n")
+            out.write(
+                orjson.dumps(
+                    dict(zip(columns, row, strict=True)),
+                    default=json_default,
+                    option=orjson.OPT_NON_STR_KEYS,
+                )
+            )
+        out.write(b"\n]\n")
+        out.flush()
+
+
+def table_lines(columns: list[str], rows: Iterable[tuple[Any, ...]]) -> Iterator[str]:
+    """An aligned text table; text from the database is made safe to print."""
+    from loo_replay.db.queries import text_of
+    from loo_replay.output.text import safe
+
+    if not columns:
+        return
+    cells: list[list[str]] = []
+    numeric = [True] * len(columns)
+    for row in rows:
+        cells.append([safe(text_of(v), 60) for v in row])
+        for i, v in enumerate(row):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
+                numeric[i] = False
+    widths = [len(c) for c in columns]
+    for line in cells:
+        widths = [max(w, len(v)) for w, v in zip(widths, line, strict=True)]
+
+    def fmt(values: list[str]) -> str:
+        parts = [
+            v.rjust(w) if num else v.ljust(w)
+            for v, w, num in zip(values, widths, numeric, strict=True)
+        ]
+        return "  ".join(parts).rstrip()
+
+    yield fmt(list(columns))
+    yield "  ".join("-" * w for w in widths)
+    for line in cells:
+        yield fmt(line)
+    yield f"({len(cells)} row{'s' if len(cells) != 1 else ''})"

@@ -1,0 +1,605 @@
+"""Audited sessions to Arrow tables, one column list per table column.
+
+The database is loaded in bulk from these tables (PERF-NOTES.md: DuckDB takes
+Arrow frames far faster than row inserts).  A ``FrameBuilder`` gathers the
+rows of a bounded batch of sessions and remembers, per session, which rows of
+each table are its own, so that the loader can keep or drop a session (a
+re-ingest, a conflict) by slicing, without looking at the rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import pyarrow as pa  # type: ignore[import-untyped]
+
+from loo_replay.audit import SessionReport, UnreadableDocument
+from loo_replay.engine.cards import SUITS, canonical
+from loo_replay.engine.model import LogError, Play
+from loo_replay.engine.options import Options
+from loo_replay.engine.session import DealAudit
+
+STR = pa.string()
+I32 = pa.int32()
+I64 = pa.int64()
+BOOL = pa.bool_()
+CARDS = pa.list_(pa.string())
+TEXTS = pa.list_(pa.string())
+ERRORS = pa.list_(pa.struct([("path", STR), ("message", STR)]))
+
+_DEAL_KEY = [("session_id", STR), ("deal_index", I32), ("deal", I64)]
+
+SCHEMAS: dict[str, pa.Schema] = {
+    "sessions": pa.schema(
+        [
+            ("session_id", STR),
+            ("digest", STR),
+            ("rules_fingerprint", STR),
+            ("file", STR),
+            ("line", I32),
+            ("ruleset", STR),
+            ("rules", STR),
+            ("started_at", STR),
+            ("venue", STR),
+            ("meta", STR),
+            ("deals", I32),
+            ("errors", ERRORS),
+        ]
+    ),
+    "players": pa.schema(
+        [("session_id", STR), ("seat", I32), ("player", STR), ("name", STR), ("chips", I64)]
+    ),
+    "deals": pa.schema(
+        [
+            *_DEAL_KEY,
+            ("status", STR),
+            ("dealer", STR),
+            ("seated", I32),
+            ("pool", STR),
+            ("pool_start", I64),
+            ("must", BOOL),
+            ("trump", STR),
+            ("turn_up", STR),
+            ("miss", CARDS),
+            ("miss_taker", STR),
+            ("defender", STR),
+            ("outcome", STR),
+            ("pool_next", I64),
+            ("violations", I32),
+            ("discrepancies", I32),
+            ("notes", TEXTS),
+        ]
+    ),
+    "seats": pa.schema(
+        [
+            *_DEAL_KEY,
+            ("seat", I32),
+            ("player", STR),
+            ("dealer", BOOL),
+            ("declaration", STR),
+            ("active", BOOL),
+            ("retired", BOOL),
+            ("hand", CARDS),
+            ("tricks", I32),
+            ("ante", I64),
+            ("payout", I64),
+            ("loo", I64),
+            ("looed", BOOL),
+            ("penalties", I64),
+            ("net", I64),
+            ("stack", I64),
+        ]
+    ),
+    "tricks": pa.schema(
+        [
+            *_DEAL_KEY,
+            ("trick", I32),
+            ("leader", STR),
+            ("led", STR),
+            ("winner", STR),
+            ("cards", I32),
+            ("dead", I32),
+        ]
+    ),
+    "plays": pa.schema(
+        [
+            *_DEAL_KEY,
+            ("trick", I32),
+            ("position", I32),
+            ("event", I32),
+            ("seat", I32),
+            ("player", STR),
+            ("card", STR),
+            ("dead", BOOL),
+            ("legal", BOOL),
+            ("legal_cards", CARDS),
+            ("wins", BOOL),
+            ("finding", STR),
+        ]
+    ),
+    "findings": pa.schema(
+        [
+            *_DEAL_KEY,
+            ("finding", I32),
+            ("code", STR),
+            ("family", STR),
+            ("player", STR),
+            ("trick", I32),
+            ("card", STR),
+            ("held", CARDS),
+            ("legal", CARDS),
+            ("penalized", BOOL),
+            ("penalty", I64),
+            ("event", I32),
+            ("message", STR),
+        ]
+    ),
+    "discrepancies": pa.schema(
+        [
+            *_DEAL_KEY,
+            ("field", STR),
+            ("item", STR),
+            ("player", STR),
+            ("recorded", I64),
+            ("expected", I64),
+        ]
+    ),
+    "rejects": pa.schema(
+        [
+            ("kind", STR),
+            ("session_id", STR),
+            ("deal_index", I32),
+            ("deal", I64),
+            ("dealer", STR),
+            ("file", STR),
+            ("line", I32),
+            ("path", STR),
+            ("message", STR),
+            ("errors", ERRORS),
+            ("raw", pa.binary()),
+            ("digest", STR),
+        ]
+    ),
+}
+TABLES = tuple(SCHEMAS)
+
+_CARD = tuple(canonical(c) for c in range(52))
+
+
+def cards(values: Sequence[int] | None) -> list[str] | None:
+    return None if values is None else [_CARD[c] for c in values]
+
+
+def rules_fingerprint(ruleset: str | None, options: Options | None) -> str:
+    """What the verdicts depend on besides the document: the ruleset and every option.
+
+    Empty when no options could be resolved (then every deal is rejected
+    whatever the command line says).
+    """
+    if options is None:
+        return ""
+    return hashlib.sha256(json_bytes([ruleset, options.dotted()], sort_keys=True)).hexdigest()
+
+
+def clean(value: Any) -> Any:
+    """``value`` with lone surrogates (which JSON's ``\\ud800`` escapes can make) replaced by
+    ``?``: Arrow and DuckDB take only valid UTF-8, and a log must not stop a load."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "replace").decode("utf-8")
+        return value
+    if isinstance(value, list | tuple):
+        return [clean(v) for v in value]
+    if isinstance(value, dict):
+        return {clean(k): clean(v) for k, v in value.items()}
+    return value
+
+
+def json_bytes(value: Any, *, sort_keys: bool = False) -> bytes:
+    """Compact JSON; Python's encoder where orjson refuses (lone surrogates, integers
+    beyond 64 bits), escaping what is not valid UTF-8 so the text still means the value."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else 0)
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"), sort_keys=sort_keys).encode()
+
+
+def _errors(errors: Sequence[LogError]) -> list[dict[str, str]]:
+    return [{"path": e.path, "message": e.message} for e in errors]
+
+
+def _json_text(value: Any) -> str | None:
+    return None if value is None else json_bytes(value, sort_keys=True).decode()
+
+
+Rows = tuple[int, int]  # [start, stop) of one item's rows in a table
+
+
+@dataclass
+class SessionItem:
+    """A session of the input; ``audited`` is False when it was recognised as already
+    loaded and not audited again (then it has no rows)."""
+
+    session_id: str
+    digest: str
+    fingerprint: str
+    file: str
+    line: int | None
+    deals: int
+    rejected: int
+    audited: bool = True
+    rows: dict[str, Rows] = field(default_factory=dict)
+
+
+@dataclass
+class DocumentItem:
+    """An unreadable document, kept as one row of ``rejects``."""
+
+    file: str
+    line: int | None
+    digest: str
+    message: str
+    rows: dict[str, Rows] = field(default_factory=dict)
+
+
+@dataclass
+class FileItem:
+    """A file that could not be opened or broke off; nothing of it past the break is known."""
+
+    message: str
+
+
+Item = SessionItem | DocumentItem | FileItem
+
+
+@dataclass
+class Batch:
+    """The frames of a bounded run of consecutive documents, and what each one is."""
+
+    items: list[Item]
+    tables: dict[str, pa.Table]
+
+    @property
+    def deals(self) -> int:
+        return sum(i.deals for i in self.items if isinstance(i, SessionItem))
+
+
+class FrameBuilder:
+    """Column lists per table; ``batch`` turns them into Arrow tables."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, list[tuple[Any, ...]]] = {}
+        self.items: list[Item] = []
+        self.deal_count = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self.rows = {name: [] for name in TABLES}
+        self.items = []
+        self.deal_count = 0
+
+    def _size(self, table: str) -> int:
+        return len(self.rows[table])
+
+    def _mark(self) -> dict[str, int]:
+        return {name: self._size(name) for name in TABLES}
+
+    def _rows(self, start: dict[str, int]) -> dict[str, Rows]:
+        return {name: (start[name], self._size(name)) for name in TABLES}
+
+    def _add(self, table: str, *values: Any) -> None:
+        self.rows[table].append(values)  # a tuple: columns are made by transposing at the end
+
+    # -- items ---------------------------------------------------------------
+
+    def skipped(self, item: SessionItem) -> None:
+        """A session recognised as already loaded: counted, not audited, no rows."""
+        item.rows = self._rows(self._mark())
+        self.items.append(item)
+        self.deal_count += item.deals
+
+    def file_error(self, message: str) -> None:
+        self.items.append(FileItem(message))
+
+    def unreadable(self, doc: UnreadableDocument) -> None:
+        start = self._mark()
+        file = clean(doc.file)
+        digest = hashlib.sha256(doc.raw).hexdigest()
+        errors = [{"path": doc.path, "message": doc.message}]
+        self._add(
+            "rejects",
+            "document",
+            None,
+            None,
+            None,
+            None,
+            file,
+            doc.line,
+            doc.path,
+            doc.message,
+            errors,
+            doc.raw,
+            digest,
+        )
+        self.items.append(DocumentItem(file, doc.line, digest, doc.message, self._rows(start)))
+
+    def session(self, report: SessionReport) -> None:
+        start = self._mark()
+        sid, file = clean(report.id), clean(report.file)
+        header = report.header
+        fingerprint = rules_fingerprint(report.ruleset, report.options)
+        self._add(
+            "sessions",
+            sid,
+            report.digest,
+            fingerprint,
+            file,
+            report.line,
+            report.ruleset,
+            _json_text(report.options.dotted() if report.options else None),
+            header.started_at if header else None,
+            header.venue if header else None,
+            _json_text(header.meta if header else None),
+            len(report.deals),
+            _errors(report.errors),
+        )
+        if header is not None:
+            chips = header.chips or {}
+            for seat, player in enumerate(header.players):
+                self._add("players", sid, seat, player, header.names.get(player), chips.get(player))
+        rejected = 0
+        for index, deal in enumerate(report.deals):
+            if deal.status == "rejected" or deal.result is None:
+                rejected += 1
+                raw = report.raw_deals[index] if index < len(report.raw_deals) else None
+                self._reject(sid, file, report.line, index, deal, raw)
+            else:
+                self._deal(sid, index, deal)
+        self.items.append(
+            SessionItem(
+                sid,
+                report.digest,
+                fingerprint,
+                file,
+                report.line,
+                len(report.deals),
+                rejected,
+                True,
+                self._rows(start),
+            )
+        )
+        self.deal_count += len(report.deals)
+
+    def _reject(
+        self, sid: str, file: str, line: int | None, index: int, deal: DealAudit, raw: Any
+    ) -> None:
+        text = json_bytes(raw)
+        first = deal.errors[0] if deal.errors else LogError(f"/deals/{index}", "rejected")
+        self._add(
+            "rejects",
+            "deal",
+            sid,
+            index,
+            deal.number,
+            deal.dealer,
+            file,
+            line,
+            first.path,
+            first.message,
+            _errors(deal.errors),
+            text,
+            hashlib.sha256(text).hexdigest(),
+        )
+
+    # -- one audited deal ------------------------------------------------------
+
+    def _deal(self, sid: str, index: int, d: DealAudit) -> None:
+        result = d.result
+        assert result is not None
+        rec = result.record
+        ids = rec.seats
+        number = rec.number
+        self._add(
+            "deals",
+            sid,
+            index,
+            number,
+            d.status,
+            ids[rec.dealer],
+            len(ids),
+            d.pool,
+            d.pool_start,
+            d.must,
+            None if d.trump is None else SUITS[d.trump],
+            None if rec.turn_up is None else _CARD[rec.turn_up],
+            cards(rec.miss),
+            None if result.miss_taker is None else ids[result.miss_taker],
+            None if result.defender is None else ids[result.defender],
+            d.outcome,
+            d.pool_next,
+            len(d.violations),
+            len(d.discrepancies),
+            list(d.notes),
+        )
+        self._seats(sid, index, d)
+        self._tricks(sid, index, d)
+        for k, v in enumerate(d.violations):
+            self._add(
+                "findings",
+                sid,
+                index,
+                number,
+                k,
+                v.code,
+                "revoke" if v.is_revoke else v.code,
+                v.player,
+                v.trick,
+                None if v.card is None else _CARD[v.card],
+                cards(v.held),
+                cards(v.legal),
+                v.penalized,
+                v.penalty,
+                v.event,
+                v.message,
+            )
+        for x in d.discrepancies:
+            item, _, player = x.field.partition(".")
+            self._add(
+                "discrepancies",
+                sid,
+                index,
+                number,
+                x.field,
+                item,
+                player or None,
+                x.recorded,
+                x.expected,
+            )
+
+    def _seats(self, sid: str, index: int, d: DealAudit) -> None:
+        result = d.result
+        assert result is not None
+        rec = result.record
+        known = d.payouts is not None
+        payouts = d.payouts or {}
+        looed = d.looed or {}
+        penalties = d.penalties or {}
+        stacks = d.stacks
+        active = set(result.active)
+        declarations = result.declarations or [None] * len(rec.seats)
+        tricks_won = result.tricks_won or [0] * len(rec.seats)
+        for seat, player in enumerate(rec.seats):
+            ante = d.antes.get(player, 0)
+            payout = payouts.get(player, 0) if known else None
+            loo = looed.get(player, 0) if known else None
+            penalty = penalties.get(player, 0) if known else None
+            net = None
+            if payout is not None and loo is not None and penalty is not None:
+                net = payout - loo - penalty - ante
+            self._add(
+                "seats",
+                sid,
+                index,
+                rec.number,
+                seat,
+                player,
+                seat == rec.dealer,
+                declarations[seat],
+                seat in active,
+                seat in result.retired,
+                cards(rec.hands[seat]),
+                tricks_won[seat],
+                ante,
+                payout,
+                loo,
+                None if loo is None else loo > 0,
+                penalty,
+                net,
+                None if stacks is None else stacks.get(player),
+            )
+
+    def _tricks(self, sid: str, index: int, d: DealAudit) -> None:
+        """Tricks and their cards; the hot path of the loader (one row per card played)."""
+        result = d.result
+        assert result is not None
+        rec = result.record
+        ids = rec.seats
+        number = rec.number
+        card_name = _CARD
+        events: dict[tuple[int, int], int] = {}
+        for ev in rec.events:
+            if type(ev) is Play:
+                events.setdefault((ev.seat, ev.card), ev.index)
+        found = {
+            (v.event, v.player, v.card): v.code
+            for v in reversed(d.violations)  # the first finding at a card wins
+            if v.event is not None and v.card is not None
+        }
+        add_play = self.rows["plays"].append
+        add_trick = self.rows["tricks"].append
+        for t in result.tricks:
+            trick = t.number
+            winner = t.winner if t.winner is not None and t.winner >= 0 else None
+            add_trick(
+                (
+                    sid,
+                    index,
+                    number,
+                    trick,
+                    ids[t.leader],
+                    card_name[t.plays[0][1]] if t.plays else None,
+                    None if winner is None else ids[winner],
+                    len(t.plays),
+                    len(t.dead),
+                )
+            )
+            in_order: list[tuple[int, int, int, int | None]] = [
+                (events.get((seat, card), -1), seat, card, mask) for seat, card, mask in t.plays
+            ]
+            if t.dead:  # cards played out of turn go where the record has them
+                in_order += [(events.get((s, c), -1), s, c, None) for s, c in t.dead]
+                in_order.sort(key=lambda c: c[0])
+            for position, (event, seat, card, mask) in enumerate(in_order, start=1):
+                player = ids[seat]
+                legal: list[str] | None = None
+                if mask is not None:
+                    legal = []
+                    m = mask
+                    while m:
+                        low = m & -m
+                        legal.append(card_name[low.bit_length() - 1])
+                        m ^= low
+                add_play(
+                    (
+                        sid,
+                        index,
+                        number,
+                        trick,
+                        position,
+                        event,
+                        seat,
+                        player,
+                        card_name[card],
+                        mask is None,
+                        None if mask is None else mask >> card & 1 == 1,
+                        legal,
+                        mask is not None and seat == winner,
+                        found.get((event, player, card)) if found else None,
+                    )
+                )
+
+    # -- output ------------------------------------------------------------------
+
+    def batch(self) -> Batch:
+        """The gathered rows as Arrow tables; the builder starts over empty."""
+        tables = {}
+        for name, schema in SCHEMAS.items():
+            rows = self.rows[name]
+            columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+            arrays = [_array(col, f.type) for col, f in zip(columns, schema, strict=True)]
+            tables[name] = pa.Table.from_arrays(arrays, schema=schema)
+        out = Batch(self.items, tables)
+        self._reset()
+        return out
+
+
+def _array(values: Sequence[Any], kind: Any) -> Any:
+    """An Arrow array; only when Arrow refuses a value is every value looked at."""
+    try:
+        return pa.array(values, type=kind)
+    except OverflowError:  # amounts grown past 64 bits (unlimited loo, ballooning pools)
+        return pa.array(
+            [v if v is None or _I64_MIN <= v <= _I64_MAX else None for v in values], type=kind
+        )
+    except (UnicodeEncodeError, pa.ArrowException):
+        return pa.array(clean(values), type=kind)
+
+
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1

@@ -1,0 +1,167 @@
+"""``ingest``: audit hand logs and load them, each file in one transaction.
+
+Pieces are audited in input order, in this process or in ``jobs`` worker
+processes, and loaded in input order by this process alone (DuckDB has one
+writer).  A file's transaction opens with its first piece and commits with
+its last, so a process killed mid-ingest leaves whole files behind and a
+rerun skips them and completes the rest.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections import deque
+from collections.abc import Callable, Generator, Iterable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from loo_replay.db.frames import Batch
+from loo_replay.db.load import Conflict, Counts, Loader
+from loo_replay.db.pieces import (
+    BATCH_DEALS,
+    PIECE_BYTES,
+    Auditor,
+    Piece,
+    init_worker,
+    plan_pieces,
+    unpack_batches,
+    work,
+)
+from loo_replay.db.schema import DatabaseError, first_line, open_db
+from loo_replay.logs.reader import ReadError, expand
+from loo_replay.rulesets import RuleChoice
+
+Progress = Callable[[int, int], None]  # (bytes of input just done, deals so far)
+FileDone = Callable[[str, Counts], None]  # (file, what happened to it)
+
+
+@dataclass
+class IngestResult:
+    counts: Counts
+    conflicts: list[Conflict]
+    file_errors: list[str]  # files that could not be read (or broke off)
+    files: int
+
+    @property
+    def exit_code(self) -> int:
+        """2 unreadable input, 1 conflicts, else 0 (rejected deals are loaded, not failures)."""
+        if self.file_errors:
+            return 2
+        return 1 if self.conflicts else 0
+
+
+def ingest(
+    paths: Iterable[Path],
+    db_path: Path,
+    choice: RuleChoice,
+    *,
+    replace: bool = False,
+    jobs: int = 1,
+    piece_bytes: int = PIECE_BYTES,
+    batch_deals: int = BATCH_DEALS,
+    progress: Progress | None = None,
+    file_done: FileDone | None = None,
+) -> IngestResult:
+    """Audit ``paths`` and load them into the database at ``db_path`` (created or upgraded)."""
+    files: list[Path] = []
+    errors: list[str] = []
+    for given in paths:
+        try:
+            files.extend(expand([given]))
+        except ReadError as exc:
+            errors.append(str(exc))
+    con = open_db(db_path)
+    try:
+        loader = Loader(con, replace)
+        loader.file_errors.extend(errors)
+        pieces = plan_pieces(files, piece_bytes)
+        known = loader.known()
+        if jobs > 1 and len(pieces) > 1:
+            results = _in_workers(pieces, choice, known, batch_deals, jobs)
+        else:
+            results = _in_process(pieces, Auditor(choice, known, batch_deals))
+        with closing(results):  # stops the workers at once if loading fails
+            _load(loader, results, progress, file_done)
+    except duckdb.InterruptException:  # Ctrl-C while DuckDB was working
+        raise KeyboardInterrupt from None
+    except duckdb.Error as exc:
+        raise DatabaseError(
+            f"loading into {db_path} failed ({first_line(str(exc))}); the file being loaded "
+            "was rolled back"
+        ) from None
+    except BrokenProcessPool:
+        raise DatabaseError(
+            "a worker process died (out of memory?); the file being loaded was rolled back"
+        ) from None
+    finally:
+        con.close()
+    return IngestResult(loader.counts, loader.conflicts, loader.file_errors, len(files))
+
+
+def _load(
+    loader: Loader,
+    results: Iterable[tuple[Piece, Iterable[Batch]]],
+    progress: Progress | None,
+    file_done: FileDone | None,
+) -> None:
+    before = loader.counts.copy()
+    try:
+        for piece, batches in results:
+            if piece.first:
+                loader.begin()
+                before = loader.counts.copy()
+            for batch in batches:
+                loader.load(batch)
+            if piece.last:
+                loader.commit()
+                if file_done is not None:
+                    file_done(piece.file, loader.counts - before)
+            if progress is not None:
+                progress(piece.size, loader.counts.deals)
+    except BaseException:
+        loader.rollback()  # the file being loaded leaves no trace
+        raise
+
+
+Results = Generator[tuple[Piece, Iterable[Batch]], None, None]
+
+
+def _in_process(pieces: list[Piece], auditor: Auditor) -> Results:
+    for piece in pieces:
+        yield piece, auditor.batches(piece)
+
+
+def _in_workers(
+    pieces: list[Piece],
+    choice: RuleChoice,
+    known: dict[str, tuple[str, str]],
+    batch_deals: int,
+    jobs: int,
+) -> Results:
+    """Pieces audited by ``jobs`` processes, yielded in input order; at most two pieces per
+    worker wait in memory.  Workers are spawned, not forked: this process holds DuckDB."""
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(
+        jobs, mp_context=context, initializer=init_worker, initargs=(choice, known, batch_deals)
+    )
+    try:
+        queue: deque[tuple[Piece, Future[bytes]]] = deque()
+        ahead = iter(pieces)
+        for piece in ahead:
+            queue.append((piece, pool.submit(work, piece)))
+            if len(queue) >= 2 * jobs:
+                break
+        while queue:
+            piece, future = queue.popleft()
+            data = future.result()
+            following = next(ahead, None)
+            if following is not None:
+                queue.append((following, pool.submit(work, following)))
+            yield piece, unpack_batches(data)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)

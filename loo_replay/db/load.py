@@ -1,0 +1,228 @@
+"""Batches of frames into the database: what to keep, and one transaction per file.
+
+A session is keyed by its id; its content by the document's digest and the
+fingerprint of the rules it was audited under.  Loading the same content
+again adds nothing; other content under a loaded id is a conflict, unless
+``replace``, which deletes the old rows first.  Loading ``a`` then ``b`` in
+one run is the same as two runs: a session earlier in the input counts as
+loaded for the ones after it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field, fields
+
+import duckdb
+import pyarrow as pa  # type: ignore[import-untyped]
+
+from loo_replay.db.frames import TABLES, Batch, DocumentItem, FileItem, SessionItem
+from loo_replay.db.schema import SESSION_TABLES
+
+
+@dataclass
+class Counts:
+    """What happened to the input; ``loaded + rejected + skipped + conflicts == deals``."""
+
+    deals: int = 0  # deals in the input's session documents
+    loaded: int = 0  # into ``deals``
+    rejected: int = 0  # into ``rejects`` (log errors)
+    skipped: int = 0  # their session was already loaded with the same content and rules
+    conflicts: int = 0  # their session id is loaded with other content or rules
+    sessions: int = 0
+    replaced: int = 0  # sessions whose earlier content was deleted (--replace)
+    documents: int = 0  # unreadable documents newly kept in ``rejects``
+    documents_known: int = 0  # unreadable documents already there
+
+    def __sub__(self, other: Counts) -> Counts:
+        return Counts(
+            **{f.name: getattr(self, f.name) - getattr(other, f.name) for f in fields(self)}
+        )
+
+    def copy(self) -> Counts:
+        return Counts(**{f.name: getattr(self, f.name) for f in fields(self)})
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A session id already loaded from other content (or under other rules)."""
+
+    session_id: str
+    file: str
+    line: int | None
+    stored_file: str
+    stored_line: int | None
+    rules_only: bool  # same document, audited under other rules
+
+    def message(self) -> str:
+        what = (
+            "was loaded under other rules (--ruleset/--set)"
+            if self.rules_only
+            else "was loaded with different content"
+        )
+        return (
+            f"session {self.session_id!r} in {_where(self.file, self.line)} conflicts: it "
+            f"{what} from {_where(self.stored_file, self.stored_line)}; "
+            "pass --replace to overwrite it"
+        )
+
+
+def _where(file: str, line: int | None) -> str:
+    return file if line is None else f"{file} line {line}"
+
+
+@dataclass
+class _Stored:
+    digest: str
+    fingerprint: str
+    file: str
+    line: int | None
+
+
+@dataclass
+class Loader:
+    """Decides for each session of a batch and loads the batch's kept rows."""
+
+    con: duckdb.DuckDBPyConnection
+    replace: bool = False
+    counts: Counts = field(default_factory=Counts)
+    conflicts: list[Conflict] = field(default_factory=list)
+    file_errors: list[str] = field(default_factory=list)
+    stored: dict[str, _Stored] = field(default_factory=dict)
+    documents: set[tuple[str, int | None, str]] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        rows = self.con.execute(
+            "SELECT session_id, digest, rules_fingerprint, file, line FROM sessions"
+        ).fetchall()
+        self.stored = {sid: _Stored(d, fp, f, ln) for sid, d, fp, f, ln in rows}
+        docs = self.con.execute(
+            "SELECT file, line, digest FROM rejects WHERE kind = 'document'"
+        ).fetchall()
+        self.documents = {(f, ln, d) for f, ln, d in docs}
+
+    def known(self) -> dict[str, tuple[str, str]]:
+        """(digest, fingerprint) per loaded session id, for auditors to skip what is loaded;
+        empty with ``replace``, where an earlier file of the run may change what is loaded."""
+        if self.replace:
+            return {}
+        return {sid: (s.digest, s.fingerprint) for sid, s in self.stored.items()}
+
+    # -- transactions ------------------------------------------------------------
+
+    def begin(self) -> None:
+        self.con.begin()
+
+    def commit(self) -> None:
+        self.con.commit()
+
+    def rollback(self) -> None:
+        with contextlib.suppress(duckdb.Error):  # no transaction open: nothing to undo
+            self.con.rollback()
+
+    # -- one batch -----------------------------------------------------------------
+
+    def load(self, batch: Batch) -> None:
+        """Decide for every item of ``batch`` and insert the rows of those kept."""
+        keep: dict[int, SessionItem | DocumentItem] = {}  # id(item) -> item, in input order
+        pending: dict[str, SessionItem] = {}  # session id -> item kept in this batch
+        deletes: list[str] = []
+        c = self.counts
+        for item in batch.items:
+            if isinstance(item, FileItem):
+                self.file_errors.append(item.message)
+            elif isinstance(item, DocumentItem):
+                key = (item.file, item.line, item.digest)
+                if key in self.documents:
+                    c.documents_known += 1
+                else:
+                    self.documents.add(key)
+                    keep[id(item)] = item
+                    c.documents += 1
+            else:
+                self._decide(item, keep, pending, deletes)
+        if deletes:
+            for table in SESSION_TABLES:
+                self.con.execute(
+                    f"DELETE FROM {table} WHERE session_id IN (SELECT unnest(?::VARCHAR[]))",
+                    [deletes],
+                )
+        kept = list(keep.values())  # in input order: a replacing item comes after the replaced
+        for name in TABLES:
+            table = _slices(batch.tables[name], [i.rows[name] for i in kept])
+            if table.num_rows:
+                self._insert(name, table)
+
+    def _decide(
+        self,
+        item: SessionItem,
+        keep: dict[int, SessionItem | DocumentItem],
+        pending: dict[str, SessionItem],
+        deletes: list[str],
+    ) -> None:
+        c = self.counts
+        c.sessions += 1
+        c.deals += item.deals
+        sid = item.session_id
+        stored = self.stored.get(sid)
+        same = (
+            stored is not None
+            and stored.digest == item.digest
+            and stored.fingerprint == item.fingerprint
+        )
+        if same:
+            c.skipped += item.deals
+            return
+        if not item.audited:
+            raise RuntimeError(f"session {sid!r} was not audited but must be loaded")
+        if stored is not None:
+            if not self.replace:
+                c.conflicts += item.deals
+                self.conflicts.append(
+                    Conflict(
+                        sid,
+                        item.file,
+                        item.line,
+                        stored.file,
+                        stored.line,
+                        stored.digest == item.digest,
+                    )
+                )
+                return
+            c.replaced += 1
+            earlier = pending.pop(sid, None)
+            if earlier is not None:
+                del keep[id(earlier)]  # loaded earlier in this batch: never reaches the database
+            else:
+                deletes.append(sid)
+        keep[id(item)] = item
+        pending[sid] = item
+        self.stored[sid] = _Stored(item.digest, item.fingerprint, item.file, item.line)
+        c.loaded += item.deals - item.rejected
+        c.rejected += item.rejected
+
+    def _insert(self, name: str, table: pa.Table) -> None:
+        self.con.register("frame", table)
+        try:
+            self.con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM frame")
+        finally:
+            with contextlib.suppress(duckdb.Error):  # fails in an aborted transaction
+                self.con.unregister("frame")
+
+
+def _slices(table: pa.Table, ranges: list[tuple[int, int]]) -> pa.Table:
+    """The rows of ``table`` in ``ranges`` (in order), adjacent ranges merged."""
+    merged: list[tuple[int, int]] = []
+    for start, stop in ranges:
+        if stop <= start:
+            continue
+        if merged and merged[-1][1] == start:
+            merged[-1] = (merged[-1][0], stop)
+        else:
+            merged.append((start, stop))
+    if not merged:
+        return table.slice(0, 0)
+    if len(merged) == 1:
+        start, stop = merged[0]
+        return table.slice(start, stop - start)
+    return pa.concat_tables([table.slice(a, b - a) for a, b in merged])

@@ -1,0 +1,233 @@
+"""Input files cut into pieces, and each piece audited into batches of frames.
+
+A plain JSON Lines file is cut at line ends into pieces of about
+``piece_bytes`` so that one big file still spreads over worker processes and
+memory stays bounded; a ``.json`` or gzip file is one piece.  Pieces depend on
+the files only, never on the number of workers, so every ``--jobs`` loads the
+same rows.  This module imports no database: it is what worker processes run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import hashlib
+import itertools
+import pickle
+import signal
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa  # type: ignore[import-untyped]
+
+from loo_replay.audit import UnreadableDocument, audit_document
+from loo_replay.db.frames import Batch, FrameBuilder, SessionItem, clean, rules_fingerprint
+from loo_replay.engine.options import OptionError
+from loo_replay.logs.parse import Bad, parse_document
+from loo_replay.logs.reader import Document, ReadError, decode, log_kind, read_documents
+from loo_replay.rulesets import RuleChoice, resolve
+
+PIECE_BYTES = 4 << 20  # ~3,000 deals of six players: seconds of auditing, not minutes
+BATCH_DEALS = 2000  # deals per frame batch within a piece: bounds memory for big .gz files
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Bytes [start, stop) of a plain JSON Lines file, or a whole file when ``stop`` is None."""
+
+    file: str
+    start: int
+    stop: int | None
+    first_line: int
+    size: int  # bytes on disk, for progress
+    first: bool  # the first piece of its file: a transaction begins
+    last: bool  # the last: it commits
+
+
+def plan_pieces(files: list[Path], piece_bytes: int = PIECE_BYTES) -> list[Piece]:
+    pieces: list[Piece] = []
+    for path in files:
+        name = str(path)
+        try:
+            size = path.stat().st_size
+            splittable = log_kind(path) == "jsonl" and not name.lower().endswith(".gz")
+            points = _split_points(path, piece_bytes) if splittable else []
+        except OSError:
+            size, points = 0, []  # the reader reports it
+        if not points:
+            pieces.append(Piece(name, 0, None, 1, size, True, True))
+            continue
+        bounds = [*points, (size, 0)]
+        for k, ((start, line), (stop, _)) in enumerate(itertools.pairwise(bounds)):
+            pieces.append(
+                Piece(name, start, stop, line, stop - start, k == 0, k == len(points) - 1)
+            )
+    return pieces
+
+
+def _split_points(path: Path, piece_bytes: int) -> list[tuple[int, int]]:
+    """(offset, line number) where each piece starts: just after a newline."""
+    points = [(0, 1)]
+    newlines = 0  # before ``pos``
+    pos = 0
+    target = piece_bytes
+    with path.open("rb") as stream:
+        while block := stream.read(1 << 20):
+            while target < pos + len(block):
+                i = block.find(b"\n", max(target - pos, 0))
+                if i < 0:
+                    break  # the line goes on into the next block
+                cut = pos + i + 1
+                points.append((cut, 1 + newlines + block.count(b"\n", 0, i + 1)))
+                target = cut + piece_bytes
+            newlines += block.count(b"\n")
+            pos += len(block)
+    if len(points) > 1 and points[-1][0] >= pos:
+        points.pop()  # nothing after the last newline
+    return points
+
+
+def read_piece(piece: Piece) -> Iterator[Document]:
+    """The documents of a piece, numbered as ``read_documents`` numbers the whole file, and
+    not yet parsed (``decode`` does that, as for every reader)."""
+    path = Path(piece.file)
+    if piece.stop is None:
+        yield from read_documents(path)
+        return
+    try:
+        with path.open("rb") as stream:
+            stream.seek(piece.start)
+            data = stream.read(piece.stop - piece.start)
+    except OSError as exc:
+        raise ReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    for number, raw in enumerate(lines, start=piece.first_line):
+        if raw.strip():
+            yield Document(piece.file, number, raw.rstrip(b"\r\n"))
+
+
+class Auditor:
+    """Audits pieces into batches; sessions already loaded with the same content and rules
+    (``known``: id -> (digest, rules fingerprint)) are counted, not audited again."""
+
+    def __init__(
+        self,
+        choice: RuleChoice,
+        known: Mapping[str, tuple[str, str]],
+        batch_deals: int = BATCH_DEALS,
+    ) -> None:
+        self.choice = choice
+        self.known = known
+        self.digests = {digest for digest, _ in known.values()}
+        self.batch_deals = batch_deals
+
+    def batches(self, piece: Piece) -> Iterator[Batch]:
+        with _fewer_collections():
+            yield from self._batches(piece)
+
+    def _batches(self, piece: Piece) -> Iterator[Batch]:
+        builder = FrameBuilder()
+        try:
+            for doc in read_piece(piece):
+                doc = decode(doc)
+                skipped = self._already_loaded(doc)
+                if skipped is not None:
+                    builder.skipped(skipped)
+                else:
+                    item = audit_document(doc, self.choice)
+                    if isinstance(item, UnreadableDocument):
+                        builder.unreadable(item)
+                    else:
+                        builder.session(item)
+                if builder.deal_count >= self.batch_deals:
+                    yield builder.batch()
+        except ReadError as exc:
+            builder.file_error(str(exc))
+        yield builder.batch()
+
+    def _already_loaded(self, doc: Document) -> SessionItem | None:
+        if doc.error is not None or not self.digests:
+            return None
+        digest = hashlib.sha256(doc.raw).hexdigest()
+        if digest not in self.digests:
+            return None
+        try:
+            parsed = parse_document(doc.value)
+        except Bad:
+            return None
+        sid = clean(parsed.session_id or f"{doc.file}:{doc.line or 1}")  # as audit.py names it
+        stored = self.known.get(sid)
+        if stored is None or stored[0] != digest:
+            return None
+        fingerprint = ""
+        if parsed.header is not None:
+            try:
+                ruleset, options = resolve(self.choice, parsed.header.ruleset, parsed.header.rules)
+                fingerprint = rules_fingerprint(ruleset, options)
+            except OptionError:
+                pass
+        if fingerprint != stored[1]:
+            return None
+        deals = len(parsed.raw_deals)
+        file = clean(doc.file)
+        return SessionItem(sid, digest, fingerprint, file, doc.line, deals, 0, audited=False)
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Run the cyclic garbage collector a hundred times less often meanwhile.
+
+    Audits and rows are acyclic data in large numbers; with the default
+    thresholds the collector rescans them over and over (PERF-NOTES.md: 9 of
+    15 seconds).  Cycles are still collected, just in bigger sweeps.
+    """
+    before = gc.get_threshold()
+    gc.set_threshold(max(before[0], 1) * 100, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+# -- worker processes ------------------------------------------------------------
+
+_worker: Auditor | None = None
+
+
+def init_worker(choice: RuleChoice, known: Mapping[str, tuple[str, str]], batch_deals: int) -> None:
+    """ProcessPoolExecutor initializer: the rules and the loaded sessions, sent once.
+
+    Ctrl-C is for the main process, which rolls back and stops the pool; a worker
+    only finishes its piece (and prints no traceback of its own)."""
+    global _worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker = Auditor(choice, known, batch_deals)
+
+
+def work(piece: Piece) -> bytes:
+    """Audit one piece in a worker; the batches travel back as Arrow IPC streams."""
+    assert _worker is not None, "init_worker was not called"
+    return pack_batches(list(_worker.batches(piece)))
+
+
+def pack_batches(batches: list[Batch]) -> bytes:
+    payload = [(b.items, {name: _ipc(t) for name, t in b.tables.items()}) for b in batches]
+    return pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def unpack_batches(data: bytes) -> list[Batch]:
+    payload = pickle.loads(data)  # our own worker's bytes, never input from outside
+    return [
+        Batch(items, {name: pa.ipc.open_stream(raw).read_all() for name, raw in tables.items()})
+        for items, tables in payload
+    ]
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return bytes(sink.getvalue())

@@ -1,0 +1,189 @@
+"""Reading the database: player statistics, ad-hoc SQL (read-only) and Parquet export.
+
+Functions here return figures (columns and rows) or the files written; the
+command line decides how they are shown.  Every connection is read-only, so
+a query cannot change the database whatever it says.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import re
+import shutil
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+
+from loo_replay.db.schema import (
+    ORDER_KEYS,
+    PER_DEAL_TABLES,
+    VERSION,
+    DatabaseError,
+    connect,
+    first_line,
+    open_db,
+    version_of,
+)
+
+
+class QueryError(DatabaseError):
+    """SQL that DuckDB refused, in one sentence."""
+
+
+@dataclass
+class Rows:
+    columns: list[str]
+    rows: Iterator[tuple[Any, ...]]
+
+
+def open_for_reading(path: Path, *, upgrade: bool = True) -> duckdb.DuckDBPyConnection:
+    """A read-only connection; with ``upgrade``, an older schema is migrated first (the only
+    write), so that the views the caller needs exist."""
+    con = connect(path, read_only=True)
+    version = version_of(con)
+    if version == VERSION or not upgrade:
+        return con
+    con.close()
+    if version == 0:
+        raise DatabaseError(f"{path} holds no loo-replay tables; load it with `loo-replay ingest`")
+    open_db(path).close()  # raises if the schema is newer than this program
+    return connect(path, read_only=True)
+
+
+STATS_COLUMNS = (
+    "player",
+    "deals_seated",
+    "played",
+    "passed",
+    "took_miss",
+    "looed",
+    "loo_rate",
+    "tricks",
+    "net_chips",
+    "violations",
+    "revokes",
+)
+
+
+def player_stats(con: duckdb.DuckDBPyConnection) -> Rows:
+    """The ``player_stats`` view, highest loo rate first."""
+    cursor = con.execute(
+        "SELECT player, deals_seated, played, passed, took_miss, looed, loo_rate, tricks, "
+        "net_chips, violations, revokes FROM player_stats "
+        "ORDER BY loo_rate DESC NULLS LAST, player"
+    )
+    return Rows(list(STATS_COLUMNS), iter(cursor.fetchall()))
+
+
+_READ_ONLY = re.compile(r'Cannot execute statement of type "(?P<kind>[^"]+)"')
+
+
+def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
+    """Run the user's SQL on a read-only connection; rows are fetched as they are read."""
+    try:
+        cursor = con.execute(sql)
+    except duckdb.Error as exc:
+        text = str(exc)
+        refused = _READ_ONLY.search(text)
+        if refused and "read-only" in text:
+            raise QueryError(
+                f"`loo-replay query` opens the database read-only, so {refused['kind']} "
+                "statements cannot run; the database is changed only by `loo-replay ingest`"
+            ) from None
+        raise QueryError(f"the query failed: {first_line(text)}") from None
+    if cursor.description is None:
+        return Rows([], iter(()))
+    columns = [d[0] for d in cursor.description]
+
+    def fetch() -> Iterator[tuple[Any, ...]]:
+        try:
+            while chunk := cursor.fetchmany(2048):
+                yield from chunk
+        except duckdb.Error as exc:
+            raise QueryError(f"the query failed: {first_line(str(exc))}") from None
+
+    return Rows(columns, fetch())
+
+
+def export_parquet(
+    con: duckdb.DuckDBPyConnection, out: Path, *, overwrite: bool = False
+) -> list[tuple[Path, int]]:
+    """Every table as Parquet under ``out``: per-deal tables as directories partitioned by
+    session (``deals/session_id=.../data_0.parquet``), the others as single files.
+
+    Refuses to write over an earlier export unless ``overwrite``.
+    """
+    targets = [(name, out / name, True) for name in PER_DEAL_TABLES]
+    targets += [
+        (name, out / f"{name}.parquet", False) for name in ("sessions", "players", "rejects")
+    ]
+    existing = [path for _, path, _ in targets if path.exists()]
+    if existing and not overwrite:
+        raise DatabaseError(
+            f"{existing[0]} already exists; export to an empty directory or pass --overwrite"
+        )
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for path in existing:
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    except OSError as exc:
+        raise DatabaseError(f"cannot write to {out}: {exc.strerror or exc}") from None
+    written: list[tuple[Path, int]] = []
+    for name, path, partitioned in targets:
+        ((rows,),) = con.execute(f"SELECT count(*) FROM {name}").fetchall()  # constants only
+        order = ", ".join(ORDER_KEYS[name])
+        relation = con.sql(f"SELECT * FROM {name} ORDER BY {order}")
+        try:
+            if partitioned and rows:
+                relation.write_parquet(str(path), partition_by=["session_id"])
+            elif partitioned:
+                path.mkdir()  # no sessions: one empty file keeps the table readable
+                relation.write_parquet(str(path / "data_0.parquet"))
+            else:
+                relation.write_parquet(str(path))
+        except duckdb.Error as exc:
+            raise DatabaseError(f"cannot export {name}: {first_line(str(exc))}") from None
+        written.append((path, rows))
+    return written
+
+
+# -- values for people and programs -------------------------------------------------
+
+
+def text_of(value: Any) -> str:
+    """A value as one line of text: NULL empty, lists and maps as JSON, bytes decoded."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).decode("utf-8", "backslashreplace")
+    if isinstance(value, list | dict | tuple):
+        return orjson.dumps(value, default=json_default, option=orjson.OPT_NON_STR_KEYS).decode()
+    return str(value)
+
+
+def json_default(value: Any) -> Any:
+    """orjson's fallback for DuckDB's Python values."""
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).decode("utf-8", "backslashreplace")
+    if isinstance(value, datetime.timedelta):
+        return value.total_seconds()
+    if isinstance(value, uuid.UUID | datetime.date | datetime.time):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)  # beyond 64 bits
+    raise TypeError(f"cannot show a {type(value).__name__} as JSON")

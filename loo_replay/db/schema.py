@@ -1,0 +1,378 @@
+"""The database schema as versioned migrations, and opening a database safely.
+
+Each migration is frozen once released: a later change is a new migration,
+so an older database is upgraded in place by running the ones it lacks, each
+in its own transaction together with its ``schema_version`` row.  README.md
+("Database") documents every table, column and view created here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+PER_DEAL_TABLES = ("deals", "seats", "tricks", "plays", "findings", "discrepancies")
+SESSION_TABLES = ("sessions", "players", *PER_DEAL_TABLES, "rejects")  # everything keyed by session
+VIEWS = ("player_stats", "pool_history", "violations_by_rule")
+ORDER_KEYS: dict[str, tuple[str, ...]] = {  # a total order of each table's rows
+    "sessions": ("session_id",),
+    "players": ("session_id", "seat"),
+    "deals": ("session_id", "deal_index"),
+    "seats": ("session_id", "deal_index", "seat"),
+    "tricks": ("session_id", "deal_index", "trick"),
+    "plays": ("session_id", "deal_index", "trick", "position"),
+    "findings": ("session_id", "deal_index", "finding"),
+    "discrepancies": ("session_id", "deal_index", "field"),
+    "rejects": ("kind", "session_id", "deal_index", "file", "line", "digest"),
+}
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+_V1_TABLES = (
+    """
+    CREATE TABLE schema_version (
+        version INTEGER PRIMARY KEY,
+        description VARCHAR NOT NULL
+    )""",
+    """
+    CREATE TABLE sessions (
+        session_id VARCHAR PRIMARY KEY,
+        digest VARCHAR NOT NULL,
+        rules_fingerprint VARCHAR NOT NULL,
+        file VARCHAR NOT NULL,
+        line INTEGER,
+        ruleset VARCHAR,
+        rules VARCHAR,
+        started_at VARCHAR,
+        venue VARCHAR,
+        meta VARCHAR,
+        deals INTEGER NOT NULL,
+        errors STRUCT(path VARCHAR, message VARCHAR)[] NOT NULL
+    )""",
+    """
+    CREATE TABLE players (
+        session_id VARCHAR NOT NULL,
+        seat INTEGER NOT NULL,
+        player VARCHAR NOT NULL,
+        name VARCHAR,
+        chips BIGINT
+    )""",
+    """
+    CREATE TABLE deals (
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        deal BIGINT NOT NULL,
+        status VARCHAR NOT NULL,
+        dealer VARCHAR NOT NULL,
+        seated INTEGER NOT NULL,
+        pool VARCHAR,
+        pool_start BIGINT,
+        must BOOLEAN NOT NULL,
+        trump VARCHAR,
+        turn_up VARCHAR,
+        miss VARCHAR[],
+        miss_taker VARCHAR,
+        defender VARCHAR,
+        outcome VARCHAR,
+        pool_next BIGINT,
+        violations INTEGER NOT NULL,
+        discrepancies INTEGER NOT NULL,
+        notes VARCHAR[] NOT NULL
+    )""",
+    """
+    CREATE TABLE seats (
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        deal BIGINT NOT NULL,
+        seat INTEGER NOT NULL,
+        player VARCHAR NOT NULL,
+        dealer BOOLEAN NOT NULL,
+        declaration VARCHAR,
+        active BOOLEAN NOT NULL,
+        retired BOOLEAN NOT NULL,
+        hand VARCHAR[],
+        tricks INTEGER NOT NULL,
+        ante BIGINT NOT NULL,
+        payout BIGINT,
+        loo BIGINT,
+        looed BOOLEAN,
+        penalties BIGINT,
+        net BIGINT,
+        stack BIGINT
+    )""",
+    """
+    CREATE TABLE tricks (
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        deal BIGINT NOT NULL,
+        trick INTEGER NOT NULL,
+        leader VARCHAR NOT NULL,
+        led VARCHAR,
+        winner VARCHAR,
+        cards INTEGER NOT NULL,
+        dead INTEGER NOT NULL
+    )""",
+    """
+    CREATE TABLE plays (
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        deal BIGINT NOT NULL,
+        trick INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        event INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        player VARCHAR NOT NULL,
+        card VARCHAR NOT NULL,
+        dead BOOLEAN NOT NULL,
+        legal BOOLEAN,
+        legal_cards VARCHAR[],
+        wins BOOLEAN NOT NULL,
+        finding VARCHAR
+    )""",
+    """
+    CREATE TABLE findings (
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        deal BIGINT NOT NULL,
+        finding INTEGER NOT NULL,
+        code VARCHAR NOT NULL,
+        family VARCHAR NOT NULL,
+        player VARCHAR NOT NULL,
+        trick INTEGER,
+        card VARCHAR,
+        held VARCHAR[] NOT NULL,
+        legal VARCHAR[],
+        penalized BOOLEAN NOT NULL,
+        penalty BIGINT NOT NULL,
+        event INTEGER,
+        message VARCHAR NOT NULL
+    )""",
+    """
+    CREATE TABLE discrepancies (
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        deal BIGINT NOT NULL,
+        field VARCHAR NOT NULL,
+        item VARCHAR NOT NULL,
+        player VARCHAR,
+        recorded BIGINT NOT NULL,
+        expected BIGINT NOT NULL
+    )""",
+    """
+    CREATE TABLE rejects (
+        kind VARCHAR NOT NULL,
+        session_id VARCHAR,
+        deal_index INTEGER,
+        deal BIGINT,
+        dealer VARCHAR,
+        file VARCHAR NOT NULL,
+        line INTEGER,
+        path VARCHAR NOT NULL,
+        message VARCHAR NOT NULL,
+        errors STRUCT(path VARCHAR, message VARCHAR)[] NOT NULL,
+        raw BLOB NOT NULL,
+        digest VARCHAR NOT NULL
+    )""",
+)
+
+_V2_VIEWS = (
+    """
+    CREATE VIEW player_stats AS
+    WITH seated AS (
+        SELECT
+            player,
+            count(*) AS deals_seated,
+            count(*) FILTER (WHERE active) AS played,
+            count(*) FILTER (WHERE declaration = 'pass') AS passed,
+            count(*) FILTER (WHERE declaration IN ('take_miss', 'defend')) AS took_miss,
+            count(*) FILTER (WHERE looed) AS looed,
+            count(*) FILTER (WHERE active AND looed) AS looed_playing,
+            count(*) FILTER (WHERE active AND looed IS NOT NULL) AS played_known,
+            coalesce(sum(loo), 0) AS loo_chips,
+            coalesce(sum(tricks), 0) AS tricks,
+            coalesce(sum(net), 0) AS net_chips
+        FROM seats
+        GROUP BY player
+    ),
+    by_code AS (
+        SELECT player, code, family, count(*) AS n FROM findings GROUP BY player, code, family
+    ),
+    found AS (
+        SELECT
+            player,
+            sum(n) AS violations,
+            coalesce(sum(n) FILTER (WHERE family = 'revoke'), 0) AS revokes,
+            map_from_entries(list((code, n) ORDER BY code)) AS violations_by_code
+        FROM by_code
+        GROUP BY player
+    )
+    SELECT
+        s.player,
+        s.deals_seated,
+        s.played,
+        s.passed,
+        s.took_miss,
+        s.looed,
+        CASE WHEN s.played_known > 0 THEN s.looed_playing / s.played_known END AS loo_rate,
+        s.loo_chips,
+        s.tricks,
+        s.net_chips,
+        coalesce(f.violations, 0) AS violations,
+        coalesce(f.revokes, 0) AS revokes,
+        coalesce(f.violations_by_code, MAP {}::MAP(VARCHAR, BIGINT)) AS violations_by_code
+    FROM seated s LEFT JOIN found f USING (player)
+    """,
+    """
+    CREATE VIEW pool_history AS
+    SELECT
+        d.session_id,
+        d.deal_index,
+        d.deal,
+        d.dealer,
+        d.status,
+        d.pool,
+        d.pool_start,
+        d.outcome,
+        m.payouts_total,
+        m.looed_total,
+        m.penalties_total,
+        d.pool_next
+    FROM deals d
+    JOIN (
+        SELECT
+            session_id,
+            deal_index,
+            sum(payout) AS payouts_total,
+            sum(loo) AS looed_total,
+            sum(penalties) AS penalties_total
+        FROM seats
+        GROUP BY session_id, deal_index
+    ) m USING (session_id, deal_index)
+    """,
+    """
+    CREATE VIEW violations_by_rule AS
+    SELECT
+        f.code,
+        f.family,
+        s.ruleset,
+        count(*) AS violations,
+        count(DISTINCT (f.session_id, f.deal_index)) AS deals,
+        count(*) FILTER (WHERE f.penalized) AS penalized
+    FROM findings f JOIN sessions s USING (session_id)
+    GROUP BY f.code, f.family, s.ruleset
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "tables: sessions, players, deals, seats, tricks, plays, findings, discrepancies, rejects",
+        _V1_TABLES,
+    ),
+    Migration(2, "views: player_stats, pool_history, violations_by_rule", _V2_VIEWS),
+)
+VERSION = MIGRATIONS[-1].version
+
+
+class DatabaseError(Exception):
+    """A database that cannot be used as asked; the message is one sentence for the user."""
+
+
+class DatabaseBusy(DatabaseError):
+    """Another process holds the DuckDB file lock."""
+
+
+_LOCK = re.compile(r"Conflicting lock is held in (?P<prog>.+?) \(PID (?P<pid>\d+)\)")
+
+
+def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """A connection, with DuckDB's lock and open failures turned into ``DatabaseError``."""
+    if read_only and not path.exists():
+        raise DatabaseError(f"no database at {path}; load one with `loo-replay ingest --db {path}`")
+    try:
+        return duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        text = str(exc)
+        held = _LOCK.search(text)
+        if held or "Could not set lock" in text:
+            who = f" (PID {held['pid']})" if held else ""
+            raise DatabaseBusy(
+                f"{path} is in use by another process{who}; wait for it to finish and try again"
+            ) from None
+        raise DatabaseError(f"cannot open {path}: {first_line(text)}") from None
+    except duckdb.Error as exc:
+        raise DatabaseError(f"cannot open {path}: {first_line(str(exc))}") from None
+
+
+def first_line(text: str) -> str:
+    """DuckDB's messages carry context lines and hints after the first; one sentence is wanted."""
+    return text.strip().splitlines()[0] if text.strip() else text
+
+
+def version_of(con: duckdb.DuckDBPyConnection) -> int:
+    """The schema version of the database: 0 for a new (empty) one."""
+    ((tables,),) = con.execute(
+        "SELECT count(*) FROM information_schema.tables "
+        "WHERE table_name = 'schema_version' AND table_schema = 'main'"
+    ).fetchall()
+    if not tables:
+        return 0
+    ((version,),) = con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchall()
+    return int(version)
+
+
+def migrate(
+    con: duckdb.DuckDBPyConnection, migrations: Sequence[Migration] = MIGRATIONS
+) -> tuple[int, int]:
+    """Bring the database to the last of ``migrations``; returns (version before, after).
+
+    Each migration runs in one transaction with its ``schema_version`` row, so a
+    process killed while upgrading leaves the database at a whole version.
+    """
+    before = version_of(con)
+    newest = migrations[-1].version if migrations else 0
+    if before > newest:
+        raise DatabaseError(
+            f"the database is at schema version {before}, newer than this loo-replay "
+            f"understands ({newest}); upgrade loo-replay"
+        )
+    for migration in migrations:
+        if migration.version <= before:
+            continue
+        con.begin()
+        try:
+            for statement in migration.statements:
+                con.execute(statement)
+            con.execute(
+                "INSERT INTO schema_version VALUES (?, ?)",
+                [migration.version, migration.description],
+            )
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+    return before, version_of(con)
+
+
+def open_db(path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-write connection to a database at the current schema version."""
+    con = connect(path)
+    try:
+        migrate(con)
+    except duckdb.Error as exc:
+        con.close()
+        raise DatabaseError(f"cannot set up the tables in {path}: {first_line(str(exc))}") from None
+    except BaseException:
+        con.close()
+        raise
+    return con

@@ -1,0 +1,293 @@
+"""``loo-replay ingest`` on real DuckDB files: idempotent, conflicts, --replace, counts that
+add up, every input deal in ``deals`` or ``rejects``, --jobs, pieces of big files, the lock."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from db_helpers import SAMPLES, counts, dump, run, sql
+
+from loo_replay.db.ingest import ingest
+from loo_replay.rulesets import RuleChoice
+
+
+@pytest.fixture(scope="module")
+def samples_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """sample_logs/ ingested once (shared, read-only by the tests using it)."""
+    db = tmp_path_factory.mktemp("samples") / "loo.duckdb"
+    result = run("ingest", SAMPLES, "--db", db)
+    assert result.returncode == 0, result.stderr
+    return db
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory of simulated logs with violations and corrupted records, in every form."""
+    tmp = tmp_path_factory.mktemp("sim")
+    made = run(
+        "simulate",
+        "--ruleset",
+        "hoyle-pam",
+        "--players",
+        "5",
+        "--deals",
+        "25",
+        "--sessions",
+        "12",
+        "--violations",
+        "0.3",
+        "--corrupt",
+        "0.2",
+        "--out",
+        tmp / "all.jsonl",
+    )
+    assert made.returncode == 0, made.stderr
+    lines = (tmp / "all.jsonl").read_bytes().splitlines(keepends=True)
+    logs = tmp / "logs"
+    logs.mkdir()
+    (logs / "a.jsonl").write_bytes(b"".join(lines[:5]) + b"{not json\n")
+    with gzip.open(logs / "b.jsonl.gz", "wb") as f:
+        f.write(b"".join(lines[5:9]))
+    (logs / "c.json").write_bytes(lines[9])
+    (logs / "d.ndjson").write_bytes(b"\n".join(lines[10:]))
+    return logs
+
+
+def test_ingest_twice_keeps_one_copy_of_everything(samples_db: Path, tmp_path: Path) -> None:
+    db = tmp_path / "loo.duckdb"
+    shutil.copy(samples_db, db)
+    before = dump(db)
+    again = run("ingest", SAMPLES, "--db", db)
+    assert again.returncode == 0, again.stderr
+    c = counts(again)
+    assert (c["loaded"], c["rejected"], c["skipped"], c["conflicts"]) == (0, 0, 220, 0)
+    assert dump(db) == before
+
+
+def test_counts_add_up_and_every_deal_is_in_deals_or_rejects(samples_db: Path) -> None:
+    summary = json.loads(run("validate", SAMPLES, "--format", "json").stdout)["summary"]
+    assert summary["deals"] == 220
+    ((deals,),) = sql(samples_db, "SELECT count(*) FROM deals")
+    ((rejects,),) = sql(samples_db, "SELECT count(*) FROM rejects WHERE kind = 'deal'")
+    assert deals == summary["audited"] + summary["misdeals"]
+    assert rejects == summary["rejected"]
+    # session by session: the document's deals, each in exactly one of the two tables
+    missing = sql(
+        samples_db,
+        "SELECT s.session_id, s.deals, "
+        "  (SELECT count(*) FROM deals d WHERE d.session_id = s.session_id), "
+        "  (SELECT count(*) FROM rejects r WHERE r.session_id = s.session_id) "
+        "FROM sessions s",
+    )
+    assert len(missing) == summary["sessions"]
+    assert all(n == a + r for _, n, a, r in missing), missing
+    assert sql(
+        samples_db,
+        "SELECT count(*) FROM deals d JOIN rejects r USING (session_id, deal_index)",
+    ) == [(0,)]
+    assert sql(samples_db, "SELECT count(*) FROM findings") == [(summary["violations"],)]
+    assert sql(samples_db, "SELECT count(*) FROM discrepancies") == [(summary["discrepancies"],)]
+
+
+def test_rejects_keep_the_deal_json_and_unreadable_documents_their_bytes(
+    simulated: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "loo.duckdb"
+    result = run("ingest", simulated, "--db", db)
+    assert result.returncode == 0, result.stderr
+    c = counts(result)
+    assert c["deals"] == 12 * 25 and c["loaded"] + c["rejected"] == c["deals"]
+    assert "1 unreadable document(s): 1 kept in rejects" in result.stdout
+    ((file, line, raw, message),) = sql(
+        db, "SELECT file, line, raw, message FROM rejects WHERE kind = 'document'"
+    )
+    assert (Path(file).name, line, raw) == ("a.jsonl", 6, b"{not json")
+    assert "not valid JSON" in message
+    # a deal is rejected because of its session's rules: every deal of it, verbatim
+    bad = json.loads((simulated / "c.json").read_bytes())
+    bad["session"]["id"] = "bad-rules"
+    bad["session"]["rules"] = {"stakes.loo": "sometimes"}
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    result = run("ingest", tmp_path / "bad.json", "--db", db)
+    assert counts(result)["rejected"] == 25
+    raws = sql(db, "SELECT raw FROM rejects WHERE session_id = 'bad-rules' ORDER BY deal_index")
+    assert [r for (r,) in raws] == [orjson.dumps(d) for d in bad["deals"]]
+    (errors,) = sql(db, "SELECT errors FROM sessions WHERE session_id = 'bad-rules'")[0]
+    assert errors[0]["path"].startswith("/session/rules")
+
+
+def _altered(source: Path, target: Path) -> str:
+    """``source`` with one recorded payout changed; returns the session id."""
+    doc = json.loads(source.read_text())
+    recorded = doc["deals"][0].setdefault("recorded", {})
+    recorded["pool_next"] = recorded.get("pool_next", 0) + 1
+    target.write_text(json.dumps(doc))
+    return str(doc["session"]["id"])
+
+
+def test_same_id_other_content_is_a_conflict_naming_both_files(
+    samples_db: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "loo.duckdb"
+    shutil.copy(samples_db, db)
+    before = dump(db)
+    changed = tmp_path / "changed.json"
+    sid = _altered(SAMPLES / "wrong-payouts.json", changed)
+    result = run("ingest", changed, "--db", db)
+    assert result.returncode == 1
+    assert counts(result)["conflicts"] == 16
+    message = " ".join(result.stderr.split())
+    assert f"session {sid!r}" in message
+    assert str(changed) in message and "wrong-payouts.json" in message
+    assert "--replace" in message
+    assert dump(db) == before
+
+
+def test_other_rules_for_the_same_file_is_a_conflict_too(samples_db: Path, tmp_path: Path) -> None:
+    db = tmp_path / "loo.duckdb"
+    shutil.copy(samples_db, db)
+    result = run(
+        "ingest", SAMPLES / "wrong-payouts.json", "--db", db, "--set", "stakes.loo=unlimited"
+    )
+    assert result.returncode == 1
+    assert "other rules (--ruleset/--set)" in result.stderr
+    bad = run("ingest", SAMPLES / "wrong-payouts.json", "--db", db, "--set", "follow.voids=any")
+    assert bad.returncode == 2 and "unknown option 'follow.voids'" in bad.stderr
+
+
+def test_replace_swaps_the_session_and_leaves_no_trace_of_the_old(
+    samples_db: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "loo.duckdb"
+    shutil.copy(samples_db, db)
+    before = dump(db)
+    changed = tmp_path / "changed.json"
+    sid = _altered(SAMPLES / "wrong-payouts.json", changed)
+    result = run("ingest", changed, "--db", db, "--replace")
+    assert result.returncode == 0, result.stderr
+    assert counts(result)["loaded"] == 16 and "1 session(s) replaced" in result.stdout
+    after = dump(db)
+    for table in ("deals", "seats", "plays", "tricks", "players"):
+        assert len(after[table]) == len(before[table]), table
+    ((file, digest),) = sql(db, "SELECT file, digest FROM sessions WHERE session_id = ?", sid)
+    assert file == str(changed)
+    old = next(r for r in before["sessions"] if r[0] == sid)
+    assert digest != old[1]
+    # the altered record is now compared: one more discrepancy (or one fewer) on deal 1
+    assert after["discrepancies"] != before["discrepancies"]
+    assert run("ingest", changed, "--db", db).returncode == 0  # and it is now the loaded one
+
+
+def test_same_id_twice_in_one_run_is_a_conflict(tmp_path: Path) -> None:
+    changed = tmp_path / "changed.json"
+    _altered(SAMPLES / "wrong-payouts.json", changed)
+    db = tmp_path / "loo.duckdb"
+    result = run("ingest", SAMPLES / "wrong-payouts.json", changed, "--db", db)
+    assert result.returncode == 1
+    c = counts(result)
+    assert (c["loaded"], c["conflicts"]) == (16, 16)
+    replaced = run(
+        "ingest",
+        SAMPLES / "wrong-payouts.json",
+        changed,
+        "--db",
+        tmp_path / "r.duckdb",
+        "--replace",
+    )
+    assert replaced.returncode == 0
+    assert sql(tmp_path / "r.duckdb", "SELECT file FROM sessions") == [(str(changed),)]
+
+
+def test_jobs_2_loads_the_same_database_as_jobs_1(simulated: Path, tmp_path: Path) -> None:
+    one, two = tmp_path / "one.duckdb", tmp_path / "two.duckdb"
+    a = run("ingest", simulated, SAMPLES, "--db", one, "--jobs", "1")
+    b = run("ingest", simulated, SAMPLES, "--db", two, "--jobs", "2")
+    assert a.returncode == b.returncode == 0, a.stderr + b.stderr
+    assert counts(a) == counts(b)
+    first, second = dump(one), dump(two)
+    assert all(first[t] for t in first), "every table has rows"
+    assert first == second
+
+
+def test_a_big_file_cut_into_pieces_loads_as_one(simulated: Path, tmp_path: Path) -> None:
+    log = tmp_path / "big.jsonl"
+    log.write_bytes(
+        (simulated / "a.jsonl").read_bytes() + b"\n\n" + (simulated / "d.ndjson").read_bytes()
+    )
+    whole, cut, cut2 = tmp_path / "whole.duckdb", tmp_path / "cut.duckdb", tmp_path / "cut2.duckdb"
+    ingest([log], whole, RuleChoice())
+    result = ingest([log], cut, RuleChoice(), piece_bytes=30_000, batch_deals=7)
+    ingest([log], cut2, RuleChoice(), piece_bytes=30_000, jobs=2)
+    assert result.counts.deals == 7 * 25 and result.counts.documents == 1
+    assert dump(whole) == dump(cut) == dump(cut2)
+    lines = log.read_bytes().split(b"\n")
+    for sid, line in sql(whole, "SELECT session_id, line FROM sessions"):
+        assert json.loads(lines[line - 1])["session"]["id"] == sid
+
+
+def test_an_unreadable_file_exits_2_and_keeps_what_was_read(tmp_path: Path) -> None:
+    data = gzip.decompress((SAMPLES / "modern-online.jsonl.gz").read_bytes())
+    packed = gzip.compress(data)
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(packed[: len(packed) // 2])
+    db = tmp_path / "loo.duckdb"
+    result = run("ingest", cut, tmp_path / "missing.json", "--db", db)
+    assert result.returncode == 2
+    assert "cannot read" in result.stderr and "no such file or directory" in result.stderr
+    first = json.loads(data.split(b"\n")[0])["session"]["id"]
+    assert sql(db, "SELECT count(*) FROM sessions WHERE session_id = ?", first) == [(1,)]
+
+
+def test_a_database_held_by_another_process_is_one_clear_sentence(tmp_path: Path) -> None:
+    db = tmp_path / "loo.duckdb"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); "
+            "sys.stdin.read()",
+            str(db),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        result = run("ingest", SAMPLES / "wrong-payouts.json", "--db", db)
+        assert result.returncode == 2
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1
+        assert f"{db} is in use by another process (PID {holder.pid})" in lines[0]
+        assert "try again" in lines[0]
+    finally:
+        holder.communicate("", timeout=30)
+
+
+def test_text_that_is_not_utf8_and_huge_numbers_do_not_stop_a_load(tmp_path: Path) -> None:
+    """JSON escapes can spell lone surrogates, which Arrow and DuckDB refuse; they are
+    stored as ``?``, and a rejected deal's JSON keeps them escaped, as it keeps a number
+    too big for 64 bits."""
+    doc = json.loads((SAMPLES / "wrong-payouts.json").read_text())
+    doc["session"]["id"] = "odd-\udc00-id"
+    doc["session"]["venue"] = "caf\ud800"
+    doc["deals"][1]["events"][3]["card"] = "\ud800"
+    doc["deals"][2]["recorded"]["pool_next"] = 10**30
+    log = tmp_path / "odd.json"
+    log.write_text(json.dumps(doc))
+    db = tmp_path / "loo.duckdb"
+    result = run("ingest", log, "--db", db)
+    assert result.returncode == 0, result.stderr
+    assert counts(result)["rejected"] == 2
+    assert sql(db, "SELECT session_id, venue FROM sessions") == [("odd-?-id", "caf?")]
+    raws = [r for (r,) in sql(db, "SELECT raw FROM rejects ORDER BY deal_index")]
+    assert [json.loads(r) for r in raws] == [doc["deals"][1], doc["deals"][2]]
+    again = run("ingest", log, "--db", db)
+    assert counts(again)["skipped"] == 16

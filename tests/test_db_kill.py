@@ -1,0 +1,166 @@
+"""A process killed (SIGKILL) in the middle of ``ingest`` leaves whole files in the database,
+and running the same command again converges to what one uninterrupted run loads."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import duckdb
+import pytest
+from db_helpers import ROOT, counts, dump, run
+
+from loo_replay.db.frames import Batch
+from loo_replay.db.ingest import ingest
+from loo_replay.db.load import Loader
+from loo_replay.rulesets import RuleChoice
+
+FILES = 12
+SESSIONS_PER_FILE = 4
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Many files of simulated sessions: enough work that a kill lands mid-ingest."""
+    tmp = tmp_path_factory.mktemp("kill")
+    made = run(
+        "simulate",
+        "--ruleset",
+        "three-card",
+        "--players",
+        "5",
+        "--deals",
+        "30",
+        "--sessions",
+        str(FILES * SESSIONS_PER_FILE),
+        "--violations",
+        "0.2",
+        "--out",
+        tmp / "all.jsonl",
+    )
+    assert made.returncode == 0, made.stderr
+    lines = (tmp / "all.jsonl").read_bytes().splitlines(keepends=True)
+    logs = tmp / "logs"
+    logs.mkdir()
+    paths = []
+    for k in range(FILES):
+        path = logs / f"part-{k:02}.jsonl"
+        path.write_bytes(b"".join(lines[k * SESSIONS_PER_FILE : (k + 1) * SESSIONS_PER_FILE]))
+        paths.append(path)
+    return logs
+
+
+def _whole_files_only(db: Path) -> int:
+    """Every file in the database has all its sessions, every session all its deals."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        per_file = Counter(f for (f,) in con.execute("SELECT file FROM sessions").fetchall())
+        incomplete = con.execute(
+            "SELECT s.session_id FROM sessions s WHERE s.deals != "
+            "(SELECT count(*) FROM deals d WHERE d.session_id = s.session_id) + "
+            "(SELECT count(*) FROM rejects r WHERE r.session_id = s.session_id)"
+        ).fetchall()
+    finally:
+        con.close()
+    assert incomplete == []
+    assert all(n == SESSIONS_PER_FILE for n in per_file.values()), per_file
+    return len(per_file)
+
+
+def _kill_after_two_files(command: list[str]) -> None:
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stderr is not None
+    committed = [proc.stderr.readline() for _ in range(2)]  # two files are in; a third loads
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+    proc.stderr.close()
+    assert all(line.startswith("loaded ") for line in committed), committed
+    assert proc.returncode == -signal.SIGKILL, "the ingest finished before it could be killed"
+
+
+def _rerun_converges(logs: Path, killed_db: Path, clean_db: Path, at_least: int = 2) -> None:
+    loaded = _whole_files_only(killed_db)
+    assert at_least <= loaded < FILES
+
+    rerun = run("ingest", logs, "--db", killed_db)
+    assert rerun.returncode == 0, rerun.stderr
+    c = counts(rerun)
+    assert c["skipped"] == loaded * SESSIONS_PER_FILE * 30
+    assert c["loaded"] + c["rejected"] == (FILES - loaded) * SESSIONS_PER_FILE * 30
+
+    assert _whole_files_only(killed_db) == FILES
+    assert dump(killed_db) == dump(clean_db)
+
+
+@pytest.fixture(scope="module")
+def clean_db(logs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What one uninterrupted run loads."""
+    db = tmp_path_factory.mktemp("clean") / "clean.duckdb"
+    result = run("ingest", logs, "--db", db)
+    assert result.returncode == 0, result.stderr
+    return db
+
+
+def test_killed_ingest_leaves_whole_files_and_a_rerun_completes_it(
+    logs: Path, clean_db: Path, tmp_path: Path
+) -> None:
+    killed_db = tmp_path / "killed.duckdb"
+    _kill_after_two_files(
+        [sys.executable, "-m", "loo_replay", "ingest", str(logs), "--db", str(killed_db), "-v"]
+    )
+    _rerun_converges(logs, killed_db, clean_db)
+
+
+_SMALL_BATCHES = """
+import sys
+from pathlib import Path
+from loo_replay.db.ingest import ingest
+from loo_replay.rulesets import RuleChoice
+
+def done(file, counts):
+    print("loaded", file, file=sys.stderr, flush=True)
+
+ingest([Path(sys.argv[1])], Path(sys.argv[2]), RuleChoice(), batch_deals=5, file_done=done)
+"""
+
+
+def test_killed_between_the_inserts_of_one_file_loses_that_whole_file(
+    logs: Path, clean_db: Path, tmp_path: Path
+) -> None:
+    """Batches of 5 deals: each file is several INSERTs in one transaction, so the kill
+    lands after some of a file's rows went in, before its COMMIT."""
+    killed_db = tmp_path / "killed.duckdb"
+    _kill_after_two_files([sys.executable, "-c", _SMALL_BATCHES, str(logs), str(killed_db)])
+    _rerun_converges(logs, killed_db, clean_db)
+
+
+def test_an_error_mid_file_rolls_the_file_back(
+    logs: Path, clean_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "loo.duckdb"
+    real_load = Loader.load
+    calls = 0
+
+    def failing(self: Loader, batch: Batch) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 10:  # file 2, after its first inserts
+            raise OSError("disk full")
+        real_load(self, batch)
+
+    monkeypatch.setattr(Loader, "load", failing)
+    with pytest.raises(OSError, match="disk full"):
+        ingest([logs], db, RuleChoice(), batch_deals=20)
+    assert _whole_files_only(db) == 1
+    monkeypatch.undo()
+    _rerun_converges(logs, db, clean_db, at_least=1)

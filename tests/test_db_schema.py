@@ -1,0 +1,132 @@
+"""Versioned migrations: a new database gets them all, an older one is upgraded in place
+(its rows kept), a newer one is refused; the frames the loader builds fit the tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from db_helpers import SAMPLES, counts, dump, run, sql
+
+from loo_replay.db import schema
+from loo_replay.db.frames import SCHEMAS
+from loo_replay.db.load import Loader
+from loo_replay.db.pieces import Auditor, plan_pieces
+from loo_replay.logs.reader import expand
+from loo_replay.rulesets import RuleChoice
+
+
+def _load_at(db: Path, migrations: tuple[schema.Migration, ...], paths: list[Path]) -> None:
+    """What an older loo-replay did: its migrations, then a load."""
+    con = duckdb.connect(str(db))
+    try:
+        schema.migrate(con, migrations)
+        loader = Loader(con)
+        auditor = Auditor(RuleChoice(), {})
+        for piece in plan_pieces(expand(paths)):
+            loader.begin()
+            for batch in auditor.batches(piece):
+                loader.load(batch)
+            loader.commit()
+    finally:
+        con.close()
+
+
+def test_a_new_database_is_at_the_current_version(tmp_path: Path) -> None:
+    db = tmp_path / "loo.duckdb"
+    schema.open_db(db).close()
+    assert sql(db, "SELECT version FROM schema_version ORDER BY version") == [
+        (m.version,) for m in schema.MIGRATIONS
+    ]
+    schema.open_db(db).close()  # opening again changes nothing
+    assert sql(db, "SELECT count(*) FROM schema_version") == [(len(schema.MIGRATIONS),)]
+
+
+def test_a_version_1_database_is_upgraded_in_place_with_its_rows(tmp_path: Path) -> None:
+    old, fresh = tmp_path / "old.duckdb", tmp_path / "fresh.duckdb"
+    _load_at(old, schema.MIGRATIONS[:1], [SAMPLES / "three-card-revokes.json"])
+    assert sql(old, "SELECT max(version) FROM schema_version") == [(1,)]
+    with pytest.raises(duckdb.CatalogException):
+        sql(old, "SELECT * FROM player_stats")
+
+    result = run("ingest", SAMPLES, "--db", old)
+    assert result.returncode == 0, result.stderr
+    assert counts(result)["skipped"] == 24  # the rows of version 1 are still there and used
+    assert sql(old, "SELECT max(version) FROM schema_version") == [(schema.VERSION,)]
+    assert run("ingest", SAMPLES, "--db", fresh).returncode == 0
+    assert dump(old) == dump(fresh)
+    assert sql(old, "SELECT * FROM player_stats ORDER BY player") == sql(
+        fresh, "SELECT * FROM player_stats ORDER BY player"
+    )
+
+
+def test_stats_upgrades_an_older_database_too(tmp_path: Path) -> None:
+    db = tmp_path / "old.duckdb"
+    _load_at(db, schema.MIGRATIONS[:1], [SAMPLES / "wrong-payouts.json"])
+    result = run("stats", "--db", db)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("player")
+
+
+def test_a_newer_database_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    db = tmp_path / "loo.duckdb"
+    future = schema.Migration(
+        schema.VERSION + 1, "from the future", ("CREATE TABLE later (x INT)",)
+    )
+    con = duckdb.connect(str(db))
+    schema.migrate(con, (*schema.MIGRATIONS, future))
+    con.close()
+    result = run("ingest", SAMPLES / "wrong-payouts.json", "--db", db)
+    assert result.returncode == 2
+    assert f"schema version {schema.VERSION + 1}, newer than this loo-replay" in result.stderr
+
+
+def test_a_failed_migration_leaves_the_version_before(tmp_path: Path) -> None:
+    db = tmp_path / "loo.duckdb"
+    broken = schema.Migration(schema.VERSION + 1, "broken", ("CREATE TABLE t (x INT)", "NOT SQL"))
+    con = duckdb.connect(str(db))
+    with pytest.raises(duckdb.ParserException):
+        schema.migrate(con, (*schema.MIGRATIONS, broken))
+    assert schema.version_of(con) == schema.VERSION
+    assert con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 't'"
+    ).fetchall() == [(0,)]
+    con.close()
+
+
+_DUCKDB_TYPE = {
+    "string": "VARCHAR",
+    "int32": "INTEGER",
+    "int64": "BIGINT",
+    "bool": "BOOLEAN",
+    "binary": "BLOB",
+    "list<item: string>": "VARCHAR[]",
+    "list<item: struct<path: string, message: string>>": "STRUCT(path VARCHAR, message VARCHAR)[]",
+}
+
+
+def test_frames_fit_the_tables_column_for_column(tmp_path: Path) -> None:
+    db = tmp_path / "loo.duckdb"
+    schema.open_db(db).close()
+    for table, arrow in SCHEMAS.items():
+        columns = sql(
+            db,
+            "SELECT column_name, data_type FROM information_schema.columns "
+            "WHERE table_name = ? ORDER BY ordinal_position",
+            table,
+        )
+        assert columns == [(f.name, _DUCKDB_TYPE[str(f.type)]) for f in arrow], table
+
+
+def test_every_table_column_and_view_is_in_the_readme() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    section = readme[readme.index("## Database") :]
+    db = duckdb.connect()
+    schema.migrate(db)
+    for table in (*SCHEMAS, *schema.VIEWS):
+        assert f"`{table}`" in section, table
+        for (column,) in db.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]
+        ).fetchall():
+            assert f"`{column}`" in section, (table, column)
