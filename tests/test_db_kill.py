@@ -164,3 +164,27 @@ def test_an_error_mid_file_rolls_the_file_back(
     assert _whole_files_only(db) == 1
     monkeypatch.undo()
     _rerun_converges(logs, db, clean_db, at_least=1)
+
+
+def test_killed_at_random_points_many_times_stays_consistent_and_converges(
+    logs: Path, clean_db: Path, tmp_path: Path
+) -> None:
+    """Issue 9: SIGKILL at seeded random moments, again and again on one database; after
+    every kill only whole files are in it, and a last run completes it exactly."""
+    import random
+    import time
+
+    rng = random.Random(2026)
+    db = tmp_path / "random.duckdb"
+    command = [sys.executable, "-m", "loo_replay", "ingest", str(logs), "--db", str(db)]
+    for _ in range(10):
+        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.2, 2.5))
+        proc.kill()
+        proc.wait(timeout=60)
+        if db.exists():
+            _whole_files_only(db)
+    final = run("ingest", logs, "--db", db)
+    assert final.returncode == 0, final.stderr
+    assert _whole_files_only(db) == FILES
+    assert dump(db) == dump(clean_db)
