@@ -1,5 +1,6 @@
 # Everything a fresh machine needs comes from this file and pyproject.toml.
-# `make audit` runs the main job; `make test` runs every check (CI calls it).
+# `make audit` runs the main job (sample_logs/ audited into loo.duckdb, HTML reports in
+# reports/); `make test` runs every check (CI calls it).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -22,7 +23,7 @@ $(CHROMIUM):
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium chromium-driver
 
 audit: $(STAMP)
-	$(BIN)/loo-replay validate sample_logs; status=$$?; [ $$status -le 1 ]
+	$(BIN)/loo-replay audit sample_logs --db loo.duckdb --out reports; status=$$?; [ $$status -le 1 ]
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -88,6 +88,7 @@ class DealAudit:
     notes: list[str] = field(default_factory=list)
     result: DealResult | None = None
     settlement: Settlement | None = None
+    context: DealContext | None = None  # how the deal opened: replays start from it
 
 
 class SessionAudit:
@@ -193,6 +194,7 @@ class SessionAudit:
         context = opening.context
         result = replay_deal(rec, o, context)
         audit.result = result
+        audit.context = context
         audit.antes = antes
         audit.notes.extend(result.notes)
         if result.status == "rejected":

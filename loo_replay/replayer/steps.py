@@ -3,7 +3,7 @@
 Nothing here decides a rule: each step is a snapshot of ``Replay.state`` and
 of ``legal_cards`` after ``Replay.apply``, so the replayer shows exactly what
 the validator judged.  The context of the deal (single pool? first deal?)
-comes from running the session chain up to it with ``SessionAudit.open_deal``.
+is the one the session chain opened it with (``DealAudit.context``).
 """
 
 from __future__ import annotations
@@ -27,9 +27,8 @@ from loo_replay.engine.model import (
 )
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DECLARING, OVER, DealContext, Replay
-from loo_replay.engine.session import DealAudit, SessionAudit
+from loo_replay.engine.session import DealAudit
 from loo_replay.engine.tables import NO_TRUMP
-from loo_replay.logs.parse import parse_deal
 
 _ACTIONS = {
     "play": "plays",
@@ -114,24 +113,10 @@ class DealReplay:
 
 
 def context_of(report: SessionReport, deal: DealAudit) -> DealContext:
-    """The deal's context, from the session chain run up to it (RULES.md §2.1)."""
-    index = next((i for i, d in enumerate(report.deals) if d is deal), None)
-    if index is None:
-        raise ReplayError(f"deal {deal.number} is not a deal of session {report.id}")
-    if report.header is None or report.options is None:
-        raise ReplayError(f"session {report.id} could not be audited")
-    chain = SessionAudit(report.header.players, report.options, report.header.chips)
-    for i, raw in enumerate(report.raw_deals[: index + 1]):
-        parsed = parse_deal(raw, f"/deals/{i}", report.header)
-        if i == index:
-            if parsed.record is None:
-                break
-            rec, recorded = parsed.record, parsed.recorded
-            pool_start = recorded.pool_start if recorded is not None else None
-            opening = chain.open_deal(rec.number, rec.seats[rec.dealer], rec.seats, pool_start)
-            return opening.context
-        chain.audit(parsed)
-    raise ReplayError(f"deal {deal.number} of session {report.id} was rejected")
+    """The deal's context (RULES.md §2.1), as the session chain opened it."""
+    if deal.context is None:
+        raise ReplayError(f"deal {deal.number} of session {report.id} was rejected")
+    return deal.context
 
 
 def build_replay(report: SessionReport, deal: DealAudit) -> DealReplay:

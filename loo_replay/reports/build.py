@@ -1,0 +1,166 @@
+"""Everything the reports need, written into one output folder, and nothing outside it.
+
+``out/index.html`` links a page per session (``session-<name>.html``) and
+``all-sessions.html``; ``plotly.min.js``, ``report.js`` and ``report.css``
+are written once beside them; each deal's replay is
+``replays/<name>/deal-<N>.html``.  ``<name>`` is ``safe_filename`` of the
+session id, and every path passes ``names.inside``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+from plotly.offline import get_plotlyjs, get_plotlyjs_version  # type: ignore[import-untyped]
+
+from loo_replay import __version__
+from loo_replay.reports import assets, figures, pages, queries
+from loo_replay.reports.names import inside, safe_filename, write_file
+from loo_replay.reports.replays import REPLAYS, STAMP, ReplayJob, ReplayOutcome, write_replays
+
+Progress = Callable[[str], None]
+BATCH_SESSIONS = 50  # sessions whose rows are asked of DuckDB together
+REPLAY_ALL_LIMIT = 5_000  # deals up to which every deal gets a replay page
+
+
+@dataclass
+class ReportResult:
+    index: Path
+    sessions: int = 0
+    replays: int = 0  # deals with a replay page
+    replays_written: int = 0  # of which written by this run (the rest were up to date)
+    only_findings: bool = False  # too many deals: pages only for deals with findings
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (session id, what is missing)
+
+
+def session_page_name(session_id: str) -> str:
+    return f"session-{safe_filename(session_id)}.html"
+
+
+def write_assets(out: Path) -> None:
+    """plotly.js (from the installed plotly package: no CDN), the script and the style sheet;
+    an identical file is not written again."""
+    for name, content in (
+        (pages.PLOTLY_JS, get_plotlyjs()),
+        (pages.REPORT_JS, assets.REPORT_JS),
+        (pages.REPORT_CSS, assets.REPORT_CSS),
+    ):
+        data = content.encode("utf-8")
+        path = inside(out, name)
+        if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
+            continue
+        write_file(out, name, data)
+
+
+def write_reports(
+    con: duckdb.DuckDBPyConnection,
+    out: Path,
+    *,
+    source: str,
+    replays: bool = True,
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> ReportResult:
+    """Write the index, a report per session, the all-sessions report and (with ``replays``)
+    every deal's replay page into ``out``, from the database ``con`` (named ``source``)."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_assets(out)
+    rows = queries.sessions(con).to_dicts()
+    colours = figures.player_colours(con)
+    footer = (
+        f"Written by loo-replay {__version__} from {pages.text(source, 200)} · figures by "
+        f"plotly.js {_plotly_js_version()} (offline, beside this page)"
+    )
+    result = ReportResult(inside(out, pages.INDEX), len(rows))
+    outcomes: dict[str, ReplayOutcome] = {}
+    if replays:
+        # A page a deal is 30-40 kB: past REPLAY_ALL_LIMIT deals, pages only where the
+        # rules were broken or the record is wrong, which is what a reader clicks through to.
+        result.only_findings = sum(int(r["deals"]) for r in rows) > REPLAY_ALL_LIMIT
+        jobs_list = [
+            ReplayJob(
+                r["session_id"],
+                r["file"],
+                r["line"],
+                r["digest"],
+                r["rules_fingerprint"],
+                r["ruleset"],
+                r["rules"],
+                result.only_findings,
+            )
+            for r in rows
+        ]
+        finished = 0
+
+        def done(outcome: ReplayOutcome) -> None:
+            nonlocal finished
+            finished += 1
+            if progress is not None:
+                progress(f"replays: {finished}/{len(rows)} session(s)")
+
+        outcomes = write_replays(out, jobs_list, processes=jobs, done=done)
+    links = {r["session_id"]: session_page_name(r["session_id"]) for r in rows}
+    for start in range(0, len(rows), BATCH_SESSIONS):
+        chunk = rows[start : start + BATCH_SESSIONS]
+        batch = queries.Batch(con, [r["session_id"] for r in chunk])  # a query per table
+        for r in chunk:
+            sid = r["session_id"]
+            outcome = outcomes.get(sid)
+            notes = [outcome.note] if outcome is not None and outcome.note else []
+            if outcome is not None:
+                result.replays += len(outcome.pages)
+                result.replays_written += outcome.written
+            result.notes.extend((sid, n) for n in notes)
+            sp = pages.SessionPage(
+                session=r,
+                players=batch.frame(queries.players, sid).to_dicts(),
+                deals=batch.frame(queries.pool_history, sid).to_dicts(),
+                rejected=batch.frame(queries.rejected_deals, sid).to_dicts(),
+                findings=batch.frame(queries.findings, sid).to_dicts(),
+                discrepancies=batch.frame(queries.discrepancies, sid).to_dicts(),
+                figures=figures.session_figures(batch, sid, colours),
+                colours=colours,
+                replays=outcome.pages if outcome is not None else {},
+                notes=notes,
+                footer=footer,
+            )
+            write_file(out, links[sid], pages.session_page(sp))
+        if progress is not None:
+            progress(f"session pages: {start + len(chunk)}/{len(rows)}")
+    write_file(
+        out,
+        pages.ALL_SESSIONS,
+        pages.all_sessions_page(
+            rows, figures.all_sessions_figures(con, colours), links, source, footer
+        ),
+    )
+    write_file(out, pages.INDEX, pages.index_page(rows, links, source, footer))
+    _remove_stale(out, set(links.values()), {safe_filename(r["session_id"]) for r in rows})
+    return result
+
+
+def _plotly_js_version() -> str:
+    return str(get_plotlyjs_version())
+
+
+def _remove_stale(out: Path, session_pages: set[str], replay_folders: set[str]) -> None:
+    """Pages of sessions no longer in the database, and only those: files named as this
+    module names them (``session-*.html``, replay folders holding a ``stamp.json``)."""
+    for path in out.resolve().glob("session-*.html"):
+        if path.name not in session_pages and path.is_file():
+            path.unlink()
+    replays = out / REPLAYS
+    if not replays.is_dir() or replays.is_symlink():
+        return
+    for directory in replays.iterdir():
+        if (
+            directory.name not in replay_folders
+            and directory.is_dir()
+            and not directory.is_symlink()
+            and (directory / STAMP).is_file()
+        ):
+            shutil.rmtree(inside(out, REPLAYS, directory.name))

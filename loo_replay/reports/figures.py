@@ -1,0 +1,761 @@
+"""The report's figures: ``plotly.graph_objects.Figure``s drawn from the database.
+
+Each function asks ``queries`` for its frame and returns a figure; where it
+is written is the caller's business.  Plotly renders some HTML in labels,
+legends and hover text, so every text that comes from a log (ids, names,
+venues) goes through ``label`` (``html.escape`` after ``safe``), and none is
+ever put in a hover *template*, where ``%{...}`` would be read as a field.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import duckdb
+import plotly.graph_objects as go  # type: ignore[import-untyped]
+import polars as pl
+
+from loo_replay.output.text import safe
+from loo_replay.reports import queries
+
+# Twelve colours distinct at a glance (Tableau's ten and two more); more players reuse them.
+PALETTE = (
+    "#4e79a7",
+    "#f28e2b",
+    "#59a14f",
+    "#e15759",
+    "#76b7b2",
+    "#b07aa1",
+    "#edc948",
+    "#9c755f",
+    "#ff9da7",
+    "#79706e",
+    "#2f4b7c",
+    "#8cd17d",
+)
+UNKNOWN_COLOUR = "#9e9e9e"
+INK = "#22302a"
+POOL = "#1f6f4a"
+CARRIED = "#8aa89a"
+EVENTS = {  # marker colour and symbol of what happened at a deal; the big ones drawn first,
+    "revoke": ("#7b3fa0", "diamond"),  # so that a loo at the same point shows on top
+    "misdeal": ("#6d6d6d", "x"),
+    "flush": ("#d4a017", "star"),
+    "loo": ("#c0392b", "circle"),
+}
+LOG_RATIO = 100  # a pool axis turns logarithmic when the largest pool exceeds the smallest x100
+FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
+
+Colours = Mapping[str, str]
+
+
+def label(text: object, limit: int = 80) -> str:
+    """Untrusted text as Plotly shows it: control characters escaped, cut, HTML-escaped."""
+    return html.escape(safe(str(text), limit))
+
+
+def assign_colours(seating: pl.DataFrame) -> dict[str, str]:
+    """A colour per player id, the same on every page: players are taken session by session
+    (``seating``: session_id, player in order), each given the palette colour least used so
+    far among those not already worn at his table."""
+    colours: dict[str, str] = {}
+    used: Counter[str] = Counter()
+    for (_sid,), group in seating.group_by("session_id", maintain_order=True):
+        table = list(group["player"])
+        worn = {colours[p] for p in table if p in colours}
+        for player in table:
+            if player in colours:
+                continue
+            free = [c for c in PALETTE if c not in worn] or list(PALETTE)
+            colour = min(free, key=lambda c: (used[c], PALETTE.index(c)))
+            colours[player] = colour
+            used[colour] += 1
+            worn.add(colour)
+    return colours
+
+
+def player_colours(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    return assign_colours(queries.seating(con))
+
+
+def _colour(colours: Colours, player: str) -> str:
+    return colours.get(player, UNKNOWN_COLOUR)
+
+
+AXIS = {
+    "gridcolor": "#ece8df",
+    "linecolor": "#c9c2b2",
+    "zerolinecolor": "#c9c2b2",
+    "automargin": True,
+}
+
+
+def _figure(
+    traces: Iterable[Any],
+    title: str,
+    height: int,
+    *,
+    margin: Mapping[str, int] | None = None,
+    axes: Mapping[str, Mapping[str, Any]] | None = None,
+    **extra: Any,
+) -> go.Figure:
+    """A figure in one go (Plotly validates once; ``update_*`` calls cost ten times more),
+    with the look every figure shares: quiet grid, the report's font, the title left.
+    ``axes`` maps axis names (``xaxis``, ``yaxis2``) to their settings; ``extra`` wins."""
+    layout: dict[str, Any] = {
+        "template": "none",
+        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 16}},
+        "height": height,
+        "margin": dict(margin or {"l": 60, "r": 20, "t": 56, "b": 50}),
+        "font": {"family": FONT, "size": 12, "color": INK},
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "hoverlabel": {"align": "left", "font": {"family": FONT}},
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+    }
+    for name, axis in {"xaxis": {}, "yaxis": {}, **(axes or {})}.items():
+        layout[name] = AXIS | dict(axis)
+    return go.Figure(data=list(traces), layout=layout | extra)
+
+
+def _empty(title: str, message: str) -> go.Figure:
+    """A figure with nothing to draw says so instead of showing empty axes."""
+    note = {"text": message, "showarrow": False, "x": 0.5, "y": 0.5, "xref": "paper"}
+    return _figure(
+        [],
+        title,
+        150,
+        axes={"xaxis": {"visible": False}, "yaxis": {"visible": False}},
+        annotations=[note | {"yref": "paper", "font": {"size": 14}}],
+    )
+
+
+def _rate(looed: int, played: int) -> float | None:
+    return looed / played if played else None
+
+
+def _rate_text(looed: int, played: int) -> str:
+    return f"{looed}/{played}" if played else "–"
+
+
+def _rate_hover(who: str, looed: int, played: int) -> str:
+    if not played:
+        return f"{who}: never played with amounts known"
+    return f"{who}: looed {looed} of {played} deals played ({looed / played:.0%})"
+
+
+def deal_axis(deals: Iterable[int | None]) -> dict[str, Any]:
+    """A deal axis ticked at whole deals, at most about fifteen ticks."""
+    last = max((d for d in deals if d is not None), default=1)
+    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500, 10**9) if s * 15 >= last)
+    return {"title": {"text": "deal"}, "tick0": 0, "dtick": step, "zeroline": False}
+
+
+def log_axis(values: Iterable[int | None]) -> bool:
+    """Whether the pool balloons: the largest positive pool over the smallest exceeds 100."""
+    positive = [v for v in values if v is not None and v > 0]
+    return bool(positive) and max(positive) > LOG_RATIO * min(positive)
+
+
+# -- one session --------------------------------------------------------------------
+
+
+def pool_figure(source: queries.Source, session_id: str) -> go.Figure:
+    """The pool at each deal and the pool carried, with the loos (on the carried pool, where
+    they are paid), flushes and misdeals (on the deal's pool) and revokes (on the carried pool,
+    where the forfeits go) marked; rejected deals as dotted lines."""
+    title = "Pool over the deals"
+    batch = queries.batch_of(source, session_id)
+    frame = batch.frame(queries.pool_history, session_id)
+    rejected = batch.frame(queries.rejected_deals, session_id)
+    if frame.is_empty():
+        return _empty(title, "No audited deals in this session.")
+    rows = frame.to_dicts()
+    log = log_axis([*frame["pool_start"].to_list(), *frame["pool_next"].to_list()])
+    lines = pool_lines(rows, rejected["deal"].to_list(), log)
+    deals, start, carried = lines["deal"], lines["pool_start"], lines["pool_next"]
+    hover = [_deal_hover(r) if r else "" for r in lines["row"]]
+    traces = [
+        go.Scatter(
+            x=deals,
+            y=start,
+            name="pool at the deal",
+            mode="lines+markers",
+            line={"color": POOL, "width": 2.5},
+            marker={"size": 5},
+            hovertext=hover,
+            hoverinfo="text",
+        ),
+        go.Scatter(
+            x=deals,
+            y=carried,
+            name="pool carried",
+            mode="lines",
+            line={"color": CARRIED, "width": 1.5, "dash": "dot"},
+            hovertext=hover,
+            hoverinfo="text",
+        ),
+    ]
+    for kind, found in _pool_events(rows).items():
+        points = [p for p in found if p[1] > 0] if log else found
+        if not points:
+            continue
+        colour, symbol = EVENTS[kind]
+        traces.append(
+            go.Scatter(
+                x=[p[0] for p in points],
+                y=[p[1] for p in points],
+                name=kind,
+                mode="markers",
+                marker={
+                    "color": colour,
+                    "symbol": symbol,
+                    "size": [p[2] for p in points],
+                    "line": {"color": "white", "width": 1},
+                },
+                hovertext=[p[3] for p in points],
+                hoverinfo="text",
+            )
+        )
+    gone = [d for d in rejected["deal"].to_list() if d is not None]
+    red = "#b0473b"
+    return _figure(
+        traces,
+        title + (" (log scale: the pool balloons)" if log else ""),
+        400,
+        hovermode="closest",
+        axes={
+            "xaxis": deal_axis(deals),
+            "yaxis": {"title": {"text": "chips"}, "type": "log" if log else "linear"}
+            | ({} if log else {"rangemode": "tozero"}),
+        },
+        shapes=[
+            {
+                "type": "line",
+                "x0": d,
+                "x1": d,
+                "y0": 0,
+                "y1": 1,
+                "xref": "x",
+                "yref": "paper",
+                "line": {"color": red, "width": 1, "dash": "dot"},
+            }
+            for d in gone
+        ],
+        annotations=[
+            {
+                "x": d,
+                "y": 1.0,
+                "yref": "paper",
+                "text": f"deal {d} rejected",
+                "showarrow": False,
+                "textangle": -90,
+                "xanchor": "right",
+                "yanchor": "top",
+                "font": {"size": 10, "color": red},
+            }
+            for d in gone
+        ],
+    )
+
+
+def pool_lines(
+    rows: Sequence[Mapping[str, Any]], rejected: Sequence[int | None], log: bool
+) -> dict[str, list[Any]]:
+    """The points of the two pool lines in deal order: a rejected deal is a gap (nothing is
+    known of its pool), and so is an empty pool on a log axis (a gap, not a plunge)."""
+    points = [(r["deal"], r) for r in rows] + [(d, None) for d in rejected if d is not None]
+    points.sort(key=lambda p: p[0])
+
+    def y(row: Mapping[str, Any] | None, key: str) -> Any:
+        value = None if row is None else row[key]
+        return None if log and value is not None and value <= 0 else value
+
+    return {
+        "deal": [d for d, _ in points],
+        "pool_start": [y(r, "pool_start") for _, r in points],
+        "pool_next": [y(r, "pool_next") for _, r in points],
+        "row": [r for _, r in points],
+    }
+
+
+def _deal_hover(r: Mapping[str, Any]) -> str:
+    pool = "pool unknown" if r["pool_start"] is None else f"{r['pool']} pool {r['pool_start']}"
+    carried = "?" if r["pool_next"] is None else r["pool_next"]
+    outcome = str(r["outcome"] or r["status"]).replace("_", " ")
+    return (
+        f"deal {r['deal']} · dealer {label(r['dealer'])}<br>{pool} · {label(outcome)}"
+        f"<br>carried {carried}"
+    )
+
+
+def _pool_events(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int, int, int, str]]]:
+    """(deal, y, marker size, hover) per kind of event; y falls back to the other pool."""
+    events: dict[str, list[tuple[int, int, int, str]]] = {k: [] for k in EVENTS}
+    for r in rows:
+        at_deal = r["pool_start"] if r["pool_start"] is not None else r["pool_next"]
+        carried = r["pool_next"] if r["pool_next"] is not None else r["pool_start"]
+        deal = r["deal"]
+        if r["loos"] and carried is not None:
+            who = ", ".join(
+                f"{label(p)} {amount}"
+                for p, amount in zip(r["looed"] or [], r["loo_amounts"] or [], strict=False)
+            )
+            events["loo"].append(
+                (deal, carried, 7 + 2 * min(r["loos"], 6), f"deal {deal}: looed {who}")
+            )
+        if r["outcome"] == "flush" and at_deal is not None:
+            events["flush"].append((deal, at_deal, 13, f"deal {deal}: a flush takes the pool"))
+        if r["status"] == "misdeal" and at_deal is not None:
+            events["misdeal"].append((deal, at_deal, 11, f"deal {deal}: misdeal"))
+        if r["revokes"] and carried is not None:
+            who = ", ".join(
+                f"{label(p)} ({label(c)})"
+                for p, c in zip(r["revokers"] or [], r["revoke_codes"] or [], strict=False)
+            )
+            events["revoke"].append((deal, carried, 17, f"deal {deal}: revoke by {who}"))
+    return events
+
+
+def loo_figure(source: queries.Source, session_id: str, colours: Colours) -> go.Figure:
+    """Loo frequency: per player, per player by declaration (his own hand or the Miss), and by
+    seat from the dealer (1 = the eldest, on the dealer's left).  Bars are rates; the text on
+    them is looed/played."""
+    title = "Loo frequency (looed / deals played)"
+    batch = queries.batch_of(source, session_id)
+    by_player = batch.frame(queries.loo_by_declaration, session_id)
+    by_position = batch.frame(queries.loo_by_position, session_id)
+    if by_player.is_empty() or int(by_player["played"].sum()) == 0:
+        return _empty(title, "Nobody played a deal with known amounts.")
+    rows = by_player.to_dicts()
+    names = [label(r["player"]) for r in rows]
+    traces = [
+        go.Bar(
+            x=names,
+            y=[_rate(r["looed"], r["played"]) for r in rows],
+            text=[_rate_text(r["looed"], r["played"]) for r in rows],
+            textposition="outside",
+            marker={"color": [_colour(colours, r["player"]) for r in rows]},
+            name="all deals played",
+            hovertext=[
+                _rate_hover(n, r["looed"], r["played"]) for n, r in zip(names, rows, strict=True)
+            ],
+            hoverinfo="text",
+            showlegend=False,
+        )
+    ]
+    for kind, colour, pattern, title_kind in (
+        ("own", "#5b7f95", "", "own hand"),
+        ("miss", "#d08c3c", "/", "the Miss"),
+    ):
+        traces.append(
+            go.Bar(
+                x=names,
+                y=[_rate(r[f"{kind}_looed"], r[f"{kind}_played"]) for r in rows],
+                text=[_rate_text(r[f"{kind}_looed"], r[f"{kind}_played"]) for r in rows],
+                textposition="outside",
+                marker={"color": colour, "pattern": {"shape": pattern}},
+                name=title_kind,
+                hovertext=[
+                    _rate_hover(f"{n} with {title_kind}", r[f"{kind}_looed"], r[f"{kind}_played"])
+                    for n, r in zip(names, rows, strict=True)
+                ],
+                hoverinfo="text",
+                xaxis="x2",
+                yaxis="y2",
+            )
+        )
+    positions = by_position.to_dicts()
+    seats = [_position_name(r["position"], r["dealer"]) for r in positions]
+    traces.append(
+        go.Bar(
+            x=seats,
+            y=[_rate(r["looed"], r["played"]) for r in positions],
+            text=[_rate_text(r["looed"], r["played"]) for r in positions],
+            textposition="outside",
+            marker={"color": "#7d8f69"},
+            name="by seat",
+            hovertext=[
+                _rate_hover(f"seat {seat}", r["looed"], r["played"])
+                for seat, r in zip(seats, positions, strict=True)
+            ],
+            hoverinfo="text",
+            showlegend=False,
+            xaxis="x3",
+            yaxis="y3",
+        )
+    )
+    rate_axis = {"tickformat": ".0%", "range": [0, 1.15]}
+    axes: dict[str, dict[str, Any]] = {}
+    subtitles = []
+    for k, (start, end, subtitle) in enumerate(_PANELS, start=1):
+        suffix = "" if k == 1 else str(k)
+        axes[f"xaxis{suffix}"] = {
+            "domain": [start, end],
+            "anchor": f"y{suffix}",
+            "type": "category",
+        }
+        axes[f"yaxis{suffix}"] = rate_axis | {"anchor": f"x{suffix}"}
+        subtitles.append(
+            {
+                "text": subtitle,
+                "x": (start + end) / 2,
+                "y": 1.0,
+                "xref": "paper",
+                "yref": "paper",
+                "xanchor": "center",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 12, "color": "#5a6b62"},
+            }
+        )
+    return _figure(
+        traces,
+        title,
+        400,
+        margin={"l": 60, "r": 20, "t": 70, "b": 80},
+        axes=axes,
+        annotations=subtitles,
+        barmode="group",
+        bargap=0.25,
+        legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.14, "yanchor": "top"},
+    )
+
+
+# The loo figure's three panels: (start, end, title) across the width.
+_PANELS = (
+    (0.0, 0.26, "per player"),
+    (0.33, 0.67, "by declaration"),
+    (0.74, 1.0, "by seat from the dealer"),
+)
+
+
+def _position_name(position: int, dealer: bool) -> str:
+    if position == 1:
+        return "1 eldest"
+    return f"{position} dealer" if dealer else str(position)
+
+
+def chips_figure(source: queries.Source, session_id: str, colours: Colours) -> go.Figure:
+    """Each player's chips over the deals: his stack where the session gave every player
+    one and the audit tracked them (from the starting stack at deal 0), else his net chips
+    so far."""
+    batch = queries.batch_of(source, session_id)
+    players = batch.frame(queries.players, session_id).to_dicts()
+    frame = batch.frame(queries.chips, session_id)
+    traces = []
+    stacks = bool(players) and all(p["chips"] is not None for p in players)
+    if stacks and frame["stack"].is_not_null().any():
+        title = "Stacks over the deals"
+        for p in players:
+            mine = frame.filter(pl.col("player") == p["player"])
+            name = label(p["player"])
+            x = [0, *mine["deal"].to_list()]
+            y = [p["chips"], *mine["stack"].to_list()]
+            traces.append(_chip_line(name, x, y, _colour(colours, p["player"]), "stack"))
+        axis = "chips in hand"
+    else:
+        title = "Net chips over the deals"
+        for p in players:
+            mine = frame.filter(pl.col("player") == p["player"])
+            if mine.is_empty():
+                continue
+            name = label(p["player"])
+            x = mine["deal"].to_list()
+            y = mine["total"].to_list()
+            traces.append(_chip_line(name, x, y, _colour(colours, p["player"]), "net so far"))
+        axis = "net chips so far"
+    if not traces:
+        return _empty(title, "No player sat in an audited deal.")
+    return _figure(
+        traces,
+        title,
+        400,
+        hovermode="x unified",
+        axes={
+            "xaxis": deal_axis(x for trace in traces for x in trace.x),
+            "yaxis": {"title": {"text": axis}},
+        },
+    )
+
+
+def _chip_line(name: str, x: list[Any], y: list[Any], colour: str, what: str) -> go.Scatter:
+    return go.Scatter(
+        x=x,
+        y=y,
+        name=name,
+        mode="lines",
+        line={"color": colour, "width": 2, "shape": "hv"},
+        hovertext=[f"{name}: {what} {'?' if v is None else v}" for v in y],
+        hoverinfo="text",
+    )
+
+
+def violations_figure(source: queries.Source, session_id: str, colours: Colours) -> go.Figure:
+    """Violations by rule (bars, most frequent first), stacked by player in his colour."""
+    title = "Violations by rule and player"
+    frame = queries.batch_of(source, session_id).frame(queries.violations, session_id)
+    if frame.is_empty():
+        return _empty(title, "No violations in this session.")
+    codes = list(dict.fromkeys(frame["code"].to_list()))
+    traces = []
+    for (player,), mine in frame.group_by("player", maintain_order=True):
+        name = label(player)
+        counts = dict(zip(mine["code"].to_list(), mine["violations"].to_list(), strict=True))
+        fines = dict(zip(mine["code"].to_list(), mine["penalized"].to_list(), strict=True))
+        traces.append(
+            go.Bar(
+                x=[label(c) for c in codes],
+                y=[counts.get(c, 0) for c in codes],
+                name=name,
+                marker={"color": _colour(colours, str(player))},
+                hovertext=[
+                    f"{name}: {counts.get(c, 0)} × {label(c)} ({fines.get(c, 0)} penalised)"
+                    for c in codes
+                ],
+                hoverinfo="text",
+            )
+        )
+    most = int(frame["code_total"].max() or 0)  # type: ignore[arg-type]
+    return _figure(
+        traces,
+        title,
+        340,
+        barmode="stack",
+        bargap=0.35 if len(codes) > 3 else 0.75,  # a lone bar need not fill the width
+        axes={
+            "xaxis": {"type": "category"},
+            "yaxis": {"title": {"text": "violations"}} | ({"dtick": 1} if most <= 10 else {}),
+        },
+    )
+
+
+def session_figures(
+    source: queries.Source, session_id: str, colours: Colours
+) -> dict[str, go.Figure]:
+    """Every figure of a session's report, by its element id on the page."""
+    batch = queries.batch_of(source, session_id)
+    return {
+        "pool": pool_figure(batch, session_id),
+        "loo": loo_figure(batch, session_id, colours),
+        "chips": chips_figure(batch, session_id, colours),
+        "violations": violations_figure(batch, session_id, colours),
+    }
+
+
+# -- across sessions ------------------------------------------------------------------
+
+
+def loo_rates_figure(con: duckdb.DuckDBPyConnection, colours: Colours) -> go.Figure:
+    """Every player's loo rate over all sessions (as the ``player_stats`` view has it)."""
+    title = "Loo rate per player, all sessions"
+    frame = (
+        queries.loo_rates_by_session(con)
+        .group_by("player")
+        .agg(pl.col("played").sum(), pl.col("looed").sum())
+        .filter(pl.col("played") > 0)
+        .with_columns((pl.col("looed") / pl.col("played")).alias("rate"))
+        .sort(["rate", "player"], descending=[True, False])
+    )
+    if frame.is_empty():
+        return _empty(title, "Nobody played a deal with known amounts.")
+    rows = frame.to_dicts()
+    names = [label(r["player"]) for r in rows]
+    bars = go.Bar(
+        x=names,
+        y=frame["rate"].to_list(),
+        text=[_rate_text(r["looed"], r["played"]) for r in rows],
+        textposition="outside",
+        marker={"color": [_colour(colours, r["player"]) for r in rows]},
+        hovertext=[
+            _rate_hover(n, r["looed"], r["played"]) for n, r in zip(names, rows, strict=True)
+        ],
+        hoverinfo="text",
+        name="loo rate",
+    )
+    return _figure(
+        [bars],
+        title,
+        360,
+        axes={"xaxis": {"type": "category"}, "yaxis": {"tickformat": ".0%", "range": [0, 1.1]}},
+    )
+
+
+def loo_rates_by_session_figure(con: duckdb.DuckDBPyConnection) -> go.Figure:
+    """A player × session grid of loo rates, sessions in date order."""
+    title = "Loo rate per player and session"
+    frame = queries.loo_rates_by_session(con)
+    order = queries.sessions(con)["session_id"].to_list()
+    if frame.is_empty():
+        return _empty(title, "No deals yet.")
+    players = sorted(set(frame["player"].to_list()))
+    cells = {(r["player"], r["session_id"]): r for r in frame.to_dicts()}
+    z: list[list[float | None]] = []
+    text: list[list[str]] = []
+    hover: list[list[str]] = []
+    for p in players:
+        z_row, t_row, h_row = [], [], []
+        for sid in order:
+            r = cells.get((p, sid))
+            looed, played = (r["looed"], r["played"]) if r else (0, 0)
+            z_row.append(_rate(looed, played))
+            t_row.append(_rate_text(looed, played) if r else "")
+            h_row.append(
+                f"{label(sid)}<br>"
+                + (_rate_hover(label(p), looed, played) if r else f"{label(p)} did not sit")
+            )
+        z.append(z_row)
+        text.append(t_row)
+        hover.append(h_row)
+    many = len(order) > 30
+    grid = go.Heatmap(
+        x=[label(s) for s in _unique_labels(order)],
+        y=[label(p) for p in players],
+        z=z,
+        text=None if many else text,
+        texttemplate=None if many else "%{text}",
+        hovertext=hover,
+        hoverinfo="text",
+        colorscale=[[0.0, "#f3efe4"], [0.5, "#e9a25f"], [1.0, "#a4302a"]],
+        zmin=0,
+        zmax=1,
+        colorbar={"title": {"text": "rate"}, "tickformat": ".0%"},
+        xgap=2,
+        ygap=2,
+    )
+    return _figure(
+        [grid],
+        title,
+        (210 if many else 250) + 34 * len(players),
+        margin={"l": 70, "r": 20, "t": 56, "b": 60 if many else 150},
+        axes={
+            "xaxis": {
+                "type": "category",
+                "tickangle": -35,
+                "showticklabels": not many,
+                "showgrid": False,
+            },
+            "yaxis": {"type": "category", "autorange": "reversed", "showgrid": False},
+        },
+    )
+
+
+def _unique_labels(ids: Sequence[str]) -> list[str]:
+    """Session ids as axis categories: cut ones that would merge are numbered apart."""
+    seen: Counter[str] = Counter()
+    out = []
+    for sid in ids:
+        cut = safe(sid, 40)
+        seen[cut] += 1
+        out.append(cut if seen[cut] == 1 else f"{cut} ({seen[cut]})")
+    return out
+
+
+def violations_by_ruleset_figure(con: duckdb.DuckDBPyConnection) -> go.Figure:
+    """Violations per rule × ruleset (the ``violations_by_rule`` view)."""
+    title = "Violations by rule and ruleset"
+    frame = queries.violations_by_rule(con)
+    if frame.is_empty():
+        return _empty(title, "No violations in any session.")
+    codes = list(dict.fromkeys(frame["code"].to_list()))
+    rulesets = sorted(set(frame["ruleset"].to_list()))
+    cells = {(r["code"], r["ruleset"]): r for r in frame.to_dicts()}
+    z = [
+        [cells[(c, rs)]["violations"] if (c, rs) in cells else None for rs in rulesets]
+        for c in codes
+    ]
+    hover = [
+        [
+            f"{label(c)} under {label(rs)}: "
+            + (
+                f"{cells[(c, rs)]['violations']} in {cells[(c, rs)]['deals']} deal(s), "
+                f"{cells[(c, rs)]['penalized']} penalised"
+                if (c, rs) in cells
+                else "none"
+            )
+            for rs in rulesets
+        ]
+        for c in codes
+    ]
+    grid = go.Heatmap(
+        x=[label(rs) for rs in rulesets],
+        y=[label(c) for c in codes],
+        z=z,
+        text=[["" if v is None else str(v) for v in row] for row in z],
+        texttemplate="%{text}",
+        hovertext=hover,
+        hoverinfo="text",
+        colorscale=[[0.0, "#e8eef3"], [1.0, "#2f4b7c"]],
+        colorbar={"title": {"text": "violations"}, "dtick": _dtick(z)},
+        xgap=2,
+        ygap=2,
+    )
+    return _figure(
+        [grid],
+        title,
+        max(300, 150 + 30 * len(codes)),
+        margin={"l": 140, "r": 20, "t": 56, "b": 90},
+        axes={
+            "xaxis": {"type": "category", "tickangle": -30, "showgrid": False},
+            "yaxis": {"type": "category", "autorange": "reversed", "showgrid": False},
+        },
+    )
+
+
+def _dtick(z: Sequence[Sequence[int | None]]) -> int | None:
+    """Whole-number ticks for small counts (a colour bar of 1, 1.5, 2 violations is silly)."""
+    most = max((v for row in z for v in row if v is not None), default=0)
+    return 1 if most <= 10 else None
+
+
+def pool_sizes_figure(con: duckdb.DuckDBPyConnection) -> go.Figure:
+    """The spread of the pool at the deal in each session (log scale when one balloons)."""
+    title = "Pool sizes per session"
+    frame = queries.pool_sizes(con)
+    order = queries.sessions(con)["session_id"].to_list()
+    if frame.is_empty():
+        return _empty(title, "No known pools yet.")
+    names = dict(zip(order, _unique_labels(order), strict=True))
+    loaded = set(frame["session_id"].to_list())
+    present = [s for s in order if s in loaded]
+    x = [label(names[s]) for s in frame["session_id"].to_list()]
+    log = log_axis(frame["pool_start"].to_list())
+    box = go.Box(
+        x=x,
+        y=frame["pool_start"].to_list(),
+        name="pool at the deal",
+        marker={"color": POOL, "size": 4},
+        line={"color": POOL},
+        fillcolor="rgba(31,111,74,0.18)",
+        boxpoints="outliers",
+    )
+    return _figure(
+        [box],
+        title + (" (log scale)" if log else ""),
+        420,
+        showlegend=False,
+        margin={"l": 60, "r": 20, "t": 56, "b": 140},
+        axes={
+            "xaxis": {
+                "type": "category",
+                "categoryorder": "array",
+                "categoryarray": [label(names[s]) for s in present],
+                "tickangle": -35,
+                "showticklabels": len(present) <= 40,
+            },
+            "yaxis": {"title": {"text": "chips"}, "type": "log" if log else "linear"},
+        },
+    )
+
+
+def all_sessions_figures(con: duckdb.DuckDBPyConnection, colours: Colours) -> dict[str, go.Figure]:
+    """Every figure of the all-sessions report, by its element id on the page."""
+    return {
+        "loo-rates": loo_rates_figure(con, colours),
+        "loo-by-session": loo_rates_by_session_figure(con),
+        "violations-by-ruleset": violations_by_ruleset_figure(con),
+        "pool-sizes": pool_sizes_figure(con),
+    }

@@ -1,0 +1,566 @@
+"""The report pages as HTML text: a session's report, the index, the all-sessions report.
+
+Pages are strings; ``build`` decides where they go.  Every text from a log
+is escaped here (``text``), figures travel as JSON in ``<script
+type="application/json">`` with ``< > &`` escaped so no text can end the
+element, and the shared ``report.js`` draws them with the ``plotly.min.js``
+written beside the pages: nothing is fetched from the network.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import plotly.graph_objects as go  # type: ignore[import-untyped]
+
+from loo_replay.output.text import safe
+
+PLOTLY_JS = "plotly.min.js"
+REPORT_JS = "report.js"
+REPORT_CSS = "report.css"
+INDEX = "index.html"
+ALL_SESSIONS = "all-sessions.html"
+
+POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'none'"
+)
+_SUITS = {"S": ("♠", ""), "H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "")}
+
+
+def text(value: object, limit: int = 200) -> str:
+    """Untrusted text for HTML: control characters and bidi overrides escaped, cut, escaped."""
+    return html.escape(safe(str(value), limit))
+
+
+def _num(value: object) -> str:
+    return "–" if value is None else f"{value:,}" if isinstance(value, int) else text(value)
+
+
+def script_json(value: object) -> str:
+    """JSON that cannot end its ``<script>`` element."""
+    data = orjson.dumps(value, default=str).decode("utf-8")
+    return data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def figure_html(key: str, fig: go.Figure) -> str:
+    """A figure's place on the page and its data; ``data-traces`` says how many traces it
+    has, so a test can check that the browser drew them all."""
+    spec = fig.to_plotly_json()
+    element = f"fig-{key}"
+    return (
+        f'<div class="figure" id="{element}" data-figure="{html.escape(key)}" '
+        f'data-traces="{len(spec["data"])}"></div>'
+        f'<script type="application/json" id="{element}-data">'
+        f"{script_json({'data': spec['data'], 'layout': spec['layout']})}</script>"
+    )
+
+
+def when(started_at: str | None) -> str:
+    """``2026-11-20T19:30:00Z`` as ``2026-11-20 19:30 UTC``; other text as given."""
+    if not started_at:
+        return "date unknown"
+    try:
+        moment = datetime.datetime.fromisoformat(started_at)
+    except ValueError:
+        return safe(started_at, 60)
+    day = moment.strftime("%Y-%m-%d")
+    if (moment.hour, moment.minute, moment.second) == (0, 0, 0) and "T" not in started_at:
+        return day
+    zone = moment.tzname()
+    return f"{day} {moment.strftime('%H:%M')}" + (f" {zone}" if zone else "")
+
+
+def card(code: str | None) -> str:
+    """A canonical card (``TH``) as HTML in display form (``10♥``, hearts red)."""
+    if not code:
+        return ""
+    rank, suit = code[:-1], code[-1]
+    symbol, colour = _SUITS.get(suit, (suit, ""))
+    shown = html.escape(("10" if rank == "T" else rank) + symbol)
+    return f'<span class="{colour}">{shown}</span>' if colour else shown
+
+
+def dot(colour: str) -> str:
+    return f'<span class="dot" style="background:{html.escape(colour)}"></span>'
+
+
+def page(title: str, masthead: str, body: str, footer: str) -> str:
+    """A whole page around ``body``; the style sheet and scripts are files beside it."""
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{title}</title>",
+            f'<link rel="stylesheet" href="{REPORT_CSS}">',
+            f'<script src="{PLOTLY_JS}" defer></script>',
+            f'<script src="{REPORT_JS}" defer></script>',
+            "</head>",
+            "<body>",
+            f'<header class="masthead">{masthead}</header>',
+            '<noscript><p class="notice">The figures need JavaScript; the tables below '
+            "do not.</p></noscript>",
+            f"<main>{body}</main>",
+            f"<footer>{footer}</footer>",
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
+
+
+def _nav(*links: tuple[str, str]) -> str:
+    return "<nav>" + "".join(f'<a href="{html.escape(h)}">{t}</a>' for h, t in links) + "</nav>"
+
+
+def _facts(items: Iterable[tuple[str, str]]) -> str:
+    return (
+        '<dl class="facts">'
+        + "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in items)
+        + "</dl>"
+    )
+
+
+def _tile(number: object, what: str, tone: str = "") -> str:
+    return f'<div class="tile {tone}"><div class="n">{_num(number)}</div><div class="what">{what}</div></div>'
+
+
+def _table(head: Sequence[tuple[str, bool]], rows: Iterable[str], scroll: bool = True) -> str:
+    """A table: ``head`` is (title, numeric); ``rows`` are ready ``<tr>`` elements."""
+    cells = "".join(f'<th class="num">{t}</th>' if n else f"<th>{t}</th>" for t, n in head)
+    table = f"<table><thead><tr>{cells}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return f'<div class="{"scroll" if scroll else "wide"}">{table}</div>'
+
+
+def _td(value: object, numeric: bool = False, raw: bool = False, nowrap: bool = False) -> str:
+    shown = value if raw else _num(value) if numeric else text(value) if value is not None else "–"
+    classes = " ".join(c for c, on in (("num", numeric), ("nowrap", nowrap)) if on)
+    return f'<td class="{classes}">{shown}</td>' if classes else f"<td>{shown}</td>"
+
+
+def _code(code: str, family: str | None = None) -> str:
+    revoke = " revoke" if family == "revoke" else ""
+    return f'<span class="code{revoke}">{text(code, 60)}</span>'
+
+
+def _panel(title: str, content: str, lead: str = "", extra: str = "") -> str:
+    lead_html = f'<p class="lead">{lead}</p>' if lead else ""
+    return f'<section class="panel {extra}"><h2>{title}</h2>{lead_html}{content}</section>'
+
+
+def _figure_panel(key: str, fig: go.Figure) -> str:
+    return f'<section class="panel">{figure_html(key, fig)}</section>'
+
+
+# -- a session -----------------------------------------------------------------------------
+
+
+@dataclass
+class SessionPage:
+    """What a session's report shows; rows are dicts from ``queries`` frames."""
+
+    session: Mapping[str, Any]
+    players: Sequence[Mapping[str, Any]]
+    deals: Sequence[Mapping[str, Any]]
+    rejected: Sequence[Mapping[str, Any]]
+    findings: Sequence[Mapping[str, Any]]
+    discrepancies: Sequence[Mapping[str, Any]]
+    figures: Mapping[str, go.Figure]
+    colours: Mapping[str, str]
+    replays: Mapping[int, str] = field(default_factory=dict)  # deal_index -> relative link
+    notes: Sequence[str] = ()
+    footer: str = ""
+
+
+def session_page(sp: SessionPage) -> str:
+    s = sp.session
+    title = f"Loo · {text(s['session_id'], 80)}"
+    names = {p["player"]: p["name"] for p in sp.players}
+    masthead = (
+        _nav((INDEX, "← all sessions"), (ALL_SESSIONS, "across sessions"))
+        + '<div class="kicker">Loo session report</div>'
+        + f"<h1>{text(s['session_id'], 128)}</h1>"
+        + _facts(
+            [
+                (
+                    "Venue",
+                    text(s["venue"]) if s["venue"] else '<span class="muted">not given</span>',
+                ),
+                ("Ruleset", text(s["ruleset"] or "?", 80)),
+                ("Date", text(when(s["started_at"]))),
+                ("Players", str(len(sp.players))),
+                ("Log", text(s["file"], 120) + (f":{s['line']}" if s["line"] else "")),
+            ]
+        )
+    )
+    f = sp.figures
+    body = [_notes(sp.notes, s), _session_tiles(s)]
+    body.append(_figure_panel("pool", f["pool"]))
+    body.append(_figure_panel("loo", f["loo"]))
+    body.append(_figure_panel("chips", f["chips"]))
+    body.append(_figure_panel("violations", f["violations"]))
+    body.append(_players_table(sp, names))
+    body.append(_deals_table(sp))
+    if sp.findings:
+        body.append(_findings_table(sp))
+    body.append(_discrepancies_table(sp))
+    return page(title, masthead, "".join(body), sp.footer)
+
+
+def _notes(notes: Sequence[str], s: Mapping[str, Any]) -> str:
+    shown = [text(n, 400) for n in notes]
+    if s["errors"]:
+        shown.insert(
+            0,
+            f"The session document has {s['errors']} log error(s): "
+            f"{text(s['first_error'] or '', 300)}",
+        )
+    return "".join(f'<div class="notice">{n}</div>' for n in shown)
+
+
+def _session_tiles(s: Mapping[str, Any]) -> str:
+    return (
+        '<section class="tiles">'
+        + "".join(
+            [
+                _tile(s["deals"], "deals in the log"),
+                _tile(s["audited"], "audited", "good"),
+                _tile(s["misdeals"], "misdeals", "warn" if s["misdeals"] else ""),
+                _tile(s["rejected"], "rejected (log errors)", "bad" if s["rejected"] else ""),
+                _tile(s["violations"], "violations", "bad" if s["violations"] else "good"),
+                _tile(
+                    s["discrepancies"], "discrepancies", "warn" if s["discrepancies"] else "good"
+                ),
+                _tile(s["loos"], "loos paid"),
+                _tile(s["flushes"], "flushes"),
+                _tile(s["pool_max"], "largest pool"),
+            ]
+        )
+        + "</section>"
+    )
+
+
+def _player_cell(player: str, colours: Mapping[str, str], name: str | None = None) -> str:
+    colour = colours.get(player, "#9e9e9e")
+    shown = f"{dot(colour)}<strong>{text(player, 64)}</strong>"
+    if name:
+        shown += f' <span class="muted">{text(name, 80)}</span>'
+    return f'<td class="player">{shown}</td>'
+
+
+def _players_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
+    stacks = any(p["chips"] is not None for p in sp.players)
+    head = [
+        ("Seat", True),
+        ("Player", False),
+        ("Deals", True),
+        ("Played", True),
+        ("Passed", True),
+        ("Took the Miss", True),
+        ("Looed", True),
+        ("Loo rate", True),
+        ("Loo chips", True),
+        ("Tricks", True),
+        ("Net chips", True),
+    ]
+    if stacks:
+        head += [("Start", True), ("End", True)]
+    head.append(("Violations", True))
+    rows = []
+    for p in sp.players:
+        rate = f"{p['looed'] / p['played_known']:.0%}" if p["played_known"] else "–"
+        cells = [
+            _td(p["seat"] + 1, True),
+            _player_cell(p["player"], sp.colours, names.get(p["player"])),
+            _td(p["deals"], True),
+            _td(p["played"], True),
+            _td(p["passed"], True),
+            _td(p["took_miss"], True),
+            _td(p["looed"], True),
+            _td(rate, True, raw=True),
+            _td(p["loo_chips"], True),
+            _td(p["tricks"], True),
+            _td(_signed(p["net"]), True, raw=True),
+        ]
+        if stacks:
+            cells += [_td(p["chips"], True), _td(p["last_stack"], True)]
+        violations = p["violations"]
+        cells.append(
+            _td(
+                f'<span class="pill bad">{violations}</span>' if violations else "0", True, raw=True
+            )
+        )
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return _panel("Players", _table(head, rows, scroll=False))
+
+
+def _signed(value: int | None) -> str:
+    if value is None:
+        return "–"
+    return f'<span class="red">−{-value:,}</span>' if value < 0 else f"+{value:,}" if value else "0"
+
+
+def _deals_table(sp: SessionPage) -> str:
+    codes: dict[int, list[str]] = {}
+    for f in sp.findings:
+        codes.setdefault(f["deal_index"], []).append(f["code"])
+    off: dict[int, int] = {}
+    for x in sp.discrepancies:
+        off[x["deal_index"]] = off.get(x["deal_index"], 0) + 1
+    entries: list[tuple[int, str]] = []
+    for d in sp.deals:
+        index = d["deal_index"]
+        tone = "violation" if d["violations"] else "discrepancy" if d["discrepancies"] else ""
+        pool = (
+            "unknown" if d["pool_start"] is None else f"{d['pool_start']:,} {text(d['pool'] or '')}"
+        )
+        outcome = text(str(d["outcome"] or d["status"]).replace("_", " "))
+        looed = ", ".join(
+            f"{text(p, 64)} {a}"
+            for p, a in zip(d["looed"] or [], d["loo_amounts"] or [], strict=False)
+        )
+        found = " ".join(_code(c) for c in codes.get(index, []))
+        if off.get(index):
+            found += f' <span class="pill warn">{off[index]} discrepanc{"y" if off[index] == 1 else "ies"}</span>'
+        link = sp.replays.get(index)
+        replay = (
+            f'<a href="{html.escape(link)}">replay ▸</a>'
+            if link
+            else '<span class="muted">–</span>'
+        )
+        cells = [
+            _td(d["deal"], True),
+            _td(d["dealer"]),
+            _td(pool, raw=True, nowrap=True),
+            _td(outcome, raw=True),
+            _td(_num(d["pool_next"]), True, raw=True),
+            _td(looed or '<span class="muted">–</span>', raw=True),
+            _td(found or '<span class="muted">–</span>', raw=True),
+            _td(replay, raw=True, nowrap=True),
+        ]
+        entries.append(
+            (index, f'<tr class="{tone}" data-deal="{d["deal"]}">' + "".join(cells) + "</tr>")
+        )
+    for r in sp.rejected:
+        cells = [
+            _td(r["deal"], True),
+            _td(r["dealer"]),
+            _td('<span class="muted">–</span>', raw=True),
+            _td("<strong>rejected</strong>", raw=True),
+            _td("–", True, raw=True),
+            _td("", raw=True),
+            _td(
+                f'<span class="msg">{text(r["path"], 120)}: {text(r["message"], 300)}</span>',
+                raw=True,
+            ),
+            _td('<span class="muted">–</span>', raw=True),
+        ]
+        entries.append((r["deal_index"], '<tr class="rejected">' + "".join(cells) + "</tr>"))
+    entries.sort(key=lambda e: e[0])
+    head = [
+        ("Deal", True),
+        ("Dealer", False),
+        ("Pool", False),
+        ("Outcome", False),
+        ("Carried", True),
+        ("Looed", False),
+        ("Findings", False),
+        ("Replay", False),
+    ]
+    lead = "Each audited deal links to a page that steps through it trick by trick."
+    return _panel("Deals", _table(head, (e[1] for e in entries)), lead)
+
+
+def _deal_link(sp: SessionPage, index: int, deal: object) -> str:
+    link = sp.replays.get(index)
+    shown = _num(deal)
+    return f'<a href="{html.escape(link)}">{shown}</a>' if link else shown
+
+
+def _findings_table(sp: SessionPage) -> str:
+    rows = []
+    for f in sp.findings:
+        penalty = (
+            f"{f['penalty']:,}" if f["penalized"] else '<span class="muted">not penalised</span>'
+        )
+        rows.append(
+            '<tr class="violation">'
+            + _td(_deal_link(sp, f["deal_index"], f["deal"]), True, raw=True)
+            + _player_cell(f["player"], sp.colours)
+            + _td(_code(f["code"]), raw=True)
+            + _td(f["trick"], True)
+            + _td(card(f["card"]), raw=True)
+            + _td(penalty, True, raw=True, nowrap=True)
+            + _td(f'<span class="msg">{text(f["message"], 600)}</span>', raw=True)
+            + "</tr>"
+        )
+    head = [
+        ("Deal", True),
+        ("Player", False),
+        ("Rule", False),
+        ("Trick", True),
+        ("Card", False),
+        ("Penalty", True),
+        ("What the engine found", False),
+    ]
+    return _panel("Violations", _table(head, rows))
+
+
+def _discrepancies_table(sp: SessionPage) -> str:
+    if not sp.discrepancies:
+        return _panel(
+            "Discrepancies",
+            '<p class="muted">The record agrees with the audit wherever it says something.</p>',
+        )
+    rows = []
+    for x in sp.discrepancies:
+        rows.append(
+            '<tr class="discrepancy">'
+            + _td(_deal_link(sp, x["deal_index"], x["deal"]), True, raw=True)
+            + _td(x["field"])
+            + _td(x["player"] or "pool")
+            + _td(x["recorded"], True)
+            + _td(x["expected"], True)
+            + _td(_signed(x["difference"]), True, raw=True)
+            + "</tr>"
+        )
+    head = [
+        ("Deal", True),
+        ("Field", False),
+        ("Whose", False),
+        ("Recorded", True),
+        ("Expected", True),
+        ("Recorded − expected", True),
+    ]
+    lead = "Where the log's recorded amounts differ from what the rules give."
+    return _panel("Discrepancies", _table(head, rows), lead)
+
+
+# -- the index and the all-sessions report ----------------------------------------------------
+
+
+def _sessions_table(
+    sessions: Sequence[Mapping[str, Any]], links: Mapping[str, str], scroll: bool = False
+) -> str:
+    rows = []
+    for s in sessions:
+        link = links.get(s["session_id"])
+        name = text(s["session_id"], 128)
+        tone = "violation" if s["violations"] else "discrepancy" if s["discrepancies"] else ""
+        rows.append(
+            f'<tr class="{tone}">'
+            + _td(f'<a href="{html.escape(link)}">{name}</a>' if link else name, raw=True)
+            + _td(when(s["started_at"]), nowrap=True)
+            + _td(s["venue"] or "–")
+            + _td(s["ruleset"] or "?", nowrap=True)
+            + _td(s["players"], True)
+            + _td(s["deals"], True)
+            + _td(_count(s["violations"], "bad"), True, raw=True)
+            + _td(_count(s["discrepancies"], "warn"), True, raw=True)
+            + _td(_count(s["rejected"], "bad"), True, raw=True)
+            + _td(s["pool_max"], True)
+            + "</tr>"
+        )
+    head = [
+        ("Session", False),
+        ("Date", False),
+        ("Venue", False),
+        ("Ruleset", False),
+        ("Players", True),
+        ("Deals", True),
+        ("Violations", True),
+        ("Discrepancies", True),
+        ("Rejected", True),
+        ("Largest pool", True),
+    ]
+    return _table(head, rows, scroll=scroll)
+
+
+def _count(n: int, tone: str) -> str:
+    return f'<span class="pill {tone}">{n:,}</span>' if n else "0"
+
+
+def _totals(sessions: Sequence[Mapping[str, Any]]) -> str:
+    def total(key: str) -> int:
+        return sum(int(s[key] or 0) for s in sessions)
+
+    violations, discrepancies, rejected = (
+        total("violations"),
+        total("discrepancies"),
+        total("rejected"),
+    )
+    return (
+        '<section class="tiles">'
+        + "".join(
+            [
+                _tile(len(sessions), "sessions"),
+                _tile(total("deals"), "deals"),
+                _tile(violations, "violations", "bad" if violations else "good"),
+                _tile(discrepancies, "discrepancies", "warn" if discrepancies else "good"),
+                _tile(rejected, "rejected deals", "bad" if rejected else ""),
+                _tile(total("loos"), "loos paid"),
+            ]
+        )
+        + "</section>"
+    )
+
+
+def index_page(
+    sessions: Sequence[Mapping[str, Any]], links: Mapping[str, str], source: str, footer: str
+) -> str:
+    masthead = (
+        _nav((ALL_SESSIONS, "across sessions →"))
+        + '<div class="kicker">Loo audit reports</div>'
+        + f"<h1>{len(sessions)} session{'s' if len(sessions) != 1 else ''}</h1>"
+        + _facts([("Database", text(source, 120))])
+    )
+    if not sessions:
+        body = _panel(
+            "No sessions yet",
+            "<p>Load hand logs with <code>loo-replay audit PATH</code> or "
+            "<code>loo-replay ingest PATH</code>, then run <code>loo-replay report</code>.</p>",
+        )
+    else:
+        body = _totals(sessions) + _panel(
+            "Sessions",
+            _sessions_table(sessions, links),
+            f'One report per session, earliest first; <a href="{ALL_SESSIONS}">the '
+            "all-sessions report</a> compares them.",
+        )
+    return page("Loo audit reports", masthead, body, footer)
+
+
+def all_sessions_page(
+    sessions: Sequence[Mapping[str, Any]],
+    figures: Mapping[str, go.Figure],
+    links: Mapping[str, str],
+    source: str,
+    footer: str,
+) -> str:
+    masthead = (
+        _nav((INDEX, "← all sessions"))
+        + '<div class="kicker">Loo audit reports</div>'
+        + "<h1>Across sessions</h1>"
+        + _facts([("Database", text(source, 120)), ("Sessions", str(len(sessions)))])
+    )
+    f = figures
+    body = (
+        _totals(sessions)
+        + '<div class="grid2">'
+        + _figure_panel("loo-rates", f["loo-rates"])
+        + _figure_panel("violations-by-ruleset", f["violations-by-ruleset"])
+        + "</div>"
+        + _figure_panel("loo-by-session", f["loo-by-session"])
+        + _figure_panel("pool-sizes", f["pool-sizes"])
+        + _panel("Sessions", _sessions_table(sessions, links, scroll=len(sessions) > 20))
+    )
+    return page("Loo · across sessions", masthead, body, footer)

@@ -1,0 +1,429 @@
+"""What the reports show, asked of DuckDB with bound parameters and returned as Polars frames.
+
+One function per figure or table, so that a test can compare a figure's
+traces with the frame it was drawn from and with values worked out by hand.
+Rates follow the ``player_stats`` view: looed among the deals a player
+played whose amounts are known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+import duckdb
+import polars as pl
+
+MISS_DECLARATIONS = ("take_miss", "defend")
+
+
+def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, object]) -> pl.DataFrame:
+    """The result as Polars (DuckDB 2 has ``.pl()`` on relations, no longer on cursors)."""
+    frame: pl.DataFrame = con.sql(sql, params=params).pl()
+    return frame
+
+
+def sessions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Every session with its counts, earliest first: the index and the summaries."""
+    return _frame(
+        con,
+        """
+        WITH d AS (
+            SELECT
+                session_id,
+                count(*) FILTER (WHERE status = 'audited') AS audited,
+                count(*) FILTER (WHERE status = 'misdeal') AS misdeals,
+                count(*) FILTER (WHERE outcome = 'flush') AS flushes,
+                sum(violations) AS violations,
+                sum(discrepancies) AS discrepancies,
+                max(greatest(pool_start, pool_next)) AS pool_max
+            FROM deals GROUP BY session_id
+        ),
+        l AS (SELECT session_id, count(*) AS loos FROM seats WHERE loo > 0 GROUP BY session_id),
+        r AS (
+            SELECT session_id, count(*) AS rejected FROM rejects
+            WHERE kind = 'deal' GROUP BY session_id
+        ),
+        p AS (SELECT session_id, count(*) AS players FROM players GROUP BY session_id)
+        SELECT
+            s.session_id, s.file, s.line, s.digest, s.rules_fingerprint, s.ruleset, s.rules,
+            s.started_at, s.venue, s.deals,
+            coalesce(d.audited, 0) AS audited,
+            coalesce(d.misdeals, 0) AS misdeals,
+            coalesce(r.rejected, 0) AS rejected,
+            coalesce(d.violations, 0)::BIGINT AS violations,
+            coalesce(d.discrepancies, 0)::BIGINT AS discrepancies,
+            coalesce(l.loos, 0) AS loos,
+            coalesce(d.flushes, 0) AS flushes,
+            d.pool_max,
+            coalesce(p.players, 0) AS players,
+            len(s.errors) AS errors,
+            CASE WHEN len(s.errors) > 0 THEN s.errors[1].message END AS first_error
+        FROM sessions s
+        LEFT JOIN d USING (session_id)
+        LEFT JOIN r USING (session_id)
+        LEFT JOIN l USING (session_id)
+        LEFT JOIN p USING (session_id)
+        ORDER BY s.started_at NULLS LAST, s.session_id
+        """,
+        {},
+    )
+
+
+def seating(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """(session_id, player) in session order then seat order: who sat with whom, for colours."""
+    return _frame(
+        con,
+        """
+        SELECT p.session_id, p.player FROM players p JOIN sessions s USING (session_id)
+        ORDER BY s.started_at NULLS LAST, p.session_id, p.seat
+        """,
+        {},
+    )
+
+
+# -- per session, for a batch of sessions at once -------------------------------------------
+#
+# Each query takes the ids of a batch of sessions and returns their rows with a ``session_id``
+# column: one scan of a table serves the whole batch (a query per session and table costs
+# more than the report's drawing).  ``Batch`` splits the results by session.
+
+
+def players(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+    """The sessions' players in seat order with their totals: the per-player table."""
+    return _frame(
+        con,
+        """
+        WITH t AS (
+            SELECT
+                session_id,
+                player,
+                count(*) AS deals,
+                count(*) FILTER (WHERE active) AS played,
+                count(*) FILTER (WHERE declaration = 'pass') AS passed,
+                count(*) FILTER (WHERE declaration IN ('take_miss', 'defend')) AS took_miss,
+                count(*) FILTER (WHERE active AND looed IS NOT NULL) AS played_known,
+                count(*) FILTER (WHERE active AND looed) AS looed,
+                coalesce(sum(loo), 0) AS loo_chips,
+                coalesce(sum(tricks), 0) AS tricks,
+                coalesce(sum(net), 0) AS net,
+                arg_max(stack, deal_index) FILTER (WHERE stack IS NOT NULL) AS last_stack
+            FROM seats WHERE session_id IN (SELECT unnest($ids::VARCHAR[]))
+            GROUP BY session_id, player
+        ),
+        f AS (
+            SELECT session_id, player, count(*) AS violations FROM findings
+            WHERE session_id IN (SELECT unnest($ids::VARCHAR[])) GROUP BY session_id, player
+        )
+        SELECT
+            p.session_id, p.seat, p.player, p.name, p.chips,
+            coalesce(t.deals, 0) AS deals,
+            coalesce(t.played, 0) AS played,
+            coalesce(t.passed, 0) AS passed,
+            coalesce(t.took_miss, 0) AS took_miss,
+            coalesce(t.played_known, 0) AS played_known,
+            coalesce(t.looed, 0) AS looed,
+            coalesce(t.loo_chips, 0)::BIGINT AS loo_chips,
+            coalesce(t.tricks, 0)::BIGINT AS tricks,
+            coalesce(t.net, 0)::BIGINT AS net,
+            t.last_stack,
+            coalesce(f.violations, 0) AS violations
+        FROM players p
+        LEFT JOIN t USING (session_id, player)
+        LEFT JOIN f USING (session_id, player)
+        WHERE p.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        ORDER BY p.session_id, p.seat
+        """,
+        {"ids": list(ids)},
+    )
+
+
+def pool_history(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+    """One row per audited deal or misdeal: the pool at the deal and carried, and what
+    happened (loos with who paid what, a flush, a misdeal, revokes)."""
+    return _frame(
+        con,
+        """
+        WITH l AS (
+            SELECT session_id, deal_index, count(*) AS loos, sum(loo) AS loo_chips,
+                   list(player ORDER BY seat) AS looed, list(loo ORDER BY seat) AS loo_amounts
+            FROM seats WHERE session_id IN (SELECT unnest($ids::VARCHAR[])) AND loo > 0
+            GROUP BY session_id, deal_index
+        ),
+        r AS (
+            SELECT session_id, deal_index, count(*) AS revokes,
+                   list(player ORDER BY finding) AS revokers,
+                   list(code ORDER BY finding) AS revoke_codes
+            FROM findings
+            WHERE session_id IN (SELECT unnest($ids::VARCHAR[])) AND family = 'revoke'
+            GROUP BY session_id, deal_index
+        )
+        SELECT
+            d.session_id, d.deal_index, d.deal, d.dealer, d.status, d.pool, d.pool_start,
+            d.pool_next, d.outcome, d.violations, d.discrepancies,
+            coalesce(l.loos, 0) AS loos, coalesce(l.loo_chips, 0)::BIGINT AS loo_chips,
+            l.looed, l.loo_amounts,
+            coalesce(r.revokes, 0) AS revokes, r.revokers, r.revoke_codes
+        FROM deals d
+        LEFT JOIN l USING (session_id, deal_index)
+        LEFT JOIN r USING (session_id, deal_index)
+        WHERE d.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        ORDER BY d.session_id, d.deal_index
+        """,
+        {"ids": list(ids)},
+    )
+
+
+def rejected_deals(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+    """The sessions' rejected deals (log errors): where they were and the first error."""
+    return _frame(
+        con,
+        """
+        SELECT session_id, deal_index, deal, dealer, path, message, len(errors) AS errors
+        FROM rejects
+        WHERE kind = 'deal' AND session_id IN (SELECT unnest($ids::VARCHAR[]))
+        ORDER BY session_id, deal_index
+        """,
+        {"ids": list(ids)},
+    )
+
+
+def loo_by_declaration(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+    """Per player (seat order): deals played and looed, in all and by how he played: his own
+    hand (declared play, or a must) or the Miss (took it, or defended with it)."""
+    return _frame(
+        con,
+        """
+        WITH s AS (
+            SELECT session_id, player, looed,
+                   declaration IN ('take_miss', 'defend') AS miss
+            FROM seats
+            WHERE session_id IN (SELECT unnest($ids::VARCHAR[])) AND active
+                AND looed IS NOT NULL
+        )
+        SELECT
+            p.session_id,
+            p.player,
+            count(s.player) AS played,
+            count(s.player) FILTER (WHERE s.looed) AS looed,
+            count(s.player) FILTER (WHERE NOT coalesce(s.miss, false)) AS own_played,
+            count(s.player) FILTER (WHERE NOT coalesce(s.miss, false) AND s.looed) AS own_looed,
+            count(s.player) FILTER (WHERE s.miss) AS miss_played,
+            count(s.player) FILTER (WHERE s.miss AND s.looed) AS miss_looed
+        FROM players p LEFT JOIN s USING (session_id, player)
+        WHERE p.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        GROUP BY p.session_id, p.player, p.seat
+        ORDER BY p.session_id, p.seat
+        """,
+        {"ids": list(ids)},
+    )
+
+
+def loo_by_position(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+    """Deals played and looed by seat relative to the dealer: position 1 is the eldest (on
+    the dealer's left), the dealer is last; ``dealer`` when that position was always his."""
+    return _frame(
+        con,
+        """
+        WITH dl AS (
+            SELECT session_id, deal_index, seat AS dealer_seat FROM seats
+            WHERE session_id IN (SELECT unnest($ids::VARCHAR[])) AND dealer
+        ),
+        s AS (
+            SELECT
+                s.session_id,
+                (s.seat - dl.dealer_seat + d.seated * 2 - 1) % d.seated + 1 AS position,
+                d.seated, s.active, s.looed
+            FROM seats s
+            JOIN dl USING (session_id, deal_index)
+            JOIN deals d USING (session_id, deal_index)
+            WHERE s.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        )
+        SELECT
+            session_id,
+            position,
+            count(*) AS seated,
+            count(*) FILTER (WHERE active AND looed IS NOT NULL) AS played,
+            count(*) FILTER (WHERE active AND looed) AS looed,
+            bool_and(position = seated) AS dealer
+        FROM s GROUP BY session_id, position ORDER BY session_id, position
+        """,
+        {"ids": list(ids)},
+    )
+
+
+def chips(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+    """Each player's stack (NULL where not tracked) and net chips so far (unknown amounts
+    count 0) after each deal he sat in, players in seat order."""
+    return _frame(
+        con,
+        """
+        SELECT s.session_id, s.deal_index, s.deal, s.player, s.stack, s.net,
+               sum(coalesce(s.net, 0)) OVER (
+                   PARTITION BY s.session_id, s.player ORDER BY s.deal_index
+               )::BIGINT AS total
+        FROM seats s JOIN players p USING (session_id, player)
+        WHERE s.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        ORDER BY s.session_id, p.seat, s.deal_index
+        """,
+        {"ids": list(ids)},
+    )
+
+
+def violations(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+    """Violations per rule and player, rules with the most first, players in seat order."""
+    return _frame(
+        con,
+        """
+        SELECT f.session_id, f.code, f.family, f.player, count(*) AS violations,
+               count(*) FILTER (WHERE f.penalized) AS penalized,
+               (sum(count(*)) OVER (PARTITION BY f.session_id, f.code))::BIGINT AS code_total
+        FROM findings f JOIN players p USING (session_id, player)
+        WHERE f.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        GROUP BY f.session_id, f.code, f.family, f.player, p.seat
+        ORDER BY f.session_id, code_total DESC, f.code, p.seat
+        """,
+        {"ids": list(ids)},
+    )
+
+
+def findings(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+    """Every violation in deal order, for the findings table."""
+    return _frame(
+        con,
+        """
+        SELECT session_id, deal_index, deal, finding, code, player, trick, card, penalized,
+               penalty, message
+        FROM findings WHERE session_id IN (SELECT unnest($ids::VARCHAR[]))
+        ORDER BY session_id, deal_index, finding
+        """,
+        {"ids": list(ids)},
+    )
+
+
+def discrepancies(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+    """Every difference between the record and the audit, in deal order."""
+    return _frame(
+        con,
+        """
+        SELECT session_id, deal_index, deal, field, item, player, recorded, expected,
+               recorded - expected AS difference
+        FROM discrepancies WHERE session_id IN (SELECT unnest($ids::VARCHAR[]))
+        ORDER BY session_id, deal_index, field
+        """,
+        {"ids": list(ids)},
+    )
+
+
+Query = Callable[[duckdb.DuckDBPyConnection, Sequence[str]], pl.DataFrame]
+
+
+class Batch:
+    """The per-session frames of a batch of sessions: each query runs once for the whole
+    batch, when first asked, and its rows are split by session."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, ids: Iterable[str]) -> None:
+        self.con = con
+        self.ids = list(ids)
+        self._parts: dict[Query, tuple[pl.DataFrame, dict[str, pl.DataFrame]]] = {}
+
+    def frame(self, query: Query, session_id: str) -> pl.DataFrame:
+        """``query``'s rows for ``session_id`` (empty, with the columns, if none)."""
+        if query not in self._parts:
+            full = query(self.con, self.ids)
+            split = full.partition_by("session_id", as_dict=True, maintain_order=True)
+            self._parts[query] = (full.clear(), {str(k[0]): v for k, v in split.items()})
+        empty, parts = self._parts[query]
+        found = parts.get(session_id)
+        return empty if found is None else found
+
+
+Source = duckdb.DuckDBPyConnection | Batch
+
+
+def batch_of(source: Source, session_id: str) -> Batch:
+    """A batch for a figure: the one given, or one of just ``session_id``."""
+    return source if isinstance(source, Batch) else Batch(source, [session_id])
+
+
+# -- across sessions --------------------------------------------------------------
+
+
+def loo_rates_by_session(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per session and player: deals played (amounts known) and looed."""
+    return _frame(
+        con,
+        """
+        SELECT session_id, player,
+               count(*) FILTER (WHERE active AND looed IS NOT NULL) AS played,
+               count(*) FILTER (WHERE active AND looed) AS looed
+        FROM seats GROUP BY session_id, player
+        """,
+        {},
+    )
+
+
+def violations_by_rule(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """The ``violations_by_rule`` view: violations per rule and ruleset."""
+    return _frame(
+        con,
+        """
+        SELECT code, family, coalesce(ruleset, '?') AS ruleset, violations, deals, penalized
+        FROM violations_by_rule ORDER BY family, code, ruleset
+        """,
+        {},
+    )
+
+
+def pool_sizes(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Every known pool at a deal, per session."""
+    return _frame(
+        con,
+        """
+        SELECT session_id, deal, pool_start FROM deals
+        WHERE pool_start IS NOT NULL ORDER BY session_id, deal_index
+        """,
+        {},
+    )
+
+
+def input_summary(con: duckdb.DuckDBPyConnection, files: Sequence[str]) -> dict[str, int]:
+    """The counts of the sessions and unreadable documents read from ``files`` (as the
+    database names them): what ``audit`` sums up and decides its exit status on."""
+    (
+        (sessions_n, deals, audited, misdeals, violations_n, discrepancies_n, rejected, unreadable),
+    ) = con.execute(
+        """
+            WITH s AS (
+                SELECT session_id, deals FROM sessions
+                WHERE file IN (SELECT unnest($files::VARCHAR[]))
+            ),
+            d AS (
+                SELECT
+                    count(*) FILTER (WHERE status = 'audited') AS audited,
+                    count(*) FILTER (WHERE status = 'misdeal') AS misdeals,
+                    coalesce(sum(violations), 0) AS violations,
+                    coalesce(sum(discrepancies), 0) AS discrepancies
+                FROM deals WHERE session_id IN (SELECT session_id FROM s)
+            )
+            SELECT
+                (SELECT count(*) FROM s),
+                (SELECT coalesce(sum(deals), 0) FROM s),
+                d.audited, d.misdeals, d.violations, d.discrepancies,
+                (SELECT count(*) FROM rejects
+                 WHERE kind = 'deal' AND session_id IN (SELECT session_id FROM s)),
+                (SELECT count(*) FROM rejects
+                 WHERE kind = 'document' AND file IN (SELECT unnest($files::VARCHAR[])))
+            FROM d
+            """,
+        {"files": list(files)},
+    ).fetchall()
+    return {
+        "sessions": int(sessions_n),
+        "deals": int(deals),
+        "audited": int(audited),
+        "misdeals": int(misdeals),
+        "violations": int(violations_n),
+        "discrepancies": int(discrepancies_n),
+        "rejected": int(rejected),
+        "unreadable": int(unreadable),
+    }

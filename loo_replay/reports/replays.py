@@ -1,0 +1,230 @@
+"""Replay pages for every deal of the reported sessions, from their logs read again.
+
+The database holds verdicts, not the engine's step-by-step state, so a
+session's document is read again (``sessions.file`` and ``line``), checked
+against the digest it was loaded with, audited under exactly the options it
+was loaded under (``sessions.rules``), and each deal rendered with
+``replay_html``.  A session whose pages are already written for the same
+content, rules and program is left alone (``stamp.json``), so a second
+``report`` costs little; sessions are shared out over ``jobs`` processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from loo_replay import __version__
+from loo_replay.audit import SessionReport, audit_document
+from loo_replay.db.frames import rules_fingerprint
+from loo_replay.engine.options import OptionError, Options
+from loo_replay.logs.reader import Document, ReadError, read_documents
+from loo_replay.reports.names import inside, safe_filename, write_file
+from loo_replay.rulesets import RuleChoice, Ruleset
+
+REPLAYS = "replays"
+STAMP = "stamp.json"
+
+
+@dataclass(frozen=True)
+class ReplayJob:
+    """One session whose deals need pages: where its log is and what it was loaded as."""
+
+    session_id: str
+    file: str
+    line: int | None
+    digest: str
+    fingerprint: str
+    ruleset: str | None
+    rules: str | None  # every option in force, JSON text
+    only_findings: bool = False  # pages only for deals with a violation or discrepancy
+
+
+@dataclass
+class ReplayOutcome:
+    session_id: str
+    pages: dict[int, str] = field(default_factory=dict)  # deal_index -> link from the out folder
+    note: str | None = None  # why some or all pages are missing
+    written: int = 0  # pages written now (0 when reused)
+
+
+def folder(session_id: str) -> str:
+    """The session's replay folder, relative to the output folder."""
+    return f"{REPLAYS}/{safe_filename(session_id)}"
+
+
+def _program_key() -> str:
+    """What else a page depends on: this program's version and the replay page's assets."""
+    from loo_replay.replayer import assets
+
+    text = f"{__version__}\n{assets.PAGE_CSS}\n{assets.PAGE_JS}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _key(job: ReplayJob) -> str:
+    return f"{job.digest}:{job.fingerprint}:{job.only_findings}:{_program_key()}"
+
+
+def choice_for(job: ReplayJob) -> RuleChoice:
+    """The rules a session was loaded under, rebuilt from ``sessions.rules``: every option
+    both as the ruleset and as overrides, so neither the log's ruleset nor its own rules can
+    change them."""
+    if job.rules is None:
+        return RuleChoice()
+    values = orjson.loads(job.rules)
+    options = Options.from_dotted(values)
+    ruleset = Ruleset(job.ruleset or "?", "", "", options)
+    return RuleChoice(ruleset, values)
+
+
+def _reuse(out: Path, job: ReplayJob) -> ReplayOutcome | None:
+    """The pages written by an earlier run, if they are for this very content and rules."""
+    try:
+        stamp = orjson.loads(inside(out, *folder(job.session_id).split("/"), STAMP).read_bytes())
+    except (OSError, orjson.JSONDecodeError, ValueError):
+        return None
+    if not isinstance(stamp, dict) or stamp.get("key") != _key(job):
+        return None
+    pages = {int(k): str(v) for k, v in dict(stamp.get("pages", {})).items()}
+    if not all(inside(out, *link.split("/")).is_file() for link in pages.values()):
+        return None
+    return ReplayOutcome(job.session_id, pages, stamp.get("note"))
+
+
+def render_session(out: Path, job: ReplayJob, raw: bytes) -> ReplayOutcome:
+    """Audit the document ``raw`` as loaded and write a page per deal that can be replayed."""
+    from loo_replay.replayer.html import replay_html
+    from loo_replay.replayer.steps import ReplayError
+
+    outcome = ReplayOutcome(job.session_id)
+    if hashlib.sha256(raw).hexdigest() != job.digest:
+        outcome.note = (
+            f"{job.file} has changed since the session was loaded, so its deals have no "
+            "replay pages; load it again with `loo-replay ingest --replace`"
+        )
+        return outcome
+    try:
+        choice = choice_for(job)
+    except (OptionError, ValueError) as exc:
+        outcome.note = f"the session's rules cannot be read back ({exc}); no replay pages"
+        return outcome
+    report = audit_document(Document(job.file, job.line, raw), choice)
+    if not isinstance(report, SessionReport) or report.id != job.session_id:
+        outcome.note = f"{job.file} no longer holds this session; no replay pages"
+        return outcome
+    if rules_fingerprint(report.ruleset, report.options) != job.fingerprint:
+        outcome.note = "the session's rules came out differently this time; no replay pages"
+        return outcome
+    base = folder(job.session_id)
+    directory = inside(out, *base.split("/"))
+    if directory.is_dir():  # pages of other content under this id
+        for old in [*directory.glob("deal-*.html"), directory / STAMP]:
+            old.unlink(missing_ok=True)
+    taken: set[str] = set()
+    for index, deal in enumerate(report.deals):
+        if deal.status == "rejected" or deal.result is None or deal.number is None:
+            continue
+        if job.only_findings and not (deal.violations or deal.discrepancies):
+            continue
+        try:
+            page = replay_html(report, deal)
+        except ReplayError:
+            continue
+        name = f"deal-{deal.number}.html"
+        if name in taken:  # deal numbers of audited deals increase; be safe anyway
+            name = f"deal-{deal.number}-{index}.html"
+        taken.add(name)
+        write_file(out, f"{base}/{name}", page)
+        outcome.pages[index] = f"{base}/{name}"
+        outcome.written += 1
+    stamp = {"key": _key(job), "pages": outcome.pages, "note": outcome.note}
+    write_file(out, f"{base}/{STAMP}", orjson.dumps(stamp, option=orjson.OPT_NON_STR_KEYS))
+    return outcome
+
+
+def _render(task: tuple[str, ReplayJob, bytes]) -> ReplayOutcome:
+    out, job, raw = task
+    return render_session(Path(out), job, raw)
+
+
+def _documents(jobs: list[ReplayJob]) -> Iterator[tuple[ReplayJob, bytes] | ReplayOutcome]:
+    """Each job's document bytes, each file read once; an outcome instead when it cannot be."""
+    by_file: dict[str, list[ReplayJob]] = {}
+    for job in jobs:
+        by_file.setdefault(job.file, []).append(job)
+    for file, wanted in by_file.items():
+        lines = {job.line: job for job in wanted}
+        found: set[int | None] = set()
+        try:
+            for doc in read_documents(Path(file), parse=False):
+                job_at = lines.get(doc.line)
+                if job_at is not None and job_at.line not in found:
+                    found.add(job_at.line)
+                    yield job_at, doc.raw
+                    if len(found) == len(lines):
+                        break
+        except (ReadError, OSError) as exc:
+            why = str(exc)
+            for job in wanted:
+                if job.line not in found:
+                    yield ReplayOutcome(
+                        job.session_id,
+                        note=f"its log cannot be read again ({why}), so its deals have no "
+                        "replay pages",
+                    )
+            continue
+        for job in wanted:
+            if job.line not in found:
+                yield ReplayOutcome(
+                    job.session_id, note=f"{file} no longer holds this session; no replay pages"
+                )
+
+
+def write_replays(
+    out: Path,
+    jobs: Iterable[ReplayJob],
+    *,
+    processes: int = 1,
+    done: Callable[[ReplayOutcome], None] | None = None,
+) -> dict[str, ReplayOutcome]:
+    """Replay pages for every deal of ``jobs`` under ``out/replays``; per session id, which
+    deal has which page, and a note where pages are missing."""
+    outcomes: dict[str, ReplayOutcome] = {}
+    todo: list[ReplayJob] = []
+    for job in jobs:
+        reused = _reuse(out, job)
+        if reused is not None:
+            outcomes[job.session_id] = reused
+        else:
+            todo.append(job)
+
+    def finish(outcome: ReplayOutcome) -> None:
+        outcomes[outcome.session_id] = outcome
+        if done is not None:
+            done(outcome)
+
+    tasks = ((str(out), *item) if isinstance(item, tuple) else item for item in _documents(todo))
+    if processes <= 1 or len(todo) <= 1:
+        for task in tasks:
+            finish(task if isinstance(task, ReplayOutcome) else _render(task))
+        return outcomes
+    context = multiprocessing.get_context("spawn")  # never fork a process holding DuckDB
+    with ProcessPoolExecutor(processes, mp_context=context) as pool:
+        queue: deque[Future[ReplayOutcome]] = deque()  # at most two documents per process wait
+        for task in tasks:
+            if isinstance(task, ReplayOutcome):
+                finish(task)
+                continue
+            queue.append(pool.submit(_render, task))
+            while len(queue) >= 2 * processes:
+                finish(queue.popleft().result())
+        while queue:
+            finish(queue.popleft().result())
+    return outcomes

@@ -1,0 +1,186 @@
+"""The reports in a real browser (Debian's Chromium, headless, driven by Playwright), opened
+from disk as a user opens them: every figure drawn with all its traces, no console error,
+the deal links reach their replay pages, and text from logs never runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from report_helpers import BROWSER_ARGS, CHROMIUM, hand_doc, load, run
+
+from loo_replay.reports.build import session_page_name, write_reports
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+# Every figure, read back from the DOM in one round trip.
+FIGURES_JS = """() => Array.from(document.querySelectorAll("div.figure")).map((el) => ({
+  id: el.id,
+  plotted: el.classList.contains("js-plotly-plot"),
+  svg: el.querySelector("svg.main-svg") !== null,
+  traces: el.data ? el.data.length : -1,
+  expected: Number(el.dataset.traces),
+}))"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip("Debian chromium is not installed (make test installs it)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``loo-replay audit sample_logs`` into a fresh folder; returns the output folder."""
+    tmp = tmp_path_factory.mktemp("browser")
+    out = tmp / "reports"
+    result = run("audit", "sample_logs", "--db", tmp / "loo.duckdb", "--out", out)
+    assert result.returncode == 1, result.stderr
+    return out
+
+
+class Visit:
+    """A browser page that collects console errors, page errors and dialogs."""
+
+    def __init__(self, browser: Any) -> None:
+        self.page = browser.new_page(viewport={"width": 1360, "height": 900})
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", self._dialog)
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, path: Path) -> list[dict[str, Any]]:
+        """Open ``path`` and wait until every figure is drawn; the figures as the DOM has them."""
+        self.page.goto(path.as_uri())
+        self.page.wait_for_function(
+            "document.body.getAttribute('data-plotted') !== null", timeout=30_000
+        )
+        assert self.page.evaluate("document.body.getAttribute('data-plotted')") == "yes"
+        figures: list[dict[str, Any]] = self.page.evaluate(FIGURES_JS)
+        return figures
+
+    def sweep(self) -> int:
+        """Move the mouse across every plot so that Plotly draws its hover labels (where
+        text from logs is shown); how many labels were drawn."""
+        drawn = 0
+        for area in self.page.query_selector_all(".js-plotly-plot .nsewdrag"):
+            area.scroll_into_view_if_needed()
+            box = area.bounding_box()
+            if box is None:
+                continue
+            for k in range(1, 12):
+                x = box["x"] + box["width"] * k / 12
+                for y in (box["y"] + box["height"] * 0.3, box["y"] + box["height"] * 0.7):
+                    self.page.mouse.move(x, y)
+                    drawn += len(self.page.query_selector_all(".hoverlayer .hovertext"))
+        return drawn
+
+    def close(self) -> None:
+        self.page.close()
+
+
+def _check_figures(figures: list[dict[str, Any]], name: str) -> None:
+    for f in figures:
+        assert f["plotted"] and f["svg"], (name, f)
+        assert f["traces"] == f["expected"], (name, f)
+
+
+def test_every_page_draws_every_figure_without_an_error(
+    browser: Any, reports: Path, tmp_path: Path
+) -> None:
+    visit = Visit(browser)
+    index = visit.open(reports / "index.html")
+    assert index == []  # the index is a table
+    visit.page.screenshot(path=tmp_path / "index.png", full_page=True)
+    links = visit.page.eval_on_selector_all("main a[href]", "els => els.map(a => a.href)")
+    pages = [reports / "all-sessions.html", *sorted(reports.glob("session-*.html"))]
+    assert {p.as_uri() for p in pages} <= set(links)
+    for path in pages:
+        figures = visit.open(path)
+        expected = 4  # pool, loo, chips, violations / the four all-sessions figures
+        assert len(figures) == expected, path.name
+        _check_figures(figures, path.name)
+        visit.page.screenshot(path=tmp_path / f"{path.stem}.png", full_page=True)
+    assert visit.errors == [] and visit.dialogs == []
+    assert len(list(tmp_path.glob("*.png"))) == 1 + len(pages)
+    visit.close()
+
+
+def test_a_deal_link_opens_its_replay_page(browser: Any, reports: Path, tmp_path: Path) -> None:
+    visit = Visit(browser)
+    visit.open(reports / session_page_name("revokes-2026-11-22"))
+    row = visit.page.locator("tr[data-deal='4']")
+    assert "follow-suit" in row.inner_text()
+    with visit.page.expect_navigation():
+        row.locator("a", has_text="replay").click()
+    assert visit.page.url.endswith("/deal-4.html")
+    visit.page.wait_for_selector("#counter")
+    assert "deal 4" in visit.page.title()
+    visit.page.keyboard.press("End")
+    assert visit.page.is_visible("#settlement")
+    visit.page.screenshot(path=tmp_path / "replay.png", full_page=True)
+    assert visit.errors == [] and visit.dialogs == []
+    visit.close()
+
+
+HOSTILE = "<script>alert(1)</script>"
+HOSTILE_VENUE = "<img src=x onerror=alert(2)>"
+
+
+def test_hostile_names_ids_and_venues_are_shown_as_text_and_never_run(
+    browser: Any, tmp_path: Path
+) -> None:
+    doc = hand_doc(HOSTILE, venue=HOSTILE_VENUE, started_at="</script><b>soon</b>")
+    for player in doc["session"]["players"]:
+        player["name"] = f"{HOSTILE} \u202eeve {player['id']}"
+    other = hand_doc("../../evil", venue="<svg onload=alert(3)>")
+    db = load(tmp_path / "logs", {"h.json": doc, "e.json": other})
+    out = tmp_path / "out"
+    with duckdb.connect(str(db), read_only=True) as con:
+        result = write_reports(con, out, source="<b>db</b>", replays=True)
+    assert result.sessions == 2 and result.notes == []
+    visit = Visit(browser)
+    pages = [out / "index.html", out / "all-sessions.html", *sorted(out.glob("session-*.html"))]
+    for path in pages:
+        _check_figures(visit.open(path), path.name)
+        hovered = visit.sweep()
+        assert hovered or path.name == "index.html", path.name
+        run_scripts = "document.querySelectorAll('script:not([type=\"application/json\"])')"
+        assert visit.page.evaluate(f"{run_scripts}.length") == 2, path.name
+        assert (
+            visit.page.evaluate(
+                "document.querySelectorAll('img, svg[onload], [onerror], [onload], b').length"
+            )
+            == 0
+        ), path.name
+    session = out / session_page_name(HOSTILE)
+    visit.open(session)
+    assert HOSTILE in visit.page.text_content("header h1")
+    assert HOSTILE_VENUE in visit.page.text_content("header .facts")
+    names = visit.page.locator("td.player .muted").all_inner_texts()
+    assert names and all(HOSTILE in n and "\\u202e" in n for n in names)
+    visit.open(out / "all-sessions.html")
+    ticks = visit.page.eval_on_selector_all(
+        "#fig-loo-by-session .xtick text", "els => els.map(e => e.textContent)"
+    )
+    assert HOSTILE in ticks and "../../evil" in ticks
+    visit.page.screenshot(path=tmp_path / "hostile.png", full_page=True)
+    visit.open(session)
+    visit.page.locator("tr[data-deal='1'] a", has_text="replay").click()
+    visit.page.wait_for_selector("#counter")
+    assert HOSTILE in visit.page.text_content("header h1")
+    visit.page.keyboard.press("End")
+    assert visit.dialogs == [] and visit.errors == []
+    visit.close()

@@ -1,0 +1,245 @@
+"""``loo-replay audit`` and ``loo-replay report`` as a user runs them: real subprocesses,
+real files, exit statuses and messages."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+import orjson
+import pytest
+from plotly.offline import get_plotlyjs  # type: ignore[import-untyped]
+from report_helpers import ROOT, hand_doc, run
+
+from loo_replay.reports.build import session_page_name
+from loo_replay.reports.replays import folder
+
+HREF = re.compile(r'href="([^"]+)"')
+SUMMARY = re.compile(
+    r"(?P<sessions>\d+) session\(s\), (?P<deals>\d+) deal\(s\): (?P<audited>\d+) audited, "
+    r"(?P<misdeals>\d+) misdeal\(s\), (?P<rejected>\d+) rejected; (?P<violations>\d+) "
+    r"violation\(s\), (?P<discrepancies>\d+) discrepancy\(ies\)"
+)
+
+
+def _summary(stdout: str) -> dict[str, int]:
+    found = SUMMARY.search(stdout)
+    assert found, stdout
+    return {k: int(v) for k, v in found.groupdict().items()}
+
+
+@pytest.fixture(scope="module")
+def audited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """``loo-replay audit sample_logs`` into a fresh database and folder, from the project
+    (as the Makefile runs it); returns (database, output folder, stdout)."""
+    tmp = tmp_path_factory.mktemp("audit")
+    db, out = tmp / "loo.duckdb", tmp / "reports"
+    result = run("audit", "sample_logs", "--db", db, "--out", out)
+    assert result.returncode == 1, result.stderr  # the samples hold findings
+    return db, out, result.stdout
+
+
+def _sessions(db: Path) -> list[str]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return [r[0] for r in con.execute("SELECT session_id FROM sessions").fetchall()]
+
+
+def test_audit_sums_up_the_samples_as_validate_does(audited: tuple[Path, Path, str]) -> None:
+    db, out, stdout = audited
+    validate = run("validate", "sample_logs")
+    assert validate.returncode == 1
+    assert _summary(stdout) == _summary(validate.stdout)
+    assert (
+        f"reports: {out / 'index.html'} (12 session report(s), 218 replay page(s), 218 new)"
+        in stdout
+    )
+    assert "loaded 218 deal(s), 2 rejected (kept in rejects), 0 already loaded" in stdout
+    assert f"into {db}" in stdout
+
+
+def test_index_links_every_session_report_and_the_all_sessions_report(
+    audited: tuple[Path, Path, str],
+) -> None:
+    db, out, _ = audited
+    index = (out / "index.html").read_text("utf-8")
+    links = HREF.findall(index)
+    sessions = _sessions(db)
+    assert len(sessions) == 12
+    for sid in sessions:
+        assert session_page_name(sid) in links
+        assert (out / session_page_name(sid)).is_file()
+    assert "all-sessions.html" in links and (out / "all-sessions.html").is_file()
+
+
+def test_plotly_is_written_once_beside_the_pages_and_nothing_comes_from_a_network(
+    audited: tuple[Path, Path, str],
+) -> None:
+    _, out, _ = audited
+    assert sorted(p.relative_to(out) for p in out.rglob("*.js")) == [
+        Path("plotly.min.js"),
+        Path("report.js"),
+    ]
+    assert (out / "plotly.min.js").read_text("utf-8") == get_plotlyjs()
+    for page in out.glob("*.html"):
+        html = page.read_text("utf-8")
+        assert '<script src="plotly.min.js" defer></script>' in html
+        assert not re.search(r"(src|href)=\"(https?:)?//", html), page
+        assert "cdn" not in html.lower()
+
+
+def test_every_deal_of_a_session_links_to_its_replay_page(audited: tuple[Path, Path, str]) -> None:
+    db, out, _ = audited
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute("SELECT session_id, deal FROM deals ORDER BY ALL").fetchall()
+    by_session: dict[str, list[int]] = {}
+    for sid, deal in rows:
+        by_session.setdefault(sid, []).append(deal)
+    for sid, deals in by_session.items():
+        page = (out / session_page_name(sid)).read_text("utf-8")
+        links = [h for h in HREF.findall(page) if h.startswith("replays/")]
+        expected = [f"{folder(sid)}/deal-{d}.html" for d in deals]
+        assert sorted(set(links)) == sorted(expected), sid
+        for link in expected:
+            assert (out / link).is_file()
+
+
+def test_a_second_audit_reuses_the_replay_pages(audited: tuple[Path, Path, str]) -> None:
+    db, out, _ = audited
+    result = run("audit", "sample_logs", "--db", db, "--out", out)
+    assert result.returncode == 1
+    assert "loaded 0 deal(s), 0 rejected (kept in rejects), 220 already loaded" in result.stdout
+    assert "218 replay page(s), 0 new" in result.stdout
+
+
+def test_report_writes_from_the_database_alone(
+    audited: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    db, _, _ = audited
+    out = tmp_path / "again"
+    result = run("report", "--db", db, "--out", out, "--no-replays")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"reports: {out / 'index.html'} (12 session report(s))"
+    assert not (out / "replays").exists()
+    assert len(list(out.glob("session-*.html"))) == 12
+
+
+def test_a_clean_log_exits_0(tmp_path: Path) -> None:
+    result = run(
+        "audit",
+        ROOT / "sample_logs/three-card-club-night.json",
+        "--db",
+        tmp_path / "new" / "folder" / "db.duckdb",  # audit makes the database's folder
+        "--out",
+        tmp_path / "out",
+        "--no-replays",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _summary(result.stdout)["violations"] == 0
+
+
+def test_missing_input_exits_2_and_still_reports_what_was_read(tmp_path: Path) -> None:
+    result = run(
+        "audit",
+        ROOT / "sample_logs/three-card-club-night.json",
+        tmp_path / "nope.json",
+        "--db",
+        tmp_path / "db.duckdb",
+        "--out",
+        tmp_path / "out",
+    )
+    assert result.returncode == 2
+    assert "nope.json" in result.stderr
+    assert (tmp_path / "out/index.html").is_file()
+
+
+def test_report_without_a_database_exits_2(tmp_path: Path) -> None:
+    result = run("report", "--db", tmp_path / "none.duckdb", "--out", tmp_path / "out")
+    assert result.returncode == 2
+    assert result.stderr.startswith("loo-replay: no database at")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_log_changed_after_loading_gets_no_replays_and_a_note(tmp_path: Path) -> None:
+    log = tmp_path / "s.json"
+    log.write_bytes(orjson.dumps(hand_doc("changed")))
+    db = tmp_path / "db.duckdb"
+    assert run("ingest", log, "--db", db).returncode == 0
+    log.write_bytes(orjson.dumps(hand_doc("changed")) + b"\n")
+    result = run("report", "--db", db, "--out", tmp_path / "out")
+    assert result.returncode == 0
+    assert "session changed" in result.stderr and "has changed since" in result.stderr
+    page = (tmp_path / "out" / session_page_name("changed")).read_text("utf-8")
+    assert "has changed since the session was loaded" in page
+    assert "replays/" not in page
+
+
+HOSTILE_IDS = ["../../evil", "/etc/passwd", "..", "<script>alert(1)</script>", "a/../../b"]
+
+
+def test_path_like_session_ids_never_write_outside_the_output_folder(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for k, sid in enumerate(HOSTILE_IDS):
+        (logs / f"{k}.json").write_bytes(orjson.dumps(hand_doc(sid)))
+    work = tmp_path / "work"
+    work.mkdir()
+    result = run("audit", logs, "--db", "loo.duckdb", "--out", "out", cwd=work)
+    assert result.returncode == 1, result.stderr
+    written = {p for p in tmp_path.rglob("*") if not p.is_relative_to(logs)}
+    outside = {
+        p
+        for p in written
+        if not p.is_relative_to(work / "out") and p not in (work, work / "loo.duckdb")
+    }
+    assert outside == set()
+    assert len(list((work / "out").glob("session-*.html"))) == len(HOSTILE_IDS)
+    assert len(list((work / "out/replays").iterdir())) == len(HOSTILE_IDS)
+    assert not Path("/etc/passwd.html").exists() and not (tmp_path / "evil").exists()
+    for page in (work / "out").glob("*.html"):
+        assert "<script>alert(1)" not in page.read_text("utf-8"), page
+
+
+def test_the_makefile_audit_runs_the_readme_command() -> None:
+    makefile = (ROOT / "Makefile").read_text("utf-8")
+    assert (
+        "$(BIN)/loo-replay audit sample_logs --db loo.duckdb --out reports; "
+        "status=$$?; [ $$status -le 1 ]"
+    ) in makefile
+
+
+@pytest.mark.parametrize(
+    "rules", [("--set", "stakes.loo=unlimited"), ("--ruleset", "hoyle"), ()], ids=str
+)
+def test_replays_are_audited_under_the_rules_the_session_was_loaded_under(
+    tmp_path: Path, rules: tuple[str, ...]
+) -> None:
+    log = tmp_path / "s.json"
+    log.write_bytes(orjson.dumps(hand_doc("ruled")))
+    out = tmp_path / "out"
+    result = run("audit", log, "--db", tmp_path / "db.duckdb", "--out", out, *rules)
+    assert result.returncode == 1, result.stderr
+    assert "replay" not in result.stderr  # no note: the rules came out the same
+    assert sorted(p.name for p in (out / folder("ruled")).glob("deal-*.html")) == [
+        f"deal-{n}.html" for n in (1, 2, 3, 4)
+    ]
+
+
+def test_pages_of_sessions_gone_from_the_database_are_removed_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "s.json"
+    log.write_bytes(orjson.dumps(hand_doc("kept")))
+    db, out = tmp_path / "db.duckdb", tmp_path / "out"
+    out.mkdir()
+    stale_page = out / "session-gone-00000000.html"
+    stale_replays = out / "replays" / "gone-00000000"
+    stale_replays.mkdir(parents=True)
+    for path in (stale_page, stale_replays / "deal-1.html", stale_replays / "stamp.json"):
+        path.write_text("old")
+    mine = out / "notes.html"
+    mine.write_text("the user's own file")
+    assert run("audit", log, "--db", db, "--out", out).returncode == 1
+    assert not stale_page.exists() and not stale_replays.exists()
+    assert mine.read_text() == "the user's own file"
+    assert (out / session_page_name("kept")).is_file()
