@@ -170,6 +170,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000,1000000", help="deals, comma-separated")
     parser.add_argument("--rulesets", default="three-card,five-card")
+    parser.add_argument("--results", default="latest.json", help="file name in results/")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     figures = run(args.rulesets.split(","), sizes)
@@ -181,8 +182,8 @@ def main() -> None:
         "date": time.strftime("%Y-%m-%d"),
     }
     result = {"machine": machine, "figures": [asdict(f) for f in figures]}
-    (RESULTS / "latest.json").write_text(json.dumps(result, indent=2) + "\n")
-    print(f"written {RESULTS / 'latest.json'}")
+    (RESULTS / args.results).write_text(json.dumps(result, indent=2) + "\n")
+    print(f"written {RESULTS / args.results}")
 
 
 if __name__ == "__main__":
