@@ -36,6 +36,10 @@ from loo_replay.db.schema import DatabaseError, first_line, open_db
 from loo_replay.logs.reader import ReadError, expand
 from loo_replay.rulesets import RuleChoice
 
+# One transaction per file, but no more uncommitted deals than this: DuckDB keeps a
+# transaction's rows in memory (about 3 kB a deal), so a 1M-deal file would need gigabytes.
+TRANSACTION_DEALS = 10_000
+
 Progress = Callable[[int, int], None]  # (bytes of input just done, deals so far)
 FileDone = Callable[[str, Counts], None]  # (file, what happened to it)
 
@@ -110,17 +114,25 @@ def _load(
     file_done: FileDone | None,
 ) -> None:
     before = loader.counts.copy()
+    opened = 0  # deals in the input when the open transaction began
     try:
         for piece, batches in results:
             if piece.first:
                 loader.begin()
                 before = loader.counts.copy()
+                opened = before.deals
             for batch in batches:
                 loader.load(batch)
             if piece.last:
                 loader.commit()
                 if file_done is not None:
                     file_done(piece.file, loader.counts - before)
+            elif loader.counts.deals - opened >= TRANSACTION_DEALS:
+                # A huge file: commit at this piece's end (a session boundary) so that
+                # uncommitted rows never outgrow memory; a rerun skips the sessions in.
+                loader.commit()
+                loader.begin()
+                opened = loader.counts.deals
             if progress is not None:
                 progress(piece.size, loader.counts.deals)
     except BaseException:

@@ -284,6 +284,11 @@ MIGRATIONS: tuple[Migration, ...] = (
 VERSION = MIGRATIONS[-1].version
 
 
+# DuckDB keeps up to 80% of RAM in its buffer pool by default; a bound keeps an ingest of
+# any size in constant memory (pages past it are written out and evicted).
+DUCKDB_CONFIG: dict[str, str | bool | int | float | list[str]] = {"memory_limit": "128MB"}
+
+
 class DatabaseError(Exception):
     """A database that cannot be used as asked; the message is one sentence for the user."""
 
@@ -300,7 +305,7 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     if read_only and not path.exists():
         raise DatabaseError(f"no database at {path}; load one with `loo-replay ingest --db {path}`")
     try:
-        return duckdb.connect(str(path), read_only=read_only)
+        return duckdb.connect(str(path), read_only=read_only, config=DUCKDB_CONFIG)
     except duckdb.IOException as exc:
         text = str(exc)
         held = _LOCK.search(text)

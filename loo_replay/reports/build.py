@@ -93,7 +93,8 @@ def write_reports(
                 result.only_findings,
             )
             for r in rows
-        ]
+            if not result.only_findings or r["violations"] or r["discrepancies"]
+        ]  # a session without findings is not read again when only findings get pages
         finished = 0
 
         def done(outcome: ReplayOutcome) -> None:
