@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-from loo_helpers import declare, play, session_doc
+from loo_helpers import deal_doc, declarations, session_doc, trick_plays
 
 from loo_replay.db.schema import ORDER_KEYS
 
@@ -73,39 +73,6 @@ def sql(db: Path, query: str, *params: Any) -> list[tuple[Any, ...]]:
 P3 = ("ann", "bob", "cat")
 
 
-def _tricks(*rows: str) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for row in rows:
-        words = row.split()
-        out.extend(play(p, c) for p, c in zip(words[::2], words[1::2], strict=True))
-    return out
-
-
-def _declares(*pairs: str) -> list[dict[str, Any]]:
-    return [declare(*pair.split()) for pair in pairs]
-
-
-def _deal(
-    number: int,
-    dealer: str,
-    hands: dict[str, str],
-    events: list[dict[str, Any]],
-    miss: str | None = None,
-    turn_up: str | None = None,
-) -> dict[str, Any]:
-    d: dict[str, Any] = {
-        "deal": number,
-        "dealer": dealer,
-        "hands": {p: cards.split() for p, cards in hands.items()},
-    }
-    if miss is not None:
-        d["miss"] = miss.split()
-    if turn_up is not None:
-        d["turn_up"] = turn_up
-    d["events"] = events
-    return d
-
-
 def hand_worked_doc(sid: str = "hand-worked") -> dict[str, Any]:
     """Three-card Loo (ante 3 by the dealer, loo 3, revoke 12 forfeited), ann bob cat.
 
@@ -125,45 +92,45 @@ def hand_worked_doc(sid: str = "hand-worked") -> dict[str, Any]:
     cat -2-3+4-3 = -4; the pool grew from 0 to 17 = -(3 - 16 - 4).
     """
     deals = [
-        _deal(
+        deal_doc(
             1,
             "cat",
             {"ann": "2S 3H 4C", "bob": "5S 6H 7C", "cat": "KD 8S 8H"},
-            _declares("ann take_miss", "bob pass", "cat play")
-            + _tricks("ann AD cat KD", "ann QD cat 8H", "ann 3S cat 8S"),
+            declarations("ann take_miss", "bob pass", "cat play")
+            + trick_plays("ann AD cat KD", "ann QD cat 8H", "ann 3S cat 8S"),
             miss="AD QD 3S",
             turn_up="9D",
         ),
-        _deal(
+        deal_doc(
             2,
             "ann",
             {"bob": "AH KH 2C", "cat": "QH 5D 6D", "ann": "3H 7C 8C"},
-            _tricks("bob AH cat QH ann 3H", "bob KH cat 5D ann 7C", "bob 2C cat 6D ann 8C"),
+            trick_plays("bob AH cat QH ann 3H", "bob KH cat 5D ann 7C", "bob 2C cat 6D ann 8C"),
             turn_up="4S",
         ),
-        _deal(
+        deal_doc(
             3,
             "bob",
             {"cat": "AS KS 3D", "ann": "4C 5C 6C", "bob": "7C 8C 9C"},
-            _declares("cat play", "ann pass", "bob defend")
-            + _tricks("cat AS bob QS", "cat KS bob 4D", "cat 3D bob 5D"),
+            declarations("cat play", "ann pass", "bob defend")
+            + trick_plays("cat AS bob QS", "cat KS bob 4D", "cat 3D bob 5D"),
             miss="QS 4D 5D",
             turn_up="2H",
         ),
-        _deal(
+        deal_doc(
             4,
             "cat",
             {"ann": "AS KS QH", "bob": "3S 4H 5H", "cat": "7D 8D 9D"},
-            _declares("ann play", "bob play", "cat pass")
-            + _tricks("ann AS bob 4H", "ann KS bob 3S", "ann QH bob 5H"),
+            declarations("ann play", "bob play", "cat pass")
+            + trick_plays("ann AS bob 4H", "ann KS bob 3S", "ann QH bob 5H"),
             miss="JD TD 6D",
             turn_up="2C",
         ),
-        _deal(
+        deal_doc(
             5,
             "ann",
             {"ann": "2S 3S 4S", "bob": "5S 6S 7S", "cat": "8S 9S TS"},
-            _declares("bob play", "cat play", "ann play") + _tricks("bob AH"),
+            declarations("bob play", "cat play", "ann play") + trick_plays("bob AH"),
             miss="JS QS KS",
             turn_up="AD",
         ),

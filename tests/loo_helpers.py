@@ -69,3 +69,37 @@ def plays(*pairs: str) -> list[dict[str, Any]]:
         player, card = pair.split()
         out.append(play(player, card))
     return out
+
+
+def trick_plays(*rows: str) -> list[dict[str, Any]]:
+    """``trick_plays("ann AD bob 2D", ...)`` -> play events, a trick a row."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        words = row.split()
+        out.extend(play(p, c) for p, c in zip(words[::2], words[1::2], strict=True))
+    return out
+
+
+def declarations(*pairs: str) -> list[dict[str, Any]]:
+    return [declare(*pair.split()) for pair in pairs]
+
+
+def deal_doc(
+    number: int,
+    dealer: str,
+    hands: dict[str, str],
+    events: list[dict[str, Any]],
+    miss: str | None = None,
+    turn_up: str | None = None,
+) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "deal": number,
+        "dealer": dealer,
+        "hands": {p: cards.split() for p, cards in hands.items()},
+    }
+    if miss is not None:
+        d["miss"] = miss.split()
+    if turn_up is not None:
+        d["turn_up"] = turn_up
+    d["events"] = events
+    return d
