@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from loo_helpers import deal_doc, declarations, session_doc, trick_plays
+from db_helpers import hand_worked_doc
 
 from loo_replay.db.ingest import ingest
 from loo_replay.rulesets import RuleChoice
@@ -45,7 +45,6 @@ BROWSER_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-P3 = ("ann", "bob", "cat")
 
 # What the hand-worked session gives, deal by deal (audited deals 1-4; 5 is rejected).
 POOL_START = [3, 3, 6, 5]
@@ -53,56 +52,11 @@ POOL_NEXT = [0, 3, 2, 17]
 NET_SO_FAR = {"ann": [2, 0, 0, 3], "bob": [0, 2, -1, -16], "cat": [-2, -5, -1, -4]}
 
 
-def hand_deals() -> list[dict[str, Any]]:
-    return [
-        deal_doc(
-            1,
-            "cat",
-            {"ann": "2S 3H 4C", "bob": "5S 6H 7C", "cat": "KD 8S 8H"},
-            declarations("ann take_miss", "bob pass", "cat play")
-            + trick_plays("ann AD cat KD", "ann QD cat 8H", "ann 3S cat 8S"),
-            miss="AD QD 3S",
-            turn_up="9D",
-        ),
-        deal_doc(
-            2,
-            "ann",
-            {"bob": "AH KH 2C", "cat": "QH 5D 6D", "ann": "3H 7C 8C"},
-            trick_plays("bob AH cat QH ann 3H", "bob KH cat 5D ann 7C", "bob 2C cat 6D ann 8C"),
-            turn_up="4S",
-        ),
-        deal_doc(
-            3,
-            "bob",
-            {"cat": "AS KS 3D", "ann": "4C 5C 6C", "bob": "7C 8C 9C"},
-            declarations("cat play", "ann pass", "bob defend")
-            + trick_plays("cat AS bob QS", "cat KS bob 4D", "cat 3D bob 5D"),
-            miss="QS 4D 5D",
-            turn_up="2H",
-        ),
-        deal_doc(
-            4,
-            "cat",
-            {"ann": "AS KS QH", "bob": "3S 4H 5H", "cat": "7D 8D 9D"},
-            declarations("ann play", "bob play", "cat pass")
-            + trick_plays("ann AS bob 4H", "ann KS bob 3S", "ann QH bob 5H"),
-            miss="JD TD 6D",
-            turn_up="2C",
-        ),
-        deal_doc(
-            5,
-            "ann",
-            {"ann": "2S 3S 4S", "bob": "5S 6S 7S", "cat": "8S 9S TS"},
-            declarations("bob play", "cat play", "ann play") + trick_plays("bob AH"),
-            miss="JS QS KS",
-            turn_up="AD",
-        ),
-    ]
-
-
 def hand_doc(sid: str, chips: dict[str, int] | None = None, **session: Any) -> dict[str, Any]:
     """The hand-worked session under id ``sid``; ``session`` adds fields such as ``venue``."""
-    doc = session_doc(hand_deals(), players=P3, sid=sid, chips=chips)
+    doc = hand_worked_doc(sid)
+    if chips is not None:
+        doc["session"]["chips"] = chips
     doc["session"].update(session)
     return doc
 
