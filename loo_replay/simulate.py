@@ -22,7 +22,7 @@ import orjson
 
 from loo_replay.engine.cards import ACE, PAM, canonical, cards_of
 from loo_replay.engine.flush import is_flush
-from loo_replay.engine.legal import breach, led_suit, legal_cards, winning_play
+from loo_replay.engine.legal import breach, legal_cards
 from loo_replay.engine.model import (
     DEFEND,
     PASS,
@@ -459,8 +459,7 @@ class _Player:
                 return self.rng.choice(cards)
             by_suit = POWER[state.pam][state.trump]
             return max(cards, key=lambda c: by_suit[c // 13][c])
-        _, win = winning_play(trick, state)
-        led = led_suit(trick, state)
+        win, led = trick.win_power, trick.led
         powers = POWER[state.pam][state.trump][led]
         winners = [c for c in cards if powers[c] > win]
         if winners:

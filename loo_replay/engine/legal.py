@@ -24,21 +24,6 @@ from loo_replay.engine.tables import ACES, NO_TRUMP, POWER, TRUMP_ORDER
 Step = tuple[str, int]
 
 
-def winning_play(trick: Trick, state: DealState) -> tuple[int, int]:
-    """(index into ``trick.plays``, power) of the card now winning ``trick``."""
-    return trick.win, trick.win_power
-
-
-def led_suit(trick: Trick, state: DealState) -> int:
-    """The suit the lead calls for; Pam leads the trump suit once trumps are fixed."""
-    return trick.led
-
-
-def is_trumped(trick: Trick, state: DealState) -> bool:
-    """A trick led in a plain suit to which a trump has been played."""
-    return trick.trumped
-
-
 def add_card(state: DealState, trick: Trick, seat: int, card: int, legal: int) -> None:
     """Play ``card`` to ``trick``: the one place where the suit led, the winning card and
     whether the trick is trumped are decided (RULES.md §1, winning card)."""
@@ -115,16 +100,16 @@ def follow_steps(state: DealState, seat: int, trick: Trick) -> Iterator[Step]:
     """RULES.md §4: the steps that bind a player following to ``trick``."""
     o = state.options
     hand = state.hands[seat]
-    led = led_suit(trick, state)
+    led = trick.led
     if pam_barred(state, seat, trick):
         hand &= ~(1 << PAM)
         yield "pam-be-civil", hand
     suited = hand & state.suit_masks[led]
     powers = POWER[state.pam][state.trump][led]
-    _, win = winning_play(trick, state)
+    win = trick.win_power
     if suited:
         yield "follow-suit", suited
-        if o.follow_head and not is_trumped(trick, state):
+        if o.follow_head and not trick.trumped:
             higher = _higher(suited, powers, win)
             if higher:
                 yield "head-trick", higher
@@ -140,7 +125,7 @@ def follow_steps(state: DealState, seat: int, trick: Trick) -> Iterator[Step]:
         if higher:
             yield "must-overtrump", higher
     elif o.follow_void == "overtrump" and higher:
-        yield ("must-overtrump" if is_trumped(trick, state) else "must-trump"), higher
+        yield ("must-overtrump" if trick.trumped else "must-trump"), higher
 
 
 def pam_barred(state: DealState, seat: int, trick: Trick) -> bool:
@@ -209,8 +194,8 @@ def explain(code: str, state: DealState, seat: int) -> str:
     if code == "trump-after-trick":
         return "the winner of a trick must lead a trump"
     assert trick is not None and trick.plays
-    led = SUIT_SYMBOLS[led_suit(trick, state)]
-    index, _ = winning_play(trick, state)
+    led = SUIT_SYMBOLS[trick.led]
+    index = trick.win
     winner = display(trick.plays[index][1])
     if code == "pam-be-civil":
         if state.options.follow_pam_civil_strict:
