@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import plotly.graph_objects as go  # type: ignore[import-untyped]
 import pytest
 from report_helpers import NET_SO_FAR, POOL_NEXT, POOL_START, hand_doc, load
 
@@ -33,6 +34,12 @@ def con(tmp_path_factory: pytest.TempPathFactory) -> Iterator[duckdb.DuckDBPyCon
     connection.close()
 
 
+def valid(spec: figures.Figure) -> go.Figure:
+    """The spec as plotly.py reads it: every attribute validated (a typo raises), and
+    reachable as ``fig.data[0].x``."""
+    return go.Figure(spec)
+
+
 def _trace(fig: Any, name: str) -> Any:
     (found,) = [t for t in fig.data if t.name == name]
     return found
@@ -41,7 +48,7 @@ def _trace(fig: Any, name: str) -> Any:
 def test_pool_figure_draws_pool_start_and_carried_with_a_gap_at_the_rejected_deal(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
-    fig = figures.pool_figure(con, "hand-a")
+    fig = valid(figures.pool_figure(con, "hand-a"))
     start, carried = _trace(fig, "pool at the deal"), _trace(fig, "pool carried")
     assert list(start.x) == [1, 2, 3, 4, 5]
     assert list(start.y) == [*POOL_START, None]
@@ -55,7 +62,7 @@ def test_pool_figure_draws_pool_start_and_carried_with_a_gap_at_the_rejected_dea
 def test_pool_figure_marks_the_loos_on_the_carried_pool_and_the_revoke(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
-    fig = figures.pool_figure(con, "hand-a")
+    fig = valid(figures.pool_figure(con, "hand-a"))
     assert [t.name for t in fig.data] == ["pool at the deal", "pool carried", "revoke", "loo"]
     loo = _trace(fig, "loo")
     assert (list(loo.x), list(loo.y)) == ([2, 4], [3, 17])  # cat looed 3 at deal 2, bob at 4
@@ -66,7 +73,7 @@ def test_pool_figure_marks_the_loos_on_the_carried_pool_and_the_revoke(
 
 
 def test_loo_figure_rates_per_player_declaration_and_seat(con: duckdb.DuckDBPyConnection) -> None:
-    fig = figures.loo_figure(con, "hand-a", assign_colours(queries.seating(con)))
+    fig = valid(figures.loo_figure(con, "hand-a", assign_colours(queries.seating(con))))
     per_player, own, miss, seat = fig.data
     assert list(per_player.x) == ["ann", "bob", "cat"]
     assert list(per_player.y) == [0.0, pytest.approx(1 / 3), pytest.approx(1 / 3)]
@@ -83,7 +90,7 @@ def test_loo_figure_rates_per_player_declaration_and_seat(con: duckdb.DuckDBPyCo
 
 
 def test_chips_figure_is_net_so_far_without_stacks(con: duckdb.DuckDBPyConnection) -> None:
-    fig = figures.chips_figure(con, "hand-a", {})
+    fig = valid(figures.chips_figure(con, "hand-a", {}))
     assert fig.layout.title.text == "Net chips over the deals"
     assert {t.name: (list(t.x), list(t.y)) for t in fig.data} == {
         p: ([1, 2, 3, 4], totals) for p, totals in NET_SO_FAR.items()
@@ -91,7 +98,7 @@ def test_chips_figure_is_net_so_far_without_stacks(con: duckdb.DuckDBPyConnectio
 
 
 def test_chips_figure_is_stacks_from_the_start_with_chips(con: duckdb.DuckDBPyConnection) -> None:
-    fig = figures.chips_figure(con, "hand-b", {})
+    fig = valid(figures.chips_figure(con, "hand-b", {}))
     assert fig.layout.title.text == "Stacks over the deals"
     assert {t.name: (list(t.x), list(t.y)) for t in fig.data} == {
         p: ([0, 1, 2, 3, 4], [100] + [100 + v for v in totals]) for p, totals in NET_SO_FAR.items()
@@ -100,7 +107,7 @@ def test_chips_figure_is_stacks_from_the_start_with_chips(con: duckdb.DuckDBPyCo
 
 def test_violations_figure_by_rule_and_player(con: duckdb.DuckDBPyConnection) -> None:
     colours = assign_colours(queries.seating(con))
-    fig = figures.violations_figure(con, "hand-a", colours)
+    fig = valid(figures.violations_figure(con, "hand-a", colours))
     (bob,) = fig.data
     assert (bob.name, list(bob.x), list(bob.y)) == ("bob", ["follow-suit"], [1])
     assert bob.marker.color == colours["bob"]
@@ -111,9 +118,9 @@ def test_player_colours_are_distinct_at_a_table_and_the_same_everywhere(
 ) -> None:
     colours = assign_colours(queries.seating(con))
     assert len({colours[p] for p in ("ann", "bob", "cat")}) == 3
-    fig = figures.loo_figure(con, "hand-b", colours)
+    fig = valid(figures.loo_figure(con, "hand-b", colours))
     assert list(fig.data[0].marker.color) == [colours[p] for p in ("ann", "bob", "cat")]
-    chips = figures.chips_figure(con, "hand-b", colours)
+    chips = valid(figures.chips_figure(con, "hand-b", colours))
     assert [t.line.color for t in chips.data] == [colours[p] for p in ("ann", "bob", "cat")]
 
 
@@ -130,7 +137,7 @@ def test_colours_avoid_those_already_at_the_table() -> None:
 
 def test_all_sessions_figures(con: duckdb.DuckDBPyConnection) -> None:
     colours = assign_colours(queries.seating(con))
-    rates = figures.loo_rates_figure(con, colours)
+    rates = valid(figures.loo_rates_figure(con, colours))
     (bars,) = rates.data
     assert list(bars.x) == ["bob", "cat", "ann"]  # highest rate first, then by id
     assert list(bars.text) == ["2/6", "2/6", "0/6"]
@@ -138,7 +145,7 @@ def test_all_sessions_figures(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("SELECT player, loo_rate FROM player_stats ORDER BY player").fetchall()
     )
     assert list(bars.y) == [pytest.approx(by_player[p]) for p in ("bob", "cat", "ann")]
-    grid = figures.loo_rates_by_session_figure(con)
+    grid = valid(figures.loo_rates_by_session_figure(con))
     assert list(grid.data[0].x) == ["hand-a", "hand-b"]  # in date order
     assert list(grid.data[0].y) == ["ann", "bob", "cat"]
     assert [list(row) for row in grid.data[0].text] == [
@@ -146,10 +153,10 @@ def test_all_sessions_figures(con: duckdb.DuckDBPyConnection) -> None:
         ["1/3", "1/3"],
         ["1/3", "1/3"],
     ]
-    rules = figures.violations_by_ruleset_figure(con)
+    rules = valid(figures.violations_by_ruleset_figure(con))
     assert (list(rules.data[0].x), list(rules.data[0].y)) == (["three-card"], ["follow-suit"])
     assert [list(row) for row in rules.data[0].z] == [[2]]
-    pools = figures.pool_sizes_figure(con)
+    pools = valid(figures.pool_sizes_figure(con))
     assert list(pools.data[0].y) == POOL_START * 2
     assert list(pools.data[0].x) == ["hand-a"] * 4 + ["hand-b"] * 4
 
@@ -176,7 +183,7 @@ def test_sample_unlimited_session_is_drawn_on_a_log_axis(tmp_path: Path) -> None
     db = tmp_path / "u.duckdb"
     ingest([SAMPLES / "hoyle-unlimited-balloon.json"], db, RuleChoice())
     with duckdb.connect(str(db), read_only=True) as c:
-        fig = figures.pool_figure(c, "unlimited-2026-11-25")
+        fig = valid(figures.pool_figure(c, "unlimited-2026-11-25"))
         ((biggest,),) = c.execute("SELECT max(pool_start) FROM deals").fetchall()
     assert fig.layout.yaxis.type == "log" and "log scale" in fig.layout.title.text
     assert max(v for v in _trace(fig, "pool at the deal").y if v is not None) == biggest
@@ -194,7 +201,27 @@ def test_empty_session_figures_say_so(tmp_path: Path) -> None:
     doc["deals"] = []
     db = load(tmp_path, {"e.json": doc})
     with duckdb.connect(str(db), read_only=True) as c:
-        figs = figures.session_figures(c, "empty", {})
+        figs = {k: valid(f) for k, f in figures.session_figures(c, "empty", {}).items()}
     for key, fig in figs.items():
         assert len(fig.data) == 0, key
         assert fig.layout.annotations, key
+
+
+def test_every_figure_of_the_sample_logs_is_valid_plotly(tmp_path: Path) -> None:
+    """The specs are plain dicts, so plotly.py's validation runs here, not in the report:
+    every figure of every sample session, and of the all-sessions page, must pass it."""
+    from report_helpers import SAMPLES
+
+    from loo_replay.db.ingest import ingest
+    from loo_replay.rulesets import RuleChoice
+
+    db = tmp_path / "s.duckdb"
+    ingest(sorted(SAMPLES.iterdir()), db, RuleChoice())
+    with duckdb.connect(str(db), read_only=True) as c:
+        colours = figures.player_colours(c)
+        sessions = queries.sessions(c)["session_id"].to_list()
+        specs = [f for s in sessions for f in figures.session_figures(c, s, colours).values()]
+        specs += figures.all_sessions_figures(c, colours).values()
+    assert len(sessions) >= 8
+    for spec in specs:  # go.Figure raises on an attribute plotly.js does not have
+        assert len(valid(spec).data) == len(spec["data"])

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 from loo_replay.output.text import safe
+from loo_replay.reports.figures import Figure
 
 PLOTLY_JS = "plotly.min.js"
 REPORT_JS = "report.js"
@@ -48,16 +48,15 @@ def script_json(value: object) -> str:
     return data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def figure_html(key: str, fig: go.Figure) -> str:
+def figure_html(key: str, fig: Figure) -> str:
     """A figure's place on the page and its data; ``data-traces`` says how many traces it
     has, so a test can check that the browser drew them all."""
-    spec = fig.to_plotly_json()
     element = f"fig-{key}"
     return (
         f'<div class="figure" id="{element}" data-figure="{html.escape(key)}" '
-        f'data-traces="{len(spec["data"])}"></div>'
+        f'data-traces="{len(fig["data"])}"></div>'
         f'<script type="application/json" id="{element}-data">'
-        f"{script_json({'data': spec['data'], 'layout': spec['layout']})}</script>"
+        f"{script_json(fig)}</script>"
     )
 
 
@@ -157,7 +156,7 @@ def _panel(title: str, content: str, lead: str = "", extra: str = "") -> str:
     return f'<section class="panel {extra}"><h2>{title}</h2>{lead_html}{content}</section>'
 
 
-def _figure_panel(key: str, fig: go.Figure) -> str:
+def _figure_panel(key: str, fig: Figure) -> str:
     return f'<section class="panel">{figure_html(key, fig)}</section>'
 
 
@@ -174,7 +173,7 @@ class SessionPage:
     rejected: Sequence[Mapping[str, Any]]
     findings: Sequence[Mapping[str, Any]]
     discrepancies: Sequence[Mapping[str, Any]]
-    figures: Mapping[str, go.Figure]
+    figures: Mapping[str, Figure]
     colours: Mapping[str, str]
     replays: Mapping[int, str] = field(default_factory=dict)  # deal_index -> relative link
     notes: Sequence[str] = ()
@@ -541,7 +540,7 @@ def index_page(
 
 def all_sessions_page(
     sessions: Sequence[Mapping[str, Any]],
-    figures: Mapping[str, go.Figure],
+    figures: Mapping[str, Figure],
     links: Mapping[str, str],
     source: str,
     footer: str,
