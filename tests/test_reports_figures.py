@@ -157,8 +157,12 @@ def test_all_sessions_figures(con: duckdb.DuckDBPyConnection) -> None:
     assert (list(rules.data[0].x), list(rules.data[0].y)) == (["three-card"], ["follow-suit"])
     assert [list(row) for row in rules.data[0].z] == [[2]]
     pools = valid(figures.pool_sizes_figure(con))
-    assert list(pools.data[0].y) == POOL_START * 2
-    assert list(pools.data[0].x) == ["hand-a"] * 4 + ["hand-b"] * 4
+    (box,) = pools.data
+    assert list(box.x) == ["hand-a", "hand-b"]
+    # POOL_START sorted is 3 3 5 6: quartiles by linear interpolation at 0.75, 1.5 and 2.25.
+    assert sorted(POOL_START) == [3, 3, 5, 6]
+    assert (list(box.lowerfence), list(box.upperfence)) == ([3, 3], [6, 6])
+    assert (list(box.q1), list(box.median), list(box.q3)) == ([3, 3], [4, 4], [5.25, 5.25])
 
 
 def test_a_ballooning_pool_gets_a_log_axis_and_an_empty_pool_a_gap() -> None:

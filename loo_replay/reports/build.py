@@ -10,9 +10,10 @@ session id, and every path passes ``names.inside``.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import duckdb
 from plotly.offline import get_plotlyjs, get_plotlyjs_version  # type: ignore[import-untyped]
@@ -23,7 +24,7 @@ from loo_replay.reports.names import inside, safe_filename, write_file
 from loo_replay.reports.replays import REPLAYS, STAMP, ReplayJob, ReplayOutcome, write_replays
 
 Progress = Callable[[str], None]
-BATCH_SESSIONS = 50  # sessions whose rows are asked of DuckDB together
+BATCH_DEALS = 20_000  # deals of the sessions whose rows are asked of DuckDB together
 REPLAY_ALL_LIMIT = 5_000  # deals up to which every deal gets a replay page
 
 
@@ -105,8 +106,7 @@ def write_reports(
 
         outcomes = write_replays(out, jobs_list, processes=jobs, done=done)
     links = {r["session_id"]: session_page_name(r["session_id"]) for r in rows}
-    for start in range(0, len(rows), BATCH_SESSIONS):
-        chunk = rows[start : start + BATCH_SESSIONS]
+    for start, chunk in _batches(rows):
         batch = queries.Batch(con, [r["session_id"] for r in chunk])  # a query per table
         for r in chunk:
             sid = r["session_id"]
@@ -142,6 +142,18 @@ def write_reports(
     write_file(out, pages.INDEX, pages.index_page(rows, links, source, footer))
     _remove_stale(out, set(links.values()), {safe_filename(r["session_id"]) for r in rows})
     return result
+
+
+def _batches(rows: list[dict[str, Any]]) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """(index of the first, sessions) in order, about ``BATCH_DEALS`` deals a batch.  Each
+    batch costs a scan of each table (about 1 s over a million deals): few batches keep
+    that down, and a bounded batch keeps memory independent of the database's size."""
+    start, deals = 0, 0
+    for end, r in enumerate(rows, start=1):
+        deals += int(r["deals"])
+        if deals >= BATCH_DEALS or end == len(rows):
+            yield start, rows[start:end]
+            start, deals = end, 0
 
 
 def _plotly_js_version() -> str:

@@ -12,6 +12,7 @@ ever put in a hover *template*, where ``%{...}`` would be read as a field.
 
 from __future__ import annotations
 
+import functools
 import html
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -57,8 +58,15 @@ Figure = dict[str, Any]  # {"data": [Trace, ...], "layout": {...}}, as plotly.js
 
 
 def label(text: object, limit: int = 80) -> str:
-    """Untrusted text as Plotly shows it: control characters escaped, cut, HTML-escaped."""
-    return html.escape(safe(str(text), limit))
+    """Untrusted text as Plotly (and HTML) shows it: control characters escaped, cut,
+    HTML-escaped."""
+    return _escaped(str(text), limit)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _escaped(text: str, limit: int) -> str:
+    """Cached: a report escapes the same few names and outcomes once per deal."""
+    return html.escape(safe(text, limit))
 
 
 def assign_colours(seating: pl.DataFrame) -> dict[str, str]:
@@ -460,25 +468,26 @@ def chips_figure(source: queries.Source, session_id: str, colours: Colours) -> F
     players = batch.frame(queries.players, session_id).to_dicts()
     frame = batch.frame(queries.chips, session_id)
     traces = []
+    mine: dict[str, list[tuple[int, int | None, int]]] = {p["player"]: [] for p in players}
+    for player, deal, stack, total in frame.select("player", "deal", "stack", "total").iter_rows():
+        mine.setdefault(player, []).append((deal, stack, total))  # in deal order
     stacks = bool(players) and all(p["chips"] is not None for p in players)
     if stacks and frame["stack"].is_not_null().any():
         title = "Stacks over the deals"
         for p in players:
-            mine = frame.filter(pl.col("player") == p["player"])
-            name = label(p["player"])
-            x = [0, *mine["deal"].to_list()]
-            y = [p["chips"], *mine["stack"].to_list()]
+            name, points = label(p["player"]), mine[p["player"]]
+            x = [0, *(deal for deal, _, _ in points)]
+            y = [p["chips"], *(stack for _, stack, _ in points)]
             traces.append(_chip_line(name, x, y, _colour(colours, p["player"]), "stack"))
         axis = "chips in hand"
     else:
         title = "Net chips over the deals"
         for p in players:
-            mine = frame.filter(pl.col("player") == p["player"])
-            if mine.is_empty():
+            name, points = label(p["player"]), mine[p["player"]]
+            if not points:
                 continue
-            name = label(p["player"])
-            x = mine["deal"].to_list()
-            y = mine["total"].to_list()
+            x = [deal for deal, _, _ in points]
+            y = [total for _, _, total in points]
             traces.append(_chip_line(name, x, y, _colour(colours, p["player"]), "net so far"))
         axis = "net chips so far"
     if not traces:
@@ -728,26 +737,32 @@ def _dtick(z: Sequence[Sequence[int | None]]) -> int | None:
 
 
 def pool_sizes_figure(con: duckdb.DuckDBPyConnection) -> Figure:
-    """The spread of the pool at the deal in each session (log scale when one balloons)."""
+    """The spread of the pool at the deal in each session: a box from the quartiles, whiskers
+    to the least and greatest pool (log scale when one balloons).  The boxes are computed by
+    the database (``queries.pool_sizes``), so the page stays small at a million deals."""
     title = "Pool sizes per session"
     frame = queries.pool_sizes(con)
     order = queries.sessions(con)["session_id"].to_list()
     if frame.is_empty():
         return _empty(title, "No known pools yet.")
     names = dict(zip(order, _unique_labels(order), strict=True))
-    loaded = set(frame["session_id"].to_list())
-    present = [s for s in order if s in loaded]
-    x = [label(names[s]) for s in frame["session_id"].to_list()]
-    log = log_axis(frame["pool_start"].to_list())
+    spread = {r["session_id"]: r for r in frame.to_dicts()}
+    present = [s for s in order if s in spread]
+    rows = [spread[s] for s in present]
+    log = log_axis([*frame["least"].to_list(), *frame["greatest"].to_list()])
     box = trace(
         "box",
-        x=x,
-        y=frame["pool_start"].to_list(),
+        x=[label(names[s]) for s in present],
+        q1=[r["q1"] for r in rows],
+        median=[r["median"] for r in rows],
+        q3=[r["q3"] for r in rows],
+        lowerfence=[r["least"] for r in rows],
+        upperfence=[r["greatest"] for r in rows],
         name="pool at the deal",
-        marker={"color": POOL, "size": 4},
+        marker={"color": POOL},
         line={"color": POOL},
         fillcolor="rgba(31,111,74,0.18)",
-        boxpoints="outliers",
+        hovertext=[f"{label(names[s])}: {spread[s]['deals']} deal(s)" for s in present],
     )
     return _figure(
         [box],
