@@ -243,3 +243,20 @@ def test_pages_of_sessions_gone_from_the_database_are_removed_and_nothing_else(
     assert not stale_page.exists() and not stale_replays.exists()
     assert mine.read_text() == "the user's own file"
     assert (out / session_page_name("kept")).is_file()
+
+
+def test_session_pages_written_by_two_processes_equal_one_process_pages(
+    audited: tuple[Path, Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from loo_replay.reports import build
+
+    db, _, _ = audited
+    monkeypatch.setattr(build, "BATCH_DEALS", 20)  # the samples' 220 deals: several batches
+    written = {}
+    for jobs in (1, 2):
+        out = tmp_path / f"jobs-{jobs}"
+        with duckdb.connect(str(db), read_only=True) as con:
+            build.write_reports(con, out, source="loo.duckdb", replays=False, jobs=jobs)
+        written[jobs] = {p.name: p.read_bytes() for p in out.glob("*.html")}
+    assert len([n for n in written[1] if n.startswith("session-")]) == 12
+    assert written[2] == written[1]

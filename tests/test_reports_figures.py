@@ -229,3 +229,13 @@ def test_every_figure_of_the_sample_logs_is_valid_plotly(tmp_path: Path) -> None
     assert len(sessions) >= 8
     for spec in specs:  # go.Figure raises on an attribute plotly.js does not have
         assert len(valid(spec).data) == len(spec["data"])
+
+
+def test_loo_rate_grid_keeps_the_latest_sessions_only(
+    con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(figures, "GRID_SESSIONS", 1)
+    grid = valid(figures.loo_rates_by_session_figure(con))
+    assert list(grid.data[0].x) == ["hand-b"]  # the later of the two
+    assert grid.layout.title.text.endswith("(the latest 1 of 2 sessions)")
+    assert [list(row) for row in grid.data[0].text] == [["0/3"], ["1/3"], ["1/3"]]

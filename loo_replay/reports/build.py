@@ -9,8 +9,10 @@ session id, and every path passes ``names.inside``.
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ import duckdb
 from plotly.offline import get_plotlyjs, get_plotlyjs_version  # type: ignore[import-untyped]
 
 from loo_replay import __version__
+from loo_replay.db.schema import connect
 from loo_replay.reports import assets, figures, pages, queries
 from loo_replay.reports.names import inside, safe_filename, write_file
 from loo_replay.reports.replays import REPLAYS, STAMP, ReplayJob, ReplayOutcome, write_replays
@@ -106,32 +109,12 @@ def write_reports(
 
         outcomes = write_replays(out, jobs_list, processes=jobs, done=done)
     links = {r["session_id"]: session_page_name(r["session_id"]) for r in rows}
-    for start, chunk in _batches(rows):
-        batch = queries.Batch(con, [r["session_id"] for r in chunk])  # a query per table
-        for r in chunk:
-            sid = r["session_id"]
-            outcome = outcomes.get(sid)
-            notes = [outcome.note] if outcome is not None and outcome.note else []
-            if outcome is not None:
-                result.replays += len(outcome.pages)
-                result.replays_written += outcome.written
-            result.notes.extend((sid, n) for n in notes)
-            sp = pages.SessionPage(
-                session=r,
-                players=batch.frame(queries.players, sid).to_dicts(),
-                deals=batch.frame(queries.pool_history, sid).to_dicts(),
-                rejected=batch.frame(queries.rejected_deals, sid).to_dicts(),
-                findings=batch.frame(queries.findings, sid).to_dicts(),
-                discrepancies=batch.frame(queries.discrepancies, sid).to_dicts(),
-                figures=figures.session_figures(batch, sid, colours),
-                colours=colours,
-                replays=outcome.pages if outcome is not None else {},
-                notes=notes,
-                footer=footer,
-            )
-            write_file(out, links[sid], pages.session_page(sp))
-        if progress is not None:
-            progress(f"session pages: {start + len(chunk)}/{len(rows)}")
+    for r in rows:  # in the index's order
+        if (found := outcomes.get(r["session_id"])) is not None:
+            result.replays += len(found.pages)
+            result.replays_written += found.written
+            result.notes.extend([(r["session_id"], found.note)] if found.note else [])
+    _write_session_pages(con, _Shared(out, colours, footer), rows, outcomes, jobs, progress)
     write_file(
         out,
         pages.ALL_SESSIONS,
@@ -144,15 +127,115 @@ def write_reports(
     return result
 
 
-def _batches(rows: list[dict[str, Any]]) -> Iterator[tuple[int, list[dict[str, Any]]]]:
-    """(index of the first, sessions) in order, about ``BATCH_DEALS`` deals a batch.  Each
-    batch costs a scan of each table (about 1 s over a million deals): few batches keep
-    that down, and a bounded batch keeps memory independent of the database's size."""
+@dataclass(frozen=True)
+class _Shared:
+    """What every session page of a report shares (sent once to each worker process)."""
+
+    out: Path
+    colours: dict[str, str]
+    footer: str
+
+
+def _write_session_pages(
+    con: duckdb.DuckDBPyConnection,
+    shared: _Shared,
+    rows: list[dict[str, Any]],
+    outcomes: dict[str, ReplayOutcome],
+    jobs: int,
+    progress: Progress | None,
+) -> None:
+    """A page per session, batch by batch; with ``jobs`` > 1 the batches are shared out over
+    worker processes, each with its own read-only connection to the same database file."""
+    batches = [
+        (
+            chunk,
+            {
+                r["session_id"]: outcomes[r["session_id"]]
+                for r in chunk
+                if r["session_id"] in outcomes
+            },
+        )
+        for chunk in _batches(rows)
+    ]
+    path = _database_file(con)
+    written = 0
+    if jobs <= 1 or path is None or len(batches) <= 1:
+        results: Iterator[int] = (_pages_of(con, shared, *batch) for batch in batches)
+        pool = None
+    else:
+        context = multiprocessing.get_context("spawn")  # never fork a process holding DuckDB
+        pool = ProcessPoolExecutor(
+            jobs, mp_context=context, initializer=_start_worker, initargs=(path, shared)
+        )
+        results = pool.map(_worker_pages, *zip(*batches, strict=True))
+    try:
+        for count in results:
+            written += count
+            if progress is not None:
+                progress(f"session pages: {written}/{len(rows)}")
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _pages_of(
+    con: duckdb.DuckDBPyConnection,
+    shared: _Shared,
+    chunk: list[dict[str, Any]],
+    outcomes: dict[str, ReplayOutcome],
+) -> int:
+    """The pages of one batch of sessions: a query per table for the whole batch."""
+    batch = queries.Batch(con, [r["session_id"] for r in chunk])
+    for r in chunk:
+        sid = r["session_id"]
+        outcome = outcomes.get(sid)
+        sp = pages.SessionPage(
+            session=r,
+            players=batch.frame(queries.players, sid).to_dicts(),
+            deals=batch.frame(queries.pool_history, sid).to_dicts(),
+            rejected=batch.frame(queries.rejected_deals, sid).to_dicts(),
+            findings=batch.frame(queries.findings, sid).to_dicts(),
+            discrepancies=batch.frame(queries.discrepancies, sid).to_dicts(),
+            figures=figures.session_figures(batch, sid, shared.colours),
+            colours=shared.colours,
+            replays=outcome.pages if outcome is not None else {},
+            notes=[outcome.note] if outcome is not None and outcome.note else [],
+            footer=shared.footer,
+        )
+        write_file(shared.out, session_page_name(sid), pages.session_page(sp))
+    return len(chunk)
+
+
+_WORKER: tuple[duckdb.DuckDBPyConnection, _Shared] | None = None  # in a worker process
+
+
+def _start_worker(path: str, shared: _Shared) -> None:
+    global _WORKER
+    _WORKER = (connect(Path(path), read_only=True), shared)
+
+
+def _worker_pages(chunk: list[dict[str, Any]], outcomes: dict[str, ReplayOutcome]) -> int:
+    assert _WORKER is not None, "_start_worker runs first"
+    return _pages_of(*_WORKER, chunk, outcomes)
+
+
+def _database_file(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The file ``con`` reads (None for an in-memory database: no worker can open it)."""
+    ((path,),) = con.execute(
+        "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchall()
+    return None if path is None else str(path)
+
+
+def _batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    """The sessions in order, about ``BATCH_DEALS`` deals a batch.  Each batch costs a scan
+    of each table (about 1 s over a million deals): few batches keep that down, and a
+    bounded batch keeps memory independent of the database's size."""
     start, deals = 0, 0
     for end, r in enumerate(rows, start=1):
         deals += int(r["deals"])
         if deals >= BATCH_DEALS or end == len(rows):
-            yield start, rows[start:end]
+            yield rows[start:end]
             start, deals = end, 0
 
 

@@ -35,7 +35,13 @@ ReplaysOpt = Annotated[
     ),
 ]
 JobsOpt = Annotated[
-    int, typer.Option("--jobs", "-j", min=1, help="Audit and write replays in this many processes.")
+    int,
+    typer.Option(
+        "--jobs",
+        "-j",
+        min=1,
+        help="Write session pages and replays (auditing the logs again) in this many processes.",
+    ),
 ]
 
 

@@ -50,6 +50,7 @@ EVENTS = {  # marker colour and symbol of what happened at a deal; the big ones 
     "loo": ("#c0392b", "circle"),
 }
 LOG_RATIO = 100  # a pool axis turns logarithmic when the largest pool exceeds the smallest x100
+GRID_SESSIONS = 200  # sessions in the all-sessions loo-rate grid, the latest
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 
 Colours = Mapping[str, str]
@@ -608,10 +609,14 @@ def loo_rates_figure(con: duckdb.DuckDBPyConnection, colours: Colours) -> Figure
 
 
 def loo_rates_by_session_figure(con: duckdb.DuckDBPyConnection) -> Figure:
-    """A player × session grid of loo rates, sessions in date order."""
+    """A player × session grid of loo rates, sessions in date order: the latest
+    ``GRID_SESSIONS`` of them (a wider grid is unreadable, and heavy for the page)."""
     title = "Loo rate per player and session"
-    frame = queries.loo_rates_by_session(con)
-    order = queries.sessions(con)["session_id"].to_list()
+    everyone = queries.sessions(con)["session_id"].to_list()
+    order = everyone[-GRID_SESSIONS:]
+    if len(order) < len(everyone):
+        title += f" (the latest {len(order):,} of {len(everyone):,} sessions)"
+    frame = queries.loo_rates_by_session(con).filter(pl.col("session_id").is_in(order))
     if frame.is_empty():
         return _empty(title, "No deals yet.")
     players = sorted(set(frame["player"].to_list()))
