@@ -5,13 +5,16 @@ For each ruleset and size it builds a JSON Lines log of 6-player sessions
 size, and cached in benchmarks/data/), then measures in one run:
 
 - floor: ``orjson.loads`` of every line, one core (what parsing alone costs);
-- validate: ``loo-replay validate --format json`` end to end, ``--jobs 1`` and ``2``;
-- ingest / report: when those commands exist, into a fresh DuckDB file.
+- validate: ``loo-replay validate --format json`` end to end, ``--jobs 2``, and
+  ``--jobs 1`` up to ``--single-core-up-to`` deals (the cost a deal is the same at
+  every size, and one core over a million five-card deals takes 12 minutes);
+- ingest: ``ingest --jobs 2`` into a fresh DuckDB file;
+- report: ``report --jobs 2`` of that database.
 
 Each figure is printed as deals/s, MB/s, its time relative to the floor and
 the peak RSS of the largest process, and all are written to
-benchmarks/results/latest.json.  The machine is noisy: compare ratios within
-one run.
+benchmarks/results/<name>.json, with the table the README carries in
+<name>.md.  The machine is noisy: compare ratios within one run.
 """
 
 from __future__ import annotations
@@ -109,11 +112,6 @@ def floor(path: Path) -> float:
     return time.perf_counter() - start
 
 
-def commands() -> set[str]:
-    out = subprocess.run(cli("--help"), capture_output=True, text=True, check=True).stdout
-    return {name for name in ("ingest", "report") if f" {name} " in out}
-
-
 def report(
     ruleset: str, deals: int, step: str, seconds: float, rss: float, mb: float, base: float
 ) -> Figure:
@@ -136,9 +134,8 @@ def report(
     return fig
 
 
-def run(rulesets: list[str], sizes: list[int]) -> list[Figure]:
+def run(rulesets: list[str], sizes: list[int], single_core_up_to: int) -> list[Figure]:
     figures: list[Figure] = []
-    available = commands()
     for ruleset in rulesets:
         for deals in sizes:
             log = build(ruleset, deals)
@@ -148,42 +145,72 @@ def run(rulesets: list[str], sizes: list[int]) -> list[Figure]:
             def add(step: str, seconds: float, rss: float) -> None:
                 figures.append(report(ruleset, deals, step, seconds, rss, mb, base))  # noqa: B023
 
-            add("floor (orjson)", base, 0.0)
-            for jobs in (1, 2):
+            add("floor (orjson, 1 core)", base, 0.0)
+            for jobs in (1, 2) if deals <= single_core_up_to else (2,):
                 seconds, rss = measure(
                     cli("validate", str(log), "--format", "json", "--jobs", str(jobs))
                 )
                 add(f"validate --jobs {jobs}", seconds, rss)
             with tempfile.TemporaryDirectory() as tmp:
                 db = str(Path(tmp) / "bench.duckdb")
-                if "ingest" in available:
-                    seconds, rss = measure(cli("ingest", str(log), "--db", db, "--jobs", "2"))
-                    add("ingest --jobs 2", seconds, rss)
-                if "report" in available and "ingest" in available:
-                    out = str(Path(tmp) / "reports")
-                    seconds, rss = measure(cli("report", "--db", db, "--out", out))
-                    add("report", seconds, rss)
+                seconds, rss = measure(cli("ingest", str(log), "--db", db, "--jobs", "2"))
+                add("ingest --jobs 2", seconds, rss)
+                out = str(Path(tmp) / "reports")
+                seconds, rss = measure(cli("report", "--db", db, "--out", out, "--jobs", "2"))
+                add("report --jobs 2", seconds, rss)
     return figures
+
+
+def table(figures: list[Figure]) -> str:
+    """The README's table of ``figures`` (Markdown)."""
+    lines = [
+        "| ruleset | deals | step | seconds | deals/s | MB/s | × floor | peak RSS |",
+        "|---|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for f in figures:
+        rss = f"{f.peak_rss_mb:,.0f} MB" if f.peak_rss_mb else "—"
+        lines.append(
+            f"| {f.ruleset} | {f.deals:,} | {f.step} | {f.seconds:,.2f} | {f.deals_per_s:,} | "
+            f"{f.mb_per_s:,.1f} | {f.ratio_to_floor:,.1f} | {rss} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def machine() -> dict[str, object]:
+    """What the figures were measured on."""
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "memory_gib": round(memory, 1),
+        "date": time.strftime("%Y-%m-%d"),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000,1000000", help="deals, comma-separated")
     parser.add_argument("--rulesets", default="three-card,five-card")
-    parser.add_argument("--results", default="latest.json", help="file name in results/")
+    parser.add_argument("--single-core-up-to", type=int, default=100_000, metavar="DEALS")
+    parser.add_argument("--results", default="latest", help="name of the files in results/")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    figures = run(args.rulesets.split(","), sizes)
+    figures = run(args.rulesets.split(","), sizes, args.single_core_up_to)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    machine = {
-        "python": platform.python_version(),
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
-        "date": time.strftime("%Y-%m-%d"),
-    }
-    result = {"machine": machine, "figures": [asdict(f) for f in figures]}
-    (RESULTS / args.results).write_text(json.dumps(result, indent=2) + "\n")
-    print(f"written {RESULTS / args.results}")
+    result = {"machine": machine(), "figures": [asdict(f) for f in figures]}
+    (RESULTS / f"{args.results}.json").write_text(json.dumps(result, indent=2) + "\n")
+    (RESULTS / f"{args.results}.md").write_text(table(figures))
+    print(f"written {RESULTS / args.results}.json and .md")
 
 
 if __name__ == "__main__":
