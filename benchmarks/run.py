@@ -55,10 +55,11 @@ def cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "loo_replay", *args]
 
 
-def build(ruleset: str, deals: int) -> Path:
-    """A cached log of ``deals`` deals: 100 simulated sessions copied under new ids."""
-    DATA.mkdir(parents=True, exist_ok=True)
-    base = DATA / f"{ruleset}-base.jsonl"
+def build(ruleset: str, deals: int, data: Path) -> Path:
+    """A cached log of ``deals`` deals (in whole sessions): 100 simulated sessions, copied
+    under new ids as often as it takes."""
+    data.mkdir(parents=True, exist_ok=True)
+    base = data / f"{ruleset}-base.jsonl"
     if not base.exists():
         subprocess.run(
             cli(
@@ -78,17 +79,16 @@ def build(ruleset: str, deals: int) -> Path:
             ),
             check=True,
         )
-    target = DATA / f"{ruleset}-{deals}.jsonl"
+    target = data / f"{ruleset}-{deals}.jsonl"
     if target.exists():
         return target
     lines = base.read_bytes().splitlines()
     with target.open("wb") as out:
-        copies = -(-deals // (DEALS_PER_SESSION * len(lines)))
-        for copy in range(copies):
-            for line in lines:
-                doc = orjson.loads(line)
-                doc["session"]["id"] += f"-copy{copy}"
-                out.write(orjson.dumps(doc) + b"\n")
+        for n in range(-(-deals // DEALS_PER_SESSION)):
+            copy, line = divmod(n, len(lines))
+            doc = orjson.loads(lines[line])
+            doc["session"]["id"] += f"-copy{copy}"
+            out.write(orjson.dumps(doc) + b"\n")
     return target
 
 
@@ -134,11 +134,12 @@ def report(
     return fig
 
 
-def run(rulesets: list[str], sizes: list[int], single_core_up_to: int) -> list[Figure]:
+def run(rulesets: list[str], sizes: list[int], single_core_up_to: int, data: Path) -> list[Figure]:
     figures: list[Figure] = []
     for ruleset in rulesets:
-        for deals in sizes:
-            log = build(ruleset, deals)
+        for size in sizes:
+            deals = -(-size // DEALS_PER_SESSION) * DEALS_PER_SESSION  # whole sessions
+            log = build(ruleset, deals, data)
             mb = log.stat().st_size / 1e6
             base = floor(log)
 
@@ -202,15 +203,18 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000,1000000", help="deals, comma-separated")
     parser.add_argument("--rulesets", default="three-card,five-card")
     parser.add_argument("--single-core-up-to", type=int, default=100_000, metavar="DEALS")
-    parser.add_argument("--results", default="latest", help="name of the files in results/")
+    parser.add_argument("--results", default="latest", help="name of the results files")
+    parser.add_argument("--results-dir", type=Path, default=RESULTS, metavar="DIR")
+    parser.add_argument("--data", type=Path, default=DATA, metavar="DIR", help="the logs' cache")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    figures = run(args.rulesets.split(","), sizes, args.single_core_up_to)
-    RESULTS.mkdir(parents=True, exist_ok=True)
+    figures = run(args.rulesets.split(","), sizes, args.single_core_up_to, args.data)
+    results: Path = args.results_dir
+    results.mkdir(parents=True, exist_ok=True)
     result = {"machine": machine(), "figures": [asdict(f) for f in figures]}
-    (RESULTS / f"{args.results}.json").write_text(json.dumps(result, indent=2) + "\n")
-    (RESULTS / f"{args.results}.md").write_text(table(figures))
-    print(f"written {RESULTS / args.results}.json and .md")
+    (results / f"{args.results}.json").write_text(json.dumps(result, indent=2) + "\n")
+    (results / f"{args.results}.md").write_text(table(figures))
+    print(f"written {results / args.results}.json and .md")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,65 @@
+"""The benchmark command (README "Performance") runs end to end, and the README carries the
+table of the latest results it wrote."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "run.py"
+STEPS = [
+    "floor (orjson, 1 core)",
+    "validate --jobs 1",
+    "validate --jobs 2",
+    "ingest --jobs 2",
+    "report --jobs 2",
+]
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_run", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_benchmark_command_measures_every_step_and_writes_json_and_the_table(
+    tmp_path: Path,
+) -> None:
+    args = ["--sizes", "250", "--rulesets", "three-card", "--data", str(tmp_path / "data")]
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), *args, "--results-dir", str(tmp_path), "--results", "t"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    written = json.loads((tmp_path / "t.json").read_text())
+    figures = written["figures"]
+    assert [f["step"] for f in figures] == STEPS
+    assert all(f["deals"] == 300 and f["seconds"] > 0 for f in figures)  # 250: three sessions
+    assert all(f["peak_rss_mb"] > 0 for f in figures[1:])  # every command's process measured
+    assert written["machine"]["cpus"] >= 1
+    log = tmp_path / "data" / "three-card-300.jsonl"
+    assert len(log.read_bytes().splitlines()) == 3
+    bench = _bench()
+    table = (tmp_path / "t.md").read_text()
+    assert table == bench.table([bench.Figure(**f) for f in figures])
+    assert table.count("\n") == 2 + len(STEPS)
+
+
+def test_the_readme_carries_the_latest_results_table() -> None:
+    latest = ROOT / "benchmarks" / "results"
+    figures = json.loads((latest / "latest.json").read_text())["figures"]
+    bench = _bench()
+    table = (latest / "latest.md").read_text()
+    assert table == bench.table([bench.Figure(**f) for f in figures])
+    assert table in (ROOT / "README.md").read_text()
