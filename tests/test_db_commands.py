@@ -129,3 +129,21 @@ def test_ingest_rejects_bad_usage_in_one_sentence(tmp_path: Path) -> None:
     result = run("ingest", SAMPLES / "wrong-payouts.json", "--db", not_db)
     assert result.returncode == 2
     assert f"cannot open {not_db}" in result.stderr
+
+
+def test_ingest_makes_the_database_folder(tmp_path: Path) -> None:
+    target = tmp_path / "new" / "folder" / "loo.duckdb"
+    result = run("ingest", SAMPLES / "wrong-payouts.json", "--db", target)
+    assert result.returncode == 0, result.stderr
+    assert target.is_file()
+    table = run("query", "--db", target, "SELECT count(*) AS n FROM sessions", "--format", "csv")
+    assert table.stdout.splitlines() == ["n", "1"]
+
+
+def test_ingest_into_a_folder_that_cannot_be_made_exits_2_with_a_sentence(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = run("ingest", SAMPLES / "wrong-payouts.json", "--db", blocker / "loo.duckdb")
+    assert result.returncode == 2
+    assert result.stderr.startswith("loo-replay: cannot create the folder of ")
+    assert "Traceback" not in result.stderr

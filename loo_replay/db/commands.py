@@ -12,15 +12,15 @@ from __future__ import annotations
 import csv
 import os
 import sys
-import time
 from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
 from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
+from loo_replay.cli_output import StatusLine, fail
 
 DEFAULT_DB = Path("loo.duckdb")
 
@@ -33,36 +33,33 @@ class QueryFormat(StrEnum):
     json = "json"
 
 
-def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"loo-replay: {message}", err=True)
-    raise typer.Exit(code)
+def make_db_folder(db: Path) -> None:
+    """The database file's folder, created if need be: DuckDB makes the file, not its folder."""
+    from loo_replay.output.text import safe
+
+    try:
+        db.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"cannot create the folder of {safe(str(db))}: {safe(exc.strerror or str(exc))}")
 
 
 class _Progress:
-    """One self-rewriting line on a terminal's stderr: share of input bytes and deals;
-    drawn only once a run has lasted a second, so that short runs stay quiet."""
+    """The status line of an ingest: share of input bytes and deals, and the rate."""
 
     def __init__(self, total: int) -> None:
         self.total = max(total, 1)
         self.done = 0
-        self.start = time.monotonic()
-        self.drawn = False
+        self.line = StatusLine()
 
     def __call__(self, size: int, deals: int) -> None:
         self.done += size
-        if time.monotonic() - self.start < 1.0:
-            return
-        self.drawn = True
         share = min(self.done / self.total, 1.0)
         bar = "#" * int(share * 30)
-        rate = deals / max(time.monotonic() - self.start, 1e-6)
-        sys.stderr.write(f"\r[{bar:30}] {share:4.0%} {deals:,} deals, {rate:,.0f}/s ")
-        sys.stderr.flush()
+        rate = deals / max(self.line.elapsed(), 1e-6)
+        self.line(f"[{bar:30}] {share:4.0%} {deals:,} deals, {rate:,.0f}/s ")
 
     def close(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
+        self.line.close()
 
 
 def ingest(
@@ -89,9 +86,8 @@ def ingest(
     from loo_replay.output.text import safe
 
     choice = rule_choice(ruleset, settings)
-    progress = None
-    if sys.stderr.isatty():
-        progress = _Progress(sum(_size(p) for p in paths))
+    make_db_folder(db)
+    progress = _Progress(sum(_size(p) for p in paths))
 
     def file_done(file: str, c: Counts) -> None:
         if verbose:
@@ -106,12 +102,11 @@ def ingest(
             paths, db, choice, replace=replace, jobs=jobs, progress=progress, file_done=file_done
         )
     except DatabaseError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except KeyboardInterrupt:
-        _fail("interrupted; the file being loaded was rolled back: run the command again", 130)
+        fail("interrupted; the file being loaded was rolled back: run the command again", 130)
     finally:
-        if progress is not None:
-            progress.close()
+        progress.close()
     c = result.counts
     for conflict in result.conflicts:
         typer.echo(f"loo-replay: {safe(conflict.message(), 600)}", err=True)
@@ -162,7 +157,7 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
         finally:
             con.close()
     except DatabaseError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if not rows:
         typer.echo(f"no deals in {db} yet; load some with `loo-replay ingest`")
         return
@@ -189,7 +184,7 @@ def query(
         finally:
             con.close()
     except DatabaseError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # `| head` is fine
 
@@ -214,7 +209,7 @@ def export(
         finally:
             con.close()
     except DatabaseError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for path, rows in written:
         typer.echo(f"{path}: {rows} row(s)")
 

@@ -11,15 +11,14 @@ database.  ``report`` exits 0 once written, 2 if it cannot be.
 from __future__ import annotations
 
 import contextlib
-import sys
-import time
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
 from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
-from loo_replay.db.commands import DEFAULT_DB, DbOpt
+from loo_replay.cli_output import StatusLine, fail
+from loo_replay.db.commands import DEFAULT_DB, DbOpt, make_db_folder
 from loo_replay.output.text import safe
 
 DEFAULT_OUT = Path("reports")
@@ -45,34 +44,9 @@ JobsOpt = Annotated[
 ]
 
 
-def _fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"loo-replay: {message}", err=True)
-    raise typer.Exit(code)
-
-
-class _Status:
-    """One self-rewriting line on a terminal's stderr, after a second; silent otherwise."""
-
-    def __init__(self) -> None:
-        self.on = sys.stderr.isatty()
-        self.start = time.monotonic()
-        self.drawn = False
-
-    def __call__(self, message: str) -> None:
-        if not self.on or time.monotonic() - self.start < 1.0:
-            return
-        self.drawn = True
-        sys.stderr.write(f"\r\033[K{message}")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.drawn:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
-            self.drawn = False
-
-
-def _write(db: Path, out: Path, replays: bool, jobs: int, status: _Status) -> tuple[int, int, int]:
+def _write(
+    db: Path, out: Path, replays: bool, jobs: int, status: StatusLine
+) -> tuple[int, int, int]:
     """The reports of the database at ``db`` in ``out``: (sessions, replay pages, written)."""
     from loo_replay.db.queries import open_for_reading
     from loo_replay.db.schema import DatabaseError
@@ -88,10 +62,10 @@ def _write(db: Path, out: Path, replays: bool, jobs: int, status: _Status) -> tu
         finally:
             con.close()
     except DatabaseError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except (OSError, OutsideOutput) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        _fail(f"cannot write the reports to {safe(str(out))}: {safe(reason, 400)}")
+        fail(f"cannot write the reports to {safe(str(out))}: {safe(reason, 400)}")
     finally:
         status.close()
     for sid, note in result.notes:
@@ -112,7 +86,7 @@ def report(
 ) -> None:
     """Write HTML reports from the database: a page per session with Plotly figures, an
     all-sessions page, an index, and a replay page per deal; they work offline."""
-    sessions, pages, written = _write(db, out, replays, jobs, _Status())
+    sessions, pages, written = _write(db, out, replays, jobs, StatusLine())
     typer.echo(_where(out, sessions, pages, written, replays))
 
 
@@ -147,11 +121,8 @@ def audit(
     for given in paths:
         with contextlib.suppress(ReadError):  # ingest reports it
             files.extend(str(p) for p in expand([given]))
-    try:
-        db.parent.mkdir(parents=True, exist_ok=True)  # DuckDB makes the file, not its folder
-    except OSError as exc:
-        _fail(f"cannot create the folder of {safe(str(db))}: {safe(exc.strerror or str(exc))}")
-    status = _Status()
+    make_db_folder(db)
+    status = StatusLine()
     try:
         result = run_ingest(
             paths,
@@ -162,9 +133,9 @@ def audit(
             progress=lambda _size, deals: status(f"auditing: {deals:,} deal(s)"),
         )
     except DatabaseError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except KeyboardInterrupt:
-        _fail("interrupted; the file being loaded was rolled back: run the command again", 130)
+        fail("interrupted; the file being loaded was rolled back: run the command again", 130)
     finally:
         status.close()
     for conflict in result.conflicts:
@@ -183,8 +154,8 @@ def audit(
         finally:
             con.close()
     except DatabaseError as exc:
-        _fail(str(exc))
-    sessions, pages, written = _write(db, out, replays, jobs, _Status())
+        fail(str(exc))
+    sessions, pages, written = _write(db, out, replays, jobs, StatusLine())
     f = found
     line = (
         f"{f['sessions']} session(s), {f['deals']} deal(s): {f['audited']} audited, "
