@@ -8,8 +8,9 @@ flight, so memory stays bounded however large the input.
 
 from __future__ import annotations
 
+import multiprocessing
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
 from typing import Any, TypeVar
@@ -24,20 +25,40 @@ def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
-def ordered_map(fn: Callable[[T], R], items: Iterable[T], jobs: int) -> Iterator[R]:
-    """``map(fn, items)`` over ``jobs`` processes, in order, with bounded look-ahead."""
+def ordered_map(
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    jobs: int,
+    *,
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple[Any, ...] = (),
+    spawn: bool = False,
+) -> Generator[R, None, None]:
+    """``map(fn, items)`` over ``jobs`` processes, in order, with bounded look-ahead.
+
+    ``initializer(*initargs)`` runs once in each worker (in this process with one job),
+    for state sent once rather than with every item.  ``spawn`` starts the workers afresh
+    instead of forking this process: a must when it holds a DuckDB connection.  Closed
+    early (an error, a consumer that stops), the work still queued is cancelled and the
+    workers are not waited for.
+    """
     if jobs <= 1:
+        if initializer is not None:
+            initializer(*initargs)
         yield from map(fn, items)
         return
-    window = 2 * jobs
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    context = multiprocessing.get_context("spawn") if spawn else None
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=initializer, initargs=initargs)
+    try:
         pending: deque[Future[R]] = deque()
         for item in items:
             pending.append(pool.submit(fn, item))
-            if len(pending) >= window:
+            if len(pending) >= 2 * jobs:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def dask_map(fn: Callable[[T], R], items: Iterable[T], scheduler: str) -> Iterator[R]:

@@ -9,8 +9,9 @@ from pathlib import Path
 import duckdb
 import orjson
 import pytest
+from db_helpers import ROOT, run
 from plotly.offline import get_plotlyjs  # type: ignore[import-untyped]
-from report_helpers import ROOT, hand_doc, run
+from report_helpers import hand_doc
 
 from loo_replay.reports.build import session_page_name
 from loo_replay.reports.replays import folder
@@ -245,18 +246,24 @@ def test_pages_of_sessions_gone_from_the_database_are_removed_and_nothing_else(
     assert (out / session_page_name("kept")).is_file()
 
 
-def test_session_pages_written_by_two_processes_equal_one_process_pages(
+def test_pages_written_by_two_processes_equal_one_process_pages(
     audited: tuple[Path, Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Session pages (in batches) and replay pages (a session a task), ``--jobs 2`` and 1."""
     from loo_replay.reports import build
 
     db, _, _ = audited
+    monkeypatch.chdir(ROOT)  # the database names the logs as ingested, from the project
     monkeypatch.setattr(build, "BATCH_DEALS", 20)  # the samples' 220 deals: several batches
     written = {}
     for jobs in (1, 2):
         out = tmp_path / f"jobs-{jobs}"
         with duckdb.connect(str(db), read_only=True) as con:
-            build.write_reports(con, out, source="loo.duckdb", replays=False, jobs=jobs)
-        written[jobs] = {p.name: p.read_bytes() for p in out.glob("*.html")}
+            result = build.write_reports(con, out, source="loo.duckdb", jobs=jobs)
+        assert result.replays == 218 and result.notes == []
+        written[jobs] = {
+            p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()
+        }
     assert len([n for n in written[1] if n.startswith("session-")]) == 12
+    assert len([n for n in written[1] if n.endswith(".html") and n.startswith("replays/")]) == 218
     assert written[2] == written[1]

@@ -9,10 +9,7 @@ rerun skips them and completes the rest.
 
 from __future__ import annotations
 
-import multiprocessing
-from collections import deque
 from collections.abc import Callable, Generator, Iterable
-from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
 from dataclasses import dataclass
@@ -34,6 +31,7 @@ from loo_replay.db.pieces import (
 )
 from loo_replay.db.schema import DatabaseError, first_line, open_db
 from loo_replay.logs.reader import ReadError, expand
+from loo_replay.parallel import ordered_map
 from loo_replay.rulesets import RuleChoice
 
 # One transaction per file, but no more uncommitted deals than this: DuckDB keeps a
@@ -157,23 +155,14 @@ def _in_workers(
 ) -> Results:
     """Pieces audited by ``jobs`` processes, yielded in input order; at most two pieces per
     worker wait in memory.  Workers are spawned, not forked: this process holds DuckDB."""
-    context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(
-        jobs, mp_context=context, initializer=init_worker, initargs=(choice, known, batch_deals)
+    done = ordered_map(
+        work,
+        pieces,
+        jobs,
+        initializer=init_worker,
+        initargs=(choice, known, batch_deals),
+        spawn=True,
     )
-    try:
-        queue: deque[tuple[Piece, Future[bytes]]] = deque()
-        ahead = iter(pieces)
-        for piece in ahead:
-            queue.append((piece, pool.submit(work, piece)))
-            if len(queue) >= 2 * jobs:
-                break
-        while queue:
-            piece, future = queue.popleft()
-            data = future.result()
-            following = next(ahead, None)
-            if following is not None:
-                queue.append((following, pool.submit(work, following)))
+    with closing(done):  # closing this generator stops the workers at once
+        for piece, data in zip(pieces, done, strict=True):
             yield piece, unpack_batches(data)
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)

@@ -9,10 +9,8 @@ session id, and every path passes ``names.inside``.
 
 from __future__ import annotations
 
-import multiprocessing
 import shutil
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from plotly.offline import get_plotlyjs, get_plotlyjs_version  # type: ignore[im
 
 from loo_replay import __version__
 from loo_replay.db.schema import connect
+from loo_replay.parallel import ordered_map
 from loo_replay.reports import assets, figures, pages, queries
 from loo_replay.reports.names import inside, safe_filename, write_file
 from loo_replay.reports.replays import REPLAYS, STAMP, ReplayJob, ReplayOutcome, write_replays
@@ -158,24 +157,22 @@ def _write_session_pages(
         for chunk in _batches(rows)
     ]
     path = _database_file(con)
-    written = 0
     if jobs <= 1 or path is None or len(batches) <= 1:
-        results: Iterator[int] = (_pages_of(con, shared, *batch) for batch in batches)
-        pool = None
+        counts: Iterator[int] = (_pages_of(con, shared, *batch) for batch in batches)
     else:
-        context = multiprocessing.get_context("spawn")  # never fork a process holding DuckDB
-        pool = ProcessPoolExecutor(
-            jobs, mp_context=context, initializer=_start_worker, initargs=(path, shared)
+        counts = ordered_map(
+            _worker_pages,
+            batches,
+            jobs,
+            initializer=_start_worker,
+            initargs=(path, shared),
+            spawn=True,
         )
-        results = pool.map(_worker_pages, *zip(*batches, strict=True))
-    try:
-        for count in results:
-            written += count
-            if progress is not None:
-                progress(f"session pages: {written}/{len(rows)}")
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+    written = 0
+    for count in counts:
+        written += count
+        if progress is not None:
+            progress(f"session pages: {written}/{len(rows)}")
 
 
 def _pages_of(
@@ -214,9 +211,9 @@ def _start_worker(path: str, shared: _Shared) -> None:
     _WORKER = (connect(Path(path), read_only=True), shared)
 
 
-def _worker_pages(chunk: list[dict[str, Any]], outcomes: dict[str, ReplayOutcome]) -> int:
+def _worker_pages(batch: tuple[list[dict[str, Any]], dict[str, ReplayOutcome]]) -> int:
     assert _WORKER is not None, "_start_worker runs first"
-    return _pages_of(*_WORKER, chunk, outcomes)
+    return _pages_of(*_WORKER, *batch)
 
 
 def _database_file(con: duckdb.DuckDBPyConnection) -> str | None:

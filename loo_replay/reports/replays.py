@@ -12,10 +12,7 @@ content, rules and program is left alone (``stamp.json``), so a second
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +23,7 @@ from loo_replay.audit import SessionReport, audit_document
 from loo_replay.db.frames import rules_fingerprint
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.logs.reader import Document, ReadError, read_documents
+from loo_replay.parallel import ordered_map
 from loo_replay.reports.names import inside, safe_filename, write_file
 from loo_replay.rulesets import RuleChoice, Ruleset
 
@@ -149,7 +147,10 @@ def render_session(out: Path, job: ReplayJob, raw: bytes) -> ReplayOutcome:
     return outcome
 
 
-def _render(task: tuple[str, ReplayJob, bytes]) -> ReplayOutcome:
+def _render(task: tuple[str, ReplayJob, bytes] | ReplayOutcome) -> ReplayOutcome:
+    """A session's pages from its document, or the outcome already known (its log is gone)."""
+    if isinstance(task, ReplayOutcome):
+        return task
     out, job, raw = task
     return render_session(Path(out), job, raw)
 
@@ -205,26 +206,11 @@ def write_replays(
         else:
             todo.append(job)
 
-    def finish(outcome: ReplayOutcome) -> None:
+    tasks = ((str(out), *item) if isinstance(item, tuple) else item for item in _documents(todo))
+    # Spawned, never forked: the calling process holds DuckDB.  At most two documents per
+    # process wait in memory.
+    for outcome in ordered_map(_render, tasks, processes if len(todo) > 1 else 1, spawn=True):
         outcomes[outcome.session_id] = outcome
         if done is not None:
             done(outcome)
-
-    tasks = ((str(out), *item) if isinstance(item, tuple) else item for item in _documents(todo))
-    if processes <= 1 or len(todo) <= 1:
-        for task in tasks:
-            finish(task if isinstance(task, ReplayOutcome) else _render(task))
-        return outcomes
-    context = multiprocessing.get_context("spawn")  # never fork a process holding DuckDB
-    with ProcessPoolExecutor(processes, mp_context=context) as pool:
-        queue: deque[Future[ReplayOutcome]] = deque()  # at most two documents per process wait
-        for task in tasks:
-            if isinstance(task, ReplayOutcome):
-                finish(task)
-                continue
-            queue.append(pool.submit(_render, task))
-            while len(queue) >= 2 * processes:
-                finish(queue.popleft().result())
-        while queue:
-            finish(queue.popleft().result())
     return outcomes

@@ -1,0 +1,60 @@
+"""``parallel.ordered_map``: the one bounded, ordered map over worker processes that validate,
+ingest and the reports share."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from loo_replay.parallel import ordered_map
+
+_OFFSET: int | None = None  # set in each worker by _start
+
+
+def _start(offset: int) -> None:
+    global _OFFSET
+    _OFFSET = offset
+
+
+def _shifted(n: int) -> tuple[int, int]:
+    assert _OFFSET is not None, "the initializer ran first"
+    return n + _OFFSET, os.getpid()
+
+
+def _square(n: int) -> int:
+    return n * n
+
+
+@pytest.mark.parametrize("spawn", [False, True])
+def test_results_come_back_in_input_order_from_other_processes(spawn: bool) -> None:
+    results = list(ordered_map(_square, range(40), 2, spawn=spawn))
+    assert results == [n * n for n in range(40)]
+
+
+def test_the_initializer_runs_in_every_spawned_worker() -> None:
+    results = list(
+        ordered_map(_shifted, range(20), 2, initializer=_start, initargs=(100,), spawn=True)
+    )
+    assert [value for value, _ in results] == list(range(100, 120))
+    assert os.getpid() not in {pid for _, pid in results}
+
+
+def test_one_job_runs_here_after_the_initializer() -> None:
+    results = list(ordered_map(_shifted, range(3), 1, initializer=_start, initargs=(7,)))
+    assert results == [(7, os.getpid()), (8, os.getpid()), (9, os.getpid())]
+
+
+def test_closing_early_stops_reading_the_input() -> None:
+    taken: list[int] = []
+
+    def items() -> Iterator[int]:
+        for n in range(10_000):
+            taken.append(n)
+            yield n
+
+    results = ordered_map(_square, items(), 2)
+    assert [next(results) for _ in range(3)] == [0, 1, 4]
+    results.close()
+    assert len(taken) <= 3 + 2 * 2  # what was read: the three results and one window ahead
