@@ -179,7 +179,7 @@ def test_a_ballooning_pool_gets_a_log_axis_and_an_empty_pool_a_gap() -> None:
 
 
 def test_sample_unlimited_session_is_drawn_on_a_log_axis(tmp_path: Path) -> None:
-    from report_helpers import SAMPLES
+    from db_helpers import SAMPLES
 
     from loo_replay.db.ingest import ingest
     from loo_replay.rulesets import RuleChoice
@@ -214,7 +214,7 @@ def test_empty_session_figures_say_so(tmp_path: Path) -> None:
 def test_every_figure_of_the_sample_logs_is_valid_plotly(tmp_path: Path) -> None:
     """The specs are plain dicts, so plotly.py's validation runs here, not in the report:
     every figure of every sample session, and of the all-sessions page, must pass it."""
-    from report_helpers import SAMPLES
+    from db_helpers import SAMPLES
 
     from loo_replay.db.ingest import ingest
     from loo_replay.rulesets import RuleChoice
@@ -239,3 +239,10 @@ def test_loo_rate_grid_keeps_the_latest_sessions_only(
     assert list(grid.data[0].x) == ["hand-b"]  # the later of the two
     assert grid.layout.title.text.endswith("(the latest 1 of 2 sessions)")
     assert [list(row) for row in grid.data[0].text] == [["0/3"], ["1/3"], ["1/3"]]
+
+
+def test_session_ids_are_in_the_order_of_the_sessions_table(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    assert queries.session_ids(con) == queries.sessions(con)["session_id"].to_list()
+    assert queries.session_ids(con) == ["hand-a", "hand-b"]  # 2026-11-20, then 11-21

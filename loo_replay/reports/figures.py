@@ -612,7 +612,7 @@ def loo_rates_by_session_figure(con: duckdb.DuckDBPyConnection) -> Figure:
     """A player × session grid of loo rates, sessions in date order: the latest
     ``GRID_SESSIONS`` of them (a wider grid is unreadable, and heavy for the page)."""
     title = "Loo rate per player and session"
-    everyone = queries.sessions(con)["session_id"].to_list()
+    everyone = queries.session_ids(con)
     order = everyone[-GRID_SESSIONS:]
     if len(order) < len(everyone):
         title += f" (the latest {len(order):,} of {len(everyone):,} sessions)"
@@ -747,7 +747,7 @@ def pool_sizes_figure(con: duckdb.DuckDBPyConnection) -> Figure:
     the database (``queries.pool_sizes``), so the page stays small at a million deals."""
     title = "Pool sizes per session"
     frame = queries.pool_sizes(con)
-    order = queries.sessions(con)["session_id"].to_list()
+    order = queries.session_ids(con)
     if frame.is_empty():
         return _empty(title, "No known pools yet.")
     names = dict(zip(order, _unique_labels(order), strict=True))

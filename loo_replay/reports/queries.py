@@ -14,6 +14,7 @@ import duckdb
 import polars as pl
 
 MISS_DECLARATIONS = ("take_miss", "defend")
+SESSION_ORDER = "s.started_at NULLS LAST, s.session_id"  # earliest first; ``s`` is sessions
 
 
 def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, object]) -> pl.DataFrame:
@@ -26,7 +27,7 @@ def sessions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """Every session with its counts, earliest first: the index and the summaries."""
     return _frame(
         con,
-        """
+        f"""
         WITH d AS (
             SELECT
                 session_id,
@@ -63,10 +64,17 @@ def sessions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         LEFT JOIN r USING (session_id)
         LEFT JOIN l USING (session_id)
         LEFT JOIN p USING (session_id)
-        ORDER BY s.started_at NULLS LAST, s.session_id
+        ORDER BY {SESSION_ORDER}
         """,
         {},
     )
+
+
+def session_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The session ids in the order of ``sessions``, without its counts (a scan of every
+    table): what a figure across sessions needs to lay them out."""
+    rows = con.execute(f"SELECT s.session_id FROM sessions s ORDER BY {SESSION_ORDER}").fetchall()
+    return [r[0] for r in rows]
 
 
 def seating(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
