@@ -21,8 +21,6 @@ cat -2, -3, +4, -3 (-2, -5, -1, -4).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +30,6 @@ from db_helpers import hand_worked_doc
 from loo_replay.db.ingest import ingest
 from loo_replay.rulesets import RuleChoice
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = ROOT / "sample_logs"
 CHROMIUM = Path("/usr/bin/chromium")
 BROWSER_ARGS = [
     "--headless",
@@ -74,18 +70,3 @@ def load(directory: Path, docs: dict[str, dict[str, Any]]) -> Path:
     result = ingest(files, db, RuleChoice())
     assert result.exit_code == 0 and not result.conflicts, result
     return db
-
-
-def run(
-    *args: str | Path, cwd: Path = ROOT, timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    """``loo-replay ARGS`` in a subprocess; never a traceback, whatever the outcome."""
-    result = subprocess.run(
-        [sys.executable, "-m", "loo_replay", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=timeout,
-    )
-    assert "Traceback" not in result.stdout + result.stderr, result.stderr
-    return result

@@ -10,7 +10,8 @@ from typing import Any
 
 import duckdb
 import pytest
-from report_helpers import BROWSER_ARGS, CHROMIUM, hand_doc, load, run
+from db_helpers import run
+from report_helpers import BROWSER_ARGS, CHROMIUM, hand_doc, load
 
 from loo_replay.reports.build import session_page_name, write_reports
 

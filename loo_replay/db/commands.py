@@ -25,6 +25,9 @@ from loo_replay.cli_output import StatusLine, fail
 DEFAULT_DB = Path("loo.duckdb")
 
 DbOpt = Annotated[Path, typer.Option("--db", help="The DuckDB database file.")]
+ReplaceOpt = Annotated[
+    bool, typer.Option("--replace", help="Load a session whose id is loaded with other content.")
+]
 
 
 class QueryFormat(StrEnum):
@@ -67,10 +70,7 @@ def ingest(
     db: DbOpt = DEFAULT_DB,
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
-    replace: Annotated[
-        bool,
-        typer.Option("--replace", help="Load a session whose id is loaded with other content."),
-    ] = False,
+    replace: ReplaceOpt = False,
     jobs: Annotated[
         int, typer.Option("--jobs", "-j", min=1, help="Audit in this many processes.")
     ] = 1,

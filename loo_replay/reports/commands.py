@@ -18,7 +18,7 @@ import typer
 
 from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
 from loo_replay.cli_output import StatusLine, fail
-from loo_replay.db.commands import DEFAULT_DB, DbOpt, make_db_folder
+from loo_replay.db.commands import DEFAULT_DB, DbOpt, ReplaceOpt, make_db_folder
 from loo_replay.output.text import safe
 
 DEFAULT_OUT = Path("reports")
@@ -101,10 +101,7 @@ def audit(
     out: OutOpt = DEFAULT_OUT,
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
-    replace: Annotated[
-        bool,
-        typer.Option("--replace", help="Load a session whose id is loaded with other content."),
-    ] = False,
+    replace: ReplaceOpt = False,
     jobs: JobsOpt = 1,
     replays: ReplaysOpt = True,
 ) -> None:
