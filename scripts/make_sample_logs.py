@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -38,14 +39,24 @@ def session(
     venue: str,
     violations: float = 0.0,
     corrupt: float = 0.0,
+    at: str = "19:30",
 ) -> dict[str, Any]:
+    """A simulated session that started at ``at`` (UTC) on the date its id ends with."""
     sim = Simulator(builtin(ruleset).options, ruleset, players, seed, violations, corrupt)
     doc = sim.session(sid, deals)
     s = doc["session"]
     s["players"] = [{"id": p["id"], "name": NAMES.get(p["id"], p["id"])} for p in s["players"]]
     s["venue"] = venue
-    s["started_at"] = f"2026-11-{10 + seed % 18:02d}T19:30:00Z"
+    s["started_at"] = started_at(sid, at)
     return doc
+
+
+def started_at(sid: str, at: str) -> str:
+    """The id's date (``club-night-2026-11-20``) at ``at`` o'clock: the id and the session's
+    date must agree."""
+    day = re.search(r"\d{4}-\d{2}-\d{2}$", sid)
+    assert day is not None, f"a sample session id ends with its date: {sid}"
+    return f"{day.group()}T{at}:00Z"
 
 
 def with_revokes(sid: str, seed: int) -> Any:
@@ -66,14 +77,16 @@ def with_revokes(sid: str, seed: int) -> Any:
         seed += 1
 
 
-def with_flush(ruleset: str, sid: str, players: int, deals: int, seed: int, venue: str) -> Any:
+def with_flush(
+    ruleset: str, sid: str, players: int, deals: int, seed: int, venue: str, at: str
+) -> Any:
     """The first session from ``seed`` on in which a flush ends a deal."""
     from loo_replay.audit import SessionReport, audit_document
     from loo_replay.logs.reader import Document
     from loo_replay.rulesets import RuleChoice
 
     while True:
-        doc = session(ruleset, sid, players, deals, seed, venue, 0.2)
+        doc = session(ruleset, sid, players, deals, seed, venue, 0.2, at=at)
         report = audit_document(Document("", None, b"", doc), RuleChoice())
         assert isinstance(report, SessionReport)
         if any(d.outcome == "flush" for d in report.deals):
@@ -88,7 +101,6 @@ def write_json(name: str, doc: dict[str, Any]) -> None:
 def broken(doc: dict[str, Any]) -> dict[str, Any]:
     """Spoil two deals: a card not held (deal 3) and a card played twice (deal 5)."""
     doc = copy.deepcopy(doc)
-    doc["session"]["id"] = "broken-deals-2026-11-21"
     for deal in doc["deals"]:
         plays = [e for e in deal["events"] if e["type"] == "play"]
         if deal["deal"] == 3 and plays:
@@ -119,8 +131,8 @@ def main() -> None:
     )
     hoyle = [
         session("hoyle", "hoyle-single-double-2026-11-24", 5, 20, 4, "Boodle's"),
-        session("hoyle-irish", "hoyle-irish-2026-11-24", 5, 16, 5, "Boodle's"),
-        with_flush("hoyle-flushes", "hoyle-flushes-2026-11-24", 6, 20, 6, "Boodle's"),
+        session("hoyle-irish", "hoyle-irish-2026-11-24", 5, 16, 5, "Boodle's", at="21:00"),
+        with_flush("hoyle-flushes", "hoyle-flushes-2026-11-24", 6, 20, 6, "Boodle's", "22:30"),
     ]
     (OUT / "hoyle-evening.jsonl").write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in hoyle))
     write_json(
@@ -129,8 +141,12 @@ def main() -> None:
     )
     modern = [
         session("modern", "modern-2026-11-26", 4, 16, 8, "online table 12", 0.25),
-        session("modern-pam", "modern-pam-2026-11-26", 5, 16, 9, "online table 12", 0.25),
-        session("modern-irish", "modern-irish-2026-11-26", 5, 16, 10, "online table 7", 0.25),
+        session(
+            "modern-pam", "modern-pam-2026-11-26", 5, 16, 9, "online table 12", 0.25, at="21:00"
+        ),
+        session(
+            "modern-irish", "modern-irish-2026-11-26", 5, 16, 10, "online table 7", 0.25, at="22:30"
+        ),
     ]
     with gzip.GzipFile(OUT / "modern-online.jsonl.gz", "wb", mtime=0) as gz:
         for d in modern:
@@ -141,7 +157,9 @@ def main() -> None:
     )
     write_json(
         "broken-deals.json",
-        broken(session("three-card", "broken", 5, 8, 12, "a transcribed score sheet")),
+        broken(
+            session("three-card", "broken-deals-2026-11-21", 5, 8, 12, "a transcribed score sheet")
+        ),
     )
 
 
