@@ -1,0 +1,64 @@
+"""Findings of the audit in plain words, for pages and text output alike.
+
+The engine names a discrepancy by its field (``payouts.cat``, ``pool_next``);
+a reader wants "cat's payout: recorded 6, the rules give 3".  The wording
+lives here, once, as pure functions of the values: no I/O, no HTML (callers
+escape what they show).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+# Per-player fields (``<field>.<player>``): what one of the player's amounts is called.
+PLAYER_FIELDS = {
+    "payouts": "payout",
+    "looed": "loo",
+    "penalties": "penalty",
+    "tricks": "tricks won",
+    "stacks": "stack after the deal",
+}
+# Fields of the deal as a whole.
+DEAL_FIELDS = {
+    "pool_start": "the pool at the deal",
+    "pool_next": "the pool carried to the next deal",
+}
+
+
+def chips(value: int) -> str:
+    """An amount of chips, with thousands marked: ``811,188``."""
+    return f"{value:,}"
+
+
+def stack(value: int) -> str:
+    """A player's stack: below zero the player owes the difference (``owes 811,188``)."""
+    return f"owes {chips(-value)}" if value < 0 else chips(value)
+
+
+def _stack_value(value: int) -> str:
+    return f"a debt of {chips(-value)}" if value < 0 else chips(value)
+
+
+def who(player: str, names: Mapping[str, str | None] | None = None) -> str:
+    """The player as the log names them, else by id."""
+    name = (names or {}).get(player)
+    return name or player
+
+
+def discrepancy(
+    field: str, recorded: int, expected: int, names: Mapping[str, str | None] | None = None
+) -> str:
+    """A discrepancy in words: ``payouts.cat`` recorded 6, expected 3 reads
+    "cat's payout: recorded 6, the rules give 3" (``names`` maps ids to names)."""
+    item, _, player = field.partition(".")
+    shown = _stack_value if item == "stacks" else chips
+    values = f"recorded {shown(recorded)}, the rules give {shown(expected)}"
+    if item == "tricks":
+        values = f"recorded {recorded}, the play gives {expected}"
+    if player and item in PLAYER_FIELDS:
+        return f"{who(player, names)}'s {PLAYER_FIELDS[item]}: {values}"
+    if not player and item in DEAL_FIELDS:
+        return f"{DEAL_FIELDS[item]}: {values}"
+    # A field this module does not know yet: still readable, never dropped.
+    subject = f"{who(player, names)}'s {item}" if player else item.replace("_", " ")
+    return f"{subject}: {values}"
