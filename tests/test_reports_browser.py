@@ -170,7 +170,7 @@ def test_hostile_names_ids_and_venues_are_shown_as_text_and_never_run(
     visit.open(session)
     assert HOSTILE in visit.page.text_content("header h1")
     assert HOSTILE_VENUE in visit.page.text_content("header .facts")
-    names = visit.page.locator("td.player .muted").all_inner_texts()
+    names = visit.page.locator("td.player strong").all_inner_texts()  # name first, then id
     assert names and all(HOSTILE in n and "\\u202e" in n for n in names)
     visit.open(out / "all-sessions.html")
     ticks = visit.page.eval_on_selector_all(

@@ -8,7 +8,13 @@ from db_helpers import hand_worked_doc
 
 from loo_replay.audit import SessionReport, audit_document
 from loo_replay.logs.reader import Document
-from loo_replay.output.wording import DEAL_FIELDS, PLAYER_FIELDS, discrepancy, stack
+from loo_replay.output.wording import (
+    DEAL_FIELDS,
+    PLAYER_FIELDS,
+    discrepancy,
+    display_names,
+    stack,
+)
 from loo_replay.rulesets import RuleChoice
 
 NAMES = {"ann": "Ann Pepys", "bob": None, "cat": "Catherine Sedley"}
@@ -75,3 +81,13 @@ def test_a_field_the_wording_does_not_know_still_reads_plainly() -> None:
         "Catherine Sedley's bonus: recorded 2, the rules give 1"
     )
     assert discrepancy("pool_extra", 2, 1) == "pool extra: recorded 2, the rules give 1"
+
+
+def test_players_are_shown_by_name_and_a_shared_name_gets_its_id() -> None:
+    shown = display_names(["ann", "bob", "cat", "ann2"], {**NAMES, "ann2": "Ann Pepys"})
+    assert shown == {
+        "ann": "Ann Pepys (ann)",
+        "bob": "bob",
+        "cat": "Catherine Sedley",
+        "ann2": "Ann Pepys (ann2)",
+    }

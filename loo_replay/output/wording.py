@@ -8,7 +8,7 @@ escape what they show).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 # Per-player fields (``<field>.<player>``): what one of the player's amounts is called.
 PLAYER_FIELDS = {
@@ -62,3 +62,16 @@ def discrepancy(
     # A field this module does not know yet: still readable, never dropped.
     subject = f"{who(player, names)}'s {item}" if player else item.replace("_", " ")
     return f"{subject}: {values}"
+
+
+def display_names(
+    players: Iterable[str], names: Mapping[str, str | None] | None = None
+) -> dict[str, str]:
+    """How each player is shown: the name the log gives, else the id; a name that two ids
+    share gets its id added (``Ann (ann2)``), so that no two players read the same."""
+    players = list(dict.fromkeys(players))
+    shown = {p: who(p, names) for p in players}
+    worn: dict[str, int] = {}
+    for text in shown.values():
+        worn[text] = worn.get(text, 0) + 1
+    return {p: f"{t} ({p})" if worn[t] > 1 and t != p else t for p, t in shown.items()}

@@ -23,9 +23,13 @@ header h1 { font: 600 22px/1.2 Georgia, "Times New Roman", serif; margin: 0 0 4p
 header .facts { color: #c9c2ad; margin: 0; font-size: 14px; }
 header .facts span + span::before { content: " · "; color: #7d7766; }
 bdi, .name, .id { unicode-bidi: isolate; }
-main { display: grid; grid-template-columns: minmax(640px, 1fr) 380px; gap: 18px; padding: 10px 24px 24px; }
+header nav { display: flex; flex-wrap: wrap; gap: 4px 18px; margin: 0 0 6px; font-size: 14px; }
+header nav a { color: var(--gold); text-decoration: none; overflow-wrap: anywhere; }
+header nav a:hover { text-decoration: underline; }
+header h1, header .facts { overflow-wrap: anywhere; }
+main { display: grid; grid-template-columns: minmax(980px, 1fr) 340px; gap: 18px; padding: 10px 24px 24px; }
 .table {
-  position: relative; height: 640px; border-radius: 50% / 46%;
+  position: relative; height: 720px; border-radius: 50% / 46%;
   background: radial-gradient(ellipse at 50% 42%, #2e8a57 0%, var(--felt) 45%, var(--felt-dark) 100%);
   border: 16px solid var(--rim);
   box-shadow: inset 0 0 40px rgba(0,0,0,.55), 0 10px 30px rgba(0,0,0,.6), 0 0 0 3px #3b2512;
@@ -69,23 +73,23 @@ main { display: grid; grid-template-columns: minmax(640px, 1fr) 380px; gap: 18px
 .none { color: #a9c7b3; font-style: italic; font-size: 13px; align-self: center; }
 .centre {
   position: absolute; left: 50%; top: 50%; transform: translate(-50%, -50%);
-  width: 360px; text-align: center; color: #f4efe2;
+  width: 400px; text-align: center; color: #f4efe2;
 }
-.centre h2 { font: 600 16px Georgia, serif; margin: 0 0 8px; letter-spacing: .02em; }
-.trick { display: flex; justify-content: center; gap: 10px; min-height: 100px; }
+.centre h2 { font: 600 16px Georgia, serif; margin: 0 auto 8px; letter-spacing: .02em; width: fit-content; }
+.trick { display: flex; flex-wrap: wrap; justify-content: center; gap: 6px; min-height: 100px; }
 .play { display: flex; flex-direction: column; align-items: center; gap: 4px; position: relative; }
 .play .by { font-size: 12px; color: #d8e6dc; max-width: 70px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .play.winner .card { box-shadow: 0 0 0 3px var(--gold), 0 0 16px rgba(242,193,78,.8); }
 .play.dead .card { transform: rotate(-12deg); opacity: .55; }
 .play.flagged .card { box-shadow: 0 0 0 3px #ff5a5f, 0 0 16px rgba(255,90,95,.8); }
 .play .badge { position: absolute; top: -8px; right: -8px; background: var(--bad); color: #fff; border-radius: 50%; width: 20px; height: 20px; font: 700 13px/20px system-ui; }
-.trick-note { min-height: 20px; margin-top: 6px; color: var(--gold); font-weight: 600; font-size: 14px; }
-.extras { display: flex; justify-content: center; gap: 18px; margin-top: 10px; align-items: flex-end; }
+.trick-note { min-height: 20px; width: fit-content; margin: 6px auto 0; color: var(--gold); font-weight: 600; font-size: 14px; }
+.extras { display: flex; flex-wrap: wrap; justify-content: center; gap: 10px 18px; margin-top: 10px; align-items: flex-end; }
 .extra { display: flex; flex-direction: column; align-items: center; gap: 3px; font-size: 12px; color: #d8e6dc; }
 .extra .cards { display: flex; gap: 3px; }
 .trumps { font: 600 15px Georgia, serif; color: #fff; background: rgba(0,0,0,.28); border-radius: 8px; padding: 4px 10px; }
 .trumps .sym.red { color: #ff7b7b; }
-aside { background: var(--paper); border-radius: 10px; padding: 14px 16px; box-shadow: 0 6px 20px rgba(0,0,0,.5); display: flex; flex-direction: column; max-height: 672px; }
+aside { background: var(--paper); border-radius: 10px; padding: 14px 16px; box-shadow: 0 6px 20px rgba(0,0,0,.5); display: flex; flex-direction: column; max-height: 752px; }
 .controls { display: flex; gap: 6px; }
 .controls button {
   flex: 1; font: 600 15px system-ui; padding: 7px 0; border-radius: 7px; cursor: pointer;
@@ -122,6 +126,35 @@ aside { background: var(--paper); border-radius: 10px; padding: 14px 16px; box-s
 .log li.current .ev { color: #dfe9e2; }
 .hint { font-size: 12px; color: #7b725f; margin-top: 6px; }
 [hidden] { display: none !important; }
+/* Narrower than the table beside the steps: the steps go below the table.  Narrower than
+   the oval table needs (980 px) for six seats to clear the trick: the seats in a grid, the
+   trick, turn-up and Miss above them, so nothing overlaps down to a 390 px phone. */
+@media (max-width: 1385px) {
+  main { grid-template-columns: minmax(0, 1fr); }
+  aside { max-height: none; }
+  .log { max-height: 360px; }
+}
+@media (max-width: 1027px) {
+  header { padding: 12px 12px 4px; }
+  main { padding: 8px 10px 18px; gap: 12px; }
+  .table {
+    height: auto; border-radius: 22px; border-width: 8px; padding: 10px; display: grid; gap: 10px;
+    grid-template-columns: repeat(auto-fill, minmax(min(100%, 250px), 1fr));
+  }
+  .seat { position: static; transform: none; width: auto; min-width: 0; }
+  .centre { position: static; transform: none; width: auto; grid-column: 1 / -1; order: -1; }
+  .trick { min-height: 0; }
+}
+@media print {
+  body { background: #fff; }
+  header { color: var(--ink); }
+  header nav { display: none; }
+  main { display: block; }
+  .table { break-inside: avoid; }
+  .controls, .hint { display: none; }
+  aside { box-shadow: none; max-height: none; }
+  .log { max-height: none; overflow: visible; }
+}
 """
 
 PAGE_JS = """
@@ -152,7 +185,13 @@ PAGE_JS = """
     return node;
   }
   function who(seat) {
-    return data.seats[seat].id;
+    // The name the log gives, else the id.
+    return data.seats[seat].name || data.seats[seat].id;
+  }
+  const byId = {};
+  data.seats.forEach(function (seat) { byId[seat.id] = seat.name || seat.id; });
+  function named(id) {
+    return byId[id] === undefined ? id : byId[id];
   }
   function redCards(node, text) {
     // Text with card names; hearts and diamonds in red, all as text nodes.
@@ -164,6 +203,21 @@ PAGE_JS = """
 
   // -- the page's frame ----------------------------------------------------
   const header = el("header");
+  if (data.links) {
+    // Back to the session's report, on to the neighbouring deals that have a page.
+    const nav = el("nav");
+    const go = function (id, href, text, rel) {
+      const a = el("a", null, text);
+      a.id = id;
+      a.href = href;
+      if (rel) a.rel = rel;
+      nav.append(a);
+    };
+    if (data.links.session) go("to-session", data.links.session, "\u2190 session " + data.session);
+    if (data.links.previous) go("to-previous", data.links.previous[1], "\u2039 deal " + data.links.previous[0], "prev");
+    if (data.links.next) go("to-next", data.links.next[1], "deal " + data.links.next[0] + " \u203a", "next");
+    header.append(nav);
+  }
   const h1 = el("h1", null, "Deal " + data.deal + " \\u00b7 " + data.session);
   const facts = el("p", "facts");
   [data.ruleset, data.venue, data.file].concat(data.facts).forEach(function (f) {
@@ -184,7 +238,7 @@ PAGE_JS = """
     box.dataset.seat = seat.id;
     const angle = Math.PI / 2 + (((i - data.dealer) % n + n) % n) * 2 * Math.PI / n;
     box.style.left = (50 + 38 * Math.cos(angle)) + "%";
-    box.style.top = (50 + 37 * Math.sin(angle)) + "%";
+    box.style.top = (50 + 40 * Math.sin(angle)) + "%";
     const line = el("div", "who");
     const name = el("bdi", "name", seat.name || seat.id);
     name.title = seat.name || seat.id;
@@ -268,7 +322,7 @@ PAGE_JS = """
       box.classList.toggle("actor", s.seat === seat);
       box.classList.toggle("passed", s.declarations[seat] === "pass");
       box.classList.toggle("retired", s.retired.indexOf(seat) >= 0);
-      box.classList.toggle("offender", offenders.has(who(seat)));
+      box.classList.toggle("offender", offenders.has(data.seats[seat].id));
       const tags = box.children[1];
       tags.replaceChildren();
       tagsFor(s, seat).forEach(function (t) { tags.append(el("span", "tag " + t[0], t[1])); });
@@ -294,7 +348,7 @@ PAGE_JS = """
     trickTitle.textContent = "Trick " + t.number;
     t.plays.forEach(function (p) {
       const slot = el("div", "play");
-      slot.dataset.seat = who(p.seat);
+      slot.dataset.seat = data.seats[p.seat].id;
       slot.dataset.card = p.card;
       if (p.dead) slot.classList.add("dead");
       if (t.winner === p.seat && !p.dead) slot.classList.add("winner");
@@ -347,7 +401,7 @@ PAGE_JS = """
     s.findings.forEach(function (f) {
       const box = el("div");
       box.dataset.code = f.code;
-      box.append(el("div", "code", "\\u26a0 " + f.code + " \\u2014 " + f.player));
+      box.append(el("div", "code", "\\u26a0 " + f.code + " \\u2014 " + named(f.player)));
       const msg = el("div", "msg");
       redCards(msg, f.message);
       box.append(msg);
@@ -382,10 +436,10 @@ PAGE_JS = """
       cols.forEach(function (c) { head.append(el("th", null, c[0])); });
       tbl.append(head);
       data.clockwise.forEach(function (seat) {
-        const id = who(seat);
+        const id = data.seats[seat].id;
         const row = el("tr");
         row.dataset.player = id;
-        row.append(el("td", null, id));
+        row.append(el("td", null, who(seat)));
         cols.forEach(function (c) {
           const cell = el("td", c[0], c[1][id] === undefined ? "\\u2014" : c[1][id]);
           row.append(cell);
@@ -401,7 +455,7 @@ PAGE_JS = """
       settlement.append(pool);
     }
     st.discrepancies.forEach(function (d) {
-      settlement.append(el("div", "disc", "discrepancy " + d.field + ": recorded " + d.recorded + ", expected " + d.expected));
+      settlement.append(el("div", "disc", "discrepancy: " + d.text));
     });
     st.notes.forEach(function (note) { settlement.append(el("div", "note", "note: " + note)); });
   }

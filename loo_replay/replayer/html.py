@@ -13,6 +13,7 @@ import base64
 import hashlib
 import html
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -22,16 +23,27 @@ from loo_replay.engine.cards import SUIT_SYMBOLS, display
 from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
 from loo_replay.output.text import safe
+from loo_replay.output.wording import discrepancy
 from loo_replay.replayer.assets import PAGE_CSS, PAGE_JS
 from loo_replay.replayer.steps import DealReplay, Step, TrickView, build_replay
 
 
-def replay_html(report: SessionReport, deal: DealAudit) -> str:
+@dataclass(frozen=True)
+class Links:
+    """Where a replay page in a report leads, relative to the page: its session's report
+    and the previous and next deals that have a page (deal number, link)."""
+
+    session: str | None = None
+    previous: tuple[int, str] | None = None
+    next: tuple[int, str] | None = None
+
+
+def replay_html(report: SessionReport, deal: DealAudit, links: Links | None = None) -> str:
     """The page for ``deal`` of ``report`` (for the report generator and ``--html``)."""
-    return render_page(build_replay(report, deal))
+    return render_page(build_replay(report, deal), links)
 
 
-def render_page(rp: DealReplay) -> str:
+def render_page(rp: DealReplay, links: Links | None = None) -> str:
     title = f"Loo replay · deal {rp.number} · {safe(rp.session_id)}"
     policy = (
         "default-src 'none'; "
@@ -52,7 +64,7 @@ def render_page(rp: DealReplay) -> str:
             "<body>",
             '<noscript><p class="noscript">This replay needs JavaScript to step through '
             "the deal.</p></noscript>",
-            f'<script type="application/json" id="replay-data">{script_json(page_data(rp))}</script>',
+            f'<script type="application/json" id="replay-data">{script_json(page_data(rp, links))}</script>',
             f"<script>{PAGE_JS}</script>",
             "</body>",
             "</html>",
@@ -75,11 +87,12 @@ def _sha256(text: str) -> str:
 # -- the data the page's script renders -----------------------------------------
 
 
-def page_data(rp: DealReplay) -> dict[str, Any]:
+def page_data(rp: DealReplay, links: Links | None = None) -> dict[str, Any]:
     """The replay as plain JSON: cards in display form, untrusted text made safe."""
     a = rp.audit
     first = rp.steps[0]
-    facts = [f"dealer {safe(rp.seats[rp.dealer])}"]
+    names = dict(zip(rp.seats, rp.names, strict=True))
+    facts = [f"dealer {safe(rp.names[rp.dealer] or rp.seats[rp.dealer], 80)}"]
     facts.append(f"{a.pool} pool {a.pool_start}" if a.pool_start is not None else "pool unknown")
     if a.must:
         facts.append("a must")
@@ -101,7 +114,20 @@ def page_data(rp: DealReplay) -> dict[str, Any]:
             for p, n in zip(rp.seats, rp.names, strict=True)
         ],
         "steps": [_step(s) for s in rp.steps],
-        "settlement": _settlement(a),
+        "settlement": _settlement(a, names),
+        "links": _links(links),
+    }
+
+
+def _links(links: Links | None) -> dict[str, Any] | None:
+    """The page's way back to its session and on to its neighbours (our own relative paths,
+    never text from a log)."""
+    if links is None:
+        return None
+    return {
+        "session": links.session,
+        "previous": None if links.previous is None else list(links.previous),
+        "next": None if links.next is None else list(links.next),
     }
 
 
@@ -164,7 +190,7 @@ def _pairs(amounts: dict[str, int] | None) -> list[list[object]]:
     return [[safe(p), v] for p, v in (amounts or {}).items()]
 
 
-def _settlement(a: DealAudit) -> dict[str, Any]:
+def _settlement(a: DealAudit, names: dict[str, str | None]) -> dict[str, Any]:
     return {
         "outcome": (a.outcome or "?").replace("_", " "),
         "poolStart": a.pool_start,
@@ -174,7 +200,12 @@ def _settlement(a: DealAudit) -> dict[str, Any]:
         "looed": _pairs(a.looed),
         "penalties": _pairs(a.penalties),
         "discrepancies": [
-            {"field": safe(x.field), "recorded": x.recorded, "expected": x.expected}
+            {
+                "field": safe(x.field),
+                "recorded": x.recorded,
+                "expected": x.expected,
+                "text": safe(discrepancy(x.field, x.recorded, x.expected, names), 400),
+            }
             for x in a.discrepancies
         ],
         "notes": [safe(n, 400) for n in a.notes],

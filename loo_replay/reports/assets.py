@@ -36,11 +36,12 @@ a:hover { text-decoration: underline; }
 .facts dd { margin: 0; font-size: 15px; overflow-wrap: anywhere; }
 .masthead .muted { color: #a9c0b3; font-style: italic; }
 main { max-width: 1280px; margin: 0 auto; padding: 22px 28px 40px; }
-.tiles { display: grid; grid-template-columns: repeat(auto-fill, minmax(118px, 1fr)); gap: 12px;
+.tiles { display: grid; grid-template-columns: repeat(auto-fill, minmax(140px, 1fr)); gap: 12px;
   margin-bottom: 18px; }
 .tile { background: var(--card); border-radius: 10px; padding: 12px 14px; box-shadow: var(--shadow);
   border-top: 3px solid var(--line); }
-.tile .n { font-size: 24px; font-weight: 650; font-variant-numeric: tabular-nums; }
+.tile .n { font-size: 24px; font-weight: 650; font-variant-numeric: tabular-nums;
+  overflow-wrap: anywhere; }
 .tile .what { color: var(--muted); font-size: 12px; }
 .tile.bad { border-top-color: var(--accent); }
 .tile.bad .n { color: var(--accent); }
@@ -84,6 +85,30 @@ tr.rejected td:first-child { box-shadow: inset 3px 0 0 #8d8d8d; }
 .pill.bad { background: #fbe9e7; color: #a3281d; }
 .pill.warn { background: #fdf3dc; color: #8a5a00; }
 footer { max-width: 1280px; margin: 0 auto; padding: 0 28px 30px; color: var(--muted); font-size: 12px; }
+@media (max-width: 600px) {
+  .masthead { padding: 14px 14px 16px; }
+  .masthead h1 { font-size: 21px; }
+  main { padding: 14px 10px 30px; }
+  footer { padding: 0 10px 24px; }
+  .panel { padding: 10px 10px; }
+  .tiles { grid-template-columns: repeat(auto-fill, minmax(112px, 1fr)); gap: 8px; }
+  .tile .n { font-size: 19px; }
+}
+/* On paper every table is whole: no scroll box cuts it, its head repeats on each page. */
+@media print {
+  html, body { background: #fff; }
+  .masthead { background: none; color: var(--ink); border-bottom: 2px solid var(--ink); padding: 0 0 8px; }
+  .masthead nav, noscript { display: none; }
+  .masthead .kicker, .facts dt, .masthead .muted { color: var(--muted); }
+  main, footer { max-width: none; padding: 8px 0; }
+  .panel, .tile { box-shadow: none; border: 1px solid var(--line); }
+  .scroll, .wide { max-height: none; overflow: visible; border: 0; }
+  th { position: static; }
+  thead { display: table-header-group; }
+  tr, .figure, .tile { break-inside: avoid; }
+  .grid2 { grid-template-columns: 1fr; }
+  td.nowrap, td.player, th { white-space: normal; }
+}
 """
 
 REPORT_JS = """

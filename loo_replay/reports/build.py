@@ -22,12 +22,13 @@ from loo_replay import __version__
 from loo_replay.db.schema import connect
 from loo_replay.parallel import ordered_map
 from loo_replay.reports import assets, figures, pages, queries
-from loo_replay.reports.names import inside, safe_filename, write_file
+from loo_replay.reports.names import inside, safe_filename, session_page_name, write_file
 from loo_replay.reports.replays import REPLAYS, STAMP, ReplayJob, ReplayOutcome, write_replays
 
 Progress = Callable[[str], None]
 BATCH_DEALS = 20_000  # deals of the sessions whose rows are asked of DuckDB together
 REPLAY_ALL_LIMIT = 5_000  # deals up to which every deal gets a replay page
+FINDINGS_LISTED = 2_000  # violations, and discrepancies, listed on the all-sessions page
 
 
 @dataclass
@@ -38,10 +39,6 @@ class ReportResult:
     replays_written: int = 0  # of which written by this run (the rest were up to date)
     only_findings: bool = False  # too many deals: pages only for deals with findings
     notes: list[tuple[str, str]] = field(default_factory=list)  # (session id, what is missing)
-
-
-def session_page_name(session_id: str) -> str:
-    return f"session-{safe_filename(session_id)}.html"
 
 
 def write_assets(out: Path) -> None:
@@ -117,13 +114,42 @@ def write_reports(
     write_file(
         out,
         pages.ALL_SESSIONS,
-        pages.all_sessions_page(
-            rows, figures.all_sessions_figures(con, colours), links, source, footer
-        ),
+        _all_sessions(con, rows, outcomes, colours, links, source, footer),
     )
     write_file(out, pages.INDEX, pages.index_page(rows, links, source, footer))
     _remove_stale(out, set(links.values()), {safe_filename(r["session_id"]) for r in rows})
     return result
+
+
+def _all_sessions(
+    con: duckdb.DuckDBPyConnection,
+    rows: list[dict[str, Any]],
+    outcomes: dict[str, ReplayOutcome],
+    colours: dict[str, str],
+    links: dict[str, str],
+    source: str,
+    footer: str,
+) -> str:
+    names = queries.player_names(con)
+    found, found_total = queries.all_findings(con, FINDINGS_LISTED)
+    off, off_total = queries.all_discrepancies(con, FINDINGS_LISTED)
+    across = pages.Across(
+        standings=queries.standings(con).to_dicts(),
+        names=names,
+        colours=colours,
+        findings=found.to_dicts(),
+        findings_total=found_total,
+        discrepancies=off.to_dicts(),
+        discrepancies_total=off_total,
+        replays={
+            (sid, index): link
+            for sid, outcome in outcomes.items()
+            for index, link in outcome.pages.items()
+        },
+    )
+    return pages.all_sessions_page(
+        rows, figures.all_sessions_figures(con, colours, names), links, source, footer, across
+    )
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from loo_replay.output import wording
 from loo_replay.output.text import safe
 from loo_replay.reports import queries
 
@@ -54,6 +55,7 @@ GRID_SESSIONS = 200  # sessions in the all-sessions loo-rate grid, the latest
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
 
 Colours = Mapping[str, str]
+Names = Mapping[str, str | None]  # player id -> name as the log gives it
 Trace = dict[str, Any]
 Figure = dict[str, Any]  # {"data": [Trace, ...], "layout": {...}}, as plotly.js takes it
 
@@ -94,6 +96,18 @@ def player_colours(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return assign_colours(queries.seating(con))
 
 
+def session_names(batch: queries.Batch, session_id: str) -> dict[str, str]:
+    """The session's players as its figures show them (names where the log gives them),
+    escaped for Plotly."""
+    players = batch.frame(queries.players, session_id).select("player", "name").rows()
+    shown = wording.display_names([p for p, _ in players], dict(players))
+    return {p: label(t) for p, t in shown.items()}
+
+
+def _shown(names: Mapping[str, str], player: object) -> str:
+    return names.get(str(player)) or label(player)
+
+
 def _colour(colours: Colours, player: str) -> str:
     return colours.get(player, UNKNOWN_COLOUR)
 
@@ -130,7 +144,9 @@ def _figure(
         "paper_bgcolor": "white",
         "plot_bgcolor": "white",
         "hoverlabel": {"align": "left", "font": {"family": FONT}},
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        # Below the plot, where a long legend wraps onto more lines without covering the
+        # title (as it did above the plot on a narrow screen).
+        "legend": {"orientation": "h", "yanchor": "top", "y": -0.22, "xanchor": "left", "x": 0.0},
     }
     for name, axis in {"xaxis": {}, "yaxis": {}, **(axes or {})}.items():
         layout[name] = AXIS | dict(axis)
@@ -190,10 +206,11 @@ def pool_figure(source: queries.Source, session_id: str) -> Figure:
     if frame.is_empty():
         return _empty(title, "No audited deals in this session.")
     rows = frame.to_dicts()
+    names = session_names(batch, session_id)
     log = log_axis([*frame["pool_start"].to_list(), *frame["pool_next"].to_list()])
     lines = pool_lines(rows, rejected["deal"].to_list(), log)
     deals, start, carried = lines["deal"], lines["pool_start"], lines["pool_next"]
-    hover = [_deal_hover(r) if r else "" for r in lines["row"]]
+    hover = [_deal_hover(r, names) if r else "" for r in lines["row"]]
     traces = [
         trace(
             "scatter",
@@ -217,7 +234,7 @@ def pool_figure(source: queries.Source, session_id: str) -> Figure:
             hoverinfo="text",
         ),
     ]
-    for kind, found in _pool_events(rows).items():
+    for kind, found in _pool_events(rows, names).items():
         points = [p for p in found if p[1] > 0] if log else found
         if not points:
             continue
@@ -301,17 +318,19 @@ def pool_lines(
     }
 
 
-def _deal_hover(r: Mapping[str, Any]) -> str:
+def _deal_hover(r: Mapping[str, Any], names: Mapping[str, str]) -> str:
     pool = "pool unknown" if r["pool_start"] is None else f"{r['pool']} pool {r['pool_start']}"
     carried = "?" if r["pool_next"] is None else r["pool_next"]
     outcome = str(r["outcome"] or r["status"]).replace("_", " ")
     return (
-        f"deal {r['deal']} · dealer {label(r['dealer'])}<br>{pool} · {label(outcome)}"
+        f"deal {r['deal']} · dealer {_shown(names, r['dealer'])}<br>{pool} · {label(outcome)}"
         f"<br>carried {carried}"
     )
 
 
-def _pool_events(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int, int, int, str]]]:
+def _pool_events(
+    rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]
+) -> dict[str, list[tuple[int, int, int, str]]]:
     """(deal, y, marker size, hover) per kind of event; y falls back to the other pool."""
     events: dict[str, list[tuple[int, int, int, str]]] = {k: [] for k in EVENTS}
     for r in rows:
@@ -320,7 +339,7 @@ def _pool_events(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int,
         deal = r["deal"]
         if r["loos"] and carried is not None:
             who = ", ".join(
-                f"{label(p)} {amount}"
+                f"{_shown(names, p)} {amount}"
                 for p, amount in zip(r["looed"] or [], r["loo_amounts"] or [], strict=False)
             )
             events["loo"].append(
@@ -332,7 +351,7 @@ def _pool_events(rows: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int,
             events["misdeal"].append((deal, at_deal, 11, f"deal {deal}: misdeal"))
         if r["revokes"] and carried is not None:
             who = ", ".join(
-                f"{label(p)} ({label(c)})"
+                f"{_shown(names, p)} ({label(c)})"
                 for p, c in zip(r["revokers"] or [], r["revoke_codes"] or [], strict=False)
             )
             events["revoke"].append((deal, carried, 17, f"deal {deal}: revoke by {who}"))
@@ -350,7 +369,8 @@ def loo_figure(source: queries.Source, session_id: str, colours: Colours) -> Fig
     if by_player.is_empty() or int(by_player["played"].sum()) == 0:
         return _empty(title, "Nobody played a deal with known amounts.")
     rows = by_player.to_dicts()
-    names = [label(r["player"]) for r in rows]
+    shown = session_names(batch, session_id)
+    names = [_shown(shown, r["player"]) for r in rows]
     traces = [
         trace(
             "bar",
@@ -473,18 +493,21 @@ def chips_figure(source: queries.Source, session_id: str, colours: Colours) -> F
     for player, deal, stack, total in frame.select("player", "deal", "stack", "total").iter_rows():
         mine.setdefault(player, []).append((deal, stack, total))  # in deal order
     stacks = bool(players) and all(p["chips"] is not None for p in players)
+    shown = session_names(batch, session_id)
+    owing = False
     if stacks and frame["stack"].is_not_null().any():
         title = "Stacks over the deals"
         for p in players:
-            name, points = label(p["player"]), mine[p["player"]]
+            name, points = _shown(shown, p["player"]), mine[p["player"]]
             x = [0, *(deal for deal, _, _ in points)]
             y = [p["chips"], *(stack for _, stack, _ in points)]
+            owing = owing or any(v is not None and v < 0 for v in y)
             traces.append(_chip_line(name, x, y, _colour(colours, p["player"]), "stack"))
         axis = "chips in hand"
     else:
         title = "Net chips over the deals"
         for p in players:
-            name, points = label(p["player"]), mine[p["player"]]
+            name, points = _shown(shown, p["player"]), mine[p["player"]]
             if not points:
                 continue
             x = [deal for deal, _, _ in points]
@@ -493,6 +516,7 @@ def chips_figure(source: queries.Source, session_id: str, colours: Colours) -> F
         axis = "net chips so far"
     if not traces:
         return _empty(title, "No player sat in an audited deal.")
+    debts = _debt_marks() if owing else {}
     return _figure(
         traces,
         title,
@@ -500,9 +524,31 @@ def chips_figure(source: queries.Source, session_id: str, colours: Colours) -> F
         hovermode="x unified",
         axes={
             "xaxis": deal_axis(x for trace in traces for x in trace["x"]),
-            "yaxis": {"title": {"text": axis}},
+            "yaxis": {"title": {"text": axis}}
+            | ({"zerolinecolor": "#b0473b", "zerolinewidth": 2} if owing else {}),
         },
+        **debts,
     )
+
+
+def _debt_marks() -> dict[str, Any]:
+    """What says that a stack below zero is a debt: a label on the zero line (the line
+    itself is drawn red)."""
+    return {
+        "annotations": [
+            {
+                "text": "0 chips: below this line, owing",
+                "x": 0.0,
+                "xref": "paper",
+                "xanchor": "left",
+                "y": 0,
+                "yref": "y",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 11, "color": "#b0473b"},
+            }
+        ]
+    }
 
 
 def _chip_line(name: str, x: list[Any], y: list[Any], colour: str, what: str) -> Trace:
@@ -513,9 +559,17 @@ def _chip_line(name: str, x: list[Any], y: list[Any], colour: str, what: str) ->
         name=name,
         mode="lines",
         line={"color": colour, "width": 2, "shape": "hv"},
-        hovertext=[f"{name}: {what} {'?' if v is None else v}" for v in y],
+        hovertext=[f"{name}: {_chip_text(what, v)}" for v in y],
         hoverinfo="text",
     )
+
+
+def _chip_text(what: str, value: int | None) -> str:
+    if value is None:
+        return f"{what} ?"
+    if what == "stack":
+        return f"{what} {wording.stack(value)}"  # below zero, "stack owes 811,188"
+    return f"{what} {'−' if value < 0 else ''}{wording.chips(abs(value))}"
 
 
 def violations_figure(source: queries.Source, session_id: str, colours: Colours) -> Figure:
@@ -525,9 +579,10 @@ def violations_figure(source: queries.Source, session_id: str, colours: Colours)
     if frame.is_empty():
         return _empty(title, "No violations in this session.")
     codes = list(dict.fromkeys(frame["code"].to_list()))
+    shown = session_names(queries.batch_of(source, session_id), session_id)
     traces = []
     for (player,), mine in frame.group_by("player", maintain_order=True):
-        name = label(player)
+        name = _shown(shown, player)
         counts = dict(zip(mine["code"].to_list(), mine["violations"].to_list(), strict=True))
         fines = dict(zip(mine["code"].to_list(), mine["penalized"].to_list(), strict=True))
         traces.append(
@@ -572,7 +627,9 @@ def session_figures(source: queries.Source, session_id: str, colours: Colours) -
 # -- across sessions ------------------------------------------------------------------
 
 
-def loo_rates_figure(con: duckdb.DuckDBPyConnection, colours: Colours) -> Figure:
+def loo_rates_figure(
+    con: duckdb.DuckDBPyConnection, colours: Colours, names: Names | None = None
+) -> Figure:
     """Every player's loo rate over all sessions (as the ``player_stats`` view has it)."""
     title = "Loo rate per player, all sessions"
     frame = (
@@ -586,16 +643,17 @@ def loo_rates_figure(con: duckdb.DuckDBPyConnection, colours: Colours) -> Figure
     if frame.is_empty():
         return _empty(title, "Nobody played a deal with known amounts.")
     rows = frame.to_dicts()
-    names = [label(r["player"]) for r in rows]
+    shown = wording.display_names([r["player"] for r in rows], names)
+    labels = [label(shown[r["player"]]) for r in rows]
     bars = trace(
         "bar",
-        x=names,
+        x=labels,
         y=frame["rate"].to_list(),
         text=[_rate_text(r["looed"], r["played"]) for r in rows],
         textposition="outside",
         marker={"color": [_colour(colours, r["player"]) for r in rows]},
         hovertext=[
-            _rate_hover(n, r["looed"], r["played"]) for n, r in zip(names, rows, strict=True)
+            _rate_hover(n, r["looed"], r["played"]) for n, r in zip(labels, rows, strict=True)
         ],
         hoverinfo="text",
         name="loo rate",
@@ -608,7 +666,9 @@ def loo_rates_figure(con: duckdb.DuckDBPyConnection, colours: Colours) -> Figure
     )
 
 
-def loo_rates_by_session_figure(con: duckdb.DuckDBPyConnection) -> Figure:
+def loo_rates_by_session_figure(
+    con: duckdb.DuckDBPyConnection, names: Names | None = None
+) -> Figure:
     """A player × session grid of loo rates, sessions in date order: the latest
     ``GRID_SESSIONS`` of them (a wider grid is unreadable, and heavy for the page)."""
     title = "Loo rate per player and session"
@@ -620,6 +680,7 @@ def loo_rates_by_session_figure(con: duckdb.DuckDBPyConnection) -> Figure:
     if frame.is_empty():
         return _empty(title, "No deals yet.")
     players = sorted(set(frame["player"].to_list()))
+    shown = {p: label(t) for p, t in wording.display_names(players, names).items()}
     cells = {(r["player"], r["session_id"]): r for r in frame.to_dicts()}
     z: list[list[float | None]] = []
     text: list[list[str]] = []
@@ -633,7 +694,7 @@ def loo_rates_by_session_figure(con: duckdb.DuckDBPyConnection) -> Figure:
             t_row.append(_rate_text(looed, played) if r else "")
             h_row.append(
                 f"{label(sid)}<br>"
-                + (_rate_hover(label(p), looed, played) if r else f"{label(p)} did not sit")
+                + (_rate_hover(shown[p], looed, played) if r else f"{shown[p]} did not sit")
             )
         z.append(z_row)
         text.append(t_row)
@@ -642,7 +703,7 @@ def loo_rates_by_session_figure(con: duckdb.DuckDBPyConnection) -> Figure:
     grid = trace(
         "heatmap",
         x=[label(s) for s in _unique_labels(order)],
-        y=[label(p) for p in players],
+        y=[shown[p] for p in players],
         z=z,
         text=None if many else text,
         texttemplate=None if many else "%{text}",
@@ -788,11 +849,13 @@ def pool_sizes_figure(con: duckdb.DuckDBPyConnection) -> Figure:
     )
 
 
-def all_sessions_figures(con: duckdb.DuckDBPyConnection, colours: Colours) -> dict[str, Figure]:
+def all_sessions_figures(
+    con: duckdb.DuckDBPyConnection, colours: Colours, names: Names | None = None
+) -> dict[str, Figure]:
     """Every figure of the all-sessions report, by its element id on the page."""
     return {
-        "loo-rates": loo_rates_figure(con, colours),
-        "loo-by-session": loo_rates_by_session_figure(con),
+        "loo-rates": loo_rates_figure(con, colours, names),
+        "loo-by-session": loo_rates_by_session_figure(con, names),
         "violations-by-ruleset": violations_by_ruleset_figure(con),
         "pool-sizes": pool_sizes_figure(con),
     }

@@ -33,6 +33,11 @@ def safe_filename(text: str) -> str:
     return f"{stem}-{digest}" if stem else digest
 
 
+def session_page_name(session_id: str) -> str:
+    """The file of a session's report in the output folder."""
+    return f"session-{safe_filename(session_id)}.html"
+
+
 def inside(root: Path, *parts: str) -> Path:
     """``root / parts``, refused unless it resolves inside ``root`` (no ``..``, no absolute
     part, no symbolic link leading out)."""

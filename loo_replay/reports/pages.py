@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from loo_replay.output import wording
 from loo_replay.output.text import safe
 from loo_replay.reports.figures import Figure, label
 
@@ -191,6 +192,7 @@ def session_page(sp: SessionPage) -> str:
     s = sp.session
     title = f"Loo · {text(s['session_id'], 80)}"
     names = {p["player"]: p["name"] for p in sp.players}
+    shown = wording.display_names(names, names)
     masthead = (
         _nav((INDEX, "← all sessions"), (ALL_SESSIONS, "across sessions"))
         + '<div class="kicker">Loo session report</div>'
@@ -215,10 +217,10 @@ def session_page(sp: SessionPage) -> str:
     body.append(_figure_panel("chips", f["chips"]))
     body.append(_figure_panel("violations", f["violations"]))
     body.append(_players_table(sp, names))
-    body.append(_deals_table(sp))
+    body.append(_deals_table(sp, shown))
     if sp.findings:
-        body.append(_findings_table(sp))
-    body.append(_discrepancies_table(sp))
+        body.append(_findings_table(sp, names))
+    body.append(_discrepancies_table(sp, names))
     return page(title, masthead, "".join(body), sp.footer)
 
 
@@ -256,10 +258,11 @@ def _session_tiles(s: Mapping[str, Any]) -> str:
 
 
 def _player_cell(player: str, colours: Mapping[str, str], name: str | None = None) -> str:
+    """The player by the name the log gives (the id beside it, quieter), else by id."""
     colour = colours.get(player, "#9e9e9e")
-    shown = f"{dot(colour)}<strong>{text(player, 64)}</strong>"
+    shown = f"{dot(colour)}<strong>{text(name or player, 80)}</strong>"
     if name:
-        shown += f' <span class="muted">{text(name, 80)}</span>'
+        shown += f' <span class="muted">{text(player, 64)}</span>'
     return f'<td class="player">{shown}</td>'
 
 
@@ -298,7 +301,10 @@ def _players_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
             _td(_signed(p["net"]), True, raw=True),
         ]
         if stacks:
-            cells += [_td(p["chips"], True), _td(p["last_stack"], True)]
+            cells += [
+                _td(_stack(p["chips"]), True, raw=True),
+                _td(_stack(p["last_stack"]), True, raw=True),
+            ]
         violations = p["violations"]
         cells.append(
             _td(
@@ -309,13 +315,22 @@ def _players_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     return _panel("Players", _table(head, rows, scroll=False))
 
 
+def _stack(value: int | None) -> str:
+    """A stack; below zero, the debt it is ("owes 811,188", in red)."""
+    if value is None:
+        return "–"
+    shown = text(wording.stack(value))
+    return f'<span class="red">{shown}</span>' if value < 0 else shown
+
+
 def _signed(value: int | None) -> str:
     if value is None:
         return "–"
     return f'<span class="red">−{-value:,}</span>' if value < 0 else f"+{value:,}" if value else "0"
 
 
-def _deals_table(sp: SessionPage) -> str:
+def _deals_table(sp: SessionPage, shown: Mapping[str, str]) -> str:
+    """Every deal in order, each linked to its replay page where it has one."""
     codes: dict[int, list[str]] = {}
     for f in sp.findings:
         codes.setdefault(f["deal_index"], []).append(f["code"])
@@ -331,7 +346,7 @@ def _deals_table(sp: SessionPage) -> str:
         )
         outcome = text(str(d["outcome"] or d["status"]).replace("_", " "))
         looed = ", ".join(
-            f"{text(p, 64)} {a}"
+            f"{text(shown.get(p, p), 80)} {a}"
             for p, a in zip(d["looed"] or [], d["loo_amounts"] or [], strict=False)
         )
         found = " ".join(_code(c) for c in codes.get(index, []))
@@ -343,7 +358,7 @@ def _deals_table(sp: SessionPage) -> str:
             (
                 index,
                 f'<tr class="{tone}" data-deal="{d["deal"]}"><td class="num">{_num(d["deal"])}'
-                f"</td><td>{_text_or_dash(d['dealer'])}</td>"
+                f"</td><td>{_text_or_dash(shown.get(d['dealer'], d['dealer']))}</td>"
                 f'<td class="nowrap">{pool}</td><td>{outcome}</td>'
                 f'<td class="num">{_num(d["pool_next"])}</td><td>{looed or _NONE}</td>'
                 f'<td>{found or _NONE}</td><td class="nowrap">{replay}</td></tr>',
@@ -385,7 +400,7 @@ def _deal_link(sp: SessionPage, index: int, deal: object) -> str:
     return f'<a href="{html.escape(link)}">{shown}</a>' if link else shown
 
 
-def _findings_table(sp: SessionPage) -> str:
+def _findings_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     rows = []
     for f in sp.findings:
         penalty = (
@@ -394,7 +409,7 @@ def _findings_table(sp: SessionPage) -> str:
         rows.append(
             '<tr class="violation">'
             + _td(_deal_link(sp, f["deal_index"], f["deal"]), True, raw=True)
-            + _player_cell(f["player"], sp.colours)
+            + _player_cell(f["player"], sp.colours, names.get(f["player"]))
             + _td(_code(f["code"]), raw=True)
             + _td(f["trick"], True)
             + _td(card(f["card"]), raw=True)
@@ -414,7 +429,7 @@ def _findings_table(sp: SessionPage) -> str:
     return _panel("Violations", _table(head, rows))
 
 
-def _discrepancies_table(sp: SessionPage) -> str:
+def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     if not sp.discrepancies:
         return _panel(
             "Discrepancies",
@@ -425,23 +440,24 @@ def _discrepancies_table(sp: SessionPage) -> str:
         rows.append(
             '<tr class="discrepancy">'
             + _td(_deal_link(sp, x["deal_index"], x["deal"]), True, raw=True)
-            + _td(x["field"])
-            + _td(x["player"] or "pool")
-            + _td(x["recorded"], True)
-            + _td(x["expected"], True)
+            + _discrepancy_cells(x, names)
             + _td(_signed(x["difference"]), True, raw=True)
             + "</tr>"
         )
-    head = [
-        ("Deal", True),
-        ("Field", False),
-        ("Whose", False),
-        ("Recorded", True),
-        ("Expected", True),
-        ("Recorded − expected", True),
-    ]
+    head = [("Deal", True), *DISCREPANCY_HEAD, ("Recorded − expected", True)]
     lead = "Where the log's recorded amounts differ from what the rules give."
     return _panel("Discrepancies", _table(head, rows), lead)
+
+
+DISCREPANCY_HEAD = [("What the record gets wrong", False), ("Field", False)]
+
+
+def _discrepancy_cells(x: Mapping[str, Any], names: Mapping[str, str | None]) -> str:
+    """The discrepancy in words, and the engine's name for the field (for ``query``)."""
+    words = wording.discrepancy(x["field"], x["recorded"], x["expected"], names)
+    return _td(f'<span class="msg">{text(words, 400)}</span>', raw=True) + _td(
+        _code(x["field"]), raw=True
+    )
 
 
 # -- the index and the all-sessions report ----------------------------------------------------
@@ -538,12 +554,28 @@ def index_page(
     return page("Loo audit reports", masthead, body, footer)
 
 
+@dataclass
+class Across:
+    """What the all-sessions report lists besides its figures: the standings and the first
+    findings of every session (rows from ``queries``), with where each deal's replay is."""
+
+    standings: Sequence[Mapping[str, Any]]
+    names: Mapping[str, str]  # player id -> latest name the logs give
+    colours: Mapping[str, str]
+    findings: Sequence[Mapping[str, Any]]
+    findings_total: int
+    discrepancies: Sequence[Mapping[str, Any]]
+    discrepancies_total: int
+    replays: Mapping[tuple[str, int], str]  # (session id, deal index) -> link
+
+
 def all_sessions_page(
     sessions: Sequence[Mapping[str, Any]],
     figures: Mapping[str, Figure],
     links: Mapping[str, str],
     source: str,
     footer: str,
+    across: Across,
 ) -> str:
     masthead = (
         _nav((INDEX, "← all sessions"))
@@ -559,7 +591,119 @@ def all_sessions_page(
         + _figure_panel("violations-by-ruleset", f["violations-by-ruleset"])
         + "</div>"
         + _figure_panel("loo-by-session", f["loo-by-session"])
+        + _standings(across)
         + _figure_panel("pool-sizes", f["pool-sizes"])
         + _panel("Sessions", _sessions_table(sessions, links, scroll=len(sessions) > 20))
+        + _every_finding(across, links)
+        + _every_discrepancy(across, links)
     )
     return page("Loo · across sessions", masthead, body, footer)
+
+
+def _standings(across: Across) -> str:
+    """Per player over every session, the most chips won first."""
+    shown = wording.display_names([r["player"] for r in across.standings], across.names)
+    rows = []
+    for r in across.standings:
+        name = shown[r["player"]]
+        rows.append(
+            "<tr>"
+            + _player_cell(r["player"], across.colours, name if name != r["player"] else None)
+            + _td(r["sessions"], True)
+            + _td(r["deals"], True)
+            + _td(_signed(r["net"]), True, raw=True)
+            + _td(r["loos"], True)
+            + _td(r["loo_chips"], True)
+            + _td(_count(r["violations"], "bad"), True, raw=True)
+            + "</tr>"
+        )
+    head = [
+        ("Player", False),
+        ("Sessions", True),
+        ("Deals", True),
+        ("Net chips", True),
+        ("Loos", True),
+        ("Loo chips", True),
+        ("Violations", True),
+    ]
+    lead = (
+        "Every player over every session: net chips are payouts less loos, penalties and "
+        "antes (chips of different sessions are added as they are)."
+    )
+    return _panel("Standings", _table(head, rows, scroll=len(rows) > 30), lead)
+
+
+def _at(across: Across, links: Mapping[str, str], r: Mapping[str, Any]) -> str:
+    """The session and deal of a finding, linked to the session and to the deal's replay."""
+    sid = r["session_id"]
+    session = text(sid, 128)
+    if (link := links.get(sid)) is not None:
+        session = f'<a href="{html.escape(link)}">{session}</a>'
+    replay = across.replays.get((sid, r["deal_index"]))
+    deal = _num(r["deal"])
+    if replay is not None:
+        deal = f'<a href="{html.escape(replay)}">{deal} ▸</a>'
+    return _td(session, raw=True) + _td(deal, True, raw=True, nowrap=True)
+
+
+def _shown_total(shown: int, total: int, what: str) -> str:
+    """Where a list stops short (``FINDINGS_LISTED``), says so."""
+    if shown >= total:
+        return ""
+    return (
+        f" The first {shown:,} of {total:,} {what}, in session order; each session's report "
+        "lists all of its own."
+    )
+
+
+def _every_finding(across: Across, links: Mapping[str, str]) -> str:
+    if not across.findings:
+        return _panel("Every violation", '<p class="muted">No violations in any session.</p>')
+    rows = []
+    for f in across.findings:
+        penalty = (
+            f"{f['penalty']:,}" if f["penalized"] else '<span class="muted">not penalised</span>'
+        )
+        rows.append(
+            '<tr class="violation">'
+            + _at(across, links, f)
+            + _player_cell(f["player"], across.colours, f["name"])
+            + _td(_code(f["code"], f["family"]), raw=True)
+            + _td(penalty, True, raw=True, nowrap=True)
+            + _td(f'<span class="msg">{text(f["message"], 600)}</span>', raw=True)
+            + "</tr>"
+        )
+    head = [
+        ("Session", False),
+        ("Deal", True),
+        ("Player", False),
+        ("Rule", False),
+        ("Penalty", True),
+        ("What the engine found", False),
+    ]
+    lead = "Each deal links to its replay." + _shown_total(
+        len(rows), across.findings_total, "violations"
+    )
+    return _panel("Every violation", _table(head, rows), lead)
+
+
+def _every_discrepancy(across: Across, links: Mapping[str, str]) -> str:
+    if not across.discrepancies:
+        return _panel(
+            "Every discrepancy",
+            '<p class="muted">Every record agrees with the audit wherever it says something.</p>',
+        )
+    rows = []
+    for x in across.discrepancies:
+        names = {x["player"]: x["name"]} if x["player"] else {}
+        rows.append(
+            '<tr class="discrepancy">'
+            + _at(across, links, x)
+            + _discrepancy_cells(x, names)
+            + "</tr>"
+        )
+    head = [("Session", False), ("Deal", True), *DISCREPANCY_HEAD]
+    lead = "Where a log's recorded amounts differ from what the rules give." + _shown_total(
+        len(rows), across.discrepancies_total, "discrepancies"
+    )
+    return _panel("Every discrepancy", _table(head, rows), lead)

@@ -405,6 +405,80 @@ def pool_sizes(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
 
 
+def player_names(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Each player id's name as the latest session that gives one has it (ids with no
+    name are left out)."""
+    rows = con.execute(
+        f"""
+        SELECT p.player, arg_max(p.name, row) AS name FROM (
+            SELECT p.player, p.name, row_number() OVER (ORDER BY {SESSION_ORDER}) AS row
+            FROM players p JOIN sessions s USING (session_id) WHERE p.name IS NOT NULL
+        ) p GROUP BY p.player
+        """
+    ).fetchall()
+    return {str(player): str(name) for player, name in rows}
+
+
+def standings(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per player over every session: sessions and deals sat in, net chips (payouts less
+    loos, penalties and antes), loos paid and violations; the most chips won first."""
+    return _frame(
+        con,
+        """
+        WITH t AS (
+            SELECT player, count(DISTINCT session_id) AS sessions, count(*) AS deals,
+                   coalesce(sum(net), 0)::BIGINT AS net,
+                   count(*) FILTER (WHERE looed) AS loos,
+                   coalesce(sum(loo), 0)::BIGINT AS loo_chips
+            FROM seats GROUP BY player
+        ),
+        f AS (SELECT player, count(*) AS violations FROM findings GROUP BY player)
+        SELECT t.*, coalesce(f.violations, 0) AS violations
+        FROM t LEFT JOIN f USING (player)
+        ORDER BY t.net DESC, t.player
+        """,
+        {},
+    )
+
+
+def all_findings(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[pl.DataFrame, int]:
+    """The first ``limit`` violations over every session (sessions in date order, deals in
+    order), with the player's name; and how many there are in all."""
+    frame = _frame(
+        con,
+        f"""
+        SELECT f.session_id, f.deal_index, f.deal, f.code, f.family, f.player, p.name,
+               f.penalized, f.penalty, f.message
+        FROM findings f JOIN sessions s USING (session_id)
+        LEFT JOIN players p USING (session_id, player)
+        ORDER BY {SESSION_ORDER}, f.deal_index, f.finding
+        LIMIT $limit
+        """,
+        {"limit": limit},
+    )
+    ((total,),) = con.execute("SELECT count(*) FROM findings").fetchall()
+    return frame, int(total)
+
+
+def all_discrepancies(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[pl.DataFrame, int]:
+    """The first ``limit`` discrepancies over every session, in the order of
+    ``all_findings``, with the player's name; and how many there are in all."""
+    frame = _frame(
+        con,
+        f"""
+        SELECT x.session_id, x.deal_index, x.deal, x.field, x.player, p.name,
+               x.recorded, x.expected
+        FROM discrepancies x JOIN sessions s USING (session_id)
+        LEFT JOIN players p USING (session_id, player)
+        ORDER BY {SESSION_ORDER}, x.deal_index, x.field
+        LIMIT $limit
+        """,
+        {"limit": limit},
+    )
+    ((total,),) = con.execute("SELECT count(*) FROM discrepancies").fetchall()
+    return frame, int(total)
+
+
 def input_summary(con: duckdb.DuckDBPyConnection, files: Sequence[str]) -> dict[str, int]:
     """The counts of the sessions and unreadable documents read from ``files`` (as the
     database names them): what ``audit`` sums up and decides its exit status on."""

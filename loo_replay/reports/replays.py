@@ -4,9 +4,10 @@ The database holds verdicts, not the engine's step-by-step state, so a
 session's document is read again (``sessions.file`` and ``line``), checked
 against the digest it was loaded with, audited under exactly the options it
 was loaded under (``sessions.rules``), and each deal rendered with
-``replay_html``.  A session whose pages are already written for the same
-content, rules and program is left alone (``stamp.json``), so a second
-``report`` costs little; sessions are shared out over ``jobs`` processes.
+``render_page``, linked to its session and its neighbours.  A session whose
+pages are already written for the same content, rules and program is left
+alone (``stamp.json``), so a second ``report`` costs little; sessions are
+shared out over ``jobs`` processes.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -24,8 +26,11 @@ from loo_replay.db.frames import rules_fingerprint
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.logs.reader import Document, ReadError, read_documents
 from loo_replay.parallel import ordered_map
-from loo_replay.reports.names import inside, safe_filename, write_file
+from loo_replay.reports.names import inside, safe_filename, session_page_name, write_file
 from loo_replay.rulesets import RuleChoice, Ruleset
+
+if TYPE_CHECKING:
+    from loo_replay.replayer.steps import DealReplay
 
 REPLAYS = "replays"
 STAMP = "stamp.json"
@@ -96,10 +101,33 @@ def _reuse(out: Path, job: ReplayJob) -> ReplayOutcome | None:
     return ReplayOutcome(job.session_id, pages, stamp.get("note"))
 
 
+def _replayable(
+    report: SessionReport, only_findings: bool
+) -> Iterator[tuple[int, int, str, DealReplay]]:
+    """(deal index, number, page name, replay) of each deal that gets a page, one at a time."""
+    from loo_replay.replayer.steps import ReplayError, build_replay
+
+    taken: set[str] = set()
+    for index, deal in enumerate(report.deals):
+        if deal.status == "rejected" or deal.result is None or deal.number is None:
+            continue
+        if only_findings and not (deal.violations or deal.discrepancies):
+            continue
+        try:
+            rp = build_replay(report, deal)
+        except ReplayError:
+            continue
+        name = f"deal-{deal.number}.html"
+        if name in taken:  # deal numbers of audited deals increase; be safe anyway
+            name = f"deal-{deal.number}-{index}.html"
+        taken.add(name)
+        yield index, deal.number, name, rp
+
+
 def render_session(out: Path, job: ReplayJob, raw: bytes) -> ReplayOutcome:
-    """Audit the document ``raw`` as loaded and write a page per deal that can be replayed."""
-    from loo_replay.replayer.html import replay_html
-    from loo_replay.replayer.steps import ReplayError
+    """Audit the document ``raw`` as loaded and write a page per deal that can be replayed,
+    each linked to its session's report and to the previous and next deal with a page."""
+    from loo_replay.replayer.html import Links, render_page
 
     outcome = ReplayOutcome(job.session_id)
     if hashlib.sha256(raw).hexdigest() != job.digest:
@@ -125,23 +153,19 @@ def render_session(out: Path, job: ReplayJob, raw: bytes) -> ReplayOutcome:
     if directory.is_dir():  # pages of other content under this id
         for old in [*directory.glob("deal-*.html"), directory / STAMP]:
             old.unlink(missing_ok=True)
-    taken: set[str] = set()
-    for index, deal in enumerate(report.deals):
-        if deal.status == "rejected" or deal.result is None or deal.number is None:
-            continue
-        if job.only_findings and not (deal.violations or deal.discrepancies):
-            continue
-        try:
-            page = replay_html(report, deal)
-        except ReplayError:
-            continue
-        name = f"deal-{deal.number}.html"
-        if name in taken:  # deal numbers of audited deals increase; be safe anyway
-            name = f"deal-{deal.number}-{index}.html"
-        taken.add(name)
-        write_file(out, f"{base}/{name}", page)
-        outcome.pages[index] = f"{base}/{name}"
-        outcome.written += 1
+    session = f"../../{session_page_name(job.session_id)}"  # from replays/<folder>/
+    previous: tuple[int, str] | None = None
+    pending: tuple[int, int, str, DealReplay] | None = None  # written once its next is known
+    for found in [*_replayable(report, job.only_findings), None]:
+        if pending is not None:
+            index, number, name, rp = pending
+            following = None if found is None else (found[1], found[2])
+            page = render_page(rp, Links(session, previous, following))
+            write_file(out, f"{base}/{name}", page)
+            outcome.pages[index] = f"{base}/{name}"
+            outcome.written += 1
+            previous = (number, name)
+        pending = found
     stamp = {"key": _key(job), "pages": outcome.pages, "note": outcome.note}
     write_file(out, f"{base}/{STAMP}", orjson.dumps(stamp, option=orjson.OPT_NON_STR_KEYS))
     return outcome
