@@ -449,14 +449,14 @@ def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> st
     return _panel("Discrepancies", _table(head, rows), lead)
 
 
-DISCREPANCY_HEAD = [("What the record gets wrong", False), ("Field", False)]
+DISCREPANCY_HEAD = [("What the record gets wrong", False)]
 
 
 def _discrepancy_cells(x: Mapping[str, Any], names: Mapping[str, str | None]) -> str:
-    """The discrepancy in words, and the engine's name for the field (for ``query``)."""
+    """The discrepancy in words (``wording.discrepancy``); the field as `data-field`."""
     words = wording.discrepancy(x["field"], x["recorded"], x["expected"], names)
-    return _td(f'<span class="msg">{text(words, 400)}</span>', raw=True) + _td(
-        _code(x["field"]), raw=True
+    return (
+        f'<td data-field="{text(x["field"], 120)}"><span class="msg">{text(words, 400)}</span></td>'
     )
 
 
@@ -643,7 +643,7 @@ def _at(across: Across, links: Mapping[str, str], r: Mapping[str, Any]) -> str:
     deal = _num(r["deal"])
     if replay is not None:
         deal = f'<a href="{html.escape(replay)}">{deal} ▸</a>'
-    return _td(session, raw=True) + _td(deal, True, raw=True, nowrap=True)
+    return _td(session, raw=True, nowrap=True) + _td(deal, True, raw=True, nowrap=True)
 
 
 def _shown_total(shown: int, total: int, what: str) -> str:
