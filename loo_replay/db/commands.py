@@ -172,7 +172,7 @@ def query(
         QueryFormat, typer.Option("--format", help="table for people; csv or json for programs.")
     ] = QueryFormat.table,
 ) -> None:
-    """Run SQL on the database, opened read-only: tables, columns and views are in README.md."""
+    """Run SQL on the database, opened read-only: tables, columns and views are in docs/database.md."""
     from loo_replay.db.queries import open_for_reading, run_query
     from loo_replay.db.schema import DatabaseError
 
