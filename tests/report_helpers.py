@@ -21,11 +21,13 @@ cat -2, -3, +4, -3 (-2, -5, -1, -4).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
-from db_helpers import hand_worked_doc
+import pytest
+from db_helpers import hand_worked_doc, run
 
 from loo_replay.db.ingest import ingest
 from loo_replay.rulesets import RuleChoice
@@ -70,3 +72,23 @@ def load(directory: Path, docs: dict[str, dict[str, Any]]) -> Path:
     result = ingest(files, db, RuleChoice())
     assert result.exit_code == 0 and not result.conflicts, result
     return db
+
+
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright (skips when it is not installed):
+    the body of each browser test module's ``browser`` fixture."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip("Debian chromium is not installed (make test installs it)")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
+        yield browser
+        browser.close()
+
+
+def sample_reports(tmp: Path) -> Path:
+    """``loo-replay audit sample_logs`` into ``tmp``; returns the reports folder."""
+    out = tmp / "reports"
+    result = run("audit", "sample_logs", "--db", tmp / "loo.duckdb", "--out", out)
+    assert result.returncode == 1, result.stderr  # the samples hold violations
+    return out

@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from db_helpers import run
-from report_helpers import BROWSER_ARGS, CHROMIUM
+from report_helpers import chromium, sample_reports
 
 from loo_replay.reports.names import session_page_name
 from loo_replay.reports.replays import folder
@@ -49,22 +48,13 @@ SCROLL_WIDTH = "document.documentElement.scrollWidth"
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian chromium is not installed (make test installs it)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
-        yield b
-        b.close()
+    yield from chromium()
 
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``loo-replay audit sample_logs`` into a fresh folder; returns the output folder."""
-    tmp = tmp_path_factory.mktemp("layout")
-    out = tmp / "reports"
-    result = run("audit", "sample_logs", "--db", tmp / "loo.duckdb", "--out", out)
-    assert result.returncode == 1, result.stderr  # the samples hold violations
-    return out
+    return sample_reports(tmp_path_factory.mktemp("layout"))
 
 
 def _page(browser: Any, width: int) -> Any:

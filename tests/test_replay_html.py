@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from report_helpers import chromium
 
 from loo_replay.audit import SessionReport, audit_document, audit_paths
 from loo_replay.engine.cards import display
@@ -27,17 +28,6 @@ from loo_replay.rulesets import RuleChoice
 sync_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 # What the page shows, read back from the DOM in one round trip.
 SNAPSHOT_JS = """() => {
@@ -67,12 +57,7 @@ SNAPSHOT_JS = """() => {
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian chromium is not installed (make test installs it)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
+    yield from chromium()
 
 
 def _report(path: str) -> SessionReport:

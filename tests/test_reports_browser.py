@@ -10,8 +10,7 @@ from typing import Any
 
 import duckdb
 import pytest
-from db_helpers import run
-from report_helpers import BROWSER_ARGS, CHROMIUM, hand_doc, load
+from report_helpers import chromium, hand_doc, load, sample_reports
 
 from loo_replay.reports.build import session_page_name, write_reports
 
@@ -29,22 +28,13 @@ FIGURES_JS = """() => Array.from(document.querySelectorAll("div.figure")).map((e
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian chromium is not installed (make test installs it)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
-        yield b
-        b.close()
+    yield from chromium()
 
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``loo-replay audit sample_logs`` into a fresh folder; returns the output folder."""
-    tmp = tmp_path_factory.mktemp("browser")
-    out = tmp / "reports"
-    result = run("audit", "sample_logs", "--db", tmp / "loo.duckdb", "--out", out)
-    assert result.returncode == 1, result.stderr
-    return out
+    return sample_reports(tmp_path_factory.mktemp("browser"))
 
 
 class Visit:

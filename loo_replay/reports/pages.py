@@ -400,12 +400,17 @@ def _deal_link(sp: SessionPage, index: int, deal: object) -> str:
     return f'<a href="{html.escape(link)}">{shown}</a>' if link else shown
 
 
+def _penalty_and_message(f: Mapping[str, Any]) -> str:
+    """A violation's penalty and the engine's message, as cells."""
+    penalty = f"{f['penalty']:,}" if f["penalized"] else '<span class="muted">not penalised</span>'
+    return _td(penalty, True, raw=True, nowrap=True) + _td(
+        f'<span class="msg">{text(f["message"], 600)}</span>', raw=True
+    )
+
+
 def _findings_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     rows = []
     for f in sp.findings:
-        penalty = (
-            f"{f['penalty']:,}" if f["penalized"] else '<span class="muted">not penalised</span>'
-        )
         rows.append(
             '<tr class="violation">'
             + _td(_deal_link(sp, f["deal_index"], f["deal"]), True, raw=True)
@@ -413,8 +418,7 @@ def _findings_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
             + _td(_code(f["code"]), raw=True)
             + _td(f["trick"], True)
             + _td(card(f["card"]), raw=True)
-            + _td(penalty, True, raw=True, nowrap=True)
-            + _td(f'<span class="msg">{text(f["message"], 600)}</span>', raw=True)
+            + _penalty_and_message(f)
             + "</tr>"
         )
     head = [
@@ -661,16 +665,12 @@ def _every_finding(across: Across, links: Mapping[str, str]) -> str:
         return _panel("Every violation", '<p class="muted">No violations in any session.</p>')
     rows = []
     for f in across.findings:
-        penalty = (
-            f"{f['penalty']:,}" if f["penalized"] else '<span class="muted">not penalised</span>'
-        )
         rows.append(
             '<tr class="violation">'
             + _at(across, links, f)
             + _player_cell(f["player"], across.colours, f["name"])
             + _td(_code(f["code"], f["family"]), raw=True)
-            + _td(penalty, True, raw=True, nowrap=True)
-            + _td(f'<span class="msg">{text(f["message"], 600)}</span>', raw=True)
+            + _penalty_and_message(f)
             + "</tr>"
         )
     head = [

@@ -444,38 +444,45 @@ def standings(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 def all_findings(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[pl.DataFrame, int]:
     """The first ``limit`` violations over every session (sessions in date order, deals in
     order), with the player's name; and how many there are in all."""
-    frame = _frame(
+    return _first(
         con,
-        f"""
-        SELECT f.session_id, f.deal_index, f.deal, f.code, f.family, f.player, p.name,
-               f.penalized, f.penalty, f.message
-        FROM findings f JOIN sessions s USING (session_id)
-        LEFT JOIN players p USING (session_id, player)
-        ORDER BY {SESSION_ORDER}, f.deal_index, f.finding
-        LIMIT $limit
-        """,
-        {"limit": limit},
+        "findings",
+        "f.deal_index, f.deal, f.code, f.family, f.player, p.name, f.penalized, f.penalty, "
+        "f.message",
+        "f.finding",
+        limit,
     )
-    ((total,),) = con.execute("SELECT count(*) FROM findings").fetchall()
-    return frame, int(total)
 
 
 def all_discrepancies(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[pl.DataFrame, int]:
     """The first ``limit`` discrepancies over every session, in the order of
     ``all_findings``, with the player's name; and how many there are in all."""
+    return _first(
+        con,
+        "discrepancies",
+        "f.deal_index, f.deal, f.field, f.player, p.name, f.recorded, f.expected",
+        "f.field",
+        limit,
+    )
+
+
+def _first(
+    con: duckdb.DuckDBPyConnection, table: str, columns: str, within: str, limit: int
+) -> tuple[pl.DataFrame, int]:
+    """The first ``limit`` rows of a per-deal table (``f``, one of this module's own names,
+    never user text) in session and deal order, with the player's name; and its row count."""
     frame = _frame(
         con,
         f"""
-        SELECT x.session_id, x.deal_index, x.deal, x.field, x.player, p.name,
-               x.recorded, x.expected
-        FROM discrepancies x JOIN sessions s USING (session_id)
+        SELECT f.session_id, {columns}
+        FROM {table} f JOIN sessions s USING (session_id)
         LEFT JOIN players p USING (session_id, player)
-        ORDER BY {SESSION_ORDER}, x.deal_index, x.field
+        ORDER BY {SESSION_ORDER}, f.deal_index, {within}
         LIMIT $limit
         """,
         {"limit": limit},
     )
-    ((total,),) = con.execute("SELECT count(*) FROM discrepancies").fetchall()
+    ((total,),) = con.execute(f"SELECT count(*) FROM {table}").fetchall()
     return frame, int(total)
 
 
