@@ -11,6 +11,7 @@ Each test saves its screenshots (and the printed PDF) in pytest's ``tmp_path``: 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +210,30 @@ def test_printing_shows_every_table_whole(browser: Any, reports: Path, tmp_path:
     page.pdf(path=str(tmp_path / "session.pdf"))
     assert (tmp_path / "session.pdf").stat().st_size > 10_000
     page.close()
+
+
+PANELS_JS = """() => {
+  const layout = document.getElementById("fig-loo").layout;
+  return ["", "2", "3"].map((k) => [layout["xaxis" + k].domain, layout["yaxis" + k].domain]);
+}"""
+
+
+def test_the_loo_figure_stacks_its_panels_on_a_phone(
+    browser: Any, reports: Path, tmp_path: Path
+) -> None:
+    """Side by side at 800 px; at 390 px one above the other, each the full width, so that
+    the slanted names of one panel cannot run into the next.  Screenshot: tmp_path/loo-390.png."""
+    session = reports / session_page_name("wrong-payouts-2026-11-27")
+    for width, stacked in ((800, False), (390, True)):
+        page = _page(browser, width)
+        _open_report(page, session)
+        panels = page.evaluate(PANELS_JS)
+        xs = [x for x, _ in panels]
+        if stacked:
+            ys = sorted((y for _, y in panels), reverse=True)
+            assert xs == [[0, 1]] * 3
+            assert all(lower[1] < upper[0] for upper, lower in pairwise(ys))
+            page.locator("#fig-loo").screenshot(path=tmp_path / f"loo-{width}.png")
+        else:
+            assert all(right[0] > left[1] for left, right in pairwise(xs))
+        page.close()

@@ -458,12 +458,21 @@ def loo_figure(source: queries.Source, session_id: str, colours: Colours) -> Fig
         traces,
         title,
         400,
-        margin={"l": 60, "r": 20, "t": 70, "b": 80},
+        margin={"l": 60, "r": 20, "t": 70, "b": 110},
         axes=axes,
         annotations=subtitles,
         barmode="group",
         bargap=0.25,
-        legend={"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.14, "yanchor": "top"},
+        # At the foot of the figure, under the names however long (a legend just under the
+        # plot covered the slanted names of the panel above it).
+        legend={
+            "orientation": "h",
+            "x": 0.5,
+            "xanchor": "center",
+            "yref": "container",
+            "y": 0.0,
+            "yanchor": "bottom",
+        },
     )
 
 
