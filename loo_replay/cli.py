@@ -17,6 +17,7 @@ import typer
 
 from loo_replay import __version__
 from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
+from loo_replay.cli_output import unread_lines
 from loo_replay.db import commands as db_commands
 from loo_replay.engine.options import OPTION_SPECS
 from loo_replay.output.audit_json import Summary, write_audit
@@ -69,9 +70,8 @@ def validate(
                 typer.echo(line)
         typer.echo("")
         typer.echo(summary_line(summary))
-    for_errors = summary.unreadable_files
-    if for_errors:
-        typer.echo(f"loo-replay: {for_errors} input file(s) could not be read", err=True)
+    for line in unread_lines(summary.unreadable_files, summary.unreadable, summary.nothing_read):
+        typer.echo(f"loo-replay: {line}", err=True)
     raise typer.Exit(summary.exit_code)
 
 

@@ -12,15 +12,20 @@ from __future__ import annotations
 import csv
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
-from loo_replay.cli_output import StatusLine, fail
+from loo_replay.cli_output import StatusLine, fail, unread_lines
+from loo_replay.rulesets import RuleChoice
+
+if TYPE_CHECKING:  # imported by the commands themselves: validate loads no database
+    from loo_replay.db.ingest import IngestResult
+    from loo_replay.db.load import Counts
 
 DEFAULT_DB = Path("loo.duckdb")
 
@@ -80,13 +85,9 @@ def ingest(
 ) -> None:
     """Audit hand logs and load them into DuckDB, one transaction per file; a rerun
     skips what is loaded."""
-    from loo_replay.db.ingest import ingest as run_ingest
-    from loo_replay.db.load import Counts
-    from loo_replay.db.schema import DatabaseError
     from loo_replay.output.text import safe
 
     choice = rule_choice(ruleset, settings)
-    make_db_folder(db)
     progress = _Progress(sum(_size(p) for p in paths))
 
     def file_done(file: str, c: Counts) -> None:
@@ -97,21 +98,8 @@ def ingest(
                 err=True,
             )
 
-    try:
-        result = run_ingest(
-            paths, db, choice, replace=replace, jobs=jobs, progress=progress, file_done=file_done
-        )
-    except DatabaseError as exc:
-        fail(str(exc))
-    except KeyboardInterrupt:
-        fail("interrupted; the file being loaded was rolled back: run the command again", 130)
-    finally:
-        progress.close()
+    result = load_logs(paths, db, choice, replace, jobs, progress, progress.close, file_done)
     c = result.counts
-    for conflict in result.conflicts:
-        typer.echo(f"loo-replay: {safe(conflict.message(), 600)}", err=True)
-    for error in result.file_errors:
-        typer.echo(f"loo-replay: {safe(error, 600)}", err=True)
     typer.echo(
         f"{c.deals} deal(s) in {c.sessions} session(s) from {result.files} file(s): "
         f"{c.loaded} loaded, {c.rejected} rejected (log errors, kept in rejects), "
@@ -124,7 +112,46 @@ def ingest(
             f"{c.documents + c.documents_known} unreadable document(s): {c.documents} kept "
             f"in rejects, {c.documents_known} already there"
         )
+    s = result.summary
+    for line in unread_lines(s.unreadable_files, s.unreadable, s.nothing_read):
+        typer.echo(f"loo-replay: {line}", err=True)
     raise typer.Exit(result.exit_code)
+
+
+def load_logs(
+    paths: list[Path],
+    db: Path,
+    choice: RuleChoice,
+    replace: bool,
+    jobs: int,
+    progress: Callable[[int, int], None],
+    progress_done: Callable[[], None],
+    file_done: Callable[[str, Counts], None] | None = None,
+) -> IngestResult:
+    """``ingest`` and ``audit``'s one audit pass into the database; its failures end the
+    command, its conflicts and unreadable files are said on stderr."""
+    from loo_replay.db.ingest import ingest as run_ingest
+    from loo_replay.db.paths import shown
+    from loo_replay.db.schema import DatabaseError
+    from loo_replay.output.text import safe
+
+    make_db_folder(db)
+    try:
+        result = run_ingest(
+            paths, db, choice, replace=replace, jobs=jobs, progress=progress, file_done=file_done
+        )
+    except DatabaseError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        fail("interrupted; the file being loaded was rolled back: run the command again", 130)
+    finally:
+        progress_done()
+    for conflict in result.conflicts:
+        message = conflict.message(lambda name: shown(name, db))
+        typer.echo(f"loo-replay: {safe(message, 600)}", err=True)
+    for error in result.file_errors:
+        typer.echo(f"loo-replay: {safe(error, 600)}", err=True)
+    return result
 
 
 def _size(path: Path) -> int:

@@ -12,7 +12,7 @@ import decimal
 import re
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from loo_replay.db.schema import (
     open_db,
     version_of,
 )
+from loo_replay.output.audit_json import Summary
 
 
 class QueryError(DatabaseError):
@@ -69,6 +70,44 @@ STATS_COLUMNS = (
     "violations",
     "revokes",
 )
+
+
+def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) -> Summary:
+    """What the loaded audits of ``session_ids`` found (an id listed twice counts twice):
+    for sessions an ingest recognised as loaded with the same content, rules and version,
+    whose audit would come out the same."""
+    counts = Summary()
+    if not session_ids:
+        return counts
+    rows = con.execute(
+        """
+        WITH d AS (
+            SELECT
+                session_id,
+                count(*) FILTER (WHERE status = 'audited') AS audited,
+                count(*) FILTER (WHERE status = 'misdeal') AS misdeals,
+                sum(violations) AS violations,
+                sum(discrepancies) AS discrepancies
+            FROM deals GROUP BY session_id
+        ),
+        r AS (
+            SELECT session_id, count(*) AS rejected FROM rejects
+            WHERE kind = 'deal' GROUP BY session_id
+        )
+        SELECT
+            s.session_id, s.deals, coalesce(d.audited, 0), coalesce(d.misdeals, 0),
+            coalesce(r.rejected, 0), coalesce(d.violations, 0), coalesce(d.discrepancies, 0)
+        FROM sessions s LEFT JOIN d USING (session_id) LEFT JOIN r USING (session_id)
+        WHERE s.session_id IN (SELECT unnest(?::VARCHAR[]))
+        """,
+        [list(set(session_ids))],
+    ).fetchall()
+    found = {sid: rest for sid, *rest in rows}
+    for sid in session_ids:
+        if sid in found:
+            deals, audited, misdeals, rejected, violations, discrepancies = found[sid]
+            counts.merge(Summary(1, deals, audited, misdeals, rejected, violations, discrepancies))
+    return counts
 
 
 def player_stats(con: duckdb.DuckDBPyConnection) -> Rows:

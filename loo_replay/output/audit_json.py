@@ -60,11 +60,17 @@ class Summary:
             self.discrepancies += len(deal.discrepancies)
 
     @property
+    def nothing_read(self) -> bool:
+        """No session document and nothing unreadable: no hand logs in the input at all."""
+        return not (self.sessions or self.unreadable or self.unreadable_files)
+
+    @property
     def exit_code(self) -> int:
-        """0 clean, 1 findings, 2 unreadable input (LOG-FORMAT.md, exit status)."""
-        if self.unreadable_files:
+        """LOG-FORMAT.md, exit status: 2 when no logs were found or a file or document could
+        not be read or parsed (the rest is still audited), else 1 for findings, 0 clean."""
+        if self.unreadable_files or self.unreadable or self.nothing_read:
             return 2
-        found = self.rejected + self.violations + self.discrepancies + self.unreadable
+        found = self.rejected + self.violations + self.discrepancies
         return 1 if found else 0
 
     def as_json(self) -> dict[str, int]:
