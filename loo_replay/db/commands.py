@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
+from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, jobs_option, rule_choice
 from loo_replay.cli_output import StatusLine, fail, unread_lines
 from loo_replay.rulesets import RuleChoice
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # imported by the commands themselves: validate loads no data
 
 DEFAULT_DB = Path("loo.duckdb")
 
-DbOpt = Annotated[Path, typer.Option("--db", help="The DuckDB database file.")]
+DbOpt = Annotated[Path, typer.Option("--db", metavar="FILE", help="The DuckDB database file.")]
 ReplaceOpt = Annotated[
     bool, typer.Option("--replace", help="Load a session whose id is loaded with other content.")
 ]
@@ -76,15 +76,17 @@ def ingest(
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
     replace: ReplaceOpt = False,
-    jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=1, help="Audit in this many processes.")
-    ] = 1,
+    jobs: Annotated[int, jobs_option("Audit in this many processes.")] = 1,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="One line per file as it commits.")
     ] = False,
 ) -> None:
-    """Audit hand logs and load them into DuckDB, one transaction per file; a rerun
-    skips what is loaded."""
+    """Audit hand logs and load them into a DuckDB database.
+
+    One transaction per file; a rerun skips what is loaded.  The database records where
+    each log is: relative to the database's folder when the log lies under it, else by its
+    absolute path.
+    """
     from loo_replay.output.text import safe
 
     choice = rule_choice(ruleset, settings)
@@ -169,7 +171,10 @@ def _size(path: Path) -> int:
 
 
 def stats(db: DbOpt = DEFAULT_DB) -> None:
-    """Per-player statistics from the database, highest loo rate first."""
+    """Per-player statistics from the database.
+
+    Deals, declarations, loos, tricks, net chips and violations; highest loo rate first.
+    """
     from loo_replay.db.queries import open_for_reading, player_stats
     from loo_replay.db.schema import DatabaseError
 
@@ -199,7 +204,10 @@ def query(
         QueryFormat, typer.Option("--format", help="table for people; csv or json for programs.")
     ] = QueryFormat.table,
 ) -> None:
-    """Run SQL on the database, opened read-only: tables, columns and views are in README.md."""
+    """Run SQL on the database, opened read-only.
+
+    The tables, their columns and the views are described in the documentation.
+    """
     from loo_replay.db.queries import open_for_reading, run_query
     from loo_replay.db.schema import DatabaseError
 
@@ -218,14 +226,18 @@ def query(
 
 def export(
     parquet: Annotated[
-        Path, typer.Option("--parquet", help="Directory to write Parquet files into.")
+        Path,
+        typer.Option("--parquet", metavar="FOLDER", help="Folder to write Parquet files into."),
     ],
     db: DbOpt = DEFAULT_DB,
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace the files of an earlier export.")
     ] = False,
 ) -> None:
-    """Write every table as Parquet, the per-deal tables partitioned by session."""
+    """Write every table as Parquet files.
+
+    The per-deal tables are partitioned by session.
+    """
     from loo_replay.db.queries import export_parquet, open_for_reading
     from loo_replay.db.schema import DatabaseError
 

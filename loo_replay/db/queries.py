@@ -29,6 +29,7 @@ from loo_replay.db.schema import (
     first_line,
     open_db,
     version_of,
+    with_hints,
 )
 from loo_replay.output.audit_json import Summary
 
@@ -135,7 +136,7 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
                 f"`loo-replay query` opens the database read-only, so {refused['kind']} "
                 "statements cannot run; the database is changed only by `loo-replay ingest`"
             ) from None
-        raise QueryError(f"the query failed: {first_line(text)}") from None
+        raise QueryError(f"the query failed: {with_hints(text)}") from None
     if cursor.description is None:
         return Rows([], iter(()))
     columns = [d[0] for d in cursor.description]
@@ -145,7 +146,7 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
             while chunk := cursor.fetchmany(2048):
                 yield from chunk
         except duckdb.Error as exc:
-            raise QueryError(f"the query failed: {first_line(str(exc))}") from None
+            raise QueryError(f"the query failed: {with_hints(str(exc))}") from None
 
     return Rows(columns, fetch())
 

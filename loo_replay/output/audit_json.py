@@ -97,18 +97,27 @@ class Piece:
     lines: tuple[str, ...] = ()
 
 
-def json_piece(item: AuditItem, indent: bool = False) -> Piece:
+def json_piece(item: AuditItem, indent: bool = False, findings_only: bool = False) -> Piece:
+    """``item`` as JSON; with ``findings_only`` a session lists only its deals with a
+    finding (violation, discrepancy, log error), and is left out when it has none."""
     counts = Summary()
     counts.add(item)
     if isinstance(item, SessionReport):
         opt = orjson.OPT_INDENT_2 if indent else 0
-        doc = session_json(item)
+        doc = session_json(item, findings_only)
+        if findings_only and not doc["deals"] and not doc["errors"]:
+            return Piece(counts)
         try:
             return Piece(counts, session=orjson.dumps(doc, option=opt))
         except TypeError:  # a lone surrogate from a log's \ud800 escape: write it escaped
             text = json.dumps(doc, ensure_ascii=True, indent=2 if indent else None)
             return Piece(counts, session=text.encode("ascii"))
     return Piece(counts, error=unreadable_json(item))
+
+
+def has_findings(d: DealAudit) -> bool:
+    """A violation, a discrepancy, or a log error that rejected the deal."""
+    return d.status == "rejected" or bool(d.violations or d.discrepancies)
 
 
 def violation_json(v: Violation) -> dict[str, Any]:
@@ -151,7 +160,7 @@ def deal_json(d: DealAudit) -> dict[str, Any]:
     }
 
 
-def session_json(s: SessionReport) -> dict[str, Any]:
+def session_json(s: SessionReport, findings_only: bool = False) -> dict[str, Any]:
     return {
         "id": s.id,
         "file": s.file,
@@ -159,7 +168,7 @@ def session_json(s: SessionReport) -> dict[str, Any]:
         "ruleset": s.ruleset,
         "rules": s.options.dotted() if s.options else None,
         "errors": [{"path": e.path, "message": e.message} for e in s.errors],
-        "deals": [deal_json(d) for d in s.deals],
+        "deals": [deal_json(d) for d in s.deals if not findings_only or has_findings(d)],
     }
 
 

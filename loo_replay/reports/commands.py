@@ -16,14 +16,17 @@ from typing import Annotated
 
 import typer
 
-from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
+from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, jobs_option, rule_choice
 from loo_replay.cli_output import StatusLine, fail, unread_lines
 from loo_replay.db.commands import DEFAULT_DB, DbOpt, ReplaceOpt, load_logs
 from loo_replay.output.text import safe
 
 DEFAULT_OUT = Path("reports")
 OutOpt = Annotated[
-    Path, typer.Option("--out", help="The folder to write the reports into (created if need be).")
+    Path,
+    typer.Option(
+        "--out", metavar="FOLDER", help="The folder to write the reports into (created if need be)."
+    ),
 ]
 ReplaysOpt = Annotated[
     bool,
@@ -35,11 +38,8 @@ ReplaysOpt = Annotated[
 ]
 JobsOpt = Annotated[
     int,
-    typer.Option(
-        "--jobs",
-        "-j",
-        min=1,
-        help="Write session pages and replays (auditing the logs again) in this many processes.",
+    jobs_option(
+        "Write session pages and replays (auditing the logs again) in this many processes."
     ),
 ]
 
@@ -85,8 +85,12 @@ def report(
     replays: ReplaysOpt = True,
     jobs: JobsOpt = 1,
 ) -> None:
-    """Write HTML reports from the database: a page per session with Plotly figures, an
-    all-sessions page, an index, and a replay page per deal; they work offline."""
+    """Write the HTML reports from the database.
+
+    A page per session with Plotly figures, an all-sessions page, an index, and a replay
+    page per deal; they work offline.  The logs are read again for the replay pages, from
+    wherever this runs.
+    """
     sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine())
     typer.echo(_where(out, sessions, pages, written, replays))
     if missing:
@@ -108,8 +112,11 @@ def audit(
     jobs: JobsOpt = 1,
     replays: ReplaysOpt = True,
 ) -> None:
-    """Validate, load and report in one command: audit the logs into the database, write the
-    reports from it, and sum up what the input holds."""
+    """Validate, load and report in one command.
+
+    Audit the logs into the database, write the reports from it, and sum up what this
+    audit found in the input.
+    """
     from loo_replay.output.text import summary_line
 
     choice = rule_choice(ruleset, settings)
