@@ -1,6 +1,7 @@
 # Everything a fresh machine needs comes from this file and pyproject.toml.
 # `make audit` runs the main job (sample_logs/ audited into loo.duckdb, HTML reports in
-# reports/); `make test` runs every check (CI calls it).
+# reports/); `make test` runs every check (CI calls it), needing nothing outside the repository;
+# `make conformance` checks the package against the specification in ../shared (CI runs it too).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -8,7 +9,7 @@ STAMP := $(VENV)/.installed-stamp
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: audit test lint bench clean
+.PHONY: audit test lint conformance bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +33,15 @@ lint: $(STAMP)
 
 test: lint $(CHROMIUM)
 	$(BIN)/python -m pytest -n 2 -q
+
+# Without ../shared there is nothing to compare with: said and skipped, except in CI
+# (CI=true), where the checks fail loudly.
+conformance: $(STAMP)
+	@if [ -d ../shared/spec ] || [ -n "$$LOO_SHARED" ] || [ "$$CI" = true ]; then \
+		$(BIN)/python -m pytest tests_conformance -q; \
+	else \
+		echo "make conformance: ../shared/spec not found, nothing to check against"; \
+	fi
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -13,7 +13,7 @@ size, and cached in benchmarks/data/), then measures in one run:
 
 Each figure is printed as deals/s, MB/s, its time relative to the floor and
 the peak RSS of the largest process, and all are written to
-benchmarks/results/<name>.json, with the table the README carries in
+benchmarks/results/<name>.json, with the table docs/performance.md carries in
 <name>.md.  The machine is noisy: compare ratios within one run.
 """
 
@@ -163,7 +163,7 @@ def run(rulesets: list[str], sizes: list[int], single_core_up_to: int, data: Pat
 
 
 def table(figures: list[Figure]) -> str:
-    """The README's table of ``figures`` (Markdown)."""
+    """The table of ``figures`` (Markdown) that docs/performance.md carries."""
     lines = [
         "| ruleset | deals | step | seconds | deals/s | MB/s | × floor | peak RSS |",
         "|---|---:|---|---:|---:|---:|---:|---:|",

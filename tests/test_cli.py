@@ -168,12 +168,3 @@ def test_rulesets_lists_all_eleven_and_shows_one_with_sources() -> None:
     assert shown.returncode == 0
     assert "follow.pam_civil" in shown.stdout and "always" in shown.stdout
     assert "source: 001" in shown.stdout
-
-
-def test_every_command_is_documented_in_the_readme() -> None:
-    from loo_replay.cli import app
-
-    readme = (ROOT / "README.md").read_text("utf-8")
-    for command in app.registered_commands:
-        name = command.name or (command.callback.__name__ if command.callback else "")
-        assert f"loo-replay {name}" in readme, name

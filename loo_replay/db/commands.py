@@ -206,7 +206,7 @@ def query(
 ) -> None:
     """Run SQL on the database, opened read-only.
 
-    The tables, their columns and the views are described in the documentation.
+    The tables, their columns and the views are described in docs/database.md.
     """
     from loo_replay.db.queries import open_for_reading, run_query
     from loo_replay.db.schema import DatabaseError

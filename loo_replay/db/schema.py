@@ -2,8 +2,8 @@
 
 Each migration is frozen once released: a later change is a new migration,
 so an older database is upgraded in place by running the ones it lacks, each
-in its own transaction together with its ``schema_version`` row.  README.md
-("Database") documents every table, column and view created here.
+in its own transaction together with its ``schema_version`` row.  docs/database.md
+documents every table, column and view created here.
 """
 
 from __future__ import annotations
