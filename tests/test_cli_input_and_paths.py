@@ -91,6 +91,25 @@ def test_exit_status_ingest_and_audit_a_file_that_is_not_json_is_2_and_the_rest_
     assert sql(tmp_path / "a.duckdb", "SELECT count(*) FROM deals") == [(4,)]
 
 
+def test_exit_status_a_session_with_an_error_of_its_own_is_never_clean(tmp_path: Path) -> None:
+    """A session whose header fails (here another format version) has no deal to reject,
+    yet an error was found: the status is 1, not 0, for validate and ingest alike."""
+    doc = {
+        "format": "loo-hand-log",
+        "version": 2,
+        "session": {"id": "v2", "players": [{"id": "a"}, {"id": "b"}, {"id": "c"}]},
+        "deals": [],
+    }
+    (tmp_path / "v2.json").write_bytes(orjson.dumps(doc))
+    result = run("validate", tmp_path / "v2.json")
+    assert result.returncode == 1
+    assert "unsupported hand-log version 2" in result.stdout
+    where = ["--db", tmp_path / "loo.duckdb", "--out", tmp_path / "out", "--no-replays"]
+    assert run("audit", tmp_path / "v2.json", *where).returncode == 1
+    again = run("audit", tmp_path / "v2.json", *where)
+    assert again.returncode == 1  # recognised as loaded, counted from the database
+
+
 def test_exit_status_replay_in_an_empty_folder_is_2(tmp_path: Path) -> None:
     result = run("replay", tmp_path, "--deal", "1")
     assert result.returncode == 2

@@ -97,7 +97,8 @@ def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) ->
         )
         SELECT
             s.session_id, s.deals, coalesce(d.audited, 0), coalesce(d.misdeals, 0),
-            coalesce(r.rejected, 0), coalesce(d.violations, 0), coalesce(d.discrepancies, 0)
+            coalesce(r.rejected, 0), coalesce(d.violations, 0), coalesce(d.discrepancies, 0),
+            len(s.errors) > 0
         FROM sessions s LEFT JOIN d USING (session_id) LEFT JOIN r USING (session_id)
         WHERE s.session_id IN (SELECT unnest(?::VARCHAR[]))
         """,
@@ -106,8 +107,10 @@ def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) ->
     found = {sid: rest for sid, *rest in rows}
     for sid in session_ids:
         if sid in found:
-            deals, audited, misdeals, rejected, violations, discrepancies = found[sid]
-            counts.merge(Summary(1, deals, audited, misdeals, rejected, violations, discrepancies))
+            deals, audited, misdeals, rejected, violations, discrepancies, errors = found[sid]
+            loaded = Summary(1, deals, audited, misdeals, rejected, violations, discrepancies)
+            loaded.session_errors = int(errors)
+            counts.merge(loaded)
     return counts
 
 

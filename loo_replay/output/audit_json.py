@@ -35,6 +35,7 @@ class Summary:
     discrepancies: int = 0
     unreadable: int = 0
     unreadable_files: int = 0
+    session_errors: int = 0  # sessions with an error of their own (version, rules, players)
 
     def merge(self, other: Summary) -> None:
         for name in self.__dataclass_fields__:
@@ -48,6 +49,7 @@ class Summary:
             self.unreadable += 1
             return
         self.sessions += 1
+        self.session_errors += bool(item.errors)
         for deal in item.deals:
             self.deals += 1
             if deal.status == "audited":
@@ -70,7 +72,7 @@ class Summary:
         not be read or parsed (the rest is still audited), else 1 for findings, 0 clean."""
         if self.unreadable_files or self.unreadable or self.nothing_read:
             return 2
-        found = self.rejected + self.violations + self.discrepancies
+        found = self.rejected + self.violations + self.discrepancies + self.session_errors
         return 1 if found else 0
 
     def as_json(self) -> dict[str, int]:
