@@ -16,7 +16,15 @@ import orjson
 import typer
 
 from loo_replay import __version__
-from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
+from loo_replay.cli_options import (
+    PathsArg,
+    PlainCommand,
+    RulesetOpt,
+    SetOpt,
+    jobs_option,
+    rule_choice,
+)
+from loo_replay.cli_output import unread_lines
 from loo_replay.db import commands as db_commands
 from loo_replay.engine.options import OPTION_SPECS
 from loo_replay.output.audit_json import Summary, write_audit
@@ -31,6 +39,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: no <bool> metavars, no boxes, paragraphs rewrapped
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -39,26 +49,40 @@ class Format(StrEnum):
     json = "json"
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def validate(
     paths: PathsArg,
     output_format: Annotated[
         Format, typer.Option("--format", help="text for people, json for programs.")
     ] = Format.text,
+    findings_only: Annotated[
+        bool,
+        typer.Option(
+            "--findings-only",
+            help="Show only the deals with a violation, a discrepancy or a log error.",
+        ),
+    ] = False,
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
-    pretty: Annotated[bool, typer.Option(help="Indent the JSON output.")] = False,
-    jobs: Annotated[int, typer.Option(min=1, help="Audit in this many processes.")] = 1,
+    pretty: Annotated[bool, typer.Option("--pretty", help="Indent the JSON output.")] = False,
+    jobs: Annotated[int, jobs_option("Audit in this many processes.")] = 1,
     scheduler: Annotated[
         str | None,
-        typer.Option(help="Audit on the Dask cluster at this address (the dask extra)."),
+        typer.Option(
+            metavar="ADDRESS", help="Audit on the Dask cluster at this address (the dask extra)."
+        ),
     ] = None,
 ) -> None:
-    """Re-check every declaration and card of the logs and report every finding."""
+    """Audit hand logs and report every finding.
+
+    Every declaration and card is checked again by the rules engine and every pool
+    settled; each session lists its deals with findings first.
+    """
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
     colour = not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    pieces = rendered(paths, RenderSpec(choice, as_json, pretty, colour), jobs, scheduler)
+    spec = RenderSpec(choice, as_json, pretty, colour, findings_only)
+    pieces = rendered(paths, spec, jobs, scheduler)
     if as_json:
         summary = write_audit(pieces, sys.stdout.buffer, indent=pretty)
     else:
@@ -69,13 +93,12 @@ def validate(
                 typer.echo(line)
         typer.echo("")
         typer.echo(summary_line(summary))
-    for_errors = summary.unreadable_files
-    if for_errors:
-        typer.echo(f"loo-replay: {for_errors} input file(s) could not be read", err=True)
+    for line in unread_lines(summary.unreadable_files, summary.unreadable, summary.nothing_read):
+        typer.echo(f"loo-replay: {line}", err=True)
     raise typer.Exit(summary.exit_code)
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def rulesets(
     name: Annotated[str | None, typer.Argument(help="Show this ruleset in full.")] = None,
 ) -> None:
@@ -99,9 +122,11 @@ def rulesets(
             typer.echo(f"  {'':32} ↳ {rs.sources[option]}")
 
 
-@app.command()
+@app.command(cls=PlainCommand)
 def simulate(
-    ruleset: Annotated[str, typer.Option(help="A built-in ruleset.")] = "three-card",
+    ruleset: Annotated[
+        str, typer.Option(metavar="NAME", help="A built-in ruleset.")
+    ] = "three-card",
     players: Annotated[int, typer.Option(help="Seats at the table.")] = 5,
     deals: Annotated[int, typer.Option(min=1, help="Deals per session.")] = 20,
     sessions: Annotated[int, typer.Option(min=1, help="Sessions to write.")] = 1,
@@ -114,10 +139,18 @@ def simulate(
     ] = 0.0,
     out: Annotated[
         Path | None,
-        typer.Option(help=".json, .jsonl or .jsonl.gz; ground truth goes beside as .truth.json"),
+        typer.Option(
+            metavar="FILE",
+            help=".json, .jsonl or .jsonl.gz (its folder is created if need be); the ground "
+            "truth goes beside it as .truth.json.  Default: the sessions on standard output.",
+        ),
     ] = None,
 ) -> None:
-    """Write simulated sessions played by bots through the engine, with ground truth."""
+    """Write simulated sessions, with their ground truth.
+
+    Bots play every deal through the engine, choosing from the legal cards and
+    declarations; violations and corrupted records are injected on request.
+    """
     try:
         sim = Simulator(builtin(ruleset).options, ruleset, players, seed, violations, corrupt)
     except (RulesetError, ValueError) as exc:
@@ -128,6 +161,7 @@ def simulate(
             sys.stdout.buffer.write(orjson.dumps(doc) + b"\n")
         return
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
         write_simulation(out, docs, sessions, sim.truth)
     except (OSError, ValueError) as exc:
         raise typer.BadParameter(str(exc), param_hint="--out") from None
@@ -143,19 +177,19 @@ def _root(
         raise typer.Exit(0)
 
 
-app.command()(replay_commands.replay)
+app.command(cls=PlainCommand)(replay_commands.replay)
 
 
-app.command()(db_commands.ingest)
-app.command()(db_commands.stats)
-app.command()(db_commands.query)
-app.command()(db_commands.export)
+app.command(cls=PlainCommand)(db_commands.ingest)
+app.command(cls=PlainCommand)(db_commands.stats)
+app.command(cls=PlainCommand)(db_commands.query)
+app.command(cls=PlainCommand)(db_commands.export)
 
 from loo_replay.reports import commands as report_commands  # noqa: E402  (registered last)
 
-app.command()(report_commands.report)
-app.command()(report_commands.audit)
+app.command(cls=PlainCommand)(report_commands.report)
+app.command(cls=PlainCommand)(report_commands.audit)
 
 
 def main() -> None:
-    app()
+    app(prog_name="loo-replay")  # the same name in help and errors, however it was started

@@ -1,4 +1,5 @@
-"""Command-line options shared by every command that audits: paths, rules.
+"""Command-line options shared by every command that audits: paths, rules, jobs; and the
+plain help every command prints.
 
 Kept apart from ``cli`` so that the command modules (validate, ingest,
 replay, report) use one definition without importing each other.
@@ -6,10 +7,13 @@ replay, report) use one definition without importing each other.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer._click import Context, HelpFormatter  # Typer's own click, which it calls us with
+from typer.core import TyperCommand
 
 from loo_replay.engine.options import OptionError, parse_option_text
 from loo_replay.rulesets import RuleChoice, RulesetError, load
@@ -17,7 +21,9 @@ from loo_replay.rulesets import RuleChoice, RulesetError, load
 RulesetOpt = Annotated[
     str | None,
     typer.Option(
-        "--ruleset", help="A built-in ruleset name or a ruleset TOML file; overrides the log's."
+        "--ruleset",
+        metavar="NAME|FILE",
+        help="A built-in ruleset name or a ruleset TOML file; overrides the log's.",
     ),
 ]
 SetOpt = Annotated[
@@ -30,8 +36,63 @@ SetOpt = Annotated[
 ]
 PathsArg = Annotated[
     list[Path],
-    typer.Argument(help="Hand-log files (.json, .jsonl, .ndjson, optionally .gz) or directories."),
+    typer.Argument(
+        help="Hand-log files (.json, .jsonl, .ndjson, optionally .gz) or folders of them.",
+        show_default=False,
+    ),
 ]
+
+
+def jobs_option(help: str) -> Any:
+    """``--jobs``/``-j``, the same spelling for every command that can use processes."""
+    return typer.Option("--jobs", "-j", min=1, metavar="N", help=help)
+
+
+_TYPE = re.compile(r" <([^<>]+)>")
+_TYPE_NAMES = {
+    "int": "INTEGER",
+    "int range": "INTEGER",
+    "float": "NUMBER",
+    "float range": "NUMBER",
+    "str": "TEXT",
+    "path": "PATH",
+}
+
+
+def _plain_type(match: re.Match[str]) -> str:
+    name = match.group(1)
+    return " " + _TYPE_NAMES.get(name, f"[{name}]" if "|" in name else name.upper())
+
+
+class PlainCommand(TyperCommand):
+    """Help in click's plain style (every command is registered with it): values named as
+    click names them (TEXT, INTEGER, PATH, [text|json]) instead of Typer's ``<str>`` or
+    ``<int range>``, arguments by their names alone, in capitals."""
+
+    def collect_usage_pieces(self, ctx: Context) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                name = (param.metavar or param.name or "").upper()
+                name += "..." if param.nargs != 1 else ""
+                pieces.append(name if param.required else f"[{name}]")
+        return pieces
+
+    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
+        arguments, options = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            left, right = record
+            if param.param_type_name == "argument":
+                arguments.append((_TYPE.sub("", left).upper(), right))
+            else:
+                options.append((_TYPE.sub(_plain_type, left), right))
+        for title, rows in (("Arguments", arguments), ("Options", options)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
 
 
 def rule_choice(ruleset: str | None, settings: list[str] | None) -> RuleChoice:

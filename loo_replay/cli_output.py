@@ -12,6 +12,19 @@ from typing import NoReturn
 import typer
 
 
+def unread_lines(files: int, documents: int, nothing: bool) -> list[str]:
+    """Why the input makes exit status 2 (LOG-FORMAT.md): files or documents that could not
+    be read or parsed, or no hand logs at all.  Each goes to stderr as ``loo-replay: …``."""
+    lines = []
+    if files:
+        lines.append(f"{files} input file(s) or folder(s) could not be read")
+    if documents:
+        lines.append(f"{documents} document(s) could not be read or parsed")
+    if nothing:
+        lines.append("no hand logs found in the input")
+    return lines
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     """End the command with ``loo-replay: message`` and exit status ``code``."""
     typer.echo(f"loo-replay: {message}", err=True)

@@ -40,7 +40,9 @@ def ordered_map(
     for state sent once rather than with every item.  ``spawn`` starts the workers afresh
     instead of forking this process: a must when it holds a DuckDB connection.  Closed
     early (an error, a consumer that stops), the work still queued is cancelled and the
-    workers are not waited for.
+    workers are not waited for; run to its end, the workers are joined, so that none is
+    left for the interpreter's exit to wake through a closed pipe (``Bad file descriptor``
+    printed at exit).
     """
     if jobs <= 1:
         if initializer is not None:
@@ -49,6 +51,7 @@ def ordered_map(
         return
     context = multiprocessing.get_context("spawn") if spawn else None
     pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=initializer, initargs=initargs)
+    finished = False
     try:
         pending: deque[Future[R]] = deque()
         for item in items:
@@ -57,8 +60,9 @@ def ordered_map(
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+        finished = True
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=finished, cancel_futures=not finished)
 
 
 def dask_map(fn: Callable[[T], R], items: Iterable[T], scheduler: str) -> Iterator[R]:

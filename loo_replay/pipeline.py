@@ -27,6 +27,7 @@ class RenderSpec:
     json: bool
     indent: bool = False
     colour: bool = False
+    findings_only: bool = False  # only the deals with findings
 
 
 def render_batch(task: tuple[list[Document | UnreadableFile], RenderSpec]) -> list[Piece]:
@@ -34,7 +35,10 @@ def render_batch(task: tuple[list[Document | UnreadableFile], RenderSpec]) -> li
     pieces = []
     for doc in batch:
         item = doc if isinstance(doc, UnreadableFile) else audit_document(doc, spec.choice)
-        pieces.append(json_piece(item, spec.indent) if spec.json else text_piece(item, spec.colour))
+        if spec.json:
+            pieces.append(json_piece(item, spec.indent, spec.findings_only))
+        else:
+            pieces.append(text_piece(item, spec.colour, spec.findings_only))
     return pieces
 
 

@@ -303,9 +303,9 @@ class _Player:
         self.declare()
         if self.sim.o.deal_exchange and not self.r.result.must:
             self.exchange()
-        if self.code == "false-flush":
-            self.false_flush()
         self.r.begin_play()
+        if self.code == "false-flush" and self.r.phase == PLAYING:
+            self.false_flush()  # judged on the final hands, once play goes on (RULES.md §2.8)
         while self.r.phase == PLAYING:
             if not self.next_card():
                 break

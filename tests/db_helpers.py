@@ -86,7 +86,7 @@ def hand_worked_doc(sid: str = "hand-worked") -> dict[str, Any]:
        play, cat passes. Ann leads A♠; bob holds 3♠ but plays 4♥: a revoke (follow-suit),
        12 chips into the next pool, and he is looed 3. Ann 3 tricks (3). pool_next
        5 - 3 + 3 + 12 = 17.
-    5. ann deals; bob plays A♥, which he does not hold: a log error, the deal is rejected.
+    5. ann deals; bob plays A♥, but does not hold it: a log error, the deal is rejected.
 
     Net chips (payouts - loo - penalties - antes): ann 2-2+0+3 = 3, bob 0+2-3-15 = -16,
     cat -2-3+4-3 = -4; the pool grew from 0 to 17 = -(3 - 16 - 4).

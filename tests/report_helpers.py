@@ -12,7 +12,7 @@ a loo is 3, a revoke forfeits 12):
 4. cat deals, pool 5 (double), clubs trumps. Ann and bob play, cat passes. Ann leads
    A♠; bob holds 3♠ but plays 4♥: a revoke (follow-suit), 12 forfeited into the next
    pool, and he is looed 3. Ann 3 tricks (3). Carried 5 - 3 + 3 + 12 = 17.
-5. ann deals; bob plays A♥, which he does not hold: a log error, the deal is rejected.
+5. ann deals; bob plays A♥, but does not hold it: a log error, the deal is rejected.
 
 Per deal (net = payout - loo - penalties - ante):
 ann +2, -2, 0, +3 (so far 2, 0, 0, 3); bob 0, +2, -3, -15 (0, 2, -1, -16);

@@ -1,7 +1,8 @@
 """The corpus of hand-made nasty logs in tests/fixtures/nasty (issue: bad input).
 
 Each file goes through the real CLI: a clear message, the right exit status
-(1 for log errors, 2 for a file that cannot be read), never a traceback, and
+(1 for log errors, 2 for a file or a document that cannot be read or parsed:
+LOG-FORMAT.md, exit status), never a traceback, and
 the terminal never receives a raw control or bidi character from a log.
 """
 
@@ -16,18 +17,18 @@ import pytest
 
 NASTY = Path(__file__).resolve().parent / "fixtures" / "nasty"
 EXPECTED = {
-    "bom.json": (1, "Unexpected UTF-8 BOM"),
-    "deep-nesting.json": (1, "nested too deeply"),
-    "duplicate-keys.json": (1, "duplicate key 'deal'"),
-    "empty.json": (1, "not valid JSON"),
+    "bom.json": (2, "Unexpected UTF-8 BOM"),
+    "deep-nesting.json": (2, "nested too deeply"),
+    "duplicate-keys.json": (2, "duplicate key 'deal'"),
+    "empty.json": (2, "not valid JSON"),
     "hostile-strings.json": (0, "\\u202e"),
     "huge-number.json": (1, "expected an integer from 1 to 9007199254740991"),
     "impossible-decks.json": (1, "a card in two places"),
-    "invalid-utf8.jsonl": (1, "not UTF-8 (byte 200"),
+    "invalid-utf8.jsonl": (2, "not UTF-8 (byte 200"),
     "lone-surrogate.json": (1, 'got "\\ud800"'),
-    "nan.json": (1, "NaN is not a JSON number"),
+    "nan.json": (2, "NaN is not a JSON number"),
     "not-gzip.json.gz": (2, "Not a gzipped file"),
-    "truncated.json": (1, "not valid JSON"),
+    "truncated.json": (2, "not valid JSON"),
     "truncated.jsonl.gz": (2, "cannot read"),
     "unknown-fields.json": (1, "unknown field 'turnup' in a deal"),
     "wrong-types.json": (1, "expected the hands (a JSON object)"),

@@ -133,7 +133,7 @@ def test_a_rejected_deal_is_kept_verbatim_in_rejects(db: Path) -> None:
     assert (kind, deal_index, deal, line) == ("deal", 4, 5, None)
     assert file.endswith("hand.json")
     assert path == "/deals/4/events/3/card"
-    assert "which he does not hold" in message
+    assert "but does not hold it" in message
     assert raw == orjson.dumps(hand_worked_doc()["deals"][4])
 
 

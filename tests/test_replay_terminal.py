@@ -252,7 +252,7 @@ def test_rejected_deal_shows_its_log_errors_and_exits_1() -> None:
         "so it cannot be replayed:"
     )
     assert errors and all(e.startswith("  error /deals/2/") for e in errors)
-    assert "which he does not hold" in result.stderr
+    assert "but does not hold it" in result.stderr
 
 
 def test_html_option_writes_the_page_and_prints_no_transcript(tmp_path: Path) -> None:

@@ -501,11 +501,14 @@ def test_log_format_events_announce_is_only_pam_be_civil() -> None:
     assert_single_error_at(document, "/deals/0/events/0/announce")
 
 
-def test_log_format_events_exchange_needs_one_to_52_cards() -> None:
+def test_log_format_events_exchange_holds_zero_to_52_cards() -> None:
+    """RULES.md §2.7: an exchange of no cards is allowed (it changes nothing)."""
     deck = [f"{rank}{suit}" for rank in "AKQJT98765432" for suit in "SHDC"]
     exchange = {"type": "exchange", "player": "a", "discard": deck, "draw": deck}
     assert errors_of(document_with_deal({"events": [exchange]})) == []
-    for field, value in (("discard", []), ("draw", []), ("draw", [*deck, "AS"])):
+    empty = {**exchange, "discard": [], "draw": []}
+    assert errors_of(document_with_deal({"events": [empty]})) == []
+    for field, value in (("discard", [*deck, "AS"]), ("draw", [*deck, "AS"])):
         bad = {**exchange, field: value}
         document = document_with_deal({"events": [bad]})
         assert_single_error_at(document, f"/deals/0/events/0/{field}")

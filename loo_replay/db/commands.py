@@ -12,19 +12,24 @@ from __future__ import annotations
 import csv
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
-from loo_replay.cli_output import StatusLine, fail
+from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, jobs_option, rule_choice
+from loo_replay.cli_output import StatusLine, fail, unread_lines
+from loo_replay.rulesets import RuleChoice
+
+if TYPE_CHECKING:  # imported by the commands themselves: validate loads no database
+    from loo_replay.db.ingest import IngestResult
+    from loo_replay.db.load import Counts
 
 DEFAULT_DB = Path("loo.duckdb")
 
-DbOpt = Annotated[Path, typer.Option("--db", help="The DuckDB database file.")]
+DbOpt = Annotated[Path, typer.Option("--db", metavar="FILE", help="The DuckDB database file.")]
 ReplaceOpt = Annotated[
     bool, typer.Option("--replace", help="Load a session whose id is loaded with other content.")
 ]
@@ -71,22 +76,20 @@ def ingest(
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
     replace: ReplaceOpt = False,
-    jobs: Annotated[
-        int, typer.Option("--jobs", "-j", min=1, help="Audit in this many processes.")
-    ] = 1,
+    jobs: Annotated[int, jobs_option("Audit in this many processes.")] = 1,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="One line per file as it commits.")
     ] = False,
 ) -> None:
-    """Audit hand logs and load them into DuckDB, one transaction per file; a rerun
-    skips what is loaded."""
-    from loo_replay.db.ingest import ingest as run_ingest
-    from loo_replay.db.load import Counts
-    from loo_replay.db.schema import DatabaseError
+    """Audit hand logs and load them into a DuckDB database.
+
+    One transaction per file; a rerun skips what is loaded.  The database records where
+    each log is: relative to the database's folder when the log lies under it, else by its
+    absolute path.
+    """
     from loo_replay.output.text import safe
 
     choice = rule_choice(ruleset, settings)
-    make_db_folder(db)
     progress = _Progress(sum(_size(p) for p in paths))
 
     def file_done(file: str, c: Counts) -> None:
@@ -97,21 +100,8 @@ def ingest(
                 err=True,
             )
 
-    try:
-        result = run_ingest(
-            paths, db, choice, replace=replace, jobs=jobs, progress=progress, file_done=file_done
-        )
-    except DatabaseError as exc:
-        fail(str(exc))
-    except KeyboardInterrupt:
-        fail("interrupted; the file being loaded was rolled back: run the command again", 130)
-    finally:
-        progress.close()
+    result = load_logs(paths, db, choice, replace, jobs, progress, progress.close, file_done)
     c = result.counts
-    for conflict in result.conflicts:
-        typer.echo(f"loo-replay: {safe(conflict.message(), 600)}", err=True)
-    for error in result.file_errors:
-        typer.echo(f"loo-replay: {safe(error, 600)}", err=True)
     typer.echo(
         f"{c.deals} deal(s) in {c.sessions} session(s) from {result.files} file(s): "
         f"{c.loaded} loaded, {c.rejected} rejected (log errors, kept in rejects), "
@@ -124,7 +114,46 @@ def ingest(
             f"{c.documents + c.documents_known} unreadable document(s): {c.documents} kept "
             f"in rejects, {c.documents_known} already there"
         )
+    s = result.summary
+    for line in unread_lines(s.unreadable_files, s.unreadable, s.nothing_read):
+        typer.echo(f"loo-replay: {line}", err=True)
     raise typer.Exit(result.exit_code)
+
+
+def load_logs(
+    paths: list[Path],
+    db: Path,
+    choice: RuleChoice,
+    replace: bool,
+    jobs: int,
+    progress: Callable[[int, int], None],
+    progress_done: Callable[[], None],
+    file_done: Callable[[str, Counts], None] | None = None,
+) -> IngestResult:
+    """``ingest`` and ``audit``'s one audit pass into the database; its failures end the
+    command, its conflicts and unreadable files are said on stderr."""
+    from loo_replay.db.ingest import ingest as run_ingest
+    from loo_replay.db.paths import shown
+    from loo_replay.db.schema import DatabaseError
+    from loo_replay.output.text import safe
+
+    make_db_folder(db)
+    try:
+        result = run_ingest(
+            paths, db, choice, replace=replace, jobs=jobs, progress=progress, file_done=file_done
+        )
+    except DatabaseError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        fail("interrupted; the file being loaded was rolled back: run the command again", 130)
+    finally:
+        progress_done()
+    for conflict in result.conflicts:
+        message = conflict.message(lambda name: shown(name, db))
+        typer.echo(f"loo-replay: {safe(message, 600)}", err=True)
+    for error in result.file_errors:
+        typer.echo(f"loo-replay: {safe(error, 600)}", err=True)
+    return result
 
 
 def _size(path: Path) -> int:
@@ -142,7 +171,10 @@ def _size(path: Path) -> int:
 
 
 def stats(db: DbOpt = DEFAULT_DB) -> None:
-    """Per-player statistics from the database, highest loo rate first."""
+    """Per-player statistics from the database.
+
+    Deals, declarations, loos, tricks, net chips and violations; highest loo rate first.
+    """
     from loo_replay.db.queries import open_for_reading, player_stats
     from loo_replay.db.schema import DatabaseError
 
@@ -172,7 +204,10 @@ def query(
         QueryFormat, typer.Option("--format", help="table for people; csv or json for programs.")
     ] = QueryFormat.table,
 ) -> None:
-    """Run SQL on the database, opened read-only: tables, columns and views are in docs/database.md."""
+    """Run SQL on the database, opened read-only.
+
+    The tables, their columns and the views are described in docs/database.md.
+    """
     from loo_replay.db.queries import open_for_reading, run_query
     from loo_replay.db.schema import DatabaseError
 
@@ -191,14 +226,18 @@ def query(
 
 def export(
     parquet: Annotated[
-        Path, typer.Option("--parquet", help="Directory to write Parquet files into.")
+        Path,
+        typer.Option("--parquet", metavar="FOLDER", help="Folder to write Parquet files into."),
     ],
     db: DbOpt = DEFAULT_DB,
     overwrite: Annotated[
         bool, typer.Option("--overwrite", help="Replace the files of an earlier export.")
     ] = False,
 ) -> None:
-    """Write every table as Parquet, the per-deal tables partitioned by session."""
+    """Write every table as Parquet files.
+
+    The per-deal tables are partitioned by session.
+    """
     from loo_replay.db.queries import export_parquet, open_for_reading
     from loo_replay.db.schema import DatabaseError
 

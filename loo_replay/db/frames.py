@@ -18,11 +18,13 @@ from typing import Any
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 
+from loo_replay import __version__
 from loo_replay.audit import SessionReport, UnreadableDocument
 from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.model import LogError, Play
 from loo_replay.engine.options import Options
 from loo_replay.engine.session import DealAudit
+from loo_replay.output.audit_json import Summary
 
 STR = pa.string()
 I32 = pa.int32()
@@ -176,14 +178,17 @@ def cards(values: Sequence[int] | None) -> list[str] | None:
 
 
 def rules_fingerprint(ruleset: str | None, options: Options | None) -> str:
-    """What the verdicts depend on besides the document: the ruleset and every option.
+    """What the verdicts depend on besides the document: the ruleset, every option and the
+    engine that applied them (this loo-replay's version), so that a session audited by
+    another version is audited again, not taken as loaded.
 
     Empty when no options could be resolved (then every deal is rejected
     whatever the command line says).
     """
     if options is None:
         return ""
-    return hashlib.sha256(json_bytes([ruleset, options.dotted()], sort_keys=True)).hexdigest()
+    judged = [__version__, ruleset, options.dotted()]
+    return hashlib.sha256(json_bytes(judged, sort_keys=True)).hexdigest()
 
 
 def clean(value: Any) -> Any:
@@ -225,7 +230,7 @@ Rows = tuple[int, int]  # [start, stop) of one item's rows in a table
 @dataclass
 class SessionItem:
     """A session of the input; ``audited`` is False when it was recognised as already
-    loaded and not audited again (then it has no rows)."""
+    loaded and not audited again (then it has no rows and no ``counts``)."""
 
     session_id: str
     digest: str
@@ -236,6 +241,7 @@ class SessionItem:
     rejected: int
     audited: bool = True
     rows: dict[str, Rows] = field(default_factory=dict)
+    counts: Summary | None = None  # what this audit found, loaded or not (a conflict)
 
 
 @dataclass
@@ -362,6 +368,8 @@ class FrameBuilder:
                 self._reject(sid, file, report.line, index, deal, raw)
             else:
                 self._deal(sid, index, deal)
+        counts = Summary()
+        counts.add(report)
         self.items.append(
             SessionItem(
                 sid,
@@ -373,6 +381,7 @@ class FrameBuilder:
                 rejected,
                 True,
                 self._rows(start),
+                counts,
             )
         )
         self.deal_count += len(report.deals)

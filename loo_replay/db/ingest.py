@@ -19,6 +19,7 @@ import duckdb
 
 from loo_replay.db.frames import Batch
 from loo_replay.db.load import Conflict, Counts, Loader
+from loo_replay.db.paths import log_name
 from loo_replay.db.pieces import (
     BATCH_DEALS,
     PIECE_BYTES,
@@ -29,8 +30,10 @@ from loo_replay.db.pieces import (
     unpack_batches,
     work,
 )
+from loo_replay.db.queries import loaded_counts
 from loo_replay.db.schema import DatabaseError, first_line, open_db
 from loo_replay.logs.reader import ReadError, expand
+from loo_replay.output.audit_json import Summary
 from loo_replay.parallel import ordered_map
 from loo_replay.rulesets import RuleChoice
 
@@ -48,11 +51,14 @@ class IngestResult:
     conflicts: list[Conflict]
     file_errors: list[str]  # files that could not be read (or broke off)
     files: int
+    summary: Summary  # what the audit asked for found in the input, loaded or not
 
     @property
     def exit_code(self) -> int:
-        """2 unreadable input, 1 conflicts, else 0 (rejected deals are loaded, not failures)."""
-        if self.file_errors:
+        """2 when no logs were found or a file or document could not be read or parsed
+        (LOG-FORMAT.md), 1 conflicts, else 0 (rejected deals are loaded, not failures)."""
+        s = self.summary
+        if s.unreadable_files or s.unreadable or s.nothing_read:
             return 2
         return 1 if self.conflicts else 0
 
@@ -81,7 +87,8 @@ def ingest(
     try:
         loader = Loader(con, replace)
         loader.file_errors.extend(errors)
-        pieces = plan_pieces(files, piece_bytes)
+        loader.summary.unreadable_files += len(errors)
+        pieces = plan_pieces(files, piece_bytes, [log_name(f, db_path) for f in files])
         known = loader.known()
         if jobs > 1 and len(pieces) > 1:
             results = _in_workers(pieces, choice, known, batch_deals, jobs)
@@ -89,6 +96,7 @@ def ingest(
             results = _in_process(pieces, Auditor(choice, known, batch_deals))
         with closing(results):  # stops the workers at once if loading fails
             _load(loader, results, progress, file_done)
+        loader.summary.merge(loaded_counts(con, loader.skipped_ids))
     except duckdb.InterruptException:  # Ctrl-C while DuckDB was working
         raise KeyboardInterrupt from None
     except duckdb.Error as exc:
@@ -102,7 +110,9 @@ def ingest(
         ) from None
     finally:
         con.close()
-    return IngestResult(loader.counts, loader.conflicts, loader.file_errors, len(files))
+    return IngestResult(
+        loader.counts, loader.conflicts, loader.file_errors, len(files), loader.summary
+    )
 
 
 def _load(

@@ -11,13 +11,24 @@ loaded for the ones after it.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
 import duckdb
+import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from loo_replay.db.frames import TABLES, Batch, DocumentItem, FileItem, SessionItem
+from loo_replay.db.frames import (
+    TABLES,
+    Batch,
+    DocumentItem,
+    FileItem,
+    SessionItem,
+    rules_fingerprint,
+)
 from loo_replay.db.schema import SESSION_TABLES
+from loo_replay.engine.options import OptionError, Options
+from loo_replay.output.audit_json import Summary
 
 
 @dataclass
@@ -43,27 +54,39 @@ class Counts:
         return Counts(**{f.name: getattr(self, f.name) for f in fields(self)})
 
 
+CONTENT, RULES, VERSION = "content", "rules", "version"
+
+
 @dataclass(frozen=True)
 class Conflict:
-    """A session id already loaded from other content (or under other rules)."""
+    """A session id already loaded from other content, under other rules, or audited by
+    another version of loo-replay (``kind``)."""
 
     session_id: str
     file: str
     line: int | None
     stored_file: str
     stored_line: int | None
-    rules_only: bool  # same document, audited under other rules
+    kind: str  # CONTENT | RULES | VERSION
 
-    def message(self) -> str:
-        what = (
-            "was loaded under other rules (--ruleset/--set)"
-            if self.rules_only
-            else "was loaded with different content"
-        )
+    def message(self, show: Callable[[str], str] = str) -> str:
+        """One sentence; ``show`` turns a recorded log name into the one to print."""
+        stored = _where(show(self.stored_file), self.stored_line)
+        what, fix = {
+            CONTENT: (f"was loaded from {stored} with different content", "load this content"),
+            RULES: (
+                f"was loaded from {stored} under other rules (--ruleset/--set, or the log's)",
+                "re-audit it under these rules",
+            ),
+            VERSION: (
+                "was audited by another version of loo-replay",
+                "re-audit it with this version",
+            ),
+        }[self.kind]
         return (
-            f"session {self.session_id!r} in {_where(self.file, self.line)} conflicts: it "
-            f"{what} from {_where(self.stored_file, self.stored_line)}; "
-            "pass --replace to overwrite it"
+            f"session {self.session_id!r} in {_where(show(self.file), self.line)} conflicts: it "
+            f"{what}; the database keeps that audit. To {fix}, run the command again with "
+            "--replace"
         )
 
 
@@ -77,6 +100,18 @@ class _Stored:
     fingerprint: str
     file: str
     line: int | None
+    ruleset: str | None = None
+    rules: str | None = None  # every option in force, JSON text
+
+    def conflict_kind(self, digest: str, fingerprint: str) -> str:
+        """Why a session of ``digest`` audited to ``fingerprint`` is not this one."""
+        if digest != self.digest:
+            return CONTENT
+        try:
+            options = None if self.rules is None else Options.from_dotted(orjson.loads(self.rules))
+        except (OptionError, ValueError):
+            return RULES
+        return VERSION if rules_fingerprint(self.ruleset, options) == fingerprint else RULES
 
 
 @dataclass
@@ -88,14 +123,16 @@ class Loader:
     counts: Counts = field(default_factory=Counts)
     conflicts: list[Conflict] = field(default_factory=list)
     file_errors: list[str] = field(default_factory=list)
+    summary: Summary = field(default_factory=Summary)  # what this run's audit found
+    skipped_ids: list[str] = field(default_factory=list)  # found as loaded: counts are there
     stored: dict[str, _Stored] = field(default_factory=dict)
     documents: set[tuple[str, int | None, str]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         rows = self.con.execute(
-            "SELECT session_id, digest, rules_fingerprint, file, line FROM sessions"
+            "SELECT session_id, digest, rules_fingerprint, file, line, ruleset, rules FROM sessions"
         ).fetchall()
-        self.stored = {sid: _Stored(d, fp, f, ln) for sid, d, fp, f, ln in rows}
+        self.stored = {sid: _Stored(*rest) for sid, *rest in rows}
         docs = self.con.execute(
             "SELECT file, line, digest FROM rejects WHERE kind = 'document'"
         ).fetchall()
@@ -131,7 +168,9 @@ class Loader:
         for item in batch.items:
             if isinstance(item, FileItem):
                 self.file_errors.append(item.message)
+                self.summary.unreadable_files += 1
             elif isinstance(item, DocumentItem):
+                self.summary.unreadable += 1
                 key = (item.file, item.line, item.digest)
                 if key in self.documents:
                     c.documents_known += 1
@@ -172,21 +211,17 @@ class Loader:
         )
         if same:
             c.skipped += item.deals
+            self.skipped_ids.append(sid)
             return
-        if not item.audited:
+        if not item.audited or item.counts is None:
             raise RuntimeError(f"session {sid!r} was not audited but must be loaded")
+        self.summary.merge(item.counts)
         if stored is not None:
             if not self.replace:
                 c.conflicts += item.deals
+                kind = stored.conflict_kind(item.digest, item.fingerprint)
                 self.conflicts.append(
-                    Conflict(
-                        sid,
-                        item.file,
-                        item.line,
-                        stored.file,
-                        stored.line,
-                        stored.digest == item.digest,
-                    )
+                    Conflict(sid, item.file, item.line, stored.file, stored.line, kind)
                 )
                 return
             c.replaced += 1

@@ -34,9 +34,11 @@ BATCH_DEALS = 2000  # deals per frame batch within a piece: bounds memory for bi
 
 @dataclass(frozen=True)
 class Piece:
-    """Bytes [start, stop) of a plain JSON Lines file, or a whole file when ``stop`` is None."""
+    """Bytes [start, stop) of a plain JSON Lines file, or a whole file when ``stop`` is None;
+    ``file`` is read, ``name`` is how its documents are recorded (``db.paths.log_name``)."""
 
     file: str
+    name: str
     start: int
     stop: int | None
     first_line: int
@@ -45,23 +47,27 @@ class Piece:
     last: bool  # the last: it commits
 
 
-def plan_pieces(files: list[Path], piece_bytes: int = PIECE_BYTES) -> list[Piece]:
+def plan_pieces(
+    files: list[Path], piece_bytes: int = PIECE_BYTES, names: list[str] | None = None
+) -> list[Piece]:
+    """The pieces of ``files``, whose documents are named ``names`` (default: the paths)."""
     pieces: list[Piece] = []
-    for path in files:
-        name = str(path)
+    for k, path in enumerate(files):
+        file = str(path)
+        name = names[k] if names is not None else file
         try:
             size = path.stat().st_size
-            splittable = log_kind(path) == "jsonl" and not name.lower().endswith(".gz")
+            splittable = log_kind(path) == "jsonl" and not file.lower().endswith(".gz")
             points = _split_points(path, piece_bytes) if splittable else []
         except OSError:
             size, points = 0, []  # the reader reports it
         if not points:
-            pieces.append(Piece(name, 0, None, 1, size, True, True))
+            pieces.append(Piece(file, name, 0, None, 1, size, True, True))
             continue
         bounds = [*points, (size, 0)]
-        for k, ((start, line), (stop, _)) in enumerate(itertools.pairwise(bounds)):
+        for i, ((start, line), (stop, _)) in enumerate(itertools.pairwise(bounds)):
             pieces.append(
-                Piece(name, start, stop, line, stop - start, k == 0, k == len(points) - 1)
+                Piece(file, name, start, stop, line, stop - start, i == 0, i == len(points) - 1)
             )
     return pieces
 
@@ -93,7 +99,7 @@ def read_piece(piece: Piece) -> Iterator[Document]:
     not yet parsed (``decode`` does that, as for every reader)."""
     path = Path(piece.file)
     if piece.stop is None:
-        yield from read_documents(path)
+        yield from read_documents(path, name=piece.name)
         return
     try:
         with path.open("rb") as stream:
@@ -106,7 +112,7 @@ def read_piece(piece: Piece) -> Iterator[Document]:
         lines.pop()
     for number, raw in enumerate(lines, start=piece.first_line):
         if raw.strip():
-            yield Document(piece.file, number, raw.rstrip(b"\r\n"))
+            yield Document(piece.name, number, raw.rstrip(b"\r\n"))
 
 
 class Auditor:

@@ -12,7 +12,7 @@ import decimal
 import re
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,9 @@ from loo_replay.db.schema import (
     first_line,
     open_db,
     version_of,
+    with_hints,
 )
+from loo_replay.output.audit_json import Summary
 
 
 class QueryError(DatabaseError):
@@ -71,6 +73,47 @@ STATS_COLUMNS = (
 )
 
 
+def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) -> Summary:
+    """What the loaded audits of ``session_ids`` found (an id listed twice counts twice):
+    for sessions an ingest recognised as loaded with the same content, rules and version,
+    whose audit would come out the same."""
+    counts = Summary()
+    if not session_ids:
+        return counts
+    rows = con.execute(
+        """
+        WITH d AS (
+            SELECT
+                session_id,
+                count(*) FILTER (WHERE status = 'audited') AS audited,
+                count(*) FILTER (WHERE status = 'misdeal') AS misdeals,
+                sum(violations) AS violations,
+                sum(discrepancies) AS discrepancies
+            FROM deals GROUP BY session_id
+        ),
+        r AS (
+            SELECT session_id, count(*) AS rejected FROM rejects
+            WHERE kind = 'deal' GROUP BY session_id
+        )
+        SELECT
+            s.session_id, s.deals, coalesce(d.audited, 0), coalesce(d.misdeals, 0),
+            coalesce(r.rejected, 0), coalesce(d.violations, 0), coalesce(d.discrepancies, 0),
+            len(s.errors) > 0
+        FROM sessions s LEFT JOIN d USING (session_id) LEFT JOIN r USING (session_id)
+        WHERE s.session_id IN (SELECT unnest(?::VARCHAR[]))
+        """,
+        [list(set(session_ids))],
+    ).fetchall()
+    found = {sid: rest for sid, *rest in rows}
+    for sid in session_ids:
+        if sid in found:
+            deals, audited, misdeals, rejected, violations, discrepancies, errors = found[sid]
+            loaded = Summary(1, deals, audited, misdeals, rejected, violations, discrepancies)
+            loaded.session_errors = int(errors)
+            counts.merge(loaded)
+    return counts
+
+
 def player_stats(con: duckdb.DuckDBPyConnection) -> Rows:
     """The ``player_stats`` view, highest loo rate first."""
     cursor = con.execute(
@@ -96,7 +139,7 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
                 f"`loo-replay query` opens the database read-only, so {refused['kind']} "
                 "statements cannot run; the database is changed only by `loo-replay ingest`"
             ) from None
-        raise QueryError(f"the query failed: {first_line(text)}") from None
+        raise QueryError(f"the query failed: {with_hints(text)}") from None
     if cursor.description is None:
         return Rows([], iter(()))
     columns = [d[0] for d in cursor.description]
@@ -106,7 +149,7 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
             while chunk := cursor.fetchmany(2048):
                 yield from chunk
         except duckdb.Error as exc:
-            raise QueryError(f"the query failed: {first_line(str(exc))}") from None
+            raise QueryError(f"the query failed: {with_hints(str(exc))}") from None
 
     return Rows(columns, fetch())
 

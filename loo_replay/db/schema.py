@@ -324,6 +324,13 @@ def first_line(text: str) -> str:
     return text.strip().splitlines()[0] if text.strip() else text
 
 
+def with_hints(text: str) -> str:
+    """DuckDB's message and the hints under it (``Did you mean "deals"?``, candidate
+    columns), on one line; the echo of the SQL after the blank line is left out."""
+    head = text.strip().split("\n\n", 1)[0]
+    return " ".join(line.strip() for line in head.splitlines() if line.strip())
+
+
 def version_of(con: duckdb.DuckDBPyConnection) -> int:
     """The schema version of the database: 0 for a new (empty) one."""
     ((tables,),) = con.execute(

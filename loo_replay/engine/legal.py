@@ -199,25 +199,26 @@ def explain(code: str, state: DealState, seat: int) -> str:
     winner = display(trick.plays[index][1])
     if code == "pam-be-civil":
         if state.options.follow_pam_civil_strict:
-            return 'the ace of trumps was led: "Pam, be civil" bars Pam unless it is his last card'
-        return 'the ace of trumps was led: "Pam, be civil" bars Pam while he holds another trump'
+            return 'the ace of trumps was led: "Pam, be civil" bars Pam unless it is the last card held'
+        return 'the ace of trumps was led: "Pam, be civil" bars Pam while another trump is held'
     if code == "follow-suit":
-        return f"he must follow suit ({led})"
+        return f"the suit led ({led}) must be followed"
     if code == "head-trick":
-        return f"he must head the trick with a higher {led} (winning card {winner})"
+        return f"the trick must be headed with a higher {led} (winning card {winner})"
     if code == "must-trump":
-        return f"void in {led}, he must trump (trumps {trump})"
+        return f"void in {led}, a trump must be played (trumps {trump})"
     if code == "must-overtrump":
-        return f"void in {led}, he must overtrump the winning {winner}"
+        return f"void in {led}, a trump above the winning {winner} must be played"
     raise ValueError(f"no explanation for {code}")
 
 
 def describe_play(state: DealState, seat: int, card: int) -> str:
-    """``eve led 4♠ holding J♦ 4♠ (trumps ♦)``: the situation of a revoke."""
+    """The situation of a revoke, the card played after the verb: ``eve led 4♠ holding J♦ 4♠
+    (trumps ♦)``, ``eve played J♣ to 4♥, holding 7♥ J♣ A♣ (trumps ♦)``."""
     trick = state.trick
-    verb = "led" if trick is None or not trick.plays else f"played to {display(trick.plays[0][1])}"
+    if trick is None or not trick.plays:
+        did = f"led {display(card)}"
+    else:
+        did = f"played {display(card)} to {display(trick.plays[0][1])},"
     trump = f"trumps {SUIT_SYMBOLS[state.trump]}" if state.trump != NO_TRUMP else "no trumps"
-    return (
-        f"{state.seats[seat]} {verb} {display(card)} holding "
-        f"{display_cards(state.held(seat))} ({trump})"
-    )
+    return f"{state.seats[seat]} {did} holding {display_cards(state.held(seat))} ({trump})"

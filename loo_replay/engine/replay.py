@@ -75,6 +75,18 @@ class DealResult:
 
 
 @dataclass(frozen=True, slots=True)
+class FlushView:
+    """The hands a flush is judged on (RULES.md §2.4, §2.8): as dealt, among every seated
+    player (``flush.when = "dealt"``), or the final hands of the active players
+    (``"declared"``), with the trumps of that moment."""
+
+    hands: tuple[int, ...]
+    trump: int
+    group: tuple[int, ...]
+    dealt: bool
+
+
+@dataclass(frozen=True, slots=True)
 class DealPlan:
     """What the dealer must lay out for a deal (RULES.md §2.2-2.3)."""
 
@@ -121,6 +133,8 @@ class Replay:
         self.turn_due = False  # on_void: a trump turn is due before the next trick
         self.ignored = 0
         self.active_mask = 0  # seats in the play, once the declarations close
+        self.flush_view: FlushView | None = None  # set where flushes are judged
+        self.shown: list[ShowFlush] = []  # flushes shown before that, judged then
         self.state = DealState(
             options=options,
             seats=record.seats,
@@ -268,8 +282,8 @@ class Replay:
             self._fix_trump(rec.turn_up)
         club_must = o.declare_club_law and rec.turn_up is not None and rec.turn_up // 13 == CLUBS
         r.must = plan.must_pool or club_must
-        if o.flush_when == "dealt" and self._flushes_count():
-            self._flush(list(self.clockwise), self.state.hands)
+        if o.flush_when == "dealt":
+            self._judge_flushes(self.clockwise, dealt=True)
 
     def _check_unique(self) -> None:
         rec = self.record
@@ -334,8 +348,13 @@ class Replay:
             self.o.flush_pools == "all" or not self.context.single
         )
 
-    def _flush(self, group: list[int], hands: list[int]) -> None:
-        """End the deal if someone in ``group`` holds a flush (§2.4, §2.8, §5.3)."""
+    def _judge_flushes(self, group: list[int], *, dealt: bool) -> None:
+        """The flush step (§2.4, §2.8, §5.3): the hands of ``group`` now are the ones flushes
+        are judged on; the best flush that counts ends the deal."""
+        hands = self.state.hands
+        self.flush_view = FlushView(tuple(hands), self.state.trump, tuple(group), dealt)
+        if not self._flushes_count():
+            return
         held = {s: hands[s] for s in group}
         winner = best_flush(held, group, self.state.trump, self.o)
         if winner is None:
@@ -343,7 +362,7 @@ class Replay:
         r = self.result
         r.outcome = "flush"
         r.flush_winner = winner
-        r.flush_group = group
+        r.flush_group = list(group)
         r.flush_losers = {
             s for s in group if s != winner and is_flush(held[s], self.state.trump, self.o)
         }
@@ -383,7 +402,7 @@ class Replay:
                 "forced-play",
                 ev.seat,
                 f"{self.name(ev.seat)} passed in a must deal, where everyone must play; "
-                "the pass stands and he is out",
+                "the pass stands and they are out",
                 event=ev.index,
             )
         r.declarations[ev.seat] = action
@@ -416,7 +435,7 @@ class Replay:
                 raise self.reject(
                     f"{path}/action",
                     f"{who} defends, but the dealer defends only against exactly one player "
-                    "standing with his own hand",
+                    "standing on their own hand",
                 )
 
     def _close_declarations(self, index: int) -> None:
@@ -448,8 +467,19 @@ class Replay:
         else:
             r.outcome = "played"
             self.leader = active[0]
-        if o.flush_when == "declared" and self._flushes_count():
-            self._flush(active, self.state.hands)
+        # §2.6: all_passed and unopposed end the deal before the flush step (§2.8).
+        if o.flush_when == "declared" and r.outcome == "played":
+            self._judge_flushes(active, dealt=False)
+        if self.flush_view is None:
+            for ev in self.shown:
+                r.notes.append(
+                    f"{self.name(ev.seat)}'s flush shown was not judged: the deal ended "
+                    f"{r.outcome.replace('_', ' ')}, before any flush"
+                )
+        else:
+            for ev in self.shown:
+                self._judge_show(ev)
+        self.shown.clear()
         if self.phase == DECLARING:
             self.phase = PLAYING if r.outcome == "played" else OVER
 
@@ -463,7 +493,7 @@ class Replay:
             standing = [s for s in others if decl[s] not in (PASS, None)]
             if len(standing) == 1 and decl[standing[0]] == PLAY:
                 return (
-                    f"with {self.name(standing[0])} alone standing on his own hand, the dealer "
+                    f"with {self.name(standing[0])} alone standing on their own hand, the dealer "
                     "must play, take the Miss or defend the pool"
                 )
         if (
@@ -524,6 +554,8 @@ class Replay:
             raise self.reject(path, f"{who} exchanges after the first card was played")
         if r.declarations[ev.seat] != PLAY:
             raise self.reject(path, f"{who} exchanges without having declared play")
+        if not ev.discard and not ev.draw:
+            return  # §2.7: an exchange of no cards is allowed and changes nothing
         if ev.seat in self.exchanged:
             raise self.reject(path, f"{who} exchanges a second time")
         if len(ev.draw) != len(ev.discard):
@@ -536,8 +568,8 @@ class Replay:
             if not hand >> card & 1:
                 raise self.reject(
                     f"{path}/discard/{i}",
-                    f"{who} discards {display(card)}, which he does not hold "
-                    f"(he holds {display_cards(self.state.held(ev.seat))})",
+                    f"{who} discards {display(card)} but does not hold it "
+                    f"({who} holds {display_cards(self.state.held(ev.seat))})",
                 )
         if len(ev.draw) > self.stock:
             raise self.reject(
@@ -556,16 +588,41 @@ class Replay:
         self.state.order[ev.seat].extend(ev.draw)
 
     def _show_flush(self, ev: ShowFlush) -> None:
-        hand = self.state.hands[ev.seat]
-        if not is_flush(hand, self.state.trump, self.o):
-            self.violate(
-                "false-flush",
-                ev.seat,
-                f"{self.name(ev.seat)} showed a flush holding {display_cards(self.state.held(ev.seat))}, "
-                "which is not one under this ruleset; play goes on",
-                held=self.state.held(ev.seat),
-                event=ev.index,
+        """§2.8: judged on the hand the flush step judges, so one shown during the
+        declarations waits for it."""
+        if self.flush_view is None:
+            self.shown.append(ev)
+        else:
+            self._judge_show(ev)
+
+    def _judge_show(self, ev: ShowFlush) -> None:
+        """A flush shown by a player without a flush that counts is ``false-flush``."""
+        view = self.flush_view
+        assert view is not None
+        seat = ev.seat
+        hand = view.hands[seat]
+        dealt = self.record.hands[seat] if view.dealt else self.state.order[seat]
+        held = tuple(c for c in dealt or () if hand >> c & 1)
+        if not self._flushes_count():
+            why = (
+                "this ruleset has no flushes"
+                if self.o.flush_kind == "none"
+                else "flushes count only in a double pool"
             )
+        elif seat not in view.group:
+            why = f"{self.name(seat)} is not in the play, so a flush would not count"
+        elif not is_flush(hand, view.trump, self.o):
+            why = "that is not a flush under this ruleset"
+        else:
+            return
+        self.violate(
+            "false-flush",
+            seat,
+            f"{self.name(seat)} showed a flush holding {display_cards(held)}"
+            f"{' as dealt' if view.dealt else ''}, but {why}",
+            held=held,
+            event=ev.index,
+        )
 
     def _turn_up(self, ev: TurnUp) -> None:
         path = f"/events/{ev.index}"
@@ -621,8 +678,8 @@ class Replay:
         if not state.hands[seat] >> ev.card & 1:
             raise self.reject(
                 f"/events/{ev.index}/card",
-                f"{self.name(seat)} plays {display(ev.card)}, which he does not hold "
-                f"(he holds {display_cards(state.held(seat))})",
+                f"{self.name(seat)} plays {display(ev.card)} but does not hold it "
+                f"({self.name(seat)} holds {display_cards(state.held(seat))})",
             )
         on_turn = trick.order[len(trick.plays)]
         if seat != on_turn:
@@ -661,10 +718,10 @@ class Replay:
         who = self.name(ev.seat)
         path = f"/events/{ev.index}"
         if ev.seat in self.state.retired:
-            raise self.reject(path, f"{who} plays, but he retired after playing out of turn")
+            raise self.reject(path, f"{who} plays, but retired after playing out of turn")
         if trick.seats >> ev.seat & 1:
             raise self.reject(path, f"{who} plays a second card to trick {trick.number}")
-        raise self.reject(path, f"{who} plays, but he passed and is not in the play")
+        raise self.reject(path, f"{who} plays, but passed and is not in the play")
 
     def _out_of_turn(self, ev: Play, trick: Trick, on_turn: int) -> None:
         state = self.state
@@ -680,7 +737,8 @@ class Replay:
             "out-of-turn",
             ev.seat,
             f"{self.name(ev.seat)} played {display(ev.card)} to trick {trick.number} out of turn "
-            f"({self.name(on_turn)} was to play): the card is dead and he retires from the deal",
+            f"({self.name(on_turn)} was to play): the card is dead and {self.name(ev.seat)} retires "
+            "from the deal",
             penalized=True,
             penalty=amount,
             trick=trick.number,

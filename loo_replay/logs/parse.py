@@ -361,8 +361,8 @@ def _event(i: int, raw: Any, path: str, seats: Mapping[str, int]) -> Event:
         return Declare(i, _seat(ev["player"], f"{where}/player", seats), action)
     elif kind == "exchange":
         seat = _seat(ev["player"], f"{where}/player", seats)
-        discard = _cards(ev["discard"], f"{where}/discard", 1)
-        draw = _cards(ev["draw"], f"{where}/draw", 1)
+        discard = _cards(ev["discard"], f"{where}/discard")
+        draw = _cards(ev["draw"], f"{where}/draw")
         return Exchange(i, seat, discard, draw)
     elif kind == "show_flush":
         return ShowFlush(i, _seat(ev["player"], f"{where}/player", seats))

@@ -50,6 +50,10 @@ def expand(paths: list[Path]) -> list[Path]:
     for path in paths:
         if path.is_dir():
             found = [p for p in path.rglob("*") if p.is_file() and log_kind(p)]
+            if not found:  # a folder named for its logs that holds none: nothing to audit
+                raise ReadError(
+                    f"{path}: no hand logs in this folder (.json, .jsonl, .ndjson, optionally .gz)"
+                )
             files.extend(sorted(found, key=lambda p: p.relative_to(path).as_posix()))
         elif path.exists():
             if log_kind(path) is None:
@@ -111,10 +115,11 @@ def decode(doc: Document) -> Document:
     return Document(doc.file, doc.line, doc.raw, value)
 
 
-def read_documents(path: Path, parse: bool = True) -> Iterator[Document]:
+def read_documents(path: Path, parse: bool = True, name: str | None = None) -> Iterator[Document]:
     """Every document of one file, in order; ``ReadError`` if the file breaks off.
-    With ``parse=False`` documents carry their bytes only (parsed later, elsewhere)."""
-    name = str(path)
+    With ``parse=False`` documents carry their bytes only (parsed later, elsewhere);
+    they are named ``name`` (default: the path)."""
+    name = str(path) if name is None else name
     stream = _open(path)
     try:
         with stream:

@@ -35,6 +35,7 @@ class Summary:
     discrepancies: int = 0
     unreadable: int = 0
     unreadable_files: int = 0
+    session_errors: int = 0  # sessions with an error of their own (version, rules, players)
 
     def merge(self, other: Summary) -> None:
         for name in self.__dataclass_fields__:
@@ -48,6 +49,7 @@ class Summary:
             self.unreadable += 1
             return
         self.sessions += 1
+        self.session_errors += bool(item.errors)
         for deal in item.deals:
             self.deals += 1
             if deal.status == "audited":
@@ -60,11 +62,17 @@ class Summary:
             self.discrepancies += len(deal.discrepancies)
 
     @property
+    def nothing_read(self) -> bool:
+        """No session document and nothing unreadable: no hand logs in the input at all."""
+        return not (self.sessions or self.unreadable or self.unreadable_files)
+
+    @property
     def exit_code(self) -> int:
-        """0 clean, 1 findings, 2 unreadable input (LOG-FORMAT.md, exit status)."""
-        if self.unreadable_files:
+        """LOG-FORMAT.md, exit status: 2 when no logs were found or a file or document could
+        not be read or parsed (the rest is still audited), else 1 for findings, 0 clean."""
+        if self.unreadable_files or self.unreadable or self.nothing_read:
             return 2
-        found = self.rejected + self.violations + self.discrepancies + self.unreadable
+        found = self.rejected + self.violations + self.discrepancies + self.session_errors
         return 1 if found else 0
 
     def as_json(self) -> dict[str, int]:
@@ -91,18 +99,27 @@ class Piece:
     lines: tuple[str, ...] = ()
 
 
-def json_piece(item: AuditItem, indent: bool = False) -> Piece:
+def json_piece(item: AuditItem, indent: bool = False, findings_only: bool = False) -> Piece:
+    """``item`` as JSON; with ``findings_only`` a session lists only its deals with a
+    finding (violation, discrepancy, log error), and is left out when it has none."""
     counts = Summary()
     counts.add(item)
     if isinstance(item, SessionReport):
         opt = orjson.OPT_INDENT_2 if indent else 0
-        doc = session_json(item)
+        doc = session_json(item, findings_only)
+        if findings_only and not doc["deals"] and not doc["errors"]:
+            return Piece(counts)
         try:
             return Piece(counts, session=orjson.dumps(doc, option=opt))
         except TypeError:  # a lone surrogate from a log's \ud800 escape: write it escaped
             text = json.dumps(doc, ensure_ascii=True, indent=2 if indent else None)
             return Piece(counts, session=text.encode("ascii"))
     return Piece(counts, error=unreadable_json(item))
+
+
+def has_findings(d: DealAudit) -> bool:
+    """A violation, a discrepancy, or a log error that rejected the deal."""
+    return d.status == "rejected" or bool(d.violations or d.discrepancies)
 
 
 def violation_json(v: Violation) -> dict[str, Any]:
@@ -145,7 +162,7 @@ def deal_json(d: DealAudit) -> dict[str, Any]:
     }
 
 
-def session_json(s: SessionReport) -> dict[str, Any]:
+def session_json(s: SessionReport, findings_only: bool = False) -> dict[str, Any]:
     return {
         "id": s.id,
         "file": s.file,
@@ -153,7 +170,7 @@ def session_json(s: SessionReport) -> dict[str, Any]:
         "ruleset": s.ruleset,
         "rules": s.options.dotted() if s.options else None,
         "errors": [{"path": e.path, "message": e.message} for e in s.errors],
-        "deals": [deal_json(d) for d in s.deals],
+        "deals": [deal_json(d) for d in s.deals if not findings_only or has_findings(d)],
     }
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from loo_replay.audit import AuditItem, SessionReport, UnreadableDocument
 from loo_replay.engine.cards import SUIT_SYMBOLS, display_cards
 from loo_replay.engine.session import DealAudit
-from loo_replay.output.audit_json import Piece, Summary
+from loo_replay.output.audit_json import Piece, Summary, has_findings
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
@@ -87,14 +87,25 @@ def deal_lines(d: DealAudit, style: Style = plain) -> list[str]:
     return lines
 
 
-def session_lines(s: SessionReport, style: Style = plain) -> list[str]:
+def session_lines(s: SessionReport, style: Style = plain, findings_only: bool = False) -> list[str]:
+    """A session's block: the deals with findings first, then (unless ``findings_only``)
+    the others; with ``findings_only`` a session without any finding has no block."""
+    flagged = [d for d in s.deals if has_findings(d)]
+    if findings_only and not flagged and not s.errors:
+        return []
     where = f"{s.file}:{s.line}" if s.line else s.file
     title = f"Session {safe(s.id)} ({safe(where)}), ruleset {s.ruleset or '?'}"
     lines = [style(title, "title")]
     for e in s.errors:
         lines.append(f"  {style('error', 'bad')} {safe(e.path)}: {safe(e.message, 400)}")
-    for d in s.deals:
+    for d in flagged:
         lines += deal_lines(d, style)
+    others = len(s.deals) - len(flagged)
+    if not findings_only and others:
+        lines.append(f"  {others} deal(s) without findings{':' if flagged else ''}")
+        for d in s.deals:
+            if not has_findings(d):
+                lines += deal_lines(d, style)
     return lines
 
 
@@ -109,10 +120,10 @@ def summary_line(summary: Summary) -> str:
     return text
 
 
-def item_lines(item: AuditItem, style: Style = plain) -> list[str]:
+def item_lines(item: AuditItem, style: Style = plain, findings_only: bool = False) -> list[str]:
     """The report of one audited document."""
     if isinstance(item, SessionReport):
-        return session_lines(item, style)
+        return session_lines(item, style, findings_only)
     if isinstance(item, UnreadableDocument):
         where = f"{item.file}:{item.line}" if item.line else item.file
         return [
@@ -121,10 +132,10 @@ def item_lines(item: AuditItem, style: Style = plain) -> list[str]:
     return [f"{style('UNREADABLE', 'bad')} {safe(item.message, 400)}"]
 
 
-def text_piece(item: AuditItem, colour: bool = False) -> Piece:
+def text_piece(item: AuditItem, colour: bool = False, findings_only: bool = False) -> Piece:
     counts = Summary()
     counts.add(item)
-    return Piece(counts, lines=tuple(item_lines(item, make_style(colour))))
+    return Piece(counts, lines=tuple(item_lines(item, make_style(colour), findings_only)))
 
 
 def make_style(colour: bool) -> Style:

@@ -31,10 +31,14 @@ def replay(
     file: Annotated[
         Path, typer.Argument(help="A hand-log file (.json, .jsonl, optionally .gz) or a directory.")
     ],
-    deal: Annotated[int, typer.Option("--deal", min=1, help="The deal number to replay.")],
+    deal: Annotated[
+        int, typer.Option("--deal", min=1, metavar="N", help="The deal number to replay.")
+    ],
     session: Annotated[
         str | None,
-        typer.Option("--session", help="The session id; needed when the file holds several."),
+        typer.Option(
+            "--session", metavar="ID", help="The session id; needed when the file holds several."
+        ),
     ] = None,
     step: Annotated[
         bool,
@@ -50,14 +54,21 @@ def replay(
     ] = None,
     ruleset: Annotated[
         str | None,
-        typer.Option("--ruleset", help="A built-in ruleset or a TOML file; overrides the log's."),
+        typer.Option(
+            "--ruleset",
+            metavar="NAME|FILE",
+            help="A built-in ruleset or a TOML file; overrides the log's.",
+        ),
     ] = None,
     settings: Annotated[
         list[str] | None,
         typer.Option("--set", metavar="OPTION=VALUE", help="Override one rule option; repeatable."),
     ] = None,
 ) -> None:
-    """Replay one deal trick by trick: hands, legal cards, findings where they happened, settlement."""
+    """Replay one deal trick by trick.
+
+    Hands, legal cards, findings where they happened, and the settlement.
+    """
     choice = rule_choice(ruleset, settings)
     try:
         report = find_session([file], choice, session)

@@ -2,28 +2,31 @@
 
 ``audit`` is ``ingest`` (the same code path: one audit pass that loads the
 database) followed by ``report`` from the database, and ends with a summary
-of its input.  Exit status as for ``validate``: 0 nothing found, 1
-violations, discrepancies, rejected deals, unreadable documents (or, as for
-``ingest``, a conflict), 2 bad usage, unreadable input or an unusable
-database.  ``report`` exits 0 once written, 2 if it cannot be.
+of what that audit found in its input, as ``validate`` would print it.  Exit
+status as for ``validate``: 0 nothing found, 1 violations, discrepancies,
+rejected deals (or, as for ``ingest``, a conflict), 2 bad usage, no logs,
+unreadable input, an unusable database, or replay pages that could not be
+written.  ``report`` exits 0 once written, 2 if it cannot be, or not all of it.
 """
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
-from loo_replay.cli_output import StatusLine, fail
-from loo_replay.db.commands import DEFAULT_DB, DbOpt, ReplaceOpt, make_db_folder
+from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, jobs_option, rule_choice
+from loo_replay.cli_output import StatusLine, fail, unread_lines
+from loo_replay.db.commands import DEFAULT_DB, DbOpt, ReplaceOpt, load_logs
 from loo_replay.output.text import safe
 
 DEFAULT_OUT = Path("reports")
 OutOpt = Annotated[
-    Path, typer.Option("--out", help="The folder to write the reports into (created if need be).")
+    Path,
+    typer.Option(
+        "--out", metavar="FOLDER", help="The folder to write the reports into (created if need be)."
+    ),
 ]
 ReplaysOpt = Annotated[
     bool,
@@ -35,19 +38,17 @@ ReplaysOpt = Annotated[
 ]
 JobsOpt = Annotated[
     int,
-    typer.Option(
-        "--jobs",
-        "-j",
-        min=1,
-        help="Write session pages and replays (auditing the logs again) in this many processes.",
+    jobs_option(
+        "Write session pages and replays (auditing the logs again) in this many processes."
     ),
 ]
 
 
 def _write(
     db: Path, out: Path, replays: bool, jobs: int, status: StatusLine
-) -> tuple[int, int, int]:
-    """The reports of the database at ``db`` in ``out``: (sessions, replay pages, written)."""
+) -> tuple[int, int, int, int]:
+    """The reports of the database at ``db`` in ``out``: (sessions, replay pages, written,
+    sessions whose replay pages could not all be written, each said on stderr)."""
     from loo_replay.db.queries import open_for_reading
     from loo_replay.db.schema import DatabaseError
     from loo_replay.reports.build import write_reports
@@ -75,7 +76,7 @@ def _write(
             "loo-replay: more than 5,000 deals: replay pages only for deals with findings",
             err=True,
         )
-    return result.sessions, result.replays, result.replays_written
+    return result.sessions, result.replays, result.replays_written, len(result.notes)
 
 
 def report(
@@ -84,10 +85,16 @@ def report(
     replays: ReplaysOpt = True,
     jobs: JobsOpt = 1,
 ) -> None:
-    """Write HTML reports from the database: a page per session with Plotly figures, an
-    all-sessions page, an index, and a replay page per deal; they work offline."""
-    sessions, pages, written = _write(db, out, replays, jobs, StatusLine())
+    """Write the HTML reports from the database.
+
+    A page per session with Plotly figures, an all-sessions page, an index, and a replay
+    page per deal; they work offline.  The logs are read again for the replay pages, from
+    wherever this runs.
+    """
+    sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine())
     typer.echo(_where(out, sessions, pages, written, replays))
+    if missing:
+        fail(f"replay pages of {missing} session(s) could not be written (see above)")
 
 
 def _where(out: Path, sessions: int, pages: int, written: int, replays: bool) -> str:
@@ -105,65 +112,44 @@ def audit(
     jobs: JobsOpt = 1,
     replays: ReplaysOpt = True,
 ) -> None:
-    """Validate, load and report in one command: audit the logs into the database, write the
-    reports from it, and sum up what the input holds."""
-    from loo_replay.db.ingest import ingest as run_ingest
-    from loo_replay.db.queries import open_for_reading
-    from loo_replay.db.schema import DatabaseError
-    from loo_replay.logs.reader import ReadError, expand
-    from loo_replay.reports.queries import input_summary
+    """Validate, load and report in one command.
+
+    Audit the logs into the database, write the reports from it, and sum up what this
+    audit found in the input.
+    """
+    from loo_replay.output.text import summary_line
 
     choice = rule_choice(ruleset, settings)
-    files: list[str] = []
-    for given in paths:
-        with contextlib.suppress(ReadError):  # ingest reports it
-            files.extend(str(p) for p in expand([given]))
-    make_db_folder(db)
     status = StatusLine()
-    try:
-        result = run_ingest(
-            paths,
-            db,
-            choice,
-            replace=replace,
-            jobs=jobs,
-            progress=lambda _size, deals: status(f"auditing: {deals:,} deal(s)"),
-        )
-    except DatabaseError as exc:
-        fail(str(exc))
-    except KeyboardInterrupt:
-        fail("interrupted; the file being loaded was rolled back: run the command again", 130)
-    finally:
-        status.close()
-    for conflict in result.conflicts:
-        typer.echo(f"loo-replay: {safe(conflict.message(), 600)}", err=True)
-    for error in result.file_errors:
-        typer.echo(f"loo-replay: {safe(error, 600)}", err=True)
+    result = load_logs(
+        paths,
+        db,
+        choice,
+        replace,
+        jobs,
+        lambda _size, deals: status(f"auditing: {deals:,} deal(s)"),
+        status.close,
+    )
     c = result.counts
     typer.echo(
         f"loaded {c.loaded} deal(s), {c.rejected} rejected (kept in rejects), {c.skipped} "
         f"already loaded, {c.conflicts} in conflict, from {result.files} file(s) into {db}"
     )
-    try:
-        con = open_for_reading(db)
-        try:
-            found = input_summary(con, files)
-        finally:
-            con.close()
-    except DatabaseError as exc:
-        fail(str(exc))
-    sessions, pages, written = _write(db, out, replays, jobs, StatusLine())
-    f = found
-    line = (
-        f"{f['sessions']} session(s), {f['deals']} deal(s): {f['audited']} audited, "
-        f"{f['misdeals']} misdeal(s), {f['rejected']} rejected; {f['violations']} "
-        f"violation(s), {f['discrepancies']} discrepancy(ies)"
-    )
-    if f["unreadable"]:
-        line += f"; {f['unreadable']} unreadable document(s)"
-    typer.echo(line)
+    sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine())
+    s = result.summary
+    typer.echo(summary_line(s))
+    if result.conflicts:
+        typer.echo(
+            f"{len(result.conflicts)} session(s) in conflict: counted above as audited now, "
+            "but the database and the reports keep their earlier audit (see above)"
+        )
     typer.echo(_where(out, sessions, pages, written, replays))
-    if result.file_errors:
+    for line in unread_lines(s.unreadable_files, s.unreadable, s.nothing_read):
+        typer.echo(f"loo-replay: {line}", err=True)
+    if missing:
+        typer.echo(
+            f"loo-replay: replay pages of {missing} session(s) could not be written (see above)",
+            err=True,
+        )
         raise typer.Exit(2)
-    flagged = f["violations"] + f["discrepancies"] + f["rejected"] + f["unreadable"]
-    raise typer.Exit(1 if flagged or result.conflicts else 0)
+    raise typer.Exit(max(s.exit_code, 1 if result.conflicts else 0))

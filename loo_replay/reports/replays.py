@@ -1,7 +1,8 @@
 """Replay pages for every deal of the reported sessions, from their logs read again.
 
 The database holds verdicts, not the engine's step-by-step state, so a
-session's document is read again (``sessions.file`` and ``line``), checked
+session's document is read again (``sessions.file``, found from the
+database's folder by ``db.paths.log_path``, and ``line``), checked
 against the digest it was loaded with, audited under exactly the options it
 was loaded under (``sessions.rules``), and each deal rendered with
 ``render_page``, linked to its session and its neighbours.  A session whose
@@ -23,6 +24,7 @@ import orjson
 from loo_replay import __version__
 from loo_replay.audit import SessionReport, audit_document
 from loo_replay.db.frames import rules_fingerprint
+from loo_replay.db.paths import log_path
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.logs.reader import Document, ReadError, read_documents
 from loo_replay.parallel import ordered_map
@@ -146,7 +148,10 @@ def render_session(out: Path, job: ReplayJob, raw: bytes) -> ReplayOutcome:
         outcome.note = f"{job.file} no longer holds this session; no replay pages"
         return outcome
     if rules_fingerprint(report.ruleset, report.options) != job.fingerprint:
-        outcome.note = "the session's rules came out differently this time; no replay pages"
+        outcome.note = (
+            "the session was audited under other rules or by another version of loo-replay, "
+            "so its deals have no replay pages; re-audit it with `loo-replay ingest --replace`"
+        )
         return outcome
     base = folder(job.session_id)
     directory = inside(out, *base.split("/"))
@@ -179,7 +184,9 @@ def _render(task: tuple[str, ReplayJob, bytes] | ReplayOutcome) -> ReplayOutcome
     return render_session(Path(out), job, raw)
 
 
-def _documents(jobs: list[ReplayJob]) -> Iterator[tuple[ReplayJob, bytes] | ReplayOutcome]:
+def _documents(
+    jobs: list[ReplayJob], db: Path
+) -> Iterator[tuple[ReplayJob, bytes] | ReplayOutcome]:
     """Each job's document bytes, each file read once; an outcome instead when it cannot be."""
     by_file: dict[str, list[ReplayJob]] = {}
     for job in jobs:
@@ -188,7 +195,7 @@ def _documents(jobs: list[ReplayJob]) -> Iterator[tuple[ReplayJob, bytes] | Repl
         lines = {job.line: job for job in wanted}
         found: set[int | None] = set()
         try:
-            for doc in read_documents(Path(file), parse=False):
+            for doc in read_documents(log_path(file, db), parse=False, name=file):
                 job_at = lines.get(doc.line)
                 if job_at is not None and job_at.line not in found:
                     found.add(job_at.line)
@@ -202,7 +209,8 @@ def _documents(jobs: list[ReplayJob]) -> Iterator[tuple[ReplayJob, bytes] | Repl
                     yield ReplayOutcome(
                         job.session_id,
                         note=f"its log cannot be read again ({why}), so its deals have no "
-                        "replay pages",
+                        "replay pages; if the log has moved, load it from where it is now "
+                        "with `loo-replay ingest --replace`",
                     )
             continue
         for job in wanted:
@@ -216,11 +224,13 @@ def write_replays(
     out: Path,
     jobs: Iterable[ReplayJob],
     *,
+    db: Path,
     processes: int = 1,
     done: Callable[[ReplayOutcome], None] | None = None,
 ) -> dict[str, ReplayOutcome]:
-    """Replay pages for every deal of ``jobs`` under ``out/replays``; per session id, which
-    deal has which page, and a note where pages are missing."""
+    """Replay pages for every deal of ``jobs`` (loaded into the database at ``db``) under
+    ``out/replays``; per session id, which deal has which page, and a note where pages
+    are missing."""
     outcomes: dict[str, ReplayOutcome] = {}
     todo: list[ReplayJob] = []
     for job in jobs:
@@ -230,7 +240,8 @@ def write_replays(
         else:
             todo.append(job)
 
-    tasks = ((str(out), *item) if isinstance(item, tuple) else item for item in _documents(todo))
+    documents = _documents(todo, db)
+    tasks = ((str(out), *item) if isinstance(item, tuple) else item for item in documents)
     # Spawned, never forked: the calling process holds DuckDB.  At most two documents per
     # process wait in memory.
     for outcome in ordered_map(_render, tasks, processes if len(todo) > 1 else 1, spawn=True):

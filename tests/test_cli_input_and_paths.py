@@ -1,0 +1,265 @@
+"""The CLI through real subprocesses: exit statuses for missing or unreadable input
+(LOG-FORMAT.md, exit status), where the database records each log (so that ``report``
+works from any folder), and re-auditing under other rules or another version."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import duckdb
+import orjson
+import pytest
+from db_helpers import SAMPLES, counts, run, sql
+
+from loo_replay.db.frames import json_bytes, rules_fingerprint
+from loo_replay.engine.options import Options
+from loo_replay.rulesets import builtin
+
+NOT_JSON = b"this is not a hand log\n"
+
+
+def simulated(path: Path, sid_seed: int = 1) -> Path:
+    """A clean simulated session (three-card, 4 deals) written by the real CLI (without the
+    ground truth it writes beside, which is no hand log)."""
+    result = run("simulate", "--deals", "4", "--seed", str(sid_seed), "--out", path)
+    assert result.returncode == 0, result.stderr
+    path.with_suffix(".truth.json").unlink()
+    return path
+
+
+# -- exit statuses -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["validate", "ingest", "audit"])
+def test_exit_status_no_logs_in_an_empty_folder_is_2(command: str, tmp_path: Path) -> None:
+    """LOG-FORMAT.md, exit status: no logs found is 2, and says so."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    extra = [] if command == "validate" else ["--db", tmp_path / "loo.duckdb"]
+    extra += ["--out", tmp_path / "out"] if command == "audit" else []
+    result = run(command, empty, *extra)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "no hand logs in this folder" in result.stdout + result.stderr
+    assert "could not be read" in result.stderr
+
+
+def test_exit_status_an_empty_json_lines_file_is_no_logs(tmp_path: Path) -> None:
+    """LOG-FORMAT.md: a .jsonl file without a document holds no logs either: 2."""
+    (tmp_path / "none.jsonl").write_bytes(b"\n\n")
+    result = run("validate", tmp_path / "none.jsonl")
+    assert result.returncode == 2
+    assert "no hand logs found in the input" in result.stderr
+
+
+def test_exit_status_validate_a_file_that_is_not_json_is_2_and_the_rest_is_audited(
+    tmp_path: Path,
+) -> None:
+    """LOG-FORMAT.md: a document that cannot be parsed makes 2 (not 1, which is for
+    findings); the clean session beside it is still audited and reported."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    simulated(logs / "a.json")
+    (logs / "b.json").write_bytes(NOT_JSON)
+    result = run("validate", logs, "--format", "json")
+    assert result.returncode == 2
+    doc = orjson.loads(result.stdout)
+    assert doc["summary"]["sessions"] == 1 and doc["summary"]["unreadable"] == 1
+    assert doc["summary"]["violations"] == doc["summary"]["discrepancies"] == 0
+    assert "1 document(s) could not be read or parsed" in result.stderr
+    assert run("validate", logs / "a.json").returncode == 0  # alone, the session is clean
+
+
+def test_exit_status_ingest_and_audit_a_file_that_is_not_json_is_2_and_the_rest_loads(
+    tmp_path: Path,
+) -> None:
+    """LOG-FORMAT.md: the same for ``ingest`` and ``audit``; the clean session is loaded."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    simulated(logs / "a.json")
+    (logs / "b.json").write_bytes(NOT_JSON)
+    ingested = run("ingest", logs, "--db", tmp_path / "i.duckdb")
+    assert ingested.returncode == 2
+    assert counts(ingested)["loaded"] == 4
+    audited = run(
+        "audit", logs, "--db", tmp_path / "a.duckdb", "--out", tmp_path / "out", "--no-replays"
+    )
+    assert audited.returncode == 2
+    assert "1 session(s), 4 deal(s): 4 audited" in audited.stdout
+    assert "1 unreadable document(s)" in audited.stdout
+    assert sql(tmp_path / "a.duckdb", "SELECT count(*) FROM deals") == [(4,)]
+
+
+def test_exit_status_a_session_with_an_error_of_its_own_is_never_clean(tmp_path: Path) -> None:
+    """A session whose header fails (here another format version) has no deal to reject,
+    yet an error was found: the status is 1, not 0, for validate and ingest alike."""
+    doc = {
+        "format": "loo-hand-log",
+        "version": 2,
+        "session": {"id": "v2", "players": [{"id": "a"}, {"id": "b"}, {"id": "c"}]},
+        "deals": [],
+    }
+    (tmp_path / "v2.json").write_bytes(orjson.dumps(doc))
+    result = run("validate", tmp_path / "v2.json")
+    assert result.returncode == 1
+    assert "unsupported hand-log version 2" in result.stdout
+    where = ["--db", tmp_path / "loo.duckdb", "--out", tmp_path / "out", "--no-replays"]
+    assert run("audit", tmp_path / "v2.json", *where).returncode == 1
+    again = run("audit", tmp_path / "v2.json", *where)
+    assert again.returncode == 1  # recognised as loaded, counted from the database
+
+
+def test_exit_status_replay_in_an_empty_folder_is_2(tmp_path: Path) -> None:
+    result = run("replay", tmp_path, "--deal", "1")
+    assert result.returncode == 2
+    assert "no hand logs in this folder" in result.stderr
+
+
+# -- paths: report from any folder -----------------------------------------------------
+
+
+def _replay_pages(out: Path) -> list[Path]:
+    return sorted(out.glob("replays/*/deal-*.html"))
+
+
+def test_paths_report_from_another_folder_finds_logs_outside_the_database_folder(
+    tmp_path: Path,
+) -> None:
+    """A log outside the database's folder is recorded by its absolute path: ``report`` run
+    from a third folder writes every replay page and exits 0."""
+    (tmp_path / "work").mkdir()
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "data").mkdir()
+    simulated(tmp_path / "logs" / "a.json")
+    ingested = run("ingest", "../logs", "--db", "../data/loo.duckdb", cwd=tmp_path / "work")
+    assert ingested.returncode == 0, ingested.stderr
+    assert sql(tmp_path / "data" / "loo.duckdb", "SELECT file FROM sessions") == [
+        (str(tmp_path / "logs" / "a.json"),)
+    ]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = run("report", "--db", tmp_path / "data" / "loo.duckdb", "--out", "out", cwd=elsewhere)
+    assert result.returncode == 0, result.stderr
+    assert "cannot be read again" not in result.stderr
+    assert len(_replay_pages(elsewhere / "out")) == 4
+
+
+def test_paths_logs_under_the_database_folder_move_with_it(tmp_path: Path) -> None:
+    """A log under the database's folder is recorded relative to it, so the folder can move
+    (or be copied) as a whole and ``report`` still finds its logs, from anywhere."""
+    project = tmp_path / "project"
+    (project / "logs").mkdir(parents=True)
+    simulated(project / "logs" / "a.json")
+    assert run("ingest", "logs", "--db", "loo.duckdb", cwd=project).returncode == 0
+    assert sql(project / "loo.duckdb", "SELECT file FROM sessions") == [("logs/a.json",)]
+    moved = tmp_path / "moved"
+    shutil.move(project, moved)
+    result = run("report", "--db", moved / "loo.duckdb", "--out", tmp_path / "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert len(_replay_pages(tmp_path / "out")) == 4
+
+
+def test_paths_a_log_that_cannot_be_read_again_is_said_and_exits_2(tmp_path: Path) -> None:
+    """If a replay page cannot be written, ``report`` says which session and exits 2; the
+    rest of the reports are written."""
+    simulated(tmp_path / "a.json")
+    db = tmp_path / "loo.duckdb"
+    assert run("ingest", tmp_path / "a.json", "--db", db).returncode == 0
+    (tmp_path / "a.json").unlink()
+    result = run("report", "--db", db, "--out", tmp_path / "out")
+    assert result.returncode == 2
+    assert "its log cannot be read again" in result.stderr
+    assert "replay pages of 1 session(s) could not be written" in result.stderr
+    assert (tmp_path / "out" / "index.html").is_file()
+
+
+def test_paths_rows_of_older_databases_relative_to_where_ingest_ran(tmp_path: Path) -> None:
+    """Databases written before paths were recorded this way hold paths relative to the
+    folder ``ingest`` ran in (db/paths.py): such a path is looked for beside the database,
+    then in the current folder; from a folder where it is neither, ``report`` says so."""
+    work = tmp_path / "work"
+    (work / "logs").mkdir(parents=True)
+    simulated(work / "logs" / "a.json")
+    db = tmp_path / "data" / "loo.duckdb"
+    assert run("ingest", "logs", "--db", db, cwd=work).returncode == 0
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE sessions SET file = 'logs/a.json'")  # as an older loo-replay wrote it
+    con.close()
+    from_work = run("report", "--db", db, "--out", tmp_path / "out1", cwd=work)
+    assert from_work.returncode == 0, from_work.stderr
+    assert len(_replay_pages(tmp_path / "out1")) == 4
+    from_elsewhere = run("report", "--db", db, "--out", tmp_path / "out2", cwd=tmp_path)
+    assert from_elsewhere.returncode == 2
+    assert "its log cannot be read again" in from_elsewhere.stderr
+    assert "ingest --replace" in from_elsewhere.stderr
+
+
+# -- re-auditing under other rules, or by another version ----------------------------------
+
+
+def _summary_line(stdout: str) -> str:
+    return next(line for line in stdout.splitlines() if " session(s), " in line)
+
+
+def test_reaudit_other_rules_conflicts_name_the_fix_and_the_summary_is_the_audit_asked_for(
+    tmp_path: Path,
+) -> None:
+    """``audit --ruleset hoyle`` on a database loaded under three-card: each session is a
+    conflict naming ``--replace``, exit 1, and the summary is hoyle's, as ``validate``
+    gives it, never the loaded three-card audit's."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(SAMPLES / "three-card-revokes.json", logs)
+    db = tmp_path / "loo.duckdb"
+    assert run("ingest", logs, "--db", db).returncode == 0  # loaded, findings and all
+    loaded = sql(db, "SELECT sum(violations) FROM deals")[0][0]
+    hoyle = run("validate", logs, "--ruleset", "hoyle")
+    result = run(
+        "audit", logs, "--db", db, "--out", tmp_path / "out", "--ruleset", "hoyle", "--no-replays"
+    )
+    assert result.returncode == 1
+    assert "under other rules" in result.stderr and "--replace" in result.stderr
+    assert _summary_line(result.stdout) == _summary_line(hoyle.stdout)
+    assert f"{loaded} violation(s)" not in _summary_line(result.stdout)
+    assert "the database and the reports keep their earlier audit" in result.stdout
+    replaced = run(
+        "audit", logs, "--db", db, "--out", tmp_path / "out", "--ruleset", "hoyle",
+        "--no-replays", "--replace",
+    )  # fmt: skip
+    assert replaced.returncode == 1  # findings, no conflict
+    assert "conflicts" not in replaced.stderr
+    assert _summary_line(replaced.stdout) == _summary_line(hoyle.stdout)
+
+
+def test_reaudit_fingerprint_names_the_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules fingerprint holds the loo-replay version: the same rules under another
+    version are another audit."""
+    options = builtin("three-card").options
+    now = rules_fingerprint("three-card", options)
+    monkeypatch.setattr("loo_replay.db.frames.__version__", "0.0.1")
+    assert rules_fingerprint("three-card", options) != now
+
+
+def test_reaudit_a_session_audited_by_another_version_is_a_conflict_until_replaced(
+    tmp_path: Path,
+) -> None:
+    """A session loaded by an earlier loo-replay (its fingerprint lacks this version) is a
+    conflict that says so and names ``--replace``; replacing it loads this version's audit."""
+    simulated(tmp_path / "a.json")
+    db = tmp_path / "loo.duckdb"
+    assert run("ingest", tmp_path / "a.json", "--db", db).returncode == 0
+    ((ruleset, rules),) = sql(db, "SELECT ruleset, rules FROM sessions")
+    dotted = Options.from_dotted(orjson.loads(rules)).dotted()
+    older = hashlib.sha256(json_bytes([ruleset, dotted], sort_keys=True)).hexdigest()
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE sessions SET rules_fingerprint = ?", [older])
+    con.close()
+    again = run("ingest", tmp_path / "a.json", "--db", db)
+    assert again.returncode == 1
+    assert "audited by another version of loo-replay" in again.stderr
+    assert "--replace" in again.stderr
+    report = run("report", "--db", db, "--out", tmp_path / "out")
+    assert report.returncode == 2 and "another version of loo-replay" in report.stderr
+    assert run("ingest", tmp_path / "a.json", "--db", db, "--replace").returncode == 0
+    assert run("report", "--db", db, "--out", tmp_path / "out").returncode == 0
