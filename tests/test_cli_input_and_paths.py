@@ -21,15 +21,27 @@ NOT_JSON = b"this is not a hand log\n"
 
 
 def simulated(path: Path, sid_seed: int = 1) -> Path:
-    """A clean simulated session (three-card, 4 deals) written by the real CLI (without the
-    ground truth it writes beside, which is no hand log)."""
+    """A clean simulated session (three-card, 4 deals) written by the real CLI, with the
+    ground truth it writes beside."""
     result = run("simulate", "--deals", "4", "--seed", str(sid_seed), "--out", path)
     assert result.returncode == 0, result.stderr
-    path.with_suffix(".truth.json").unlink()
     return path
 
 
 # -- exit statuses -----------------------------------------------------------------------
+
+
+def test_exit_status_a_simulated_folder_is_its_logs_without_the_ground_truth(
+    tmp_path: Path,
+) -> None:
+    """The ground truth that ``simulate`` writes beside its logs is not a hand log: a folder
+    of simulated sessions validates as the logs alone (clean: exit 0, nothing unreadable)."""
+    log = simulated(tmp_path / "sim" / "games.jsonl")
+    assert log.with_suffix(".truth.json").exists()
+    result = run("validate", tmp_path / "sim")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "could not be read" not in result.stderr
+    assert "1 session(s)" in result.stdout
 
 
 @pytest.mark.parametrize("command", ["validate", "ingest", "audit"])

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 SUFFIXES = (".json", ".jsonl", ".ndjson")
+# ``loo-replay simulate`` writes its ground truth beside its logs; it is not a hand log.
+TRUTH_SUFFIX = ".truth.json"
 
 
 class ReadError(OSError):
@@ -38,6 +40,8 @@ def log_kind(path: Path) -> str | None:
     name = path.name.lower()
     if name.endswith(".gz"):
         name = name[:-3]
+    if name.endswith(TRUTH_SUFFIX):
+        return None
     for suffix in SUFFIXES:
         if name.endswith(suffix):
             return "json" if suffix == ".json" else "jsonl"

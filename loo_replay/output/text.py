@@ -13,6 +13,7 @@ from collections.abc import Callable
 from loo_replay.audit import AuditItem, SessionReport, UnreadableDocument
 from loo_replay.engine.cards import SUIT_SYMBOLS, display_cards
 from loo_replay.engine.session import DealAudit
+from loo_replay.output import wording
 from loo_replay.output.audit_json import Piece, Summary, has_findings
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -81,7 +82,7 @@ def deal_lines(d: DealAudit, style: Style = plain) -> list[str]:
         lines.append("        " + " · ".join(detail))
     for x in d.discrepancies:
         lines.append(
-            f"    {style('DISCREPANCY', 'warn')} {safe(x.field)}: recorded {x.recorded}, expected {x.expected}"
+            f"    {style('DISCREPANCY', 'warn')} {safe(wording.discrepancy(x.field, x.recorded, x.expected))}"
         )
     lines += [f"    note: {safe(n, 400)}" for n in d.notes]
     return lines
