@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from loo_replay.engine.cards import display
 from loo_replay.engine.legal import legal_cards
-from loo_replay.engine.model import Play
+from loo_replay.engine.model import Event, Play
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import PLAYING, DealContext, DealResult, Replay
 from loo_replay.engine.session import DealAudit
@@ -119,7 +119,7 @@ class _Run:
         self.stopped: str | None = None
         self.guarantee: dict[int, int] = {}
 
-    def follow(self, events: tuple[object, ...]) -> None:
+    def follow(self, events: tuple[Event, ...]) -> None:
         replay, search = self.replay, self.search
         for seat in search.playing:
             self.guarantee[seat] = search.won[seat] + search.future(seat)
