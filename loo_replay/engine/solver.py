@@ -21,7 +21,7 @@ from loo_replay.engine.legal import add_card, legal_cards, take_back
 from loo_replay.engine.model import Trick
 from loo_replay.engine.replay import Replay
 from loo_replay.engine.state import DealState
-from loo_replay.engine.tables import ACES, NO_TRUMP, POWER, TRUMP_ORDER
+from loo_replay.engine.tables import ACES, EFFECTIVE_SUIT, NO_TRUMP, POWER, TRUMP_ORDER
 
 ANNOUNCE = 64  # a move is a card, plus ANNOUNCE for the ace of trumps led with "Pam, be civil"
 CARD = 63
@@ -296,6 +296,8 @@ class Search:
         if trump == NO_TRUMP:
             return 0
         hand = st.hands[player]
+        if not hand & st.trump_mask:
+            return 0
         live = 0
         for seat in self.playing:
             live |= st.hands[seat]
@@ -327,6 +329,64 @@ class Search:
             hand ^= low
         return True
 
+    def _last_trick_winner(self) -> int:
+        """Who takes the last trick: each player holds one card, the one move
+        ``legal_cards`` can leave him, so the trick is played out without a search."""
+        st = self.state
+        trick = self.trick
+        plays = trick.plays
+        suit_power = POWER[st.pam][st.trump]
+        seats = self.rotation[trick.leader]
+        if plays:
+            powers = suit_power[trick.led]
+            best, winner = trick.win_power, plays[trick.win][0]
+            start = len(plays)
+        else:
+            card = st.hands[trick.leader].bit_length() - 1
+            powers = suit_power[EFFECTIVE_SUIT[st.pam][st.trump][card]]
+            best, winner = powers[card], trick.leader
+            start = 1
+        for seat in seats[start:]:
+            power = powers[st.hands[seat].bit_length() - 1]
+            if power > best:
+                best, winner = power, seat
+        return winner
+
+    def _sure_to_win(self, seat: int, moves: tuple[int, ...]) -> bool:
+        """Whether one of ``moves`` beats the table and every card the players after
+        ``seat`` in this trick hold: it takes the trick whatever they play."""
+        st = self.state
+        trick = self.trick
+        plays = trick.plays
+        later = 0
+        for other in self.rotation[trick.leader][len(plays) + 1 :]:
+            later |= st.hands[other]
+        suit_power = POWER[st.pam][st.trump]
+        if plays:
+            powers = suit_power[trick.led]
+            threat = trick.win_power
+            while later:
+                low = later & -later
+                threat = max(threat, powers[low.bit_length() - 1])
+                later ^= low
+            return any(powers[move & CARD] > threat for move in moves)
+        if st.trump == NO_TRUMP:
+            return False  # the lead may fix trumps (``first_lead``)
+        effective = EFFECTIVE_SUIT[st.pam][st.trump]
+        for move in moves:
+            card = move & CARD
+            powers = suit_power[effective[card]]
+            power = powers[card]
+            rest = later
+            while rest:
+                low = rest & -rest
+                if powers[low.bit_length() - 1] > power:
+                    break
+                rest ^= low
+            else:
+                return True
+        return False
+
     def can(self, k: int) -> bool:
         """Whether the player under study can make sure of ``k`` >= 1 more tricks."""
         self.nodes += 1
@@ -338,7 +398,7 @@ class Search:
         st = self.state
         trick = self.trick
         player = self.player
-        key = (tuple(st.hands), trick.leader, self.moves, st.trump)
+        key = (st.played, trick.leader, self.moves, st.trump)  # hands are the deal's less played
         table = self.table
         entry = table.get(key)
         if entry is None:
@@ -349,6 +409,10 @@ class Search:
                 return True
             if upper < k:
                 return False
+        if left == 1:
+            won = self._last_trick_winner() == player
+            table[key] = (1, 1) if won else (0, 0)
+            return won
         beaten = self._cannot_win_trick(player)
         if beaten and k >= left:
             table[key] = (lower, left - 1)
@@ -365,6 +429,9 @@ class Search:
                 self.move_cache.clear()
             self.move_cache[key] = moves
         mine = seat == player
+        if mine and k == 1 and self._sure_to_win(seat, moves):
+            table[key] = (1, upper)
+            return True
         result = not mine
         for i in range(len(moves)):
             move = moves[i] if beaten and not mine else moves[-1 - i]
