@@ -151,10 +151,12 @@ app.command()(db_commands.stats)
 app.command()(db_commands.query)
 app.command()(db_commands.export)
 
+from loo_replay import analysis_commands  # noqa: E402
 from loo_replay.reports import commands as report_commands  # noqa: E402  (registered last)
 
 app.command()(report_commands.report)
 app.command()(report_commands.audit)
+app.command()(analysis_commands.analyse)
 
 
 def main() -> None:

@@ -1,0 +1,101 @@
+"""``loo-replay analyse``: the audit of ``validate`` with each deal's double-dummy
+analysis (ANALYSIS.md).  Same inputs, rulesets, ``--set``, ``--jobs`` and exit
+status as ``validate``: the analysis is advice and never changes the status.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from loo_replay.audit import SessionReport, UnreadableFile, audit_document
+from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
+from loo_replay.engine.analysis import DEFAULT_MAX_NODES, SKIPPED, DealAnalysis, analyse_deal
+from loo_replay.logs.reader import Document
+from loo_replay.output.analysis import AnalysisSummary, analysed_piece, summary_line
+from loo_replay.output.audit_json import Piece, write_audit
+from loo_replay.pipeline import rendered
+from loo_replay.rulesets import RuleChoice
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+@dataclass(frozen=True)
+class AnalyseSpec:
+    choice: RuleChoice
+    json: bool
+    indent: bool
+    colour: bool
+    max_nodes: int
+
+
+def analyse_batch(task: tuple[list[Document | UnreadableFile], AnalyseSpec]) -> list[Piece]:
+    """Audit, analyse and render a batch of documents (in a worker process or here)."""
+    batch, spec = task
+    pieces = []
+    for doc in batch:
+        if isinstance(doc, UnreadableFile):
+            pieces.append(analysed_piece(doc, [], spec.json, spec.indent, spec.colour))
+            continue
+        item = audit_document(doc, spec.choice)
+        analyses: list[DealAnalysis] = []
+        if isinstance(item, SessionReport):
+            options = item.options
+            analyses = [
+                analyse_deal(d, options, spec.max_nodes)
+                if options is not None
+                else DealAnalysis(SKIPPED, d.status)
+                for d in item.deals
+            ]
+        pieces.append(analysed_piece(item, analyses, spec.json, spec.indent, spec.colour))
+    return pieces
+
+
+def analyse(
+    paths: PathsArg,
+    output_format: Annotated[
+        Format, typer.Option("--format", help="text for people, json for programs.")
+    ] = Format.text,
+    ruleset: RulesetOpt = None,
+    settings: SetOpt = None,
+    pretty: Annotated[bool, typer.Option(help="Indent the JSON output.")] = False,
+    max_nodes: Annotated[
+        int,
+        typer.Option(min=1, help="Search budget per deal; a deal over it is reported unsolved."),
+    ] = DEFAULT_MAX_NODES,
+    jobs: Annotated[int, typer.Option(min=1, help="Analyse in this many processes.")] = 1,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(help="Analyse on the Dask cluster at this address (the dask extra)."),
+    ] = None,
+) -> None:
+    """Audit the logs as validate does and say, for every card, whether it threw away a
+    trick its player could have made sure of, and which loos were avoidable."""
+    choice = rule_choice(ruleset, settings)
+    as_json = output_format is Format.json
+    colour = not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    spec = AnalyseSpec(choice, as_json, pretty, colour, max_nodes)
+    pieces = rendered(paths, spec, jobs, scheduler, analyse_batch)
+    summary = AnalysisSummary()
+    if as_json:
+        write_audit(pieces, sys.stdout.buffer, pretty, summary)
+    else:
+        for piece in pieces:
+            summary.merge(piece.counts)
+            for line in piece.lines:
+                typer.echo(line)
+        typer.echo("")
+        typer.echo(summary_line(summary))
+    if summary.unreadable_files:
+        typer.echo(
+            f"loo-replay: {summary.unreadable_files} input file(s) could not be read", err=True
+        )
+    raise typer.Exit(summary.exit_code)
