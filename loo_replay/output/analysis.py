@@ -85,10 +85,20 @@ def analysis_json(a: DealAnalysis) -> dict[str, Any]:
     return out
 
 
+SKIP_REASONS = {
+    "all_passed": "all passed, no play",
+    "unopposed": "unopposed, no play",
+    "flush": "a flush ended the deal before play",
+    "misdeal": "a misdeal",
+    "rejected": "the record is rejected",
+    "on_void": "trumps are turned during play, when a player is void (deal.trump on_void)",
+}
+
+
 def analysis_lines(a: DealAnalysis, style: Style) -> list[str]:
     """The analysis under a deal's audit lines."""
     if a.status == SKIPPED:
-        return [f"    analysis: skipped ({str(a.reason).replace('_', ' ')})"]
+        return [f"    analysis: skipped ({SKIP_REASONS.get(str(a.reason), str(a.reason))})"]
     if a.status != SOLVED:
         return [f"    analysis: {style('UNSOLVED', 'warn')} ({a.reason})"]
     sure = ", ".join(f"{safe(p.player)} {p.guarantee}" for p in a.players)
