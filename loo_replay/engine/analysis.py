@@ -36,6 +36,8 @@ class CardStep:
     before: int
     after: int
     better: tuple[int, ...]  # his legal cards that kept ``before``, when ``after`` is lower
+    announced: bool = False  # led with "Pam, be civil" announced; ``better`` may then hold
+    # ``card`` itself: the other choice of announcement kept ``before``
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,15 +166,14 @@ class _Run:
             (m for m in moves if m & CARD == card and bool(m & ANNOUNCE) == announce),
             card,  # an announcement that changes nothing is no second move
         )
+        said = bool(played & ANNOUNCE)
         if self._keeps(seat, played, before):
-            return CardStep(seat, trick, card, before, before, ())
+            return CardStep(seat, trick, card, before, before, (), said)
         undo = search.play(played)
         after = search.won[seat] + (undo[0] == seat) + search.future(seat)
         search.unplay(undo)
-        better = sorted(
-            {m & CARD for m in moves if m & CARD != card and self._keeps(seat, m, before)}
-        )
-        return CardStep(seat, trick, card, before, after, tuple(better))
+        better = sorted({m & CARD for m in moves if m != played and self._keeps(seat, m, before)})
+        return CardStep(seat, trick, card, before, after, tuple(better), said)
 
     def _keeps(self, seat: int, move: int, target: int) -> bool:
         """Whether ``move`` still leaves ``seat`` sure of ``target`` tricks."""
@@ -247,9 +248,7 @@ class _Run:
             if step is None:
                 continue
             who = name[seat]
-            instead = (
-                f"; with {_cards(step.better)} they could not have been" if step.better else ""
-            )
+            instead = f"; with {_better(step)} they could not have been" if step.better else ""
             notes.append(
                 Note(
                     "avoidable-loo",
@@ -294,13 +293,22 @@ def _tricks(n: int) -> str:
     return "a trick" if n == 1 else f"{n} tricks"
 
 
-def _cards(cards: tuple[int, ...]) -> str:
-    return " or ".join(display(c) for c in cards)
+def _better(s: CardStep) -> str:
+    """The better cards in words; the card played itself is named with the other choice of
+    announcement ("Pam, be civil") that would have kept the guarantee."""
+    words = []
+    for card in s.better:
+        if card == s.card:
+            said = "not announcing" if s.announced else 'announcing "Pam, be civil"'
+            words.append(f"{display(card)} {said}")
+        else:
+            words.append(display(card))
+    return " or ".join(words)
 
 
 def _lost_message(who: str, s: CardStep, looed: bool) -> str:
     card = display(s.card)
-    means = f"with {_cards(s.better)} they" if s.better else "they"
+    means = f"with {_better(s)} they" if s.better else "they"
     text = (
         f"{who} played {card} at trick {s.trick}: {means} were sure of {_tricks(s.before)} "
         "(the others could not stop it); "
