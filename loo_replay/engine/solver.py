@@ -27,8 +27,9 @@ ANNOUNCE = 64  # a move is a card, plus ANNOUNCE for the ace of trumps led with 
 CARD = 63
 # What ``play`` returns for ``unplay``: the winner of the trick it completed (or -1), the
 # trick, its (led, win, win_power, trumped) before, the trick's moves before, the
-# announcement before, and whether the move fixed trumps (``deal.trump = "first_lead"``).
-Undo = tuple[int, Trick, tuple[int, int, int, bool], tuple[int, ...], bool, bool]
+# announcement before, whether the move fixed trumps (``deal.trump = "first_lead"``) and
+# the mask of the trick's cards before.
+Undo = tuple[int, Trick, tuple[int, int, int, bool], tuple[int, ...], bool, bool, int]
 TABLE_LIMIT = 400_000  # entries per table before it is cleared: bounded memory, same answers
 
 
@@ -98,6 +99,13 @@ class Search:
         self.state.tricks = [trick]
         self.trick = trick
         self.moves = moves  # the moves of the current trick: part of a position's key
+        self.trick_mask = 0  # the cards of the current trick
+        for _, card, _ in trick.plays:
+            self.trick_mask |= 1 << card
+        in_play = self.trick_mask
+        for seat in playing:
+            in_play |= real.hands[seat]
+        self.in_play = in_play  # every card still to be played or on the table, at the start
         self.left = self.size - trick.number + 1  # tricks not yet complete
         self.won = list(replay.result.tricks_won)
         self.max_nodes = max_nodes
@@ -105,6 +113,7 @@ class Search:
         self.tables: dict[int, dict[tuple[object, ...], tuple[int, int]]] = {s: {} for s in playing}
         self.table: dict[tuple[object, ...], tuple[int, int]] = {}
         self.move_cache: dict[tuple[object, ...], tuple[int, ...]] = {}
+        self.legal_cache: dict[tuple[object, ...], int] = {}
         self.player = -1
         self.pam_announced = o.deal_pam and o.follow_pam_civil == "announced"
         self.special_cache: dict[int, int] = {}
@@ -136,18 +145,21 @@ class Search:
         add_card(st, trick, seat, card, 0)
         moves = self.moves
         self.moves = (*moves, move)
+        trick_mask = self.trick_mask
         if len(trick.plays) < self.n:
-            return (-1, trick, saved, moves, announce, fixed)
+            self.trick_mask = trick_mask | 1 << card
+            return (-1, trick, saved, moves, announce, fixed, trick_mask)
         winner = trick.plays[trick.win][0]
         self.left -= 1
         following = Trick(number=trick.number + 1, leader=winner)
         st.tricks[0] = following
         self.trick = following
         self.moves = ()
-        return (winner, trick, saved, moves, announce, fixed)
+        self.trick_mask = 0
+        return (winner, trick, saved, moves, announce, fixed, trick_mask)
 
     def unplay(self, undo: Undo) -> None:
-        winner, trick, saved, moves, announce, fixed = undo
+        winner, trick, saved, moves, announce, fixed, trick_mask = undo
         st = self.state
         if winner != -1:
             self.left += 1
@@ -155,6 +167,7 @@ class Search:
             self.trick = trick
         take_back(st, trick, saved)
         self.moves = moves
+        self.trick_mask = trick_mask
         st.announce = announce
         if fixed:
             st.fix_trump(NO_TRUMP)
@@ -215,6 +228,23 @@ class Search:
             self.special_cache[trump] = mask
         return mask
 
+    def _legal(self, seat: int, hand: int, leading: bool) -> int:
+        """``legal_cards`` for ``seat``, remembered by what it reads: following, the hand and
+        the trick so far; leading, the hand, the trick's number and the trumps played (the
+        top trump, runs of trumps)."""
+        st = self.state
+        if leading:
+            key: tuple[object, ...] = (hand, self.trick.number, st.played & st.trump_mask, st.trump)
+        else:
+            key = (hand, self.moves, st.trump)
+        legal = self.legal_cache.get(key)
+        if legal is None:
+            legal = legal_cards(st, seat)
+            if len(self.legal_cache) >= TABLE_LIMIT:
+                self.legal_cache.clear()
+            self.legal_cache[key] = legal
+        return legal
+
     def _reduced(self, seat: int) -> tuple[int, ...]:
         """The legal moves of ``seat`` with equivalent cards reduced to the lowest, weakest
         first.  Two of his cards are equivalent when no card that anyone else still holds or
@@ -222,22 +252,16 @@ class Search:
         still out of play either, since its run is reckoned over played cards only)."""
         st = self.state
         trump = st.trump
-        legal = legal_cards(st, seat)
         hand = st.hands[seat]
-        moves: list[int] = []
         leading = not self.trick.plays
+        legal = self._legal(seat, hand, leading)
+        moves: list[int] = []
         if trump == NO_TRUMP or legal & (legal - 1) == 0:
             cards = legal
             keep = legal
         else:
-            blockers = 0
-            for other in self.playing:
-                if other != seat:
-                    blockers |= st.hands[other]
-            trick_cards = 0
-            for _, card, _ in self.trick.plays:
-                trick_cards |= 1 << card
-            blockers |= trick_cards
+            trick_cards = self.trick_mask
+            blockers = (self.in_play & ~st.played | trick_cards) & ~hand
             if self.o.lead_highest_trump == "two_players":
                 dead = (st.played & ~trick_cards) | st.turned | hand
                 blockers |= st.trump_mask & ~dead
@@ -298,11 +322,7 @@ class Search:
         hand = st.hands[player]
         if not hand & st.trump_mask:
             return 0
-        live = 0
-        for seat in self.playing:
-            live |= st.hands[seat]
-        for _, card, _ in self.trick.plays:
-            live |= 1 << card
+        live = self.in_play & ~st.played | self.trick_mask
         count = 0
         for card in TRUMP_ORDER[st.pam][trump]:
             if hand >> card & 1:
