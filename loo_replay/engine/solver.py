@@ -407,6 +407,16 @@ class Search:
                 return True
         return False
 
+    def _cheapest_winners(self, moves: tuple[int, ...]) -> tuple[int, ...]:
+        """``moves`` with the cards that beat the table first, lowest first, then the rest
+        lowest first: how the others take a trick from the player under study."""
+        trick = self.trick
+        st = self.state
+        powers = POWER[st.pam][st.trump][trick.led]
+        win = trick.win_power
+        beat = tuple(m for m in moves if powers[m & CARD] > win)
+        return beat + tuple(m for m in moves if powers[m & CARD] <= win)
+
     def can(self, k: int) -> bool:
         """Whether the player under study can make sure of ``k`` >= 1 more tricks."""
         self.nodes += 1
@@ -453,8 +463,15 @@ class Search:
             table[key] = (1, upper)
             return True
         result = not mine
-        for i in range(len(moves)):
-            move = moves[i] if beaten and not mine else moves[-1 - i]
+        if mine:
+            order = moves[::-1]  # his strongest first
+        elif beaten:
+            order = moves  # he is beaten: the others keep their strength
+        elif trick.seats >> player & 1:
+            order = self._cheapest_winners(moves)
+        else:
+            order = moves[::-1]  # he is still to play: the others play high
+        for move in order:
             undo = self.play(move)
             need = k - 1 if undo[0] == player else k
             ok = need <= 0 or self.can(need)
