@@ -443,14 +443,15 @@ class Search:
             won = self._last_trick_winner() == player
             table[key] = (1, 1) if won else (0, 0)
             return won
-        beaten = self._cannot_win_trick(player)
+        beaten = bool(trick.plays) and self._cannot_win_trick(player)
         if beaten and k >= left:
             table[key] = (lower, left - 1)
             return False
-        top = self._top_trumps(player)
-        if top >= k:
-            table[key] = (top, upper)
-            return True
+        if st.hands[player] & st.trump_mask:
+            top = self._top_trumps(player)
+            if top >= k:
+                table[key] = (top, upper)
+                return True
         moves = self.move_cache.get(key)
         seat = self.rotation[trick.leader][len(trick.plays)]
         if moves is None:
