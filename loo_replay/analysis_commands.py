@@ -8,24 +8,27 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from loo_replay.audit import SessionReport, UnreadableFile, audit_document
-from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
+from loo_replay.cli_options import (
+    Format,
+    FormatOpt,
+    PathsArg,
+    PrettyOpt,
+    RulesetOpt,
+    SchedulerOpt,
+    SetOpt,
+    rule_choice,
+)
 from loo_replay.engine.analysis import DEFAULT_MAX_NODES, SKIPPED, DealAnalysis, analyse_deal
 from loo_replay.logs.reader import Document
 from loo_replay.output.analysis import AnalysisSummary, analysed_piece, summary_line
 from loo_replay.output.audit_json import Piece, write_audit
 from loo_replay.pipeline import rendered
 from loo_replay.rulesets import RuleChoice
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
 
 
 @dataclass(frozen=True)
@@ -61,21 +64,16 @@ def analyse_batch(task: tuple[list[Document | UnreadableFile], AnalyseSpec]) -> 
 
 def analyse(
     paths: PathsArg,
-    output_format: Annotated[
-        Format, typer.Option("--format", help="text for people, json for programs.")
-    ] = Format.text,
+    output_format: FormatOpt = Format.text,
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
-    pretty: Annotated[bool, typer.Option(help="Indent the JSON output.")] = False,
+    pretty: PrettyOpt = False,
     max_nodes: Annotated[
         int,
         typer.Option(min=1, help="Search budget per deal; a deal over it is reported unsolved."),
     ] = DEFAULT_MAX_NODES,
     jobs: Annotated[int, typer.Option(min=1, help="Analyse in this many processes.")] = 1,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(help="Analyse on the Dask cluster at this address (the dask extra)."),
-    ] = None,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Audit the logs as validate does and say, for every card, whether it threw away a
     trick its player could have made sure of, and which loos were avoidable."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -16,7 +15,16 @@ import orjson
 import typer
 
 from loo_replay import __version__
-from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
+from loo_replay.cli_options import (
+    Format,
+    FormatOpt,
+    PathsArg,
+    PrettyOpt,
+    RulesetOpt,
+    SchedulerOpt,
+    SetOpt,
+    rule_choice,
+)
 from loo_replay.db import commands as db_commands
 from loo_replay.engine.options import OPTION_SPECS
 from loo_replay.output.audit_json import Summary, write_audit
@@ -34,25 +42,15 @@ app = typer.Typer(
 )
 
 
-class Format(StrEnum):
-    text = "text"
-    json = "json"
-
-
 @app.command()
 def validate(
     paths: PathsArg,
-    output_format: Annotated[
-        Format, typer.Option("--format", help="text for people, json for programs.")
-    ] = Format.text,
+    output_format: FormatOpt = Format.text,
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
-    pretty: Annotated[bool, typer.Option(help="Indent the JSON output.")] = False,
+    pretty: PrettyOpt = False,
     jobs: Annotated[int, typer.Option(min=1, help="Audit in this many processes.")] = 1,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(help="Audit on the Dask cluster at this address (the dask extra)."),
-    ] = None,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Re-check every declaration and card of the logs and report every finding."""
     choice = rule_choice(ruleset, settings)

@@ -1,4 +1,4 @@
-"""Command-line options shared by every command that audits: paths, rules.
+"""Command-line options shared by every command that audits: paths, rules, output.
 
 Kept apart from ``cli`` so that the command modules (validate, ingest,
 replay, report) use one definition without importing each other.
@@ -6,6 +6,7 @@ replay, report) use one definition without importing each other.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -31,6 +32,19 @@ SetOpt = Annotated[
 PathsArg = Annotated[
     list[Path],
     typer.Argument(help="Hand-log files (.json, .jsonl, .ndjson, optionally .gz) or directories."),
+]
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+FormatOpt = Annotated[Format, typer.Option("--format", help="text for people, json for programs.")]
+PrettyOpt = Annotated[bool, typer.Option(help="Indent the JSON output.")]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(help="Work on the Dask cluster at this address (the dask extra)."),
 ]
 
 
