@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from loo_replay.engine.cards import display
-from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.model import Event, Play
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import PLAYING, DealContext, DealResult, Replay
@@ -130,23 +129,16 @@ class _Run:
         for event in events:
             if search.left == 0:
                 break
+            replay.apply(event)  # the engine judges the card; the search is still before it
+            if len(replay.result.violations) > findings or replay.result.status != "audited":
+                self.stopped = self._why_stopped(findings)
+                return
             if isinstance(event, Play):
                 seat = event.seat
-                if (
-                    replay.on_turn() != seat
-                    or not legal_cards(replay.state, seat) >> event.card & 1
-                ):
-                    replay.apply(event)
-                    self.stopped = self._why_stopped(findings)
-                    return
                 step = self._step(seat, event.card, event.announce, known[seat])
                 known[seat] = step.after
                 self.steps.append(step)
                 search.advance(event.card, event.announce)
-            replay.apply(event)
-            if len(replay.result.violations) > findings or replay.result.status != "audited":
-                self.stopped = self._why_stopped(findings)
-                return
 
     def _why_stopped(self, findings: int) -> str:
         found = self.replay.result.violations[findings:]
@@ -161,18 +153,16 @@ class _Run:
         trick = search.trick.number
         won = search.won[seat]
         before = won + search.future(seat, known - won)
-        moves = search.legal_moves()
-        played = next(
-            (m for m in moves if m & CARD == card and bool(m & ANNOUNCE) == announce),
-            card,  # an announcement that changes nothing is no second move
-        )
+        played = search.move(card, announce)
         said = bool(played & ANNOUNCE)
         if self._keeps(seat, played, before):
             return CardStep(seat, trick, card, before, before, (), said)
         undo = search.play(played)
         after = search.won[seat] + (undo[0] == seat) + search.future(seat)
         search.unplay(undo)
-        better = sorted({m & CARD for m in moves if m != played and self._keeps(seat, m, before)})
+        better = sorted(
+            {m & CARD for m in search.legal_moves() if m != played and self._keeps(seat, m, before)}
+        )
         return CardStep(seat, trick, card, before, after, tuple(better), said)
 
     def _keeps(self, seat: int, move: int, target: int) -> bool:

@@ -26,10 +26,9 @@ from loo_replay.engine.tables import ACES, EFFECTIVE_SUIT, NO_TRUMP, POWER, TRUM
 ANNOUNCE = 64  # a move is a card, plus ANNOUNCE for the ace of trumps led with "Pam, be civil"
 CARD = 63
 # What ``play`` returns for ``unplay``: the winner of the trick it completed (or -1), the
-# trick, its (led, win, win_power, trumped) before, the trick's moves before, the
-# announcement before, whether the move fixed trumps (``deal.trump = "first_lead"``) and
-# the mask of the trick's cards before.
-Undo = tuple[int, Trick, tuple[int, int, int, bool], tuple[int, ...], bool, bool, int]
+# trick, its (led, win, win_power, trumped) before, the announcement before, whether the
+# move fixed trumps (``deal.trump = "first_lead"``) and the mask of the trick's cards before.
+Undo = tuple[int, Trick, tuple[int, int, int, bool], bool, bool, int]
 TABLE_LIMIT = 400_000  # entries per table before it is cleared: bounded memory, same answers
 
 
@@ -79,7 +78,6 @@ class Search:
         current = real.trick
         if current is None:
             trick = Trick(number=len(real.tricks) + 1, leader=replay.leader)
-            moves: tuple[int, ...] = ()
         else:
             trick = Trick(
                 number=current.number,
@@ -91,15 +89,10 @@ class Search:
                 trumped=current.trumped,
                 seats=current.seats,
             )
-            first = current.plays[0][1] if current.plays else -1
-            moves = tuple(
-                c | (ANNOUNCE if real.announce and c == first else 0) for _, c, _ in current.plays
-            )
-        self.state.announce = real.announce
+        self.state.announce = real.announce and trick.plays != []
         self.state.tricks = [trick]
         self.trick = trick
-        self.moves = moves  # the moves of the current trick: part of a position's key
-        self.trick_mask = 0  # the cards of the current trick
+        self.trick_mask = 0  # the cards of the current trick (their owners say who played them)
         for _, card, _ in trick.plays:
             self.trick_mask |= 1 << card
         in_play = self.trick_mask
@@ -143,39 +136,40 @@ class Search:
                 fixed = True
         saved = (trick.led, trick.win, trick.win_power, trick.trumped)
         add_card(st, trick, seat, card, 0)
-        moves = self.moves
-        self.moves = (*moves, move)
         trick_mask = self.trick_mask
         if len(trick.plays) < self.n:
             self.trick_mask = trick_mask | 1 << card
-            return (-1, trick, saved, moves, announce, fixed, trick_mask)
+            return (-1, trick, saved, announce, fixed, trick_mask)
         winner = trick.plays[trick.win][0]
         self.left -= 1
         following = Trick(number=trick.number + 1, leader=winner)
         st.tricks[0] = following
         self.trick = following
-        self.moves = ()
         self.trick_mask = 0
-        return (winner, trick, saved, moves, announce, fixed, trick_mask)
+        st.announce = False  # an announcement lasts for its trick
+        return (winner, trick, saved, announce, fixed, trick_mask)
 
     def unplay(self, undo: Undo) -> None:
-        winner, trick, saved, moves, announce, fixed, trick_mask = undo
+        winner, trick, saved, announce, fixed, trick_mask = undo
         st = self.state
         if winner != -1:
             self.left += 1
             st.tricks[0] = trick
             self.trick = trick
         take_back(st, trick, saved)
-        self.moves = moves
         self.trick_mask = trick_mask
         st.announce = announce
         if fixed:
             st.fix_trump(NO_TRUMP)
 
+    def move(self, card: int, announce: bool) -> int:
+        """The move of a recorded card: an announcement that changes nothing is no move."""
+        leading = not self.trick.plays
+        return card | ANNOUNCE if announce and leading and self._announcing(card) else card
+
     def advance(self, card: int, announce: bool) -> int:
         """Play a recorded card for good; the trick's winner when it completes it, else -1."""
-        move = card | ANNOUNCE if announce and self._announcing(card) else card
-        winner = self.play(move)[0]
+        winner = self.play(self.move(card, announce))[0]
         if winner != -1:
             self.won[winner] += 1
         return winner
@@ -236,7 +230,7 @@ class Search:
         if leading:
             key: tuple[object, ...] = (hand, self.trick.number, st.played & st.trump_mask, st.trump)
         else:
-            key = (hand, self.moves, st.trump)
+            key = (hand, self.trick_mask, self.trick.plays[0][1], st.announce, st.trump)
         legal = self.legal_cache.get(key)
         if legal is None:
             legal = legal_cards(st, seat)
@@ -428,7 +422,9 @@ class Search:
         st = self.state
         trick = self.trick
         player = self.player
-        key = (st.played, trick.leader, self.moves, st.trump)  # hands are the deal's less played
+        # The position: hands are the deal's less the cards played, and each card's owner
+        # says who played it to the trick under way.
+        key = (st.played, self.trick_mask, trick.leader, st.announce, st.trump)
         table = self.table
         entry = table.get(key)
         if entry is None:
