@@ -198,7 +198,7 @@ class Search:
             card = low.bit_length() - 1
             mask ^= low
             out.append(card)
-            if leading and self._announcing(card):
+            if leading and self.pam_announced and self._announcing(card):
                 out.append(card | ANNOUNCE)
         return tuple(out)
 
@@ -288,7 +288,7 @@ class Search:
         chosen.sort(key=keys.__getitem__)
         for card in chosen:
             moves.append(card)
-            if leading and self._announcing(card):
+            if leading and self.pam_announced and self._announcing(card):
                 moves.append(card | ANNOUNCE)
         return tuple(moves)
 
