@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import cache
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -99,13 +100,14 @@ RULESETS = builtin_names()
 
 
 @st.composite
-def positions(draw: st.DrawFn) -> tuple[DealRecord, Options, DealContext, list[Event]]:
-    ruleset = draw(st.sampled_from(RULESETS))
+def positions(
+    draw: st.DrawFn, ruleset: str
+) -> tuple[DealRecord, Options, DealContext, list[Event]]:
     options = builtin(ruleset).options
     players = draw(st.integers(3, min(6, max_players(options))))
     deals = _deals(ruleset, players, draw(st.integers(1, 40)))
     if not deals:
-        return draw(positions())
+        return draw(positions(ruleset))
     deal, options = draw(st.sampled_from(deals))
     r = deal.result
     assert r is not None
@@ -119,18 +121,17 @@ def positions(draw: st.DrawFn) -> tuple[DealRecord, Options, DealContext, list[E
     return record, options, deal.context or DealContext(), events
 
 
+@pytest.mark.parametrize("ruleset", RULESETS)
 @settings(
-    max_examples=1500,
+    max_examples=250,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-@given(positions())
-def test_guarantee_equals_plain_minimax_every_ruleset(
-    position: tuple[DealRecord, Options, DealContext, list[Event]],
-) -> None:
+@given(data=st.data())
+def test_guarantee_equals_plain_minimax_every_ruleset(ruleset: str, data: st.DataObject) -> None:
     """ANALYSIS.md §2: G(P) for every player, and for the mover after each of his legal
-    cards, equals the plain minimax value, in real positions of every built-in ruleset."""
-    record, options, context, events = position
+    cards, equals the plain minimax value, in real positions of each built-in ruleset."""
+    record, options, context, events = data.draw(positions(ruleset))
     replay = _replay(record, options, context, events)
     expected = minimax(record, options, context, events)
     search = Search(replay, 10**9)
