@@ -123,7 +123,9 @@ class _Run:
     def follow(self, events: tuple[Event, ...]) -> None:
         replay, search = self.replay, self.search
         for seat in search.playing:
-            self.guarantee[seat] = search.won[seat] + search.future(seat)
+            won = search.won[seat]
+            taken = self.result.tricks_won[seat] - won  # a first guess at what he was sure of
+            self.guarantee[seat] = won + search.future(seat, 0, taken)
         known = dict(self.guarantee)  # what each player is sure of now; others' cards raise it
         findings = len(replay.result.violations)
         for event in events:
