@@ -2,7 +2,7 @@
 
 ``analyse_deal`` replays an audited deal to the start of play, then follows
 the recorded cards with a ``Search`` beside the replay: before and after each
-card it asks the mover's guarantee G, and lists his legal cards that would
+card it asks the mover's guarantee G, and lists their legal cards that would
 have kept it.  The result is data, advice only: no chips move, no status
 changes.  A deal is solved exactly, skipped with its reason, or unsolved when
 the node budget runs out (never half reported).
@@ -34,7 +34,7 @@ class CardStep:
     card: int
     before: int
     after: int
-    better: tuple[int, ...]  # his legal cards that kept ``before``, when ``after`` is lower
+    better: tuple[int, ...]  # their legal cards that kept ``before``, when ``after`` is lower
     announced: bool = False  # led with "Pam, be civil" announced; ``better`` may then hold
     # ``card`` itself: the other choice of announcement kept ``before``
 
@@ -58,7 +58,7 @@ class PlayerAnalysis:
     player: str
     guarantee: int  # G at the start of play
     tricks: int  # tricks taken in the deal
-    lost: int  # tricks his own cards threw away
+    lost: int  # tricks their own cards threw away
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +124,7 @@ class _Run:
         replay, search = self.replay, self.search
         for seat in search.playing:
             won = search.won[seat]
-            taken = self.result.tricks_won[seat] - won  # a first guess at what he was sure of
+            taken = self.result.tricks_won[seat] - won  # a first guess at what they were sure of
             self.guarantee[seat] = won + search.future(seat, 0, taken)
         known = dict(self.guarantee)  # what each player is sure of now; others' cards raise it
         findings = len(replay.result.violations)

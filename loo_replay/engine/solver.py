@@ -241,7 +241,7 @@ class Search:
 
     def _reduced(self, seat: int) -> tuple[int, ...]:
         """The legal moves of ``seat`` with equivalent cards reduced to the lowest, weakest
-        first.  Two of his cards are equivalent when no card that anyone else still holds or
+        first.  Two of the player's cards are equivalent when no card that anyone else still holds or
         has on the table lies between them in their suit (with ``two_players``, no trump
         still out of play either, since its run is reckoned over played cards only)."""
         st = self.state
@@ -295,13 +295,13 @@ class Search:
     # -- the search --------------------------------------------------------------
 
     def study(self, player: int) -> None:
-        """Answer for ``player`` from now on (each player has his own table)."""
+        """Answer for ``player`` from now on (each player has a table of their own)."""
         self.player = player
         self.table = self.tables[player]
 
     def future(self, player: int, low: int = 0, guess: int = 0) -> int:
         """The tricks ``player`` can make sure of from here on, knowing at least ``low``.
-        A ``guess`` (what he took in the end, say) is asked first: right, it spares the
+        A ``guess`` (what they took in the end, say) is asked first: right, it spares the
         proofs of every smaller number; the answer is exact either way."""
         self.study(player)
         f = max(0, low)
@@ -353,7 +353,7 @@ class Search:
 
     def _last_trick_winner(self) -> int:
         """Who takes the last trick: each player holds one card, the one move
-        ``legal_cards`` can leave him, so the trick is played out without a search."""
+        ``legal_cards`` can leave them, so the trick is played out without a search."""
         st = self.state
         trick = self.trick
         plays = trick.plays
@@ -469,13 +469,13 @@ class Search:
             return True
         result = not mine
         if mine:
-            order = moves[::-1]  # his strongest first
+            order = moves[::-1]  # their strongest first
         elif beaten:
-            order = moves  # he is beaten: the others keep their strength
+            order = moves  # they are beaten: the others keep their strength
         elif trick.seats >> player & 1:
             order = self._cheapest_winners(moves)
         else:
-            order = moves[::-1]  # he is still to play: the others play high
+            order = moves[::-1]  # they are still to play: the others play high
         for move in order:
             undo = self.play(move)
             need = k - 1 if undo[0] == player else k
