@@ -5,8 +5,6 @@ status as ``validate``: the analysis is advice and never changes the status.
 
 from __future__ import annotations
 
-import os
-import sys
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -23,10 +21,11 @@ from loo_replay.cli_options import (
     SetOpt,
     rule_choice,
 )
+from loo_replay.cli_output import finish_audit, wants_colour
 from loo_replay.engine.analysis import DEFAULT_MAX_NODES, SKIPPED, DealAnalysis, analyse_deal
 from loo_replay.logs.reader import Document
 from loo_replay.output.analysis import AnalysisSummary, analysed_piece, summary_line
-from loo_replay.output.audit_json import Piece, write_audit
+from loo_replay.output.audit_json import Piece
 from loo_replay.pipeline import rendered
 from loo_replay.rulesets import RuleChoice
 
@@ -79,21 +78,6 @@ def analyse(
     trick its player could have made sure of, and which loos were avoidable."""
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
-    colour = not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    spec = AnalyseSpec(choice, as_json, pretty, colour, max_nodes)
+    spec = AnalyseSpec(choice, as_json, pretty, wants_colour(as_json), max_nodes)
     pieces = rendered(paths, spec, jobs, scheduler, analyse_batch)
-    summary = AnalysisSummary()
-    if as_json:
-        write_audit(pieces, sys.stdout.buffer, pretty, summary)
-    else:
-        for piece in pieces:
-            summary.merge(piece.counts)
-            for line in piece.lines:
-                typer.echo(line)
-        typer.echo("")
-        typer.echo(summary_line(summary))
-    if summary.unreadable_files:
-        typer.echo(
-            f"loo-replay: {summary.unreadable_files} input file(s) could not be read", err=True
-        )
-    raise typer.Exit(summary.exit_code)
+    finish_audit(pieces, as_json, pretty, AnalysisSummary(), summary_line)

@@ -6,7 +6,6 @@ nowhere else: 0 nothing found, 1 findings, 2 bad usage or unreadable input.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -25,9 +24,10 @@ from loo_replay.cli_options import (
     SetOpt,
     rule_choice,
 )
+from loo_replay.cli_output import finish_audit, wants_colour
 from loo_replay.db import commands as db_commands
 from loo_replay.engine.options import OPTION_SPECS
-from loo_replay.output.audit_json import Summary, write_audit
+from loo_replay.output.audit_json import Summary
 from loo_replay.output.text import summary_line
 from loo_replay.pipeline import RenderSpec, rendered
 from loo_replay.replayer import commands as replay_commands
@@ -55,22 +55,8 @@ def validate(
     """Re-check every declaration and card of the logs and report every finding."""
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
-    colour = not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    pieces = rendered(paths, RenderSpec(choice, as_json, pretty, colour), jobs, scheduler)
-    if as_json:
-        summary = write_audit(pieces, sys.stdout.buffer, indent=pretty)
-    else:
-        summary = Summary()
-        for piece in pieces:
-            summary.merge(piece.counts)
-            for line in piece.lines:
-                typer.echo(line)
-        typer.echo("")
-        typer.echo(summary_line(summary))
-    for_errors = summary.unreadable_files
-    if for_errors:
-        typer.echo(f"loo-replay: {for_errors} input file(s) could not be read", err=True)
-    raise typer.Exit(summary.exit_code)
+    spec = RenderSpec(choice, as_json, pretty, wants_colour(as_json))
+    finish_audit(rendered(paths, spec, jobs, scheduler), as_json, pretty, Summary(), summary_line)
 
 
 @app.command()
