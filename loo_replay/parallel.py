@@ -57,6 +57,7 @@ def ordered_map(
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+        pool.shutdown()  # all done: the workers go now, not in a race with the exit
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
