@@ -6,9 +6,7 @@ nowhere else: 0 nothing found, 1 findings, 2 bad usage or unreadable input.
 
 from __future__ import annotations
 
-import os
 import sys
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -17,17 +15,21 @@ import typer
 
 from loo_replay import __version__
 from loo_replay.cli_options import (
+    Format,
+    FormatOpt,
     PathsArg,
     PlainCommand,
+    PrettyOpt,
     RulesetOpt,
+    SchedulerOpt,
     SetOpt,
     jobs_option,
     rule_choice,
 )
-from loo_replay.cli_output import unread_lines
+from loo_replay.cli_output import finish_audit, wants_colour
 from loo_replay.db import commands as db_commands
 from loo_replay.engine.options import OPTION_SPECS
-from loo_replay.output.audit_json import Summary, write_audit
+from loo_replay.output.audit_json import Summary
 from loo_replay.output.text import summary_line
 from loo_replay.pipeline import RenderSpec, rendered
 from loo_replay.replayer import commands as replay_commands
@@ -44,17 +46,10 @@ app = typer.Typer(
 )
 
 
-class Format(StrEnum):
-    text = "text"
-    json = "json"
-
-
 @app.command(cls=PlainCommand)
 def validate(
     paths: PathsArg,
-    output_format: Annotated[
-        Format, typer.Option("--format", help="text for people, json for programs.")
-    ] = Format.text,
+    output_format: FormatOpt = Format.text,
     findings_only: Annotated[
         bool,
         typer.Option(
@@ -64,14 +59,9 @@ def validate(
     ] = False,
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
-    pretty: Annotated[bool, typer.Option("--pretty", help="Indent the JSON output.")] = False,
+    pretty: PrettyOpt = False,
     jobs: Annotated[int, jobs_option("Audit in this many processes.")] = 1,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            metavar="ADDRESS", help="Audit on the Dask cluster at this address (the dask extra)."
-        ),
-    ] = None,
+    scheduler: SchedulerOpt = None,
 ) -> None:
     """Audit hand logs and report every finding.
 
@@ -80,22 +70,8 @@ def validate(
     """
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
-    colour = not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    spec = RenderSpec(choice, as_json, pretty, colour, findings_only)
-    pieces = rendered(paths, spec, jobs, scheduler)
-    if as_json:
-        summary = write_audit(pieces, sys.stdout.buffer, indent=pretty)
-    else:
-        summary = Summary()
-        for piece in pieces:
-            summary.merge(piece.counts)
-            for line in piece.lines:
-                typer.echo(line)
-        typer.echo("")
-        typer.echo(summary_line(summary))
-    for line in unread_lines(summary.unreadable_files, summary.unreadable, summary.nothing_read):
-        typer.echo(f"loo-replay: {line}", err=True)
-    raise typer.Exit(summary.exit_code)
+    spec = RenderSpec(choice, as_json, pretty, wants_colour(as_json), findings_only)
+    finish_audit(rendered(paths, spec, jobs, scheduler), as_json, pretty, Summary(), summary_line)
 
 
 @app.command(cls=PlainCommand)
@@ -185,10 +161,12 @@ app.command(cls=PlainCommand)(db_commands.stats)
 app.command(cls=PlainCommand)(db_commands.query)
 app.command(cls=PlainCommand)(db_commands.export)
 
+from loo_replay import analysis_commands  # noqa: E402
 from loo_replay.reports import commands as report_commands  # noqa: E402  (registered last)
 
 app.command(cls=PlainCommand)(report_commands.report)
 app.command(cls=PlainCommand)(report_commands.audit)
+app.command(cls=PlainCommand)(analysis_commands.analyse)
 
 
 def main() -> None:

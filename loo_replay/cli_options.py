@@ -1,5 +1,5 @@
-"""Command-line options shared by every command that audits: paths, rules, jobs; and the
-plain help every command prints.
+"""Command-line options shared by every command that audits: paths, rules, jobs,
+output; and the plain help every command prints.
 
 Kept apart from ``cli`` so that the command modules (validate, ingest,
 replay, report) use one definition without importing each other.
@@ -8,6 +8,7 @@ replay, report) use one definition without importing each other.
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -93,6 +94,21 @@ class PlainCommand(TyperCommand):
             if rows:
                 with formatter.section(title):
                     formatter.write_dl(rows)
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+FormatOpt = Annotated[Format, typer.Option("--format", help="text for people, json for programs.")]
+PrettyOpt = Annotated[bool, typer.Option("--pretty", help="Indent the JSON output.")]
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option(
+        metavar="ADDRESS", help="Work on the Dask cluster at this address (the dask extra)."
+    ),
+]
 
 
 def rule_choice(ruleset: str | None, settings: list[str] | None) -> RuleChoice:

@@ -1,15 +1,20 @@
-"""What the commands print besides their results: a fatal message, and a status line.
-
-Both write to stderr, so that a command's standard output stays its result alone.
+"""What the commands print besides their results: a fatal message, a status line (both on
+stderr, so that standard output stays the result alone), and the end of an audit.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
-from typing import NoReturn
+from collections.abc import Callable, Iterable
+from typing import NoReturn, TypeVar
 
 import typer
+
+from loo_replay.output.audit_json import Piece, Summary, write_audit
+
+S = TypeVar("S", bound=Summary)
 
 
 def unread_lines(files: int, documents: int, nothing: bool) -> list[str]:
@@ -56,3 +61,27 @@ class StatusLine:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
             self.drawn = False
+
+
+def wants_colour(as_json: bool) -> bool:
+    """Colours for text on a terminal, unless NO_COLOR is set."""
+    return not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def finish_audit(
+    pieces: Iterable[Piece], as_json: bool, pretty: bool, summary: S, last: Callable[[S], str]
+) -> NoReturn:
+    """Write an audit's rendered pieces (the JSON document, or the text and its last line
+    ``last(summary)``), then exit with its status (LOG-FORMAT.md, exit status)."""
+    if as_json:
+        write_audit(pieces, sys.stdout.buffer, pretty, summary)
+    else:
+        for piece in pieces:
+            summary.merge(piece.counts)
+            for line in piece.lines:
+                typer.echo(line)
+        typer.echo("")
+        typer.echo(last(summary))
+    for line in unread_lines(summary.unreadable_files, summary.unreadable, summary.nothing_read):
+        typer.echo(f"loo-replay: {line}", err=True)
+    raise typer.Exit(summary.exit_code)

@@ -7,9 +7,10 @@ identical to one job's because batches come back in input order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from loo_replay.audit import UnreadableFile, audit_document, read_paths
 from loo_replay.logs.reader import Document
@@ -18,6 +19,7 @@ from loo_replay.output.text import text_piece
 from loo_replay.parallel import batched, dask_map, ordered_map
 from loo_replay.rulesets import RuleChoice
 
+S = TypeVar("S")
 BATCH = 64  # documents per task: large enough to amortise a process hop, small for memory
 
 
@@ -43,15 +45,16 @@ def render_batch(task: tuple[list[Document | UnreadableFile], RenderSpec]) -> li
 
 
 def rendered(
-    paths: Iterable[Path], spec: RenderSpec, jobs: int = 1, scheduler: str | None = None
+    paths: Iterable[Path],
+    spec: S,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    render: Callable[[tuple[list[Document | UnreadableFile], S]], list[Piece]] = render_batch,  # type: ignore[assignment]
 ) -> Iterator[Piece]:
-    """Every document under ``paths`` audited and rendered, in input order: in this
-    process, in ``jobs`` local processes, or on the Dask cluster at ``scheduler``."""
+    """Every document under ``paths`` audited and rendered by ``render``, in input order:
+    in this process, in ``jobs`` local processes, or on the Dask cluster at ``scheduler``."""
     docs = read_paths(paths, parse=False)
     tasks = ((batch, spec) for batch in batched(docs, BATCH))
-    if scheduler:
-        results = dask_map(render_batch, tasks, scheduler)
-    else:
-        results = ordered_map(render_batch, tasks, jobs)
+    results = dask_map(render, tasks, scheduler) if scheduler else ordered_map(render, tasks, jobs)
     for pieces in results:
         yield from pieces

@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator
 from md_helpers import anchors, backticked, fenced, links, section, tables
 
 from loo_replay.cli import app
+from loo_replay.engine.analysis import NOTE_CODES
 from loo_replay.engine.model import ACTIONS, FINDING_CODES, REVOKE_CODES
 from loo_replay.engine.options import OPTION_SPECS
 from loo_replay.logs.parse import EVENT_FIELDS
@@ -118,8 +119,14 @@ def test_every_finding_code_has_an_example() -> None:
     assert examples == list(FINDING_CODES)
 
 
+def test_every_analysis_note_code_is_explained_in_the_analysis_page() -> None:
+    page = _page("analysis.md")
+    for code in NOTE_CODES:
+        assert f"`{code}`" in page, code
+
+
 def test_every_hyphenated_name_in_the_docs_is_a_finding_code_or_a_ruleset() -> None:
-    known = set(FINDING_CODES) | set(builtin_names()) | OTHER_HYPHENATED
+    known = set(FINDING_CODES) | set(NOTE_CODES) | set(builtin_names()) | OTHER_HYPHENATED
     for path in [README, *PAGES]:
         for name in backticked(_read(path)):
             if re.fullmatch(r"[a-z]+(-[a-z]+)+", name):

@@ -41,6 +41,16 @@ def add_card(state: DealState, trick: Trick, seat: int, card: int, legal: int) -
     state.played |= 1 << card
 
 
+def take_back(state: DealState, trick: Trick, saved: tuple[int, int, int, bool]) -> None:
+    """Undo the last ``add_card`` of ``trick``; ``saved`` is its (led, win, win_power,
+    trumped) from before that card.  A search steps through positions with the two."""
+    seat, card, _ = trick.plays.pop()
+    trick.led, trick.win, trick.win_power, trick.trumped = saved
+    trick.seats &= ~(1 << seat)
+    state.hands[seat] |= 1 << card
+    state.played &= ~(1 << card)
+
+
 def _higher(mask: int, powers: tuple[int, ...], than: int) -> int:
     out = 0
     for card in cards_of(mask):

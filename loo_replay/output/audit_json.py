@@ -99,14 +99,22 @@ class Piece:
     lines: tuple[str, ...] = ()
 
 
-def json_piece(item: AuditItem, indent: bool = False, findings_only: bool = False) -> Piece:
+def json_piece(
+    item: AuditItem,
+    indent: bool = False,
+    findings_only: bool = False,
+    counts: Summary | None = None,
+    doc: dict[str, Any] | None = None,
+) -> Piece:
     """``item`` as JSON; with ``findings_only`` a session lists only its deals with a
-    finding (violation, discrepancy, log error), and is left out when it has none."""
-    counts = Summary()
+    finding (violation, discrepancy, log error), and is left out when it has none.  A
+    command that adds to the audit passes its own ``counts`` and the session's ``doc``
+    with its additions."""
+    counts = counts if counts is not None else Summary()
     counts.add(item)
     if isinstance(item, SessionReport):
         opt = orjson.OPT_INDENT_2 if indent else 0
-        doc = session_json(item, findings_only)
+        doc = doc if doc is not None else session_json(item, findings_only)
         if findings_only and not doc["deals"] and not doc["errors"]:
             return Piece(counts)
         try:
@@ -180,10 +188,13 @@ def unreadable_json(item: UnreadableDocument | UnreadableFile) -> dict[str, Any]
     return {"file": item.file, "line": item.line, "path": item.path, "message": item.message}
 
 
-def write_audit(pieces: Iterable[Piece], out: IO[bytes], indent: bool = False) -> Summary:
+def write_audit(
+    pieces: Iterable[Piece], out: IO[bytes], indent: bool = False, summary: Summary | None = None
+) -> Summary:
     """Write the audit document; sessions stream through a spool file so that the summary
-    can come first, as in LOG-FORMAT.md, while memory stays bounded."""
-    summary = Summary()
+    can come first, as in LOG-FORMAT.md, while memory stays bounded.  A command whose
+    summary says more passes its own (empty) ``summary``."""
+    summary = summary if summary is not None else Summary()
     errors: list[dict[str, Any]] = []
     opt = orjson.OPT_INDENT_2 if indent else 0
     with tempfile.SpooledTemporaryFile(max_size=32 << 20) as spool:

@@ -1,0 +1,84 @@
+"""``loo-replay analyse``: the audit of ``validate`` with each deal's double-dummy
+analysis (ANALYSIS.md).  Same inputs, rulesets, ``--set``, ``--jobs`` and exit
+status as ``validate``: the analysis is advice and never changes the status.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+import typer
+
+from loo_replay.audit import SessionReport, UnreadableFile, audit_document
+from loo_replay.cli_options import (
+    Format,
+    FormatOpt,
+    PathsArg,
+    PrettyOpt,
+    RulesetOpt,
+    SchedulerOpt,
+    SetOpt,
+    jobs_option,
+    rule_choice,
+)
+from loo_replay.cli_output import finish_audit, wants_colour
+from loo_replay.engine.analysis import DEFAULT_MAX_NODES, SKIPPED, DealAnalysis, analyse_deal
+from loo_replay.logs.reader import Document
+from loo_replay.output.analysis import AnalysisSummary, analysed_piece, summary_line
+from loo_replay.output.audit_json import Piece
+from loo_replay.pipeline import rendered
+from loo_replay.rulesets import RuleChoice
+
+
+@dataclass(frozen=True)
+class AnalyseSpec:
+    choice: RuleChoice
+    json: bool
+    indent: bool
+    colour: bool
+    max_nodes: int
+
+
+def analyse_batch(task: tuple[list[Document | UnreadableFile], AnalyseSpec]) -> list[Piece]:
+    """Audit, analyse and render a batch of documents (in a worker process or here)."""
+    batch, spec = task
+    pieces = []
+    for doc in batch:
+        if isinstance(doc, UnreadableFile):
+            pieces.append(analysed_piece(doc, [], spec.json, spec.indent, spec.colour))
+            continue
+        item = audit_document(doc, spec.choice)
+        analyses: list[DealAnalysis] = []
+        if isinstance(item, SessionReport):
+            options = item.options
+            analyses = [
+                analyse_deal(d, options, spec.max_nodes)
+                if options is not None
+                else DealAnalysis(SKIPPED, d.status)
+                for d in item.deals
+            ]
+        pieces.append(analysed_piece(item, analyses, spec.json, spec.indent, spec.colour))
+    return pieces
+
+
+def analyse(
+    paths: PathsArg,
+    output_format: FormatOpt = Format.text,
+    ruleset: RulesetOpt = None,
+    settings: SetOpt = None,
+    pretty: PrettyOpt = False,
+    max_nodes: Annotated[
+        int,
+        typer.Option(min=1, help="Search budget per deal; a deal over it is reported unsolved."),
+    ] = DEFAULT_MAX_NODES,
+    jobs: Annotated[int, jobs_option("Analyse in this many processes.")] = 1,
+    scheduler: SchedulerOpt = None,
+) -> None:
+    """Audit the logs as validate does and say, for every card, whether it threw away a
+    trick its player could have made sure of, and which loos were avoidable."""
+    choice = rule_choice(ruleset, settings)
+    as_json = output_format is Format.json
+    spec = AnalyseSpec(choice, as_json, pretty, wants_colour(as_json), max_nodes)
+    pieces = rendered(paths, spec, jobs, scheduler, analyse_batch)
+    finish_audit(pieces, as_json, pretty, AnalysisSummary(), summary_line)

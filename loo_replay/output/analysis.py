@@ -1,0 +1,147 @@
+"""The double-dummy analysis in the audit's outputs: ANALYSIS.md §5 (JSON) and text.
+
+Each deal gains an ``analysis`` member, the summary gains ``analysed``,
+``skipped``, ``unsolved``, ``lost_tricks`` (tricks thrown away, summed) and
+``avoidable_loos``.  Text marks each lost trick with "?" as chess records
+mark a mistake, in words, with the better cards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from loo_replay.audit import AuditItem, SessionReport
+from loo_replay.engine.analysis import SKIPPED, SOLVED, DealAnalysis, Note
+from loo_replay.engine.cards import canonical
+from loo_replay.output.audit_json import Piece, Summary, json_piece, session_json
+from loo_replay.output.text import Style, deal_lines, item_lines, make_style, safe
+from loo_replay.output.text import summary_line as audit_summary_line
+
+
+@dataclass
+class AnalysisSummary(Summary):
+    analysed: int = 0
+    skipped: int = 0
+    unsolved: int = 0
+    lost_tricks: int = 0
+    avoidable_loos: int = 0
+
+    def count(self, analysis: DealAnalysis) -> None:
+        if analysis.status == SOLVED:
+            self.analysed += 1
+        elif analysis.status == SKIPPED:
+            self.skipped += 1
+        else:
+            self.unsolved += 1
+        self.lost_tricks += sum(p.lost for p in analysis.players)
+        self.avoidable_loos += sum(n.code == "avoidable-loo" for n in analysis.notes)
+
+    def as_json(self) -> dict[str, int]:
+        return {
+            **super().as_json(),
+            "analysed": self.analysed,
+            "skipped": self.skipped,
+            "unsolved": self.unsolved,
+            "lost_tricks": self.lost_tricks,
+            "avoidable_loos": self.avoidable_loos,
+        }
+
+
+def note_json(note: Note) -> dict[str, Any]:
+    if note.card is None:
+        return {"code": note.code, "player": note.player, "message": note.message}
+    return {
+        "code": note.code,
+        "player": note.player,
+        "trick": note.trick,
+        "card": canonical(note.card),
+        "before": note.before,
+        "after": note.after,
+        "better": [canonical(c) for c in note.better],
+        "message": note.message,
+    }
+
+
+def analysis_json(a: DealAnalysis) -> dict[str, Any]:
+    """A deal's ``analysis`` member; ``cards`` (analysed) and ``stopped`` (why the analysed
+    stretch ends early) are extensions where ANALYSIS.md is silent."""
+    if a.status == SKIPPED:
+        return {"status": a.status, "reason": a.reason}
+    if a.status != SOLVED:
+        return {
+            "status": a.status,
+            "reason": a.reason,
+            "nodes": a.nodes,
+            "cards": a.cards,
+        }
+    out: dict[str, Any] = {"status": a.status, "nodes": a.nodes, "cards": a.cards}
+    if a.stopped is not None:
+        out["stopped"] = a.stopped
+    out["players"] = {
+        p.player: {"guarantee": p.guarantee, "tricks": p.tricks, "lost": p.lost} for p in a.players
+    }
+    out["notes"] = [note_json(n) for n in a.notes]
+    return out
+
+
+SKIP_REASONS = {
+    "all_passed": "all passed, no play",
+    "unopposed": "unopposed, no play",
+    "flush": "a flush ended the deal before play",
+    "misdeal": "a misdeal",
+    "rejected": "the record is rejected",
+    "on_void": "trumps are turned during play, when a player is void (deal.trump on_void)",
+}
+
+
+def analysis_lines(a: DealAnalysis, style: Style) -> list[str]:
+    """The analysis under a deal's audit lines."""
+    if a.status == SKIPPED:
+        return [f"    analysis: skipped ({SKIP_REASONS.get(str(a.reason), str(a.reason))})"]
+    if a.status != SOLVED:
+        return [f"    analysis: {style('UNSOLVED', 'warn')} ({a.reason})"]
+    sure = ", ".join(f"{safe(p.player)} {p.guarantee}" for p in a.players)
+    lines = [f"    analysis: sure of tricks at the start: {sure} ({a.nodes} nodes)"]
+    if a.stopped is not None:
+        lines.append(f"    analysis stops: {safe(a.stopped, 400)}")
+    for n in a.notes:
+        if n.code == "lost-trick":
+            lines.append(f"    {style('? lost trick', 'warn')}: {safe(n.message, 400)}")
+        elif n.code == "avoidable-loo":
+            lines.append(f"    {style('avoidable loo', 'warn')}: {safe(n.message, 400)}")
+        else:
+            lines.append(f"    no safe trick: {safe(n.message, 400)}")
+    return lines
+
+
+def analysed_piece(
+    item: AuditItem, analyses: list[DealAnalysis], as_json: bool, indent: bool, colour: bool
+) -> Piece:
+    """One audited document with its deals' analyses, rendered as ``validate`` renders it."""
+    counts = AnalysisSummary()
+    for a in analyses:
+        counts.count(a)
+    if as_json:
+        doc = None
+        if isinstance(item, SessionReport):
+            doc = session_json(item)
+            for deal, a in zip(doc["deals"], analyses, strict=True):
+                deal["analysis"] = analysis_json(a)
+        return json_piece(item, indent, counts=counts, doc=doc)
+    counts.add(item)
+    style = make_style(colour)
+    if not isinstance(item, SessionReport):
+        return Piece(counts, lines=tuple(item_lines(item, style)))
+    lines = item_lines(replace(item, deals=[]), style)
+    for deal, a in zip(item.deals, analyses, strict=True):
+        lines += deal_lines(deal, style) + analysis_lines(a, style)
+    return Piece(counts, lines=tuple(lines))
+
+
+def summary_line(s: AnalysisSummary) -> str:
+    return (
+        f"{audit_summary_line(s)}; analysis: {s.analysed} deal(s) analysed, {s.skipped} "
+        f"skipped, {s.unsolved} unsolved; {s.lost_tricks} trick(s) thrown away, "
+        f"{s.avoidable_loos} avoidable loo(s)"
+    )

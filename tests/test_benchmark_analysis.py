@@ -1,0 +1,39 @@
+"""The analysis benchmark (docs/analysis.md "Speed") runs end to end, and the docs carry
+the table of the latest results it wrote."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "benchmarks" / "analysis.py"
+
+
+def test_the_analysis_benchmark_measures_both_tables_and_the_audit_cost(tmp_path: Path) -> None:
+    args = ["--deals", "100", "--audit-deals", "100", "--rounds", "1", "--results", "t"]
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), *args, "--results-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr
+    written = json.loads((tmp_path / "t.json").read_text())
+    figures = written["figures"]
+    assert [(f["ruleset"], f["players"]) for f in figures] == [("three-card", 6), ("five-card", 5)]
+    for f in figures:
+        assert f["deals"] == 100 == f["solved"] + f["skipped"] + f["unsolved"]
+        assert f["cpu_seconds"] > 0 and f["nodes_median"] <= f["nodes_p99"] <= f["nodes_max"]
+    audit = written["audit"]
+    assert audit["deals"] == 100
+    assert audit["audit_with_analysis_ms_per_deal"] > audit["audit_ms_per_deal"] > 0
+    assert (tmp_path / "t.md").read_text().startswith("| ruleset | players |")
+
+
+def test_the_docs_carry_the_latest_analysis_results() -> None:
+    table = (ROOT / "benchmarks" / "results" / "analysis.md").read_text()
+    assert table in (ROOT / "docs" / "analysis.md").read_text()
