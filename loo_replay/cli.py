@@ -24,7 +24,7 @@ from loo_replay.output.text import summary_line
 from loo_replay.pipeline import RenderSpec, rendered
 from loo_replay.replayer import commands as replay_commands
 from loo_replay.rulesets import RulesetError, builtin, builtin_names, load
-from loo_replay.simulate import Simulator, write_simulation
+from loo_replay.simulate import Simulator, parse_crooked, parse_shuffle, write_simulation
 
 app = typer.Typer(
     help="Audit, settle, load and replay recorded games of Loo (Lanterloo).",
@@ -116,10 +116,25 @@ def simulate(
         Path | None,
         typer.Option(help=".json, .jsonl or .jsonl.gz; ground truth goes beside as .truth.json"),
     ] = None,
+    crooked_dealer: Annotated[
+        str | None,
+        typer.Option(
+            metavar="PLAYER[:RATE]",
+            help="When PLAYER deals, with chance RATE (0.5) he takes the best trump.",
+        ),
+    ] = None,
+    shuffle: Annotated[
+        str,
+        typer.Option(metavar="uniform|riffle:K", help="Deal from K riffles of the last deal."),
+    ] = "uniform",
 ) -> None:
     """Write simulated sessions played by bots through the engine, with ground truth."""
     try:
-        sim = Simulator(builtin(ruleset).options, ruleset, players, seed, violations, corrupt)
+        crooked = None if crooked_dealer is None else parse_crooked(crooked_dealer)
+        riffles = parse_shuffle(shuffle)
+        sim = Simulator(
+            builtin(ruleset).options, ruleset, players, seed, violations, corrupt, crooked, riffles
+        )
     except (RulesetError, ValueError) as exc:
         raise typer.BadParameter(str(exc)) from None
     docs = sim.sessions(sessions, deals)
