@@ -18,6 +18,7 @@ import typer
 from loo_replay import __version__
 from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
 from loo_replay.db import commands as db_commands
+from loo_replay.fairness import commands as fairness_commands
 from loo_replay.engine.options import OPTION_SPECS
 from loo_replay.output.audit_json import Summary, write_audit
 from loo_replay.output.text import summary_line
@@ -170,6 +171,7 @@ from loo_replay.reports import commands as report_commands  # noqa: E402  (regis
 
 app.command()(report_commands.report)
 app.command()(report_commands.audit)
+app.command()(fairness_commands.fairness)
 
 
 def main() -> None:
