@@ -18,8 +18,8 @@ import typer
 from loo_replay import __version__
 from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, rule_choice
 from loo_replay.db import commands as db_commands
-from loo_replay.fairness import commands as fairness_commands
 from loo_replay.engine.options import OPTION_SPECS
+from loo_replay.fairness import commands as fairness_commands
 from loo_replay.output.audit_json import Summary, write_audit
 from loo_replay.output.text import summary_line
 from loo_replay.pipeline import RenderSpec, rendered
