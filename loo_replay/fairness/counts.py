@@ -46,38 +46,41 @@ def trumps_left(pam: bool, suit: str) -> int:
     return len(TRUMP_ORDER[pam][SUITS.index(suit)]) - 1
 
 
-_BASE = """
-WITH fair AS (
+# The deals, hands and cards of the scope, made once into temporary tables (a read-only
+# connection may make them); every count below reads them.
+_BASE = (
+    """
+CREATE OR REPLACE TEMP TABLE fair AS
     SELECT d.session_id, d.deal_index, {grp} AS grp, d.dealer, d.seated AS n, d.turn_up,
            d.miss,
            coalesce(TRY_CAST(json_extract_string(s.rules, '$."deal.pam"') AS BOOLEAN), false)
                AS pam
     FROM deals d JOIN sessions s USING (session_id)
     WHERE d.status = 'audited'
-),
-seated AS (
+""",
+    """
+CREATE OR REPLACE TEMP TABLE held AS
+WITH seated AS (
     SELECT f.*, st.player, st.seat, st.hand,
            max(st.seat) FILTER (WHERE st.dealer)
                OVER (PARTITION BY st.session_id, st.deal_index) AS dealer_seat
     FROM fair f JOIN seats st USING (session_id, deal_index)
-),
-held AS (
-    SELECT grp, session_id, deal_index, dealer, n, turn_up, miss IS NOT NULL AS has_miss, pam,
-           player, (seat - dealer_seat - 1 + n) % n AS pos, hand, len(hand) AS h
-    FROM seated
-    UNION ALL
-    SELECT grp, session_id, deal_index, dealer, n, turn_up, true, pam, NULL, n, miss, len(miss)
-    FROM fair WHERE miss IS NOT NULL
-),
-unnested AS (
-    SELECT *, unnest(hand) AS card FROM held
-),
-cards AS (
-    SELECT u.*, t.tr
-    FROM unnested u
-    LEFT JOIN fairness_trumps t ON t.pam = u.pam AND t.turn_up = u.turn_up AND t.card = u.card
 )
-"""
+SELECT grp, session_id, deal_index, dealer, n, turn_up, miss IS NOT NULL AS has_miss, pam,
+       player, (seat - dealer_seat - 1 + n) % n AS pos, hand, len(hand) AS h
+FROM seated
+UNION ALL
+SELECT grp, session_id, deal_index, dealer, n, turn_up, true, pam, NULL, n, miss, len(miss)
+FROM fair WHERE miss IS NOT NULL
+""",
+    """
+CREATE OR REPLACE TEMP TABLE cards AS
+WITH unnested AS (SELECT *, unnest(hand) AS card FROM held)
+SELECT u.*, t.tr
+FROM unnested u
+LEFT JOIN fairness_trumps t ON t.pam = u.pam AND t.turn_up = u.turn_up AND t.card = u.card
+""",
+)
 
 _DEALT = """
 SELECT grp, dealer, count(*) AS deals FROM fair GROUP BY ALL
@@ -123,7 +126,7 @@ FROM fair WHERE turn_up IS NOT NULL GROUP BY ALL
 """
 
 _SHUFFLE = """
-, played AS (
+WITH played AS (
     SELECT session_id, deal_index, card,
            lead(card) OVER (PARTITION BY session_id, deal_index ORDER BY trick, position) AS after
     FROM plays
@@ -184,16 +187,28 @@ class Counts:
     repeated_deals: list[tuple[Any, ...]]
 
 
+QUERIES = (
+    _DEALT,
+    _SEATS,
+    _KINDS,
+    _HANDS,
+    _TURN_UP,
+    _SHUFFLE,
+    _REPEATED_HANDS,
+    _SAME_DEAL_PAIRS,
+    _REPEATED_DEALS,
+)
+
+
 def count(con: duckdb.DuckDBPyConnection, scope: str) -> Counts:
     """Run the queries for ``scope`` (a key of ``SCOPES``)."""
     con.register("fairness_trumps", trump_ranks())
-    base = _BASE.format(grp=SCOPES[scope])
     try:
-        rows = [
-            con.execute(base + q).fetchall()
-            for q in (_DEALT, _SEATS, _KINDS, _HANDS, _TURN_UP, _SHUFFLE, _REPEATED_HANDS)
-        ]
-        rows += [con.execute(base + q).fetchall() for q in (_SAME_DEAL_PAIRS, _REPEATED_DEALS)]
+        for statement in _BASE:
+            con.execute(statement.format(grp=SCOPES[scope]))
+        rows = [con.execute(q).fetchall() for q in QUERIES]
     finally:
+        for table in ("cards", "held", "fair"):
+            con.execute(f"DROP TABLE IF EXISTS temp.{table}")
         con.unregister("fairness_trumps")
     return Counts(scope, *rows)
