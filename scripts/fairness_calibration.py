@@ -47,7 +47,7 @@ ROWS = (
         )
         for k in (1, 2, 3, 4, 5, 7)
         for deals in (300, 2000)
-    ),  # fmt: skip
+    ),
     Row("a deal repeated", Dealing(repeat=True), 100, 20, "every run"),
 )
 
