@@ -59,15 +59,16 @@ def simulated_run(
 
 
 def repeat_last_deal(doc: dict[str, Any]) -> None:
-    """Deal an earlier deal again, card for card, as the session's last deal: the latest one
-    by the same dealer with a Miss where the last has one (so the ruleset deals it alike).
-    Its events come along and its recorded amounts are dropped, so it is audited, not
-    rejected."""
+    """End the session with an earlier deal dealt again, card for card: the latest deal that
+    has an earlier one by the same dealer with a Miss where it has one (so the ruleset deals
+    both alike) becomes a copy of it, and the deals after it are dropped.  The copy keeps
+    its events and drops its recorded amounts, so it is audited, not rejected."""
     deals = doc["deals"]
-    last = deals[-1]
-    for earlier in reversed(deals[:-1]):
-        if earlier["dealer"] == last["dealer"] and ("miss" in earlier) == ("miss" in last):
-            again = {k: v for k, v in earlier.items() if k != "recorded"}
-            deals[-1] = {**again, "deal": last["deal"]}
-            return
+    for last in range(len(deals) - 1, 0, -1):
+        target = deals[last]
+        for earlier in reversed(deals[:last]):
+            if earlier["dealer"] == target["dealer"] and ("miss" in earlier) == ("miss" in target):
+                again = {k: v for k, v in earlier.items() if k != "recorded"}
+                doc["deals"] = [*deals[:last], {**again, "deal": target["deal"]}]
+                return
     raise ValueError("no earlier deal to repeat")
