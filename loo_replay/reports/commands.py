@@ -110,6 +110,7 @@ def audit(
     from loo_replay.db.ingest import ingest as run_ingest
     from loo_replay.db.queries import open_for_reading
     from loo_replay.db.schema import DatabaseError
+    from loo_replay.fairness.table import refresh as refresh_fairness
     from loo_replay.logs.reader import ReadError, expand
     from loo_replay.reports.queries import input_summary
 
@@ -150,6 +151,7 @@ def audit(
             found = input_summary(con, files)
         finally:
             con.close()
+        fair = refresh_fairness(db)
     except DatabaseError as exc:
         fail(str(exc))
     sessions, pages, written = _write(db, out, replays, jobs, StatusLine())
@@ -162,8 +164,11 @@ def audit(
     if f["unreadable"]:
         line += f"; {f['unreadable']} unreadable document(s)"
     typer.echo(line)
+    if fair.flagged:
+        typer.echo(f"fairness: {len(fair.flagged)} test(s) flagged as unlikely under fair dealing")
     typer.echo(_where(out, sessions, pages, written, replays))
     if result.file_errors:
         raise typer.Exit(2)
     flagged = f["violations"] + f["discrepancies"] + f["rejected"] + f["unreadable"]
+    flagged += len(fair.flagged)
     raise typer.Exit(1 if flagged or result.conflicts else 0)
