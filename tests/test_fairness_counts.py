@@ -18,7 +18,7 @@ import pytest
 from loo_replay.db.ingest import ingest
 from loo_replay.db.queries import open_for_reading
 from loo_replay.engine.cards import parse_card
-from loo_replay.fairness.counts import Counts, count
+from loo_replay.fairness.counts import Counts, count, prepared
 from loo_replay.rulesets import RuleChoice, builtin
 from loo_replay.simulate import Simulator, top_trump, write_simulation
 
@@ -34,7 +34,8 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], C
     ingest([log], tmp / "s.duckdb", RuleChoice(None, {}))
     con = open_for_reading(tmp / "s.duckdb")
     try:
-        return doc, count(con, "all")
+        with prepared(con):
+            return doc, count(con, "all")
     finally:
         con.close()
 

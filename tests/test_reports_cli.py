@@ -66,7 +66,7 @@ def test_index_links_every_session_report_and_the_all_sessions_report(
     index = (out / "index.html").read_text("utf-8")
     links = HREF.findall(index)
     sessions = _sessions(db)
-    assert len(sessions) == 12
+    assert len(sessions) == 13
     for sid in sessions:
         assert session_page_name(sid) in links
         assert (out / session_page_name(sid)).is_file()
@@ -122,7 +122,7 @@ def test_report_writes_from_the_database_alone(
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"reports: {out / 'index.html'} (13 session report(s))"
     assert not (out / "replays").exists()
-    assert len(list(out.glob("session-*.html"))) == 12
+    assert len(list(out.glob("session-*.html"))) == 13
 
 
 def test_a_clean_log_exits_0(tmp_path: Path) -> None:
@@ -264,6 +264,6 @@ def test_pages_written_by_two_processes_equal_one_process_pages(
         written[jobs] = {
             p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()
         }
-    assert len([n for n in written[1] if n.startswith("session-")]) == 12
+    assert len([n for n in written[1] if n.startswith("session-")]) == 13
     assert len([n for n in written[1] if n.endswith(".html") and n.startswith("replays/")]) == 298
     assert written[2] == written[1]

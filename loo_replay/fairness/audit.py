@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import duckdb
 
-from loo_replay.fairness.counts import Counts, count, trumps_left
+from loo_replay.fairness.counts import Counts, count, prepared, trumps_left
 from loo_replay.fairness.stats import (
     Bernoulli,
     Repeats,
@@ -87,24 +87,33 @@ def fairness(con: duckdb.DuckDBPyConnection, by: Sequence[str], alpha: float) ->
     if "all" in scopes and "player" in scopes:
         scopes.remove("player")  # the player tests are among all's
     verdicts: list[Verdict] = []
-    for scope in scopes:
-        counts = count(con, "all" if scope == "player" else scope)
-        found = scope_verdicts(counts, alpha)
-        if scope == "player":
-            found = [v for v in found if dict(v.subject).get("player")]
-        verdicts.extend(found)
+    with prepared(con):
+        for scope in scopes:
+            counts = count(con, "all" if scope == "player" else scope)
+            found = scope_verdicts(counts, alpha)
+            if scope == "player":
+                found = [v for v in found if dict(v.subject).get("player")]
+            verdicts.extend(found)
     ((deals,),) = con.execute("SELECT count(*) FROM deals WHERE status = 'audited'").fetchall()
     return Report(alpha, int(deals), judge(verdicts, alpha))
 
 
-def _groups(*tables: Iterable[tuple[Any, ...]]) -> list[str]:
-    return sorted({row[0] for rows in tables for row in rows})
+def _split(c: Counts) -> dict[str, Counts]:
+    """The counts of each group of the scope apart (one pass over the rows)."""
+    names = [f.name for f in fields(Counts) if f.name != "scope"]
+    groups: dict[str, dict[str, list[tuple[Any, ...]]]] = defaultdict(
+        lambda: {name: [] for name in names}
+    )
+    for name in names:
+        for row in getattr(c, name):
+            groups[row[0]][name].append(row)
+    return {g: Counts(c.scope, **rows) for g, rows in groups.items()}
 
 
-def scope_verdicts(c: Counts, alpha: float) -> list[Verdict]:
+def scope_verdicts(counts: Counts, alpha: float) -> list[Verdict]:
     out: list[Verdict] = []
-    for group in _groups(c.dealt):
-        deals = {dealer: k for g, dealer, k in c.dealt if g == group}
+    for group, c in sorted(_split(counts).items()):
+        deals = {dealer: k for _g, dealer, k in c.dealt}
         out.append(_cards_to_seats(c, group, sum(deals.values()), alpha))
         out.extend(_hands(c, group, alpha))
         out.extend(_turn_up(c, group, alpha))

@@ -10,6 +10,8 @@ from a small table of the engine's trump order, registered beside the data.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +22,8 @@ from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.tables import TRUMP_ORDER
 
 SCOPES = {  # --by -> the SQL that names each deal's group (fixed text, never user input)
-    "session": "d.session_id",
-    "venue": "coalesce(s.venue, '')",
+    "session": "f.session_id",
+    "venue": "coalesce(f.venue, '')",
     "all": "'all'",
 }
 
@@ -46,125 +48,147 @@ def trumps_left(pam: bool, suit: str) -> int:
     return len(TRUMP_ORDER[pam][SUITS.index(suit)]) - 1
 
 
-# The deals, hands and cards of the scope, made once into temporary tables (a read-only
-# connection may make them); every count below reads them.
+# The deals, cards, neighbours and hands of the whole database, made once per run into
+# temporary tables (a read-only connection may make them), keyed by a number per deal;
+# each scope's counts below are aggregations of them.
 _BASE = (
     """
-CREATE OR REPLACE TEMP TABLE fair AS
-    SELECT d.session_id, d.deal_index, {grp} AS grp, d.dealer, d.seated AS n, d.turn_up,
-           d.miss,
+CREATE OR REPLACE TEMP TABLE fairness_deals AS
+WITH audited AS (
+    SELECT d.session_id, d.deal_index, s.venue, d.dealer, d.seated AS n,
+           d.miss IS NOT NULL AS has_miss, d.turn_up,
            coalesce(TRY_CAST(json_extract_string(s.rules, '$."deal.pam"') AS BOOLEAN), false)
-               AS pam
-    FROM deals d JOIN sessions s USING (session_id)
+               AS pam,
+           z.seat AS dealer_seat, len(z.hand) AS h
+    FROM deals d
+    JOIN sessions s USING (session_id)
+    JOIN seats z ON z.session_id = d.session_id AND z.deal_index = d.deal_index AND z.dealer
     WHERE d.status = 'audited'
+),
+numbered AS (
+    SELECT *, row_number() OVER (ORDER BY session_id, deal_index) AS deal_id FROM audited
+)
+SELECT *,
+       CASE WHEN lead(deal_index) OVER w = deal_index + 1 THEN lead(deal_id) OVER w END
+           AS next_id
+FROM numbered
+WINDOW w AS (PARTITION BY session_id ORDER BY deal_index)
 """,
     """
-CREATE OR REPLACE TEMP TABLE held AS
-WITH seated AS (
-    SELECT f.*, st.player, st.seat, st.hand,
-           max(st.seat) FILTER (WHERE st.dealer)
-               OVER (PARTITION BY st.session_id, st.deal_index) AS dealer_seat
-    FROM fair f JOIN seats st USING (session_id, deal_index)
+CREATE OR REPLACE TEMP TABLE fairness_cards AS
+WITH dealt AS (
+    SELECT f.deal_id, st.player, (st.seat - f.dealer_seat - 1 + f.n) % f.n AS pos,
+           unnest(st.hand) AS card
+    FROM seats st JOIN fairness_deals f USING (session_id, deal_index)
+    UNION ALL
+    SELECT f.deal_id, NULL, f.n, unnest(d.miss)
+    FROM deals d JOIN fairness_deals f USING (session_id, deal_index)
+    WHERE d.miss IS NOT NULL
 )
-SELECT grp, session_id, deal_index, dealer, n, turn_up, miss IS NOT NULL AS has_miss, pam,
-       player, (seat - dealer_seat - 1 + n) % n AS pos, hand, len(hand) AS h
-FROM seated
-UNION ALL
-SELECT grp, session_id, deal_index, dealer, n, turn_up, true, pam, NULL, n, miss, len(miss)
-FROM fair WHERE miss IS NOT NULL
+SELECT c.deal_id, c.player, c.pos, c.card, t.tr
+FROM dealt c
+JOIN fairness_deals f USING (deal_id)
+LEFT JOIN fairness_trumps t ON t.pam = f.pam AND t.turn_up = f.turn_up AND t.card = c.card
 """,
     """
-CREATE OR REPLACE TEMP TABLE cards AS
-WITH unnested AS (SELECT *, unnest(hand) AS card FROM held)
-SELECT u.*, t.tr
-FROM unnested u
-LEFT JOIN fairness_trumps t ON t.pam = u.pam AND t.turn_up = u.turn_up AND t.card = u.card
+CREATE OR REPLACE TEMP TABLE fairness_pairs AS
+WITH placed AS (
+    SELECT f.deal_id, f.next_id, p.trick, p.position, a.pos AS place
+    FROM plays p
+    JOIN fairness_deals f USING (session_id, deal_index)
+    LEFT JOIN fairness_cards a ON a.deal_id = f.next_id AND a.card = p.card
+    WHERE f.next_id IS NOT NULL
+),
+paired AS (
+    SELECT next_id, place,
+           lead(place) OVER (PARTITION BY deal_id ORDER BY trick, position) AS after
+    FROM placed
+)
+SELECT p.next_id AS deal_id,
+       (p.after - p.place + f.n + f.has_miss::INTEGER) % (f.n + f.has_miss::INTEGER) AS distance
+FROM paired p JOIN fairness_deals f ON f.deal_id = p.next_id
+WHERE p.place IS NOT NULL AND p.after IS NOT NULL
+""",
+    """
+CREATE OR REPLACE TEMP TABLE fairness_hands AS
+SELECT deal_id, player IS NULL AS miss, string_agg(card, '' ORDER BY card) AS hand
+FROM fairness_cards GROUP BY deal_id, player
 """,
 )
+TEMP_TABLES = ("fairness_hands", "fairness_pairs", "fairness_cards", "fairness_deals")
 
 _DEALT = """
-SELECT grp, dealer, count(*) AS deals FROM fair GROUP BY ALL
+SELECT {grp} AS grp, f.dealer, count(*) AS deals FROM fairness_deals f GROUP BY ALL
 """
 
 _SEATS = """
-SELECT grp, n, h, has_miss, turn_up IS NOT NULL AS tu,
-       CASE WHEN tr = 1 THEN 'top' WHEN card[1] = 'A' THEN 'ace'
-            WHEN card[1] IN ('K', 'Q', 'J') THEN 'court' ELSE 'other' END AS cls,
-       pos, count(*) AS cards
-FROM cards GROUP BY ALL
+SELECT {grp} AS grp, f.n, f.h, f.has_miss, f.turn_up IS NOT NULL AS tu,
+       CASE WHEN c.tr = 1 THEN 'top' WHEN c.card[1] = 'A' THEN 'ace'
+            WHEN c.card[1] IN ('K', 'Q', 'J') THEN 'court' ELSE 'other' END AS cls,
+       c.pos, count(*) AS cards
+FROM fairness_cards c JOIN fairness_deals f USING (deal_id)
+GROUP BY ALL
 """
 
-# One row per deal (its eldest's): the classes of the turn-up and of the top trump, from
-# which the cards of each class outside the turn-up follow.
+# The classes of each deal's turn-up and top trump, from which the cards of each class
+# outside the turn-up follow.
 _KINDS = """
-SELECT h.grp, h.n, h.h, h.has_miss, h.turn_up IS NOT NULL AS tu,
-       h.turn_up[1] AS turned, t.card[1] AS top, count(*) AS deals
-FROM held h
-LEFT JOIN fairness_trumps t ON t.pam = h.pam AND t.turn_up = h.turn_up AND t.tr = 1
-WHERE h.pos = 0 AND h.player IS NOT NULL
+SELECT {grp} AS grp, f.n, f.h, f.has_miss, f.turn_up IS NOT NULL AS tu,
+       f.turn_up[1] AS turned, t.card[1] AS top, count(*) AS deals
+FROM fairness_deals f
+LEFT JOIN fairness_trumps t ON t.pam = f.pam AND t.turn_up = f.turn_up AND t.tr = 1
 GROUP BY ALL
 """
 
 _HANDS = """
-SELECT grp, dealer, player, h, pam, suit,
+SELECT {grp} AS grp, f.dealer, x.player, f.h, f.pam, f.turn_up[2] AS suit,
        count(*) AS deals,
-       count(*) FILTER (WHERE best = 1) AS top1,
-       count(*) FILTER (WHERE best <= 3) AS top3,
-       count(*) FILTER (WHERE trumps >= 2) AS two
+       count(*) FILTER (WHERE x.best = 1) AS top1,
+       count(*) FILTER (WHERE x.best <= 3) AS top3,
+       count(*) FILTER (WHERE x.trumps >= 2) AS two
 FROM (
-    SELECT grp, session_id, deal_index, dealer, player, h, pam, turn_up[2] AS suit,
-           min(tr) AS best, count(tr) AS trumps
-    FROM cards WHERE turn_up IS NOT NULL AND player IS NOT NULL
-    GROUP BY ALL
-)
+    SELECT deal_id, player, min(tr) AS best, count(tr) AS trumps
+    FROM fairness_cards WHERE player IS NOT NULL GROUP BY deal_id, player
+) x
+JOIN fairness_deals f USING (deal_id)
+WHERE f.turn_up IS NOT NULL
 GROUP BY ALL
 """
 
 _TURN_UP = """
-SELECT grp, dealer, turn_up[2] AS suit, turn_up[1] IN ('A', 'K') AS high, count(*) AS deals
-FROM fair WHERE turn_up IS NOT NULL GROUP BY ALL
+SELECT {grp} AS grp, f.dealer, f.turn_up[2] AS suit, f.turn_up[1] IN ('A', 'K') AS high,
+       count(*) AS deals
+FROM fairness_deals f WHERE f.turn_up IS NOT NULL GROUP BY ALL
 """
 
 _SHUFFLE = """
-WITH played AS (
-    SELECT session_id, deal_index, card,
-           lead(card) OVER (PARTITION BY session_id, deal_index ORDER BY trick, position) AS after
-    FROM plays
-),
-placed AS (
-    SELECT session_id, deal_index, grp, dealer, card, pos, n + has_miss::INTEGER AS places, h
-    FROM cards
-)
-SELECT a.grp, a.dealer, a.places, a.h, (b.pos - a.pos + a.places) % a.places AS distance,
+SELECT {grp} AS grp, f.dealer, f.n + f.has_miss::INTEGER AS places, f.h, p.distance,
        count(*) AS pairs
-FROM played p
-JOIN placed a ON a.session_id = p.session_id AND a.deal_index = p.deal_index + 1
-             AND a.card = p.card
-JOIN placed b ON b.session_id = p.session_id AND b.deal_index = p.deal_index + 1
-             AND b.card = p.after
+FROM fairness_pairs p JOIN fairness_deals f USING (deal_id)
 GROUP BY ALL
 """
 
 _REPEATED_HANDS = """
 SELECT grp, h, sum(c)::BIGINT AS hands, sum(c * (c - 1) // 2)::BIGINT AS equal_pairs
-FROM (SELECT grp, h, list_sort(hand) AS k, count(*) AS c FROM held
-      WHERE player IS NOT NULL GROUP BY ALL)
+FROM (SELECT {grp} AS grp, f.h, x.hand, count(*) AS c
+      FROM fairness_hands x JOIN fairness_deals f USING (deal_id)
+      WHERE NOT x.miss GROUP BY ALL)
 GROUP BY ALL
 """
 
 _SAME_DEAL_PAIRS = """
-SELECT grp, h, sum(n * (n - 1) // 2)::BIGINT AS pairs
-FROM held WHERE pos = 0 AND player IS NOT NULL GROUP BY ALL
+SELECT {grp} AS grp, f.h, sum(f.n * (f.n - 1) // 2)::BIGINT AS pairs
+FROM fairness_deals f GROUP BY ALL
 """
 
 _REPEATED_DEALS = """
 SELECT grp, n, h, has_miss, sum(c)::BIGINT AS deals,
        sum(c * (c - 1) // 2)::BIGINT AS equal_pairs
 FROM (
-    SELECT grp, n, h, has_miss, k, count(*) AS c
-    FROM (SELECT grp, session_id, deal_index, any_value(n) AS n, any_value(h) AS h,
-                 bool_or(has_miss) AS has_miss, list_sort(list(list_sort(hand))) AS k
-          FROM held GROUP BY ALL)
+    SELECT {grp} AS grp, f.n, f.h, f.has_miss, x.deal, count(*) AS c
+    FROM (SELECT deal_id, string_agg(hand, ' ' ORDER BY hand) AS deal
+          FROM fairness_hands GROUP BY deal_id) x
+    JOIN fairness_deals f USING (deal_id)
     GROUP BY ALL
 )
 GROUP BY ALL
@@ -200,15 +224,21 @@ QUERIES = (
 )
 
 
-def count(con: duckdb.DuckDBPyConnection, scope: str) -> Counts:
-    """Run the queries for ``scope`` (a key of ``SCOPES``)."""
+@contextlib.contextmanager
+def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The temporary tables every scope's counts read, dropped afterwards."""
     con.register("fairness_trumps", trump_ranks())
     try:
         for statement in _BASE:
-            con.execute(statement.format(grp=SCOPES[scope]))
-        rows = [con.execute(q).fetchall() for q in QUERIES]
+            con.execute(statement)
+        yield
     finally:
-        for table in ("cards", "held", "fair"):
+        for table in TEMP_TABLES:
             con.execute(f"DROP TABLE IF EXISTS temp.{table}")
         con.unregister("fairness_trumps")
+
+
+def count(con: duckdb.DuckDBPyConnection, scope: str) -> Counts:
+    """The counts of ``scope`` (a key of ``SCOPES``), inside ``prepared(con)``."""
+    rows = [con.execute(q.format(grp=SCOPES[scope])).fetchall() for q in QUERIES]
     return Counts(scope, *rows)

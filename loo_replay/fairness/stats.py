@@ -11,6 +11,7 @@ uniform given it, so "fair dealing gives" the figures below exactly.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -323,6 +324,7 @@ def deal_chance(places: int, hand: int) -> float:
     return math.exp(-log_ways)
 
 
+@functools.cache
 def fair_chances(hand: int, trumps: int) -> dict[str, float]:
     """The chance that one given hand of ``hand`` cards, out of the 51 beside the turn-up,
     holds the top trump, one of the top three, or two trumps or more (of ``trumps``)."""
