@@ -36,7 +36,7 @@ def database(deals: int, data: Path) -> Path:
     log = build("three-card", BASE_DEALS, data)
     with tempfile.TemporaryDirectory(dir=data) as tmp:
         partial = Path(tmp) / "db.duckdb"
-        subprocess.run(cli("ingest", str(log), "--db", str(partial), "--jobs", "2"), check=True)
+        subprocess.run(cli("ingest", str(log), "--db", str(partial)), check=True)
         con = duckdb.connect(str(partial))
         try:
             for copy in range(1, -(-deals // BASE_DEALS)):
