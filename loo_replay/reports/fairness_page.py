@@ -14,7 +14,8 @@ from typing import Any
 
 from scipy import stats  # type: ignore[import-untyped]
 
-from loo_replay.reports.figures import AXIS, FONT, INK, Figure, trace
+from loo_replay.reports.figures import INK, Figure, trace
+from loo_replay.reports.figures import _figure as figure  # the look every figure shares
 from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_html, page, text
 
 FAIRNESS = "fairness.html"
@@ -32,23 +33,6 @@ def _subject(row: Mapping[str, Any]) -> str:
 
 def _label(row: Mapping[str, Any]) -> str:
     return text(f"{row['test']}: {_subject(row)}", 90)
-
-
-def _figure(traces: list[Any], title: str, height: int, **layout: Any) -> Figure:
-    base: dict[str, Any] = {
-        "title": {"text": title, "x": 0.0, "xanchor": "left", "font": {"size": 16}},
-        "height": height,
-        "margin": {"l": 60, "r": 20, "t": 56, "b": 50},
-        "font": {"family": FONT, "size": 12, "color": INK},
-        "paper_bgcolor": "white",
-        "plot_bgcolor": "white",
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
-        "xaxis": dict(AXIS),
-        "yaxis": dict(AXIS),
-    }
-    for key, value in layout.items():
-        base[key] = (base.get(key) or {}) | value if isinstance(value, dict) else value
-    return {"data": traces, "layout": base}
 
 
 def observed_figure(rows: Sequence[Mapping[str, Any]]) -> Figure:
@@ -74,13 +58,12 @@ def observed_figure(rows: Sequence[Mapping[str, Any]]) -> Figure:
         marker={"size": 9, "color": [FLAG if r["flagged"] else FAIR for r in tested]},
         text=[text(r["message"], 300) for r in tested], hoverinfo="text",
     )  # fmt: skip
-    return _figure(
+    return figure(
         [bands, expected, observed],
         "Observed against fair dealing (the least likely tests)",
         max(240, 60 + 22 * len(tested)),
-        xaxis={"title": {"text": "rate"}, "tickformat": ".0%"},
-        yaxis={"automargin": True},
         margin={"l": 20, "r": 20, "t": 56, "b": 50},
+        axes={"xaxis": {"title": {"text": "rate"}, "tickformat": ".0%"}},
     )
 
 
@@ -93,7 +76,7 @@ def funnel_figure(rows: Sequence[Mapping[str, Any]], alpha: float) -> Figure:
         and r["p_value"] is not None
     ]  # fmt: skip
     if not points:
-        return _figure([], "Holding the top trump when dealing: too few deals yet", 150)
+        return figure([], "Holding the top trump when dealing: too few deals yet", 150)
     fair = sum(r["expected"] * r["deals"] for r in points) / sum(r["deals"] for r in points)
     top = max(r["deals"] for r in points)
     ns = sorted({max(1, round(top * k / 60)) for k in range(1, 61)} | {1, 2, 5, 10})
@@ -114,12 +97,14 @@ def funnel_figure(rows: Sequence[Mapping[str, Any]], alpha: float) -> Figure:
         "scatter", name="fair dealing gives", mode="lines", x=[ns[0], ns[-1]], y=[fair, fair],
         line={"color": INK, "width": 1},
     )  # fmt: skip
-    return _figure(
+    return figure(
         [*walls, line, dots],
         "Holding the top trump when dealing: each player against the funnel of fair dealing",
         420,
-        xaxis={"title": {"text": "deals dealt"}},
-        yaxis={"title": {"text": "share of his deals"}, "tickformat": ".0%"},
+        axes={
+            "xaxis": {"title": {"text": "deals dealt"}},
+            "yaxis": {"title": {"text": "share of his deals"}, "tickformat": ".0%"},
+        },
     )
 
 
