@@ -46,7 +46,7 @@ def fairness(
         list[By] | None,
         typer.Option(
             help="Test each session, player, venue, or all deals; repeatable. "
-            "[default: session and all]"
+            "Default: each session, and all deals."
         ),
     ] = None,
     alpha: Annotated[
