@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from loo_replay.db.schema import DatabaseError, first_line
 from loo_replay.fairness.counts import Counts, count, prepared, trumps_left
 from loo_replay.fairness.stats import (
     Bernoulli,
@@ -82,18 +83,22 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
 
 
 def fairness(con: duckdb.DuckDBPyConnection, by: Sequence[str], alpha: float) -> Report:
-    """Every test for every scope in ``by``, Holm-adjusted together."""
+    """Every test for every scope in ``by``, Holm-adjusted together; a query DuckDB cannot
+    run (out of memory, say) is a ``DatabaseError``."""
     scopes = [s for s in BY if s in by]
     if "all" in scopes and "player" in scopes:
         scopes.remove("player")  # the player tests are among all's
     verdicts: list[Verdict] = []
-    with prepared(con):
-        for scope in scopes:
-            counts = count(con, "all" if scope == "player" else scope)
-            found = scope_verdicts(counts, alpha)
-            if scope == "player":
-                found = [v for v in found if dict(v.subject).get("player")]
-            verdicts.extend(found)
+    try:
+        with prepared(con):
+            for scope in scopes:
+                counts = count(con, "all" if scope == "player" else scope)
+                found = scope_verdicts(counts, alpha)
+                if scope == "player":
+                    found = [v for v in found if dict(v.subject).get("player")]
+                verdicts.extend(found)
+    except duckdb.Error as exc:
+        raise DatabaseError(f"the fairness counts failed: {first_line(str(exc))}") from None
     ((deals,),) = con.execute("SELECT count(*) FROM deals WHERE status = 'audited'").fetchall()
     return Report(alpha, int(deals), judge(verdicts, alpha))
 

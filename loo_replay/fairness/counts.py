@@ -21,6 +21,9 @@ import pyarrow as pa  # type: ignore[import-untyped]
 from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.tables import TRUMP_ORDER
 
+# DuckDB's memory for the run: the joins of a million deals' cards do not fit in the 128 MB
+# the loaders use (they spill to disk beyond this; benchmarks/fairness.py measures it).
+MEMORY = "512MB"
 SCOPES = {  # --by -> the SQL that names each deal's group (fixed text, never user input)
     "session": "f.session_id",
     "venue": "coalesce(f.venue, '')",
@@ -54,25 +57,16 @@ def trumps_left(pam: bool, suit: str) -> int:
 _BASE = (
     """
 CREATE OR REPLACE TEMP TABLE fairness_deals AS
-WITH audited AS (
-    SELECT d.session_id, d.deal_index, s.venue, d.dealer, d.seated AS n,
-           d.miss IS NOT NULL AS has_miss, d.turn_up,
-           coalesce(TRY_CAST(json_extract_string(s.rules, '$."deal.pam"') AS BOOLEAN), false)
-               AS pam,
-           z.seat AS dealer_seat, len(z.hand) AS h
-    FROM deals d
-    JOIN sessions s USING (session_id)
-    JOIN seats z ON z.session_id = d.session_id AND z.deal_index = d.deal_index AND z.dealer
-    WHERE d.status = 'audited'
-),
-numbered AS (
-    SELECT *, row_number() OVER (ORDER BY session_id, deal_index) AS deal_id FROM audited
-)
-SELECT *,
-       CASE WHEN lead(deal_index) OVER w = deal_index + 1 THEN lead(deal_id) OVER w END
-           AS next_id
-FROM numbered
-WINDOW w AS (PARTITION BY session_id ORDER BY deal_index)
+SELECT d.rowid AS deal_id, nx.rowid AS next_id, d.session_id, d.deal_index, s.venue, d.dealer,
+       d.seated AS n, d.miss IS NOT NULL AS has_miss, d.turn_up,
+       coalesce(TRY_CAST(json_extract_string(s.rules, '$."deal.pam"') AS BOOLEAN), false) AS pam,
+       z.seat AS dealer_seat, len(z.hand) AS h
+FROM deals d
+JOIN sessions s USING (session_id)
+JOIN seats z ON z.session_id = d.session_id AND z.deal_index = d.deal_index AND z.dealer
+LEFT JOIN deals nx ON nx.session_id = d.session_id AND nx.deal_index = d.deal_index + 1
+                  AND nx.status = 'audited'
+WHERE d.status = 'audited'
 """,
     """
 CREATE OR REPLACE TEMP TABLE fairness_cards AS
@@ -90,32 +84,47 @@ FROM dealt c
 JOIN fairness_deals f USING (deal_id)
 LEFT JOIN fairness_trumps t ON t.pam = f.pam AND t.turn_up = f.turn_up AND t.card = c.card
 """,
+    # Each card played, where it lies in the next deal: neighbours are found by equality
+    # joins (the next card of a trick, or the first of the next after its last), not by a
+    # window over every card played, so that DuckDB can spill to disk.
     """
-CREATE OR REPLACE TEMP TABLE fairness_pairs AS
-WITH placed AS (
-    SELECT f.deal_id, f.next_id, p.trick, p.position, a.pos AS place
-    FROM plays p
-    JOIN fairness_deals f USING (session_id, deal_index)
-    LEFT JOIN fairness_cards a ON a.deal_id = f.next_id AND a.card = p.card
-    WHERE f.next_id IS NOT NULL
-),
-paired AS (
-    SELECT next_id, place,
-           lead(place) OVER (PARTITION BY deal_id ORDER BY trick, position) AS after
-    FROM placed
-)
-SELECT p.next_id AS deal_id,
-       (p.after - p.place + f.n + f.has_miss::INTEGER) % (f.n + f.has_miss::INTEGER) AS distance
-FROM paired p JOIN fairness_deals f ON f.deal_id = p.next_id
-WHERE p.place IS NOT NULL AND p.after IS NOT NULL
+CREATE OR REPLACE TEMP TABLE fairness_placed AS
+SELECT f.next_id, p.trick, p.position, p.position = t.cards AS last, a.pos AS place,
+       g.n + g.has_miss::INTEGER AS places
+FROM plays p
+JOIN fairness_deals f USING (session_id, deal_index)
+JOIN tricks t USING (session_id, deal_index, trick)
+JOIN fairness_cards a ON a.deal_id = f.next_id AND a.card = p.card
+JOIN fairness_deals g ON g.deal_id = f.next_id
 """,
     """
+CREATE OR REPLACE TEMP TABLE fairness_pairs AS
+SELECT x.next_id AS deal_id, (y.place - x.place + x.places) % x.places AS distance
+FROM fairness_placed x
+JOIN fairness_placed y ON y.next_id = x.next_id AND y.trick = x.trick
+                      AND y.position = x.position + 1
+UNION ALL
+SELECT x.next_id, (y.place - x.place + x.places) % x.places
+FROM fairness_placed x
+JOIN fairness_placed y ON y.next_id = x.next_id AND y.trick = x.trick + 1 AND y.position = 1
+WHERE x.last
+""",
+    # A hand as a 52-bit mask (bit suit*13 + rank), so that no aggregate needs to sort.
+    """
 CREATE OR REPLACE TEMP TABLE fairness_hands AS
-SELECT deal_id, player IS NULL AS miss, string_agg(card, '' ORDER BY card) AS hand
+SELECT deal_id, player IS NULL AS miss,
+       bit_or(1::BIGINT << ((instr('SHDC', card[2]) - 1) * 13
+                            + instr('23456789TJQKA', card[1]) - 1)) AS hand
 FROM fairness_cards GROUP BY deal_id, player
 """,
 )
-TEMP_TABLES = ("fairness_hands", "fairness_pairs", "fairness_cards", "fairness_deals")
+TEMP_TABLES = (
+    "fairness_hands",
+    "fairness_pairs",
+    "fairness_placed",
+    "fairness_cards",
+    "fairness_deals",
+)
 
 _DEALT = """
 SELECT {grp} AS grp, f.dealer, count(*) AS deals FROM fairness_deals f GROUP BY ALL
@@ -181,13 +190,14 @@ SELECT {grp} AS grp, f.h, sum(f.n * (f.n - 1) // 2)::BIGINT AS pairs
 FROM fairness_deals f GROUP BY ALL
 """
 
+# A deal's key: the sum of its hands' hashes, the same whoever got which hand (two deals
+# of different hands share it with a chance of about 2**-64).
 _REPEATED_DEALS = """
 SELECT grp, n, h, has_miss, sum(c)::BIGINT AS deals,
        sum(c * (c - 1) // 2)::BIGINT AS equal_pairs
 FROM (
     SELECT {grp} AS grp, f.n, f.h, f.has_miss, x.deal, count(*) AS c
-    FROM (SELECT deal_id, string_agg(hand, ' ' ORDER BY hand) AS deal
-          FROM fairness_hands GROUP BY deal_id) x
+    FROM (SELECT deal_id, sum(hash(hand)) AS deal FROM fairness_hands GROUP BY deal_id) x
     JOIN fairness_deals f USING (deal_id)
     GROUP BY ALL
 )
@@ -228,6 +238,11 @@ QUERIES = (
 def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """The temporary tables every scope's counts read, dropped afterwards."""
     con.register("fairness_trumps", trump_ranks())
+    ((order, limit),) = con.execute(
+        "SELECT current_setting('preserve_insertion_order'), current_setting('memory_limit')"
+    ).fetchall()
+    con.execute("SET preserve_insertion_order = false")  # less memory; no order is needed
+    con.execute(f"SET memory_limit = '{MEMORY}'")
     try:
         for statement in _BASE:
             con.execute(statement)
@@ -236,6 +251,8 @@ def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         for table in TEMP_TABLES:
             con.execute(f"DROP TABLE IF EXISTS temp.{table}")
         con.unregister("fairness_trumps")
+        con.execute(f"SET preserve_insertion_order = {bool(order)}")
+        con.execute("SET memory_limit = ?", [limit])
 
 
 def count(con: duckdb.DuckDBPyConnection, scope: str) -> Counts:
