@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from db_helpers import run
 
+from loo_replay.fairness.stats import TESTS
+
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
@@ -33,9 +35,7 @@ def test_fairness_json_follows_the_contract_and_exit_1_names_the_dealer_fairness
     keys = {"test", "subject", "scope", "deals", "statistic", "p_value", "p_adjusted",
             "flagged", "observed", "expected", "message"}  # fmt: skip
     assert all(keys <= set(t) for t in doc["tests"])
-    assert {t["test"] for t in doc["tests"]} == {
-        "cards-to-seats", "dealer-hand", "turn-up", "dealer-friend", "shuffle", "repeated-deal"
-    }  # fmt: skip
+    assert {t["test"] for t in doc["tests"]} == set(TESTS)  # FAIRNESS.md §1, all six
     assert {t["scope"] for t in doc["tests"]} == {"session", "all"}  # the default --by
     flagged = [t for t in doc["tests"] if t["flagged"]]
     assert {t["subject"].get("player") for t in flagged} == {"eve"}

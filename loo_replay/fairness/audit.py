@@ -37,7 +37,6 @@ from loo_replay.fairness.stats import (
 
 BY = ("session", "player", "venue", "all")
 DEFAULT_BY = ("session", "all")
-PLAYER_TESTS = ("dealer-hand", "dealer-friend")
 HIGH_CARD = 8 / 52  # an ace or a king turned up
 
 
