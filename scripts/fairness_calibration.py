@@ -6,7 +6,8 @@ at alpha 0.01 (``loo_replay.fairness.calibrate``):
     .venv/bin/python scripts/fairness_calibration.py > calibration.md
 
 about an hour on one core; ``--cap N`` runs at most N seeds a row (a quick
-look), ``--long-cap N`` at most N seeds for the 2,000-deal rows.  Progress
+look), ``--long-cap N`` at most N seeds for the 2,000-deal rows, ``--only TEXT``
+the rows whose label holds TEXT.  Progress
 goes to stderr, the Markdown table to stdout.
 """
 
@@ -69,10 +70,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cap", type=int, default=None, help="at most this many seeds a row")
     parser.add_argument("--long-cap", type=int, default=None, help="the same, 2,000-deal rows")
+    parser.add_argument("--only", default="", help="the rows whose label holds this text")
     args = parser.parse_args()
     print("| dealing | deals | runs | flagged | another player named | goal |")
     print("|---|---:|---:|---:|---:|---|")
     for number, row in enumerate(ROWS):
+        if args.only not in row.label:
+            continue
         seeds = row.seeds
         for cap in (args.cap, args.long_cap if row.deals >= 2000 else None):
             seeds = min(seeds, cap) if cap is not None else seeds
