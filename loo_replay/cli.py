@@ -29,12 +29,13 @@ from loo_replay.cli_options import (
 from loo_replay.cli_output import finish_audit, wants_colour
 from loo_replay.db import commands as db_commands
 from loo_replay.engine.options import OPTION_SPECS
+from loo_replay.fairness import commands as fairness_commands
 from loo_replay.output.audit_json import Summary
 from loo_replay.output.text import summary_line
 from loo_replay.pipeline import RenderSpec, rendered
 from loo_replay.replayer import commands as replay_commands
 from loo_replay.rulesets import RulesetError, builtin, builtin_names, load
-from loo_replay.simulate import Simulator, write_simulation
+from loo_replay.simulate import Simulator, parse_crooked, parse_shuffle, write_simulation
 
 app = typer.Typer(
     help="Audit, settle, load and replay recorded games of Loo (Lanterloo).",
@@ -121,6 +122,17 @@ def simulate(
             "truth goes beside it as .truth.json.  Default: the sessions on standard output.",
         ),
     ] = None,
+    crooked_dealer: Annotated[
+        str | None,
+        typer.Option(
+            metavar="PLAYER[:RATE]",
+            help="When PLAYER deals, with chance RATE (0.5) they take the best trump.",
+        ),
+    ] = None,
+    shuffle: Annotated[
+        str,
+        typer.Option(metavar="uniform|riffle:K", help="Deal from K riffles of the last deal."),
+    ] = "uniform",
 ) -> None:
     """Write simulated sessions, with their ground truth.
 
@@ -128,7 +140,11 @@ def simulate(
     declarations; violations and corrupted records are injected on request.
     """
     try:
-        sim = Simulator(builtin(ruleset).options, ruleset, players, seed, violations, corrupt)
+        crooked = None if crooked_dealer is None else parse_crooked(crooked_dealer)
+        riffles = parse_shuffle(shuffle)
+        sim = Simulator(
+            builtin(ruleset).options, ruleset, players, seed, violations, corrupt, crooked, riffles
+        )
     except (RulesetError, ValueError) as exc:
         raise typer.BadParameter(str(exc)) from None
     docs = sim.sessions(sessions, deals)
@@ -167,6 +183,7 @@ from loo_replay.reports import commands as report_commands  # noqa: E402  (regis
 app.command(cls=PlainCommand)(report_commands.report)
 app.command(cls=PlainCommand)(report_commands.audit)
 app.command(cls=PlainCommand)(analysis_commands.analyse)
+app.command(cls=PlainCommand)(fairness_commands.fairness)
 
 
 def main() -> None:

@@ -6,6 +6,8 @@ injected on purpose (a card outside the legal set, a card out of turn, a
 pass where play is forced, ...) and each is written to the ground truth with
 its deal, trick, player and code.  ``recorded`` blocks come from the
 session audit, optionally corrupted, with every corruption listed.
+With ``crooked`` and ``riffles`` the dealing itself is made unfair on purpose
+(FAIRNESS.md §2) and what was done goes into the ground truth's ``dealing``.
 Same seed, same bytes.
 """
 
@@ -38,9 +40,9 @@ from loo_replay.engine.model import (
     TurnUp,
 )
 from loo_replay.engine.options import Options
-from loo_replay.engine.replay import OVER, PLAYING, Replay, deal_plan
+from loo_replay.engine.replay import OVER, PLAYING, DealPlan, Replay, deal_plan
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
-from loo_replay.engine.tables import NO_TRUMP, POWER
+from loo_replay.engine.tables import NO_TRUMP, POWER, TRUMP_ORDER
 
 NAMES = (
     "ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal",
@@ -88,16 +90,96 @@ class TruthDiscrepancy:
     expected: int
 
 
+@dataclass(frozen=True)
+class TruthSwap:
+    """A crooked dealer's swap: ``card`` came to his hand from ``source`` (a player, "miss"
+    or "stock")."""
+
+    session: str
+    deal: int
+    player: str
+    card: str
+    source: str
+
+
 @dataclass
 class Truth:
     findings: list[TruthFinding] = field(default_factory=list)
     discrepancies: list[TruthDiscrepancy] = field(default_factory=list)
+    dealing: dict[str, Any] | None = None  # only when the dealing was made unfair
+    swaps: list[TruthSwap] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "findings": [asdict(f) for f in self.findings],
             "discrepancies": [asdict(d) for d in self.discrepancies],
         }
+        if self.dealing is not None:
+            out["dealing"] = {**self.dealing, "swaps": [asdict(s) for s in self.swaps]}
+        return out
+
+
+@dataclass(frozen=True)
+class Crooked:
+    """``simulate --crooked-dealer PLAYER[:RATE]``."""
+
+    player: str
+    rate: float = 0.5
+
+
+def parse_crooked(text: str) -> Crooked:
+    name, _, rate = text.partition(":")
+    try:
+        value = float(rate) if rate else 0.5
+    except ValueError:
+        value = -1.0
+    if not name or not 0.0 < value <= 1.0:
+        raise ValueError(f"{text!r}: give PLAYER or PLAYER:RATE with 0 < RATE <= 1")
+    return Crooked(name, value)
+
+
+def parse_shuffle(text: str) -> int | None:
+    """``uniform`` -> None, ``riffle:K`` -> K riffles."""
+    if text == "uniform":
+        return None
+    kind, _, count = text.partition(":")
+    if kind == "riffle" and count.isdigit() and int(count) >= 1:
+        return int(count)
+    raise ValueError(f"{text!r}: give uniform or riffle:K with K >= 1")
+
+
+def riffle(deck: list[int], times: int, rng: random.Random) -> list[int]:
+    """``times`` Gilbert-Shannon-Reeds riffles, then one cut at a uniform point.
+
+    Each riffle cuts at a binomial(n, 1/2) point and drops cards from the two
+    packets with probability proportional to their sizes (Bayer and Diaconis 1992).
+    """
+    cards = list(deck)
+    n = len(cards)
+    for _ in range(times):
+        k = sum(rng.random() < 0.5 for _ in range(n))
+        left, right = cards[:k], cards[k:]
+        merged: list[int] = []
+        i = j = 0
+        while i < len(left) or j < len(right):
+            if rng.random() * (len(left) - i + len(right) - j) < len(left) - i:
+                merged.append(left[i])
+                i += 1
+            else:
+                merged.append(right[j])
+                j += 1
+        cards = merged
+    cut = rng.randrange(n)
+    return cards[cut:] + cards[:cut]
+
+
+def top_trump(pam: bool, turn_up: int | None) -> int | None:
+    """The best trump of a deal (RULES.md §3): the ace of trumps, Pam where Pam is on, or
+    the next one down when that card is turned up; Pam alone while no trump is fixed."""
+    if turn_up is None:
+        return PAM if pam else None
+    order = TRUMP_ORDER[pam][turn_up // 13]
+    return order[1] if order[0] == turn_up else order[0]
 
 
 @dataclass
@@ -121,10 +203,17 @@ class Simulator:
         seed: int,
         violations: float = 0.0,
         corrupt: float = 0.0,
+        crooked: Crooked | None = None,
+        riffles: int | None = None,
     ) -> None:
         if not 3 <= players <= max_players(options):
             raise ValueError(
                 f"{players} players cannot sit at {ruleset}: 3 to {max_players(options)} can"
+            )
+        if crooked is not None and crooked.player not in NAMES[:players]:
+            raise ValueError(
+                f"no player {crooked.player!r} to deal crookedly; "
+                f"the players are {', '.join(NAMES[:players])}"
             )
         self.o = options
         self.ruleset = ruleset
@@ -132,7 +221,14 @@ class Simulator:
         self.seed = seed
         self.violations = violations
         self.corrupt = corrupt
+        self.crooked = crooked
+        self.riffles = riffles
         self.truth = Truth()
+        if crooked is not None or riffles is not None:
+            self.truth.dealing = {
+                "crooked_dealer": None if crooked is None else asdict(crooked),
+                "shuffle": "uniform" if riffles is None else f"riffle:{riffles}",
+            }
 
     # -- sessions ------------------------------------------------------------
 
@@ -146,13 +242,14 @@ class Simulator:
         chain = SessionAudit(self.players, self.o, chips)
         out: list[dict[str, Any]] = []
         dealer = self.players[rng.randrange(len(self.players))]
+        dealing = _Dealing(self, random.Random(f"{self.seed}:{index}:dealing"), sid)
         for number in range(1, deals + 1):
             code = self._pick_code(rng)
             if code == "dealer-rotation" and number > 1:
                 dealer = rng.choice([p for p in self.players if p != dealer])
                 self.truth.findings.append(TruthFinding(sid, number, None, dealer, code))
                 code = None
-            deal = self._deal(rng, chain, number, dealer, code, sid)
+            deal = self._deal(rng, chain, number, dealer, code, sid, dealing)
             audit = chain.audit(
                 DealInput(number, _record(deal), None, (), dealer, f"/deals/{number - 1}")
             )
@@ -195,18 +292,24 @@ class Simulator:
         dealer: str,
         code: str | None,
         sid: str,
+        dealing: _Dealing,
     ) -> _Deal:
         o = self.o
         seats = self.players
         opening = chain.open_deal(number, dealer, seats, None)
         plan = deal_plan(o, opening.context)
-        deck = list(range(52))
-        rng.shuffle(deck)
         size = o.deal_hand_size
-        hands = [deck[i * size : (i + 1) * size] for i in range(len(seats))]
-        rest = deck[len(seats) * size :]
-        miss = [rest.pop() for _ in range(size)] if plan.miss else None
-        turn_up = rest.pop() if plan.turn_up else None
+        if dealing.previous is None:
+            deck = list(range(52))
+            rng.shuffle(deck)
+            hands = [deck[i * size : (i + 1) * size] for i in range(len(seats))]
+            rest = deck[len(seats) * size :]
+            miss = [rest.pop() for _ in range(size)] if plan.miss else None
+            turn_up = rest.pop() if plan.turn_up else None
+        else:
+            deck, hands, miss, turn_up, rest = dealing.riffled(seats.index(dealer), plan)
+        if self.crooked is not None and dealer == self.crooked.player:
+            dealing.crook(number, seats.index(dealer), hands, miss, turn_up, rest)
         deal_json: dict[str, Any] = {"deal": number, "dealer": dealer}
         if code == "misdeal":
             victim = rng.randrange(len(seats))
@@ -231,6 +334,8 @@ class Simulator:
         if code != "misdeal" and deal.replay.phase != OVER:
             _Player(self, rng, deal, rest, code, sid, opening.pool_start).play()
         deal_json["events"] = [_event_json(e, seats) for e in deal.events]
+        if self.riffles is not None:
+            dealing.gather(deal, seats.index(dealer), hands, miss, turn_up, deck)
         return deal
 
     def _recorded(
@@ -261,6 +366,83 @@ class Simulator:
                     TruthDiscrepancy(sid, number, f"{target}.{player}", amounts[player], expected)
                 )
         return rec
+
+
+class _Dealing:
+    """The unfair dealing of one session: the crooked dealer's swaps and the riffled
+    pack, drawn from their own generator so the rest of the game keeps its draws."""
+
+    def __init__(self, sim: Simulator, rng: random.Random, sid: str) -> None:
+        self.sim, self.rng, self.sid = sim, rng, sid
+        self.previous: list[int] | None = None  # the last deal's cards, gathered
+
+    def riffled(
+        self, dealer: int, plan: DealPlan
+    ) -> tuple[list[int], list[list[int]], list[int] | None, int | None, list[int]]:
+        """Deal the gathered cards after K riffles and a cut, one at a time clockwise from
+        the eldest and then the Miss; the turn-up from the top of the rest."""
+        assert self.previous is not None and self.sim.riffles is not None
+        deck = riffle(self.previous, self.sim.riffles, self.rng)
+        n, size = len(self.sim.players), self.sim.o.deal_hand_size
+        order = [(dealer + 1 + i) % n for i in range(n)] + ([n] if plan.miss else [])
+        piles: list[list[int]] = [[] for _ in range(n + 1)]
+        top = 0
+        for _ in range(size):
+            for pile in order:
+                piles[pile].append(deck[top])
+                top += 1
+        turn_up = deck[top] if plan.turn_up else None
+        rest = deck[top + (1 if plan.turn_up else 0) :]
+        rest.reverse()  # the stock is drawn with pop(): its top card last
+        return deck, piles[:n], piles[n] if plan.miss else None, turn_up, rest
+
+    def crook(
+        self,
+        number: int,
+        dealer: int,
+        hands: list[list[int]],
+        miss: list[int] | None,
+        turn_up: int | None,
+        stock: list[int],
+    ) -> None:
+        """With the crooked dealer's rate, swap the best trump into his hand."""
+        crooked = self.sim.crooked
+        assert crooked is not None
+        if self.rng.random() >= crooked.rate:
+            return
+        best = top_trump(self.sim.o.deal_pam, turn_up)
+        if best is None or best in hands[dealer]:
+            return
+        places: list[tuple[str, list[int]]] = [
+            (p, h) for p, h in zip(self.sim.players, hands, strict=True)
+        ]
+        places += [("miss", miss)] if miss is not None else []
+        places.append(("stock", stock))
+        source, pile = next((name, pile) for name, pile in places if best in pile)
+        mine = hands[dealer]
+        k = self.rng.randrange(len(mine))
+        pile[pile.index(best)], mine[k] = mine[k], best
+        self.sim.truth.swaps.append(
+            TruthSwap(self.sid, number, crooked.player, canonical(best), source)
+        )
+
+    def gather(
+        self,
+        deal: _Deal,
+        dealer: int,
+        hands: list[list[int]],
+        miss: list[int] | None,
+        turn_up: int | None,
+        deck: list[int],
+    ) -> None:
+        """The cards in the order the tricks were played, then those not played: the hands
+        seat by seat from the eldest, the Miss, the turn-up and the stock."""
+        n = len(hands)
+        order = [e.card for e in deal.events if isinstance(e, Play)]
+        for seat in ((dealer + 1 + i) % n for i in range(n)):
+            order += hands[seat]
+        order += (miss or []) + ([] if turn_up is None else [turn_up]) + deck
+        self.previous = list(dict.fromkeys(order))
 
 
 class _Player:

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from loo_replay.rulesets import builtin
-from loo_replay.simulate import Simulator
+from loo_replay.simulate import Crooked, Simulator
 
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("sample_logs")
 NAMES = {
@@ -40,9 +40,10 @@ def session(
     violations: float = 0.0,
     corrupt: float = 0.0,
     at: str = "19:30",
+    crooked: Crooked | None = None,
 ) -> dict[str, Any]:
     """A simulated session that started at ``at`` (UTC) on the date its id ends with."""
-    sim = Simulator(builtin(ruleset).options, ruleset, players, seed, violations, corrupt)
+    sim = Simulator(builtin(ruleset).options, ruleset, players, seed, violations, corrupt, crooked)
     doc = sim.session(sid, deals)
     s = doc["session"]
     s["players"] = [{"id": p["id"], "name": NAMES.get(p["id"], p["id"])} for p in s["players"]]
@@ -155,6 +156,10 @@ def main() -> None:
         "wrong-payouts.json",
         session("three-card", "wrong-payouts-2026-11-27", 5, 16, 11, "The Cocoa Tree", 0.1, 0.3),
     )
+    # dan takes the top trump in most deals he deals: `loo-replay fairness` flags him
+    crooked = session("three-card", "crooked-dealer-2026-11-28", 4, 80, 13, "The Cocoa Tree",
+                      crooked=Crooked("dan", 0.6))  # fmt: skip
+    (OUT / "three-card-crooked-dealer.jsonl").write_bytes(orjson.dumps(crooked) + b"\n")
     write_json(
         "broken-deals.json",
         broken(

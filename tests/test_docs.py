@@ -19,6 +19,7 @@ from loo_replay.cli import app
 from loo_replay.engine.analysis import NOTE_CODES
 from loo_replay.engine.model import ACTIONS, FINDING_CODES, REVOKE_CODES
 from loo_replay.engine.options import OPTION_SPECS
+from loo_replay.fairness.stats import TESTS as FAIRNESS_TESTS
 from loo_replay.logs.parse import EVENT_FIELDS
 from loo_replay.rulesets import DEFAULT, builtin, builtin_names
 
@@ -125,8 +126,15 @@ def test_every_analysis_note_code_is_explained_in_the_analysis_page() -> None:
         assert f"`{code}`" in page, code
 
 
+def test_every_fairness_test_is_explained_in_the_fairness_page() -> None:
+    page = _page("fairness.md")
+    for name in FAIRNESS_TESTS:
+        assert f"`{name}`" in page, name
+
+
 def test_every_hyphenated_name_in_the_docs_is_a_finding_code_or_a_ruleset() -> None:
-    known = set(FINDING_CODES) | set(NOTE_CODES) | set(builtin_names()) | OTHER_HYPHENATED
+    known = set(FINDING_CODES) | set(NOTE_CODES) | set(FAIRNESS_TESTS) | set(builtin_names())
+    known |= OTHER_HYPHENATED
     for path in [README, *PAGES]:
         for name in backticked(_read(path)):
             if re.fullmatch(r"[a-z]+(-[a-z]+)+", name):

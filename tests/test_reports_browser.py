@@ -175,3 +175,19 @@ def test_hostile_names_ids_and_venues_are_shown_as_text_and_never_run(
     visit.page.keyboard.press("End")
     assert visit.dialogs == [] and visit.errors == []
     visit.close()
+
+
+def test_the_fairness_page_draws_its_figures_and_words_its_flags(
+    browser: Any, reports: Path
+) -> None:
+    """FAIRNESS.md §3: observed against expected with the band fair dealing allows, and the
+    funnel of the dealers' rates, drawn; the samples' crooked dealer is flagged in words."""
+    visit = Visit(browser)
+    figures = visit.open(reports / "fairness.html")
+    assert [f["id"] for f in figures] == ["fig-fairness-observed", "fig-fairness-funnel"]
+    _check_figures(figures, "fairness.html")
+    text = visit.page.inner_text("main")
+    assert "when dan deals they hold the top trump" in text
+    assert "unlikely under fair dealing" in text
+    assert visit.errors == [] and visit.dialogs == []
+    visit.close()

@@ -52,10 +52,10 @@ def test_audit_sums_up_the_samples_as_validate_does(audited: tuple[Path, Path, s
     assert validate.returncode == 1
     assert _summary(stdout) == _summary(validate.stdout)
     assert (
-        f"reports: {out / 'index.html'} (12 session report(s), 218 replay page(s), 218 new)"
+        f"reports: {out / 'index.html'} (13 session report(s), 298 replay page(s), 298 new)"
         in stdout
     )
-    assert "loaded 218 deal(s), 2 rejected (kept in rejects), 0 already loaded" in stdout
+    assert "loaded 298 deal(s), 2 rejected (kept in rejects), 0 already loaded" in stdout
     assert f"into {db}" in stdout
 
 
@@ -66,7 +66,7 @@ def test_index_links_every_session_report_and_the_all_sessions_report(
     index = (out / "index.html").read_text("utf-8")
     links = HREF.findall(index)
     sessions = _sessions(db)
-    assert len(sessions) == 12
+    assert len(sessions) == 13
     for sid in sessions:
         assert session_page_name(sid) in links
         assert (out / session_page_name(sid)).is_file()
@@ -109,8 +109,8 @@ def test_a_second_audit_reuses_the_replay_pages(audited: tuple[Path, Path, str])
     db, out, _ = audited
     result = run("audit", "sample_logs", "--db", db, "--out", out)
     assert result.returncode == 1
-    assert "loaded 0 deal(s), 0 rejected (kept in rejects), 220 already loaded" in result.stdout
-    assert "218 replay page(s), 0 new" in result.stdout
+    assert "loaded 0 deal(s), 0 rejected (kept in rejects), 300 already loaded" in result.stdout
+    assert "298 replay page(s), 0 new" in result.stdout
 
 
 def test_report_writes_from_the_database_alone(
@@ -120,9 +120,9 @@ def test_report_writes_from_the_database_alone(
     out = tmp_path / "again"
     result = run("report", "--db", db, "--out", out, "--no-replays")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == f"reports: {out / 'index.html'} (12 session report(s))"
+    assert result.stdout.strip() == f"reports: {out / 'index.html'} (13 session report(s))"
     assert not (out / "replays").exists()
-    assert len(list(out.glob("session-*.html"))) == 12
+    assert len(list(out.glob("session-*.html"))) == 13
 
 
 def test_a_clean_log_exits_0(tmp_path: Path) -> None:
@@ -255,16 +255,16 @@ def test_pages_written_by_two_processes_equal_one_process_pages(
 
     db, _, _ = audited
     monkeypatch.chdir(ROOT)  # the database names the logs as ingested, from the project
-    monkeypatch.setattr(build, "BATCH_DEALS", 20)  # the samples' 220 deals: several batches
+    monkeypatch.setattr(build, "BATCH_DEALS", 20)  # the samples' 300 deals: several batches
     written = {}
     for jobs in (1, 2):
         out = tmp_path / f"jobs-{jobs}"
         with duckdb.connect(str(db), read_only=True) as con:
             result = build.write_reports(con, out, source="loo.duckdb", jobs=jobs)
-        assert result.replays == 218 and result.notes == []
+        assert result.replays == 298 and result.notes == []
         written[jobs] = {
             p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()
         }
-    assert len([n for n in written[1] if n.startswith("session-")]) == 12
-    assert len([n for n in written[1] if n.endswith(".html") and n.startswith("replays/")]) == 218
+    assert len([n for n in written[1] if n.startswith("session-")]) == 13
+    assert len([n for n in written[1] if n.endswith(".html") and n.startswith("replays/")]) == 298
     assert written[2] == written[1]

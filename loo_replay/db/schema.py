@@ -273,6 +273,29 @@ _V2_VIEWS = (
     """,
 )
 
+_V3_FAIRNESS = (
+    """
+    CREATE TABLE fairness (
+        test VARCHAR NOT NULL,
+        scope VARCHAR NOT NULL,
+        grp VARCHAR NOT NULL,
+        subject VARCHAR NOT NULL,
+        deals BIGINT NOT NULL,
+        min_deals INTEGER NOT NULL,
+        statistic DOUBLE,
+        df INTEGER,
+        p_value DOUBLE,
+        p_adjusted DOUBLE,
+        flagged BOOLEAN NOT NULL,
+        observed DOUBLE,
+        expected DOUBLE,
+        band_low DOUBLE,
+        band_high DOUBLE,
+        alpha DOUBLE NOT NULL,
+        message VARCHAR NOT NULL
+    )""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -280,6 +303,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _V1_TABLES,
     ),
     Migration(2, "views: player_stats, pool_history, violations_by_rule", _V2_VIEWS),
+    Migration(3, "table: fairness (the fairness tests, refreshed by audit)", _V3_FAIRNESS),
 )
 VERSION = MIGRATIONS[-1].version
 

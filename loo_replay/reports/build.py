@@ -21,8 +21,10 @@ from plotly.offline import get_plotlyjs, get_plotlyjs_version  # type: ignore[im
 from loo_replay import __version__
 from loo_replay.db.paths import database_file
 from loo_replay.db.schema import connect
+from loo_replay.fairness.table import stored
 from loo_replay.parallel import ordered_map
 from loo_replay.reports import assets, figures, pages, queries
+from loo_replay.reports.fairness_page import FAIRNESS, fairness_page, index_notice
 from loo_replay.reports.names import inside, safe_filename, session_page_name, write_file
 from loo_replay.reports.replays import REPLAYS, STAMP, ReplayJob, ReplayOutcome, write_replays
 
@@ -117,7 +119,9 @@ def write_reports(
         pages.ALL_SESSIONS,
         _all_sessions(con, rows, outcomes, colours, links, source, footer),
     )
-    write_file(out, pages.INDEX, pages.index_page(rows, links, source, footer))
+    fair = stored(con)
+    write_file(out, FAIRNESS, fairness_page(fair, source, footer))
+    write_file(out, pages.INDEX, pages.index_page(rows, links, source, footer, index_notice(fair)))
     _remove_stale(out, set(links.values()), {safe_filename(r["session_id"]) for r in rows})
     return result
 

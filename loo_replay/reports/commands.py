@@ -117,6 +117,8 @@ def audit(
     Audit the logs into the database, write the reports from it, and sum up what this
     audit found in the input.
     """
+    from loo_replay.db.schema import DatabaseError
+    from loo_replay.fairness.table import refresh as refresh_fairness
     from loo_replay.output.text import summary_line
 
     choice = rule_choice(ruleset, settings)
@@ -135,6 +137,10 @@ def audit(
         f"loaded {c.loaded} deal(s), {c.rejected} rejected (kept in rejects), {c.skipped} "
         f"already loaded, {c.conflicts} in conflict, from {result.files} file(s) into {db}"
     )
+    try:
+        fair = refresh_fairness(db)
+    except DatabaseError as exc:
+        fail(str(exc))
     sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine())
     s = result.summary
     typer.echo(summary_line(s))
@@ -143,6 +149,8 @@ def audit(
             f"{len(result.conflicts)} session(s) in conflict: counted above as audited now, "
             "but the database and the reports keep their earlier audit (see above)"
         )
+    if fair.flagged:
+        typer.echo(f"fairness: {len(fair.flagged)} test(s) flagged as unlikely under fair dealing")
     typer.echo(_where(out, sessions, pages, written, replays))
     for line in unread_lines(s.unreadable_files, s.unreadable, s.nothing_read):
         typer.echo(f"loo-replay: {line}", err=True)
@@ -152,4 +160,4 @@ def audit(
             err=True,
         )
         raise typer.Exit(2)
-    raise typer.Exit(max(s.exit_code, 1 if result.conflicts else 0))
+    raise typer.Exit(max(s.exit_code, 1 if result.conflicts or fair.flagged else 0))

@@ -534,10 +534,15 @@ def _totals(sessions: Sequence[Mapping[str, Any]]) -> str:
 
 
 def index_page(
-    sessions: Sequence[Mapping[str, Any]], links: Mapping[str, str], source: str, footer: str
+    sessions: Sequence[Mapping[str, Any]],
+    links: Mapping[str, str],
+    source: str,
+    footer: str,
+    notice: str = "",
 ) -> str:
+    """``notice``: ready HTML shown above the totals (the fairness flags, when any)."""
     masthead = (
-        _nav((ALL_SESSIONS, "across sessions →"))
+        _nav((ALL_SESSIONS, "across sessions →"), ("fairness.html", "fairness →"))
         + '<div class="kicker">Loo audit reports</div>'
         + f"<h1>{len(sessions)} session{'s' if len(sessions) != 1 else ''}</h1>"
         + _facts([("Database", text(source, 120))])
@@ -549,11 +554,15 @@ def index_page(
             "<code>loo-replay ingest PATH</code>, then run <code>loo-replay report</code>.</p>",
         )
     else:
-        body = _totals(sessions) + _panel(
-            "Sessions",
-            _sessions_table(sessions, links),
-            f'One report per session, earliest first; <a href="{ALL_SESSIONS}">the '
-            "all-sessions report</a> compares them.",
+        body = (
+            notice
+            + _totals(sessions)
+            + _panel(
+                "Sessions",
+                _sessions_table(sessions, links),
+                f'One report per session, earliest first; <a href="{ALL_SESSIONS}">the '
+                "all-sessions report</a> compares them.",
+            )
         )
     return page("Loo audit reports", masthead, body, footer)
 

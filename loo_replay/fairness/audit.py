@@ -1,0 +1,286 @@
+"""A fairness run: the counts of each scope turned into the six tests, judged together.
+
+``--by`` chooses the scopes: each session, each venue, all deals together,
+or ``player`` (the tests about one player, over all deals).  Holm's
+adjustment runs over every test of the run (FAIRNESS.md §1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+import duckdb
+
+from loo_replay.db.schema import DatabaseError, first_line
+from loo_replay.fairness.counts import Counts, count, prepared, trumps_left
+from loo_replay.fairness.stats import (
+    Bernoulli,
+    Repeats,
+    SeatCounts,
+    ShuffleCounts,
+    Verdict,
+    bernoulli_verdict,
+    chi_square_verdict,
+    deal_chance,
+    fair_chances,
+    hand_chance,
+    judge,
+    repeats_verdict,
+    seats_table,
+    shuffle_table,
+    turn_up_table,
+)
+
+BY = ("session", "player", "venue", "all")
+DEFAULT_BY = ("session", "all")
+HIGH_CARD = 8 / 52  # an ace or a king turned up
+
+
+@dataclass(frozen=True)
+class Report:
+    alpha: float
+    deals: int
+    verdicts: list[Verdict]
+
+    @property
+    def flagged(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.flagged]
+
+    def as_json(self) -> dict[str, Any]:
+        """FAIRNESS.md §3, with each test's df, band and fewest deals besides."""
+        return {
+            "alpha": self.alpha,
+            "deals": self.deals,
+            "tests": [verdict_json(v) for v in self.verdicts],
+        }
+
+
+def verdict_json(v: Verdict) -> dict[str, Any]:
+    subject = dict(v.subject)
+    if v.scope != "all":
+        subject[v.scope] = v.group
+    return {
+        "test": v.test,
+        "subject": subject,
+        "scope": v.scope,
+        "deals": v.deals,
+        "min_deals": v.min_deals,
+        "statistic": v.statistic,
+        "df": v.df,
+        "p_value": v.p_value,
+        "p_adjusted": v.p_adjusted,
+        "flagged": v.flagged,
+        "observed": v.observed,
+        "expected": v.expected,
+        "band": None if v.band is None else list(v.band),
+        "message": v.message,
+    }
+
+
+def fairness(con: duckdb.DuckDBPyConnection, by: Sequence[str], alpha: float) -> Report:
+    """Every test for every scope in ``by``, Holm-adjusted together; a query DuckDB cannot
+    run (out of memory, say) is a ``DatabaseError``."""
+    scopes = [s for s in BY if s in by]
+    if "all" in scopes and "player" in scopes:
+        scopes.remove("player")  # the player tests are among all's
+    verdicts: list[Verdict] = []
+    try:
+        with prepared(con):
+            for scope in scopes:
+                counts = count(con, "all" if scope == "player" else scope)
+                found = scope_verdicts(counts, alpha)
+                if scope == "player":
+                    found = [v for v in found if dict(v.subject).get("player")]
+                verdicts.extend(found)
+    except duckdb.Error as exc:
+        raise DatabaseError(f"the fairness counts failed: {first_line(str(exc))}") from None
+    ((deals,),) = con.execute("SELECT count(*) FROM deals WHERE status = 'audited'").fetchall()
+    return Report(alpha, int(deals), judge(verdicts, alpha))
+
+
+def _split(c: Counts) -> dict[str, Counts]:
+    """The counts of each group of the scope apart (one pass over the rows)."""
+    names = [f.name for f in fields(Counts) if f.name != "scope"]
+    groups: dict[str, dict[str, list[tuple[Any, ...]]]] = defaultdict(
+        lambda: {name: [] for name in names}
+    )
+    for name in names:
+        for row in getattr(c, name):
+            groups[row[0]][name].append(row)
+    return {g: Counts(c.scope, **rows) for g, rows in groups.items()}
+
+
+def scope_verdicts(counts: Counts, alpha: float) -> list[Verdict]:
+    out: list[Verdict] = []
+    for group, c in sorted(_split(counts).items()):
+        deals = {dealer: k for _g, dealer, k in c.dealt}
+        out.append(_cards_to_seats(c, group, sum(deals.values()), alpha))
+        out.extend(_hands(c, group, alpha))
+        out.extend(_turn_up(c, group, alpha))
+        out.extend(_shuffle(c, group, deals, alpha))
+        out.extend(_repeated(c, group, sum(deals.values()), alpha))
+    return out
+
+
+def _cards_to_seats(c: Counts, group: str, all_deals: int, alpha: float) -> Verdict:
+    dealt: dict[tuple[Any, ...], dict[tuple[str, int], int]] = defaultdict(dict)
+    for g, n, h, miss, tu, cls, pos, cards in c.seats:
+        if g == group:
+            dealt[(n, h, miss, tu)][(cls, pos)] = cards
+    totals: dict[tuple[Any, ...], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    deals: dict[tuple[Any, ...], int] = defaultdict(int)
+    for g, n, h, miss, tu, turned, top, k in c.kinds:
+        if g != group:
+            continue
+        key = (n, h, miss, tu)
+        deals[key] += k
+        t = totals[key]
+        if tu:
+            aces = 4 - (turned == "A") - (top == "A")
+            courts = 12 - (turned in "KQJ") - (top in "KQJ")
+            t["top"] += k
+            t["ace"] += aces * k
+            t["court"] += courts * k
+            t["other"] += (51 - 1 - aces - courts) * k
+        else:
+            t["ace"] += 4 * k
+            t["court"] += 12 * k
+            t["other"] += 36 * k
+    kinds = [
+        SeatCounts(n, h, miss, tu, deals[(n, h, miss, tu)], dealt[(n, h, miss, tu)], t)
+        for (n, h, miss, tu), t in sorted(totals.items())
+    ]
+    used, table = seats_table(kinds)
+    verdict = chi_square_verdict("cards-to-seats", c.scope, group, (), used, table, alpha)
+    return verdict if verdict.p_value is not None else replace(verdict, deals=all_deals)
+
+
+def _hands(c: Counts, group: str, alpha: float) -> list[Verdict]:
+    """dealer-hand (three measures) for each dealer, dealer-friend for each pair."""
+    own: dict[tuple[str, str], list[int]] = {}
+    own_trials: dict[tuple[str, str], dict[float, int]] = defaultdict(lambda: defaultdict(int))
+    friend: dict[tuple[str, str], list[int]] = {}
+    friend_trials: dict[tuple[str, str], dict[float, int]] = defaultdict(lambda: defaultdict(int))
+    for g, dealer, player, h, pam, suit, deals, top1, top3, two in c.hands:
+        if g != group:
+            continue
+        chances = fair_chances(h, trumps_left(pam, suit))
+        if dealer == player:
+            for measure, hits in zip(chances, (top1, top3, two), strict=True):
+                own.setdefault((player, measure), [0])[0] += hits
+                own_trials[(player, measure)][chances[measure]] += deals
+        else:
+            friend.setdefault((dealer, player), [0])[0] += top1
+            friend_trials[(dealer, player)][chances["top trump"]] += deals
+    out = [
+        bernoulli_verdict(
+            "dealer-hand",
+            c.scope,
+            group,
+            (("player", player), ("measure", measure)),
+            Bernoulli(hits, own_trials[(player, measure)]),
+            alpha,
+            f"when {player} deals they hold {_article(measure)} in {{observed}} of deals; "
+            "fair dealing gives {expected}",
+        )
+        for (player, measure), (hits,) in sorted(own.items())
+    ]
+    out += [
+        bernoulli_verdict(
+            "dealer-friend",
+            c.scope,
+            group,
+            (("player", dealer), ("friend", player)),
+            Bernoulli(hits, friend_trials[(dealer, player)]),
+            alpha,
+            f"when {dealer} deals, {player} holds the top trump in {{observed}} of deals; "
+            "fair dealing gives {expected}",
+        )
+        for (dealer, player), (hits,) in sorted(friend.items())
+    ]
+    return out
+
+
+def _article(measure: str) -> str:
+    return "the top trump" if measure == "top trump" else measure
+
+
+def _turn_up(c: Counts, group: str, alpha: float) -> list[Verdict]:
+    """The turn-up's suit and high cards, over every dealer and for each."""
+    suits: dict[str | None, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    high: dict[str | None, int] = defaultdict(int)
+    for g, dealer, suit, is_high, deals in c.turn_up:
+        if g != group:
+            continue
+        for who in (None, dealer):
+            suits[who][suit] += deals
+            high[who] += deals if is_high else 0
+    out: list[Verdict] = []
+    for who in sorted(suits, key=lambda w: (w is not None, w or "")):
+        subject = () if who is None else (("player", who),)
+        n = sum(suits[who].values())
+        dealt = "" if who is None else f" when {who} deals"
+        table = turn_up_table(suits[who], dealt)
+        out.append(
+            chi_square_verdict(
+                "turn-up", c.scope, group, (*subject, ("measure", "suit")), n, table, alpha
+            )
+        )
+        out.append(
+            bernoulli_verdict(
+                "turn-up",
+                c.scope,
+                group,
+                (*subject, ("measure", "ace or king")),
+                Bernoulli(high[who], {HIGH_CARD: n}),
+                alpha,
+                f"an ace or king turned up{dealt} in {{observed}} of deals; "
+                "fair dealing gives {expected}",
+            )
+        )
+    return out
+
+
+def _shuffle(c: Counts, group: str, dealt: dict[str, int], alpha: float) -> list[Verdict]:
+    """Seat distances of neighbours, over every dealer and for each (of the next deal)."""
+    by: dict[str | None, dict[tuple[int, int], dict[int, int]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(int))
+    )
+    for g, dealer, places, h, distance, pairs in c.shuffle:
+        if g != group:
+            continue
+        for who in (None, dealer):
+            by[who][(places, h)][distance] += pairs
+    deals: dict[str | None, int] = {None: sum(dealt.values())}
+    deals.update(dealt)
+    out: list[Verdict] = []
+    for who in sorted(by, key=lambda w: (w is not None, w or "")):
+        kinds = [ShuffleCounts(p, h, d) for (p, h), d in sorted(by[who].items())]
+        _pairs, table = shuffle_table(kinds)
+        subject = () if who is None else (("player", who),)
+        out.append(
+            chi_square_verdict("shuffle", c.scope, group, subject, deals.get(who, 0), table, alpha)
+        )
+    return out
+
+
+def _repeated(c: Counts, group: str, total: int, alpha: float) -> list[Verdict]:
+    same = {h: pairs for g, h, pairs in c.same_deal_pairs if g == group}
+    hands = [
+        Repeats(math.comb(k, 2) - same.get(h, 0), equal, hand_chance(h))
+        for g, h, k, equal in c.repeated_hands
+        if g == group
+    ]
+    deals = [
+        Repeats(math.comb(k, 2), equal, deal_chance(n + miss, h))
+        for g, n, h, miss, k, equal in c.repeated_deals
+        if g == group
+    ]
+    return [
+        repeats_verdict(c.scope, group, "hand", total, hands, alpha),
+        repeats_verdict(c.scope, group, "deal", total, deals, alpha),
+    ]

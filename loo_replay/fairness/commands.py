@@ -1,0 +1,127 @@
+"""``loo-replay fairness``: are the deals fair?  (FAIRNESS.md)
+
+Reads a database, or logs loaded for the occasion into a temporary one by
+``ingest`` itself, so both run the same SQL.  Exit status: 0 nothing
+flagged, 1 a test flagged, 2 bad usage or unreadable input.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import orjson
+import typer
+
+from loo_replay.cli_options import RulesetOpt, SetOpt, rule_choice
+from loo_replay.cli_output import fail
+from loo_replay.rulesets import RuleChoice
+
+if TYPE_CHECKING:  # imported when run: DuckDB and SciPy load only for this command
+    from loo_replay.fairness.audit import Report
+
+
+class By(StrEnum):
+    session = "session"
+    player = "player"
+    venue = "venue"
+    all = "all"
+
+
+class Format(StrEnum):
+    text = "text"
+    json = "json"
+
+
+def fairness(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Hand-log files or directories (or give --db).", show_default=False),
+    ] = None,
+    db: Annotated[Path | None, typer.Option("--db", help="A database loaded by ingest.")] = None,
+    by: Annotated[
+        list[By] | None,
+        typer.Option(
+            help="Test each session, player, venue, or all deals; repeatable. "
+            "Default: each session, and all deals."
+        ),
+    ] = None,
+    alpha: Annotated[
+        float, typer.Option(help="Flag a test when its Holm-adjusted p-value is below this.")
+    ] = 0.01,
+    output_format: Annotated[
+        Format, typer.Option("--format", help="text for people, json for programs.")
+    ] = Format.text,
+    ruleset: RulesetOpt = None,
+    settings: SetOpt = None,
+) -> None:
+    """Test whether the cards were dealt fairly: six statistical tests, Holm-adjusted."""
+    from loo_replay.db.schema import DatabaseError
+    from loo_replay.fairness.audit import DEFAULT_BY
+
+    if bool(paths) == (db is not None):
+        raise typer.BadParameter("give log PATHs or --db FILE, not both and not neither")
+    if not 0.0 < alpha < 1.0:
+        raise typer.BadParameter(f"{alpha} is not between 0 and 1", param_hint="--alpha")
+    scopes = [b.value for b in by] if by else list(DEFAULT_BY)
+    try:
+        if db is not None:
+            report: Report = _from_db(db, scopes, alpha)
+        else:
+            assert paths
+            report = _from_logs(paths, rule_choice(ruleset, settings), scopes, alpha)
+    except DatabaseError as exc:
+        fail(str(exc))
+    if output_format is Format.json:
+        sys.stdout.buffer.write(orjson.dumps(report.as_json(), option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        for line in text_lines(report):
+            typer.echo(line)
+    raise typer.Exit(1 if report.flagged else 0)
+
+
+def _from_db(db: Path, scopes: list[str], alpha: float) -> Report:
+    from loo_replay.db.queries import open_for_reading
+    from loo_replay.fairness.audit import fairness as run
+
+    con = open_for_reading(db)
+    try:
+        return run(con, scopes, alpha)
+    finally:
+        con.close()
+
+
+def _from_logs(paths: list[Path], choice: RuleChoice, scopes: list[str], alpha: float) -> Report:
+    from loo_replay.db.ingest import ingest
+
+    with tempfile.TemporaryDirectory(prefix="loo-fairness-") as tmp:
+        db = Path(tmp) / "fairness.duckdb"
+        result = ingest(paths, db, choice)
+        if result.file_errors:
+            for error in result.file_errors:
+                typer.echo(f"loo-replay: {error}", err=True)
+            fail(f"{len(result.file_errors)} input file(s) could not be read")
+        for conflict in result.conflicts:
+            typer.echo(f"loo-replay: left out: {conflict}", err=True)
+        return _from_db(db, scopes, alpha)
+
+
+def text_lines(report: Report) -> list[str]:
+    """The flagged tests in full, then how many were consistent or had too few deals."""
+    lines = [f"fairness of {report.deals} deal(s) at alpha {report.alpha:g}"]
+    for v in report.verdicts:
+        if v.flagged:
+            where = "all deals" if v.scope == "all" else f"{v.scope} {v.group}"
+            lines.append(f"FLAGGED {v.test} ({where}): {v.message}")
+    tested = [v for v in report.verdicts if v.p_value is not None]
+    few = len(report.verdicts) - len(tested)
+    flagged = len(report.flagged)
+    lines.append(
+        f"{len(report.verdicts)} test(s): {flagged} flagged as unlikely under fair dealing, "
+        f"{len(tested) - flagged} consistent with it, {few} with too few deals"
+        " (--format json lists every test)"
+    )
+    return lines

@@ -1,0 +1,261 @@
+"""What the fairness tests count, in SQL over the tables ``ingest`` fills.
+
+One query per test family, each one scan of the dealt cards grouped by the
+scope (a session, a venue, or everything): no Python loop over deals.  Only
+audited deals count (misdeals and rejected deals are not fair or unfair
+deals).  A card's position is its seat counted clockwise from the eldest
+(0) to the dealer (seated - 1), the Miss next (seated).  The top trumps come
+from a small table of the engine's trump order, registered beside the data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import pyarrow as pa  # type: ignore[import-untyped]
+
+from loo_replay.engine.cards import SUITS, canonical
+from loo_replay.engine.tables import TRUMP_ORDER
+
+# DuckDB's memory for the run: the joins of a million deals' cards do not fit in the 128 MB
+# the loaders use (they spill to disk beyond this; benchmarks/fairness.py measures it).
+MEMORY = "512MB"
+SCOPES = {  # --by -> the SQL that names each deal's group (fixed text, never user input)
+    "session": "f.session_id",
+    "venue": "coalesce(f.venue, '')",
+    "all": "'all'",
+}
+
+
+def trump_ranks() -> pa.Table:
+    """(pam, turn_up, card, tr): each trump's place from the top once the turn-up is set
+    aside; tr = 1 is RULES.md §3's top trump (the next one down when the best is turned)."""
+    rows: dict[str, list[Any]] = {"pam": [], "turn_up": [], "card": [], "tr": []}
+    for pam in (False, True):
+        for turned in range(52):
+            order = [c for c in TRUMP_ORDER[pam][turned // 13] if c != turned]
+            for place, card in enumerate(order, start=1):
+                rows["pam"].append(pam)
+                rows["turn_up"].append(canonical(turned))
+                rows["card"].append(canonical(card))
+                rows["tr"].append(place)
+    return pa.table(rows)
+
+
+def trumps_left(pam: bool, suit: str) -> int:
+    """Trumps among the 51 cards beside the turn-up."""
+    return len(TRUMP_ORDER[pam][SUITS.index(suit)]) - 1
+
+
+# The deals, cards, neighbours and hands of the whole database, made once per run into
+# temporary tables (a read-only connection may make them), keyed by a number per deal;
+# each scope's counts below are aggregations of them.
+_BASE = (
+    """
+CREATE OR REPLACE TEMP TABLE fairness_deals AS
+SELECT d.rowid AS deal_id, nx.rowid AS next_id, d.session_id, d.deal_index, s.venue, d.dealer,
+       d.seated AS n, d.miss IS NOT NULL AS has_miss, d.turn_up,
+       coalesce(TRY_CAST(json_extract_string(s.rules, '$."deal.pam"') AS BOOLEAN), false) AS pam,
+       z.seat AS dealer_seat, len(z.hand) AS h
+FROM deals d
+JOIN sessions s USING (session_id)
+JOIN seats z ON z.session_id = d.session_id AND z.deal_index = d.deal_index AND z.dealer
+LEFT JOIN deals nx ON nx.session_id = d.session_id AND nx.deal_index = d.deal_index + 1
+                  AND nx.status = 'audited'
+WHERE d.status = 'audited'
+""",
+    """
+CREATE OR REPLACE TEMP TABLE fairness_cards AS
+WITH dealt AS (
+    SELECT f.deal_id, st.player, (st.seat - f.dealer_seat - 1 + f.n) % f.n AS pos,
+           unnest(st.hand) AS card
+    FROM seats st JOIN fairness_deals f USING (session_id, deal_index)
+    UNION ALL
+    SELECT f.deal_id, NULL, f.n, unnest(d.miss)
+    FROM deals d JOIN fairness_deals f USING (session_id, deal_index)
+    WHERE d.miss IS NOT NULL
+)
+SELECT c.deal_id, c.player, c.pos, c.card, t.tr
+FROM dealt c
+JOIN fairness_deals f USING (deal_id)
+LEFT JOIN fairness_trumps t ON t.pam = f.pam AND t.turn_up = f.turn_up AND t.card = c.card
+""",
+    # Each card played, where it lies in the next deal: neighbours are found by equality
+    # joins (the next card of a trick, or the first of the next after its last), not by a
+    # window over every card played, so that DuckDB can spill to disk.
+    """
+CREATE OR REPLACE TEMP TABLE fairness_placed AS
+SELECT f.next_id, p.trick, p.position, p.position = t.cards AS last, a.pos AS place,
+       g.n + g.has_miss::INTEGER AS places
+FROM plays p
+JOIN fairness_deals f USING (session_id, deal_index)
+JOIN tricks t USING (session_id, deal_index, trick)
+JOIN fairness_cards a ON a.deal_id = f.next_id AND a.card = p.card
+JOIN fairness_deals g ON g.deal_id = f.next_id
+""",
+    """
+CREATE OR REPLACE TEMP TABLE fairness_pairs AS
+SELECT x.next_id AS deal_id, (y.place - x.place + x.places) % x.places AS distance
+FROM fairness_placed x
+JOIN fairness_placed y ON y.next_id = x.next_id AND y.trick = x.trick
+                      AND y.position = x.position + 1
+UNION ALL
+SELECT x.next_id, (y.place - x.place + x.places) % x.places
+FROM fairness_placed x
+JOIN fairness_placed y ON y.next_id = x.next_id AND y.trick = x.trick + 1 AND y.position = 1
+WHERE x.last
+""",
+    # A hand as a 52-bit mask (bit suit*13 + rank), so that no aggregate needs to sort.
+    """
+CREATE OR REPLACE TEMP TABLE fairness_hands AS
+SELECT deal_id, player IS NULL AS miss,
+       bit_or(1::BIGINT << ((instr('SHDC', card[2]) - 1) * 13
+                            + instr('23456789TJQKA', card[1]) - 1)) AS hand
+FROM fairness_cards GROUP BY deal_id, player
+""",
+)
+TEMP_TABLES = (
+    "fairness_hands",
+    "fairness_pairs",
+    "fairness_placed",
+    "fairness_cards",
+    "fairness_deals",
+)
+
+_DEALT = """
+SELECT {grp} AS grp, f.dealer, count(*) AS deals FROM fairness_deals f GROUP BY ALL
+"""
+
+_SEATS = """
+SELECT {grp} AS grp, f.n, f.h, f.has_miss, f.turn_up IS NOT NULL AS tu,
+       CASE WHEN c.tr = 1 THEN 'top' WHEN c.card[1] = 'A' THEN 'ace'
+            WHEN c.card[1] IN ('K', 'Q', 'J') THEN 'court' ELSE 'other' END AS cls,
+       c.pos, count(*) AS cards
+FROM fairness_cards c JOIN fairness_deals f USING (deal_id)
+GROUP BY ALL
+"""
+
+# The classes of each deal's turn-up and top trump, from which the cards of each class
+# outside the turn-up follow.
+_KINDS = """
+SELECT {grp} AS grp, f.n, f.h, f.has_miss, f.turn_up IS NOT NULL AS tu,
+       f.turn_up[1] AS turned, t.card[1] AS top, count(*) AS deals
+FROM fairness_deals f
+LEFT JOIN fairness_trumps t ON t.pam = f.pam AND t.turn_up = f.turn_up AND t.tr = 1
+GROUP BY ALL
+"""
+
+_HANDS = """
+SELECT {grp} AS grp, f.dealer, x.player, f.h, f.pam, f.turn_up[2] AS suit,
+       count(*) AS deals,
+       count(*) FILTER (WHERE x.best = 1) AS top1,
+       count(*) FILTER (WHERE x.best <= 3) AS top3,
+       count(*) FILTER (WHERE x.trumps >= 2) AS two
+FROM (
+    SELECT deal_id, player, min(tr) AS best, count(tr) AS trumps
+    FROM fairness_cards WHERE player IS NOT NULL GROUP BY deal_id, player
+) x
+JOIN fairness_deals f USING (deal_id)
+WHERE f.turn_up IS NOT NULL
+GROUP BY ALL
+"""
+
+_TURN_UP = """
+SELECT {grp} AS grp, f.dealer, f.turn_up[2] AS suit, f.turn_up[1] IN ('A', 'K') AS high,
+       count(*) AS deals
+FROM fairness_deals f WHERE f.turn_up IS NOT NULL GROUP BY ALL
+"""
+
+_SHUFFLE = """
+SELECT {grp} AS grp, f.dealer, f.n + f.has_miss::INTEGER AS places, f.h, p.distance,
+       count(*) AS pairs
+FROM fairness_pairs p JOIN fairness_deals f USING (deal_id)
+GROUP BY ALL
+"""
+
+_REPEATED_HANDS = """
+SELECT grp, h, sum(c)::BIGINT AS hands, sum(c * (c - 1) // 2)::BIGINT AS equal_pairs
+FROM (SELECT {grp} AS grp, f.h, x.hand, count(*) AS c
+      FROM fairness_hands x JOIN fairness_deals f USING (deal_id)
+      WHERE NOT x.miss GROUP BY ALL)
+GROUP BY ALL
+"""
+
+_SAME_DEAL_PAIRS = """
+SELECT {grp} AS grp, f.h, sum(f.n * (f.n - 1) // 2)::BIGINT AS pairs
+FROM fairness_deals f GROUP BY ALL
+"""
+
+# A deal's key: the sum of its hands' hashes, the same whoever got which hand (two deals
+# of different hands share it with a chance of about 2**-64).
+_REPEATED_DEALS = """
+SELECT grp, n, h, has_miss, sum(c)::BIGINT AS deals,
+       sum(c * (c - 1) // 2)::BIGINT AS equal_pairs
+FROM (
+    SELECT {grp} AS grp, f.n, f.h, f.has_miss, x.deal, count(*) AS c
+    FROM (SELECT deal_id, sum(hash(hand)) AS deal FROM fairness_hands GROUP BY deal_id) x
+    JOIN fairness_deals f USING (deal_id)
+    GROUP BY ALL
+)
+GROUP BY ALL
+"""
+
+
+@dataclass(frozen=True)
+class Counts:
+    """The rows of every query for one scope, as tuples in the queries' column order."""
+
+    scope: str
+    dealt: list[tuple[Any, ...]]
+    seats: list[tuple[Any, ...]]
+    kinds: list[tuple[Any, ...]]
+    hands: list[tuple[Any, ...]]
+    turn_up: list[tuple[Any, ...]]
+    shuffle: list[tuple[Any, ...]]
+    repeated_hands: list[tuple[Any, ...]]
+    same_deal_pairs: list[tuple[Any, ...]]
+    repeated_deals: list[tuple[Any, ...]]
+
+
+QUERIES = (
+    _DEALT,
+    _SEATS,
+    _KINDS,
+    _HANDS,
+    _TURN_UP,
+    _SHUFFLE,
+    _REPEATED_HANDS,
+    _SAME_DEAL_PAIRS,
+    _REPEATED_DEALS,
+)
+
+
+@contextlib.contextmanager
+def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The temporary tables every scope's counts read, dropped afterwards."""
+    con.register("fairness_trumps", trump_ranks())
+    ((order, limit),) = con.execute(
+        "SELECT current_setting('preserve_insertion_order'), current_setting('memory_limit')"
+    ).fetchall()
+    con.execute("SET preserve_insertion_order = false")  # less memory; no order is needed
+    con.execute(f"SET memory_limit = '{MEMORY}'")
+    try:
+        for statement in _BASE:
+            con.execute(statement)
+        yield
+    finally:
+        for table in TEMP_TABLES:
+            con.execute(f"DROP TABLE IF EXISTS temp.{table}")
+        con.unregister("fairness_trumps")
+        con.execute(f"SET preserve_insertion_order = {bool(order)}")
+        con.execute("SET memory_limit = ?", [limit])
+
+
+def count(con: duckdb.DuckDBPyConnection, scope: str) -> Counts:
+    """The counts of ``scope`` (a key of ``SCOPES``), inside ``prepared(con)``."""
+    rows = [con.execute(q.format(grp=SCOPES[scope])).fetchall() for q in QUERIES]
+    return Counts(scope, *rows)

@@ -1,0 +1,404 @@
+"""The six tests of fair dealing (FAIRNESS.md §1) on counts, and Holm's adjustment.
+
+Pure: the counts come in as plain data (``counts.py`` gathers them with SQL),
+verdicts go out as frozen ``Verdict``s.  Every p-value comes from SciPy's
+distributions (binomial, Poisson binomial, chi-square, Poisson); nothing here
+reimplements one.  The null hypothesis throughout: each deal is a uniformly
+random deal of the pack to the seats, the Miss and the turn-up, independent
+of the deal before.  Where a deal has a turn-up, the other 51 cards are
+uniform given it, so "fair dealing gives" the figures below exactly.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy import stats  # type: ignore[import-untyped]
+
+TESTS = ("cards-to-seats", "dealer-hand", "turn-up", "dealer-friend", "shuffle", "repeated-deal")
+CHI_SQUARE_CELL = 5.0  # the least expected count a chi-square cell may have
+MIN_DEALS = {  # the fewest deals a test is computed on (FAIRNESS.md §1: "too few deals")
+    "cards-to-seats": 100,
+    "dealer-hand": 20,
+    "turn-up": 20,
+    "dealer-friend": 20,
+    "shuffle": 30,
+    "repeated-deal": 2,
+}
+CLASSES = ("top", "ace", "court", "other")  # rank classes of cards-to-seats, disjoint
+CLASS_WORDS = {"top": "top trumps", "ace": "aces", "court": "court cards", "other": "low cards"}
+SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One test on one subject: its statistic, p-value and, after Holm, whether flagged."""
+
+    test: str
+    scope: str  # "all", "session" or "venue"
+    group: str  # the session id, the venue, or "all"
+    subject: tuple[tuple[str, str], ...]  # e.g. (("player", "dan"), ("measure", "top trump"))
+    deals: int
+    min_deals: int
+    statistic: float | None = None
+    df: int | None = None
+    p_value: float | None = None
+    observed: float | None = None  # a rate (a share of deals, cards or pairs)
+    expected: float | None = None  # what fair dealing gives
+    band: tuple[float, float] | None = None  # the rates fair dealing allows at the run's alpha
+    finding: str = ""  # what was observed, in words, without the verdict
+    p_adjusted: float | None = None
+    flagged: bool = False
+    message: str = ""
+
+    @property
+    def too_few(self) -> bool:
+        return self.p_value is None
+
+
+# -- the distributions ---------------------------------------------------------------
+
+
+def binomial_greater(hits: int, trials: Mapping[float, int]) -> float:
+    """P(at least ``hits`` successes) for independent trials, ``trials[p]`` of them with
+    chance ``p``: exact binomial, or the Poisson binomial when the chances differ."""
+    chances = {p: n for p, n in trials.items() if n}
+    if hits <= 0:
+        return 1.0
+    if len(chances) == 1:
+        ((p, n),) = chances.items()
+        return float(stats.binom.sf(hits - 1, n, p))
+    ps = np.repeat(np.array(list(chances)), list(chances.values()))
+    return float(stats.poisson_binom.sf(hits - 1, ps))
+
+
+def binomial_band(n: int, p: float, alpha: float) -> tuple[float, float]:
+    """The central 1 - alpha range of a binomial rate: the funnel's walls at ``n``."""
+    if n <= 0:
+        return (0.0, 1.0)
+    lo, hi = stats.binom.ppf([alpha / 2, 1 - alpha / 2], n, p)
+    return (float(lo) / n, float(hi) / n)
+
+
+def chi_square(
+    observed: Sequence[float], expected: Sequence[float], df: int
+) -> tuple[float, float]:
+    """Pearson's statistic over the cells and its chi-square p-value with ``df``."""
+    o, e = np.asarray(observed, dtype=float), np.asarray(expected, dtype=float)
+    statistic = float(((o - e) ** 2 / e).sum())
+    return statistic, float(stats.chi2.sf(statistic, df))
+
+
+# -- the tests ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bernoulli:
+    """Deals in which something happened (``hits``) of ``trials[p]`` deals with fair chance p."""
+
+    hits: int
+    trials: Mapping[float, int]
+
+    @property
+    def deals(self) -> int:
+        return sum(self.trials.values())
+
+    @property
+    def expected(self) -> float:
+        return sum(p * n for p, n in self.trials.items()) / max(self.deals, 1)
+
+
+def bernoulli_verdict(
+    test: str,
+    scope: str,
+    group: str,
+    subject: tuple[tuple[str, str], ...],
+    counts: Bernoulli,
+    alpha: float,
+    describe: str,
+) -> Verdict:
+    """A one-sided exact test that something good for a player happens too often.
+
+    ``describe`` is the finding with ``{observed}`` and ``{expected}`` left to fill."""
+    n = counts.deals
+    base = Verdict(test, scope, group, subject, n, MIN_DEALS[test])
+    if n < MIN_DEALS[test]:
+        return base
+    rate, fair = counts.hits / n, counts.expected
+    return replace(
+        base,
+        statistic=float(counts.hits),
+        p_value=binomial_greater(counts.hits, counts.trials),
+        observed=rate,
+        expected=fair,
+        band=binomial_band(n, fair, alpha),
+        finding=describe.format(observed=f"{rate:.0%}", expected=f"{fair:.0%}"),
+    )
+
+
+@dataclass(frozen=True)
+class Table:
+    """Cells of one chi-square test: observed and expected counts, the degrees of freedom,
+    each cell's name and the total it is a share of (for the rate shown)."""
+
+    observed: Sequence[float]
+    expected: Sequence[float]
+    df: int
+    names: Sequence[str]
+    totals: Sequence[float]
+
+
+def chi_square_verdict(
+    test: str,
+    scope: str,
+    group: str,
+    subject: tuple[tuple[str, str], ...],
+    deals: int,
+    table: Table,
+    alpha: float,
+) -> Verdict:
+    """Pearson's chi-square; the finding names the cell furthest from fair dealing."""
+    base = Verdict(test, scope, group, subject, deals, MIN_DEALS[test])
+    if deals < MIN_DEALS[test] or table.df < 1 or not table.observed:
+        return base
+    statistic, p = chi_square(table.observed, table.expected, table.df)
+    o, e = np.asarray(table.observed, float), np.asarray(table.expected, float)
+    worst = int(np.argmax((o - e) ** 2 / e))
+    total = table.totals[worst]
+    rate, fair = o[worst] / total, e[worst] / total
+    return replace(
+        base,
+        statistic=statistic,
+        df=table.df,
+        p_value=p,
+        observed=float(rate),
+        expected=float(fair),
+        band=binomial_band(round(total), float(fair), alpha),
+        finding=f"{table.names[worst]} {rate:.1%}; fair dealing gives {fair:.1%}",
+    )
+
+
+def too_small(cells: Iterable[float]) -> bool:
+    return any(e < CHI_SQUARE_CELL for e in cells)
+
+
+@dataclass(frozen=True)
+class SeatCounts:
+    """cards-to-seats for one kind of deal (seated, hand size, Miss?, turn-up?).
+
+    ``dealt[(class, position)]`` counts the cards of a class dealt to a position
+    (0 = the eldest … seated-1 = the dealer, seated = the Miss); ``totals[class]``
+    the cards of the class over the deals, outside the turn-up."""
+
+    seated: int
+    hand: int
+    miss: bool
+    turn_up: bool
+    deals: int
+    dealt: Mapping[tuple[str, int], int]
+    totals: Mapping[str, int]
+
+
+def position_name(position: int, seated: int) -> str:
+    if position == seated:
+        return "the Miss"
+    if position == seated - 1:
+        return "the dealer's hand"
+    if position < 0:
+        return "the stock"
+    return (
+        "the eldest's hand" if position == 0 else f"the hand {position + 1} seats from the dealer"
+    )
+
+
+def seats_table(kinds: Iterable[SeatCounts]) -> tuple[int, Table]:
+    """The classes × positions tables of every kind of deal with enough deals, as one
+    chi-square: each table has both margins fixed by the deal, (R-1)(C-1) df."""
+    observed: list[float] = []
+    expected: list[float] = []
+    names: list[str] = []
+    totals: list[float] = []
+    df = deals = 0
+    for k in kinds:
+        pack = 51 if k.turn_up else 52
+        positions = list(range(k.seated + (1 if k.miss else 0)))
+        sizes = {p: k.hand for p in positions}
+        sizes[-1] = pack - k.hand * len(positions)  # the stock
+        classes = [c for c in CLASSES if k.totals.get(c, 0) > 0]
+        cells = [(c, p) for c in classes for p in sizes]
+        e = [k.totals[c] * sizes[p] / pack for c, p in cells]
+        if len(classes) < 2 or too_small(e):
+            continue
+        for (c, p), ec in zip(cells, e, strict=True):
+            held = (
+                k.dealt.get((c, p), 0)
+                if p >= 0
+                else k.totals[c] - sum(k.dealt.get((c, q), 0) for q in positions)
+            )
+            observed.append(held)
+            expected.append(ec)
+            names.append(f"share of the {CLASS_WORDS[c]} in {position_name(p, k.seated)}:")
+            totals.append(k.totals[c])
+        df += (len(classes) - 1) * (len(sizes) - 1)
+        deals += k.deals
+    return deals, Table(observed, expected, df, names, totals)
+
+
+def turn_up_table(suits: Mapping[str, int], when: str = "") -> Table:
+    """The turn-up's suit against a quarter each (3 df); ``when`` words whose deals."""
+    n = sum(suits.values())
+    return Table(
+        [suits.get(s, 0) for s in SUIT_WORDS],
+        [n / 4] * 4,
+        3,
+        [f"{w} turned up{when} in" for w in SUIT_WORDS.values()],
+        [n] * 4,
+    )
+
+
+@dataclass(frozen=True)
+class ShuffleCounts:
+    """Pairs of cards played one after the other in a deal and both dealt (to a hand or
+    the Miss) in the next, by their seat distance there, for ``places`` places (seats and
+    the Miss) of ``hand`` cards."""
+
+    places: int
+    hand: int
+    distances: Mapping[int, int]
+
+
+def shuffle_table(kinds: Iterable[ShuffleCounts]) -> tuple[int, Table]:
+    """Seat distances against the uniform deal: a card's neighbour is one of the other
+    places·hand - 1 cards dealt, hand - 1 of them in its own place (distance 0)."""
+    observed: list[float] = []
+    expected: list[float] = []
+    names: list[str] = []
+    totals: list[float] = []
+    df = pairs = 0
+    for k in kinds:
+        n = sum(k.distances.values())
+        others = k.places * k.hand - 1
+        fair = [(k.hand - 1) / others] + [k.hand / others] * (k.places - 1)
+        e = [n * f for f in fair]
+        if too_small(e):
+            continue
+        for d, ed in enumerate(e):
+            observed.append(k.distances.get(d, 0))
+            expected.append(ed)
+            where = "the same place" if d == 0 else f"{d} seat{'s' if d > 1 else ''} apart"
+            names.append(f"cards played one after the other dealt to {where} next deal:")
+            totals.append(n)
+        df += k.places - 1
+        pairs += n
+    return pairs, Table(observed, expected, df, names, totals)
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """Of ``pairs`` pairs of hands (or of whole deals) that could be equal, how many are;
+    ``chance`` is the chance that one pair is equal under fair dealing."""
+
+    pairs: int
+    equal_pairs: int
+    chance: float
+
+
+def hand_chance(hand: int) -> float:
+    """Two hands of different deals are equal with chance 1 / C(52, hand)."""
+    return 1.0 / math.comb(52, hand)
+
+
+def deal_chance(places: int, hand: int) -> float:
+    """Two deals hold the same ``places`` packets of ``hand`` cards (whoever got which):
+    one in 52! / (hand!^places places! (52 - places·hand)!); 0.0 once it underflows."""
+    log_ways = (
+        math.lgamma(53)
+        - places * math.lgamma(hand + 1)
+        - math.lgamma(places + 1)
+        - math.lgamma(52 - places * hand + 1)
+    )
+    return math.exp(-log_ways)
+
+
+@functools.cache
+def fair_chances(hand: int, trumps: int) -> dict[str, float]:
+    """The chance that one given hand of ``hand`` cards, out of the 51 beside the turn-up,
+    holds the top trump, one of the top three, or two trumps or more (of ``trumps``)."""
+    return {
+        "top trump": hand / 51,
+        "one of the top three trumps": float(1 - stats.hypergeom.pmf(0, 51, 3, hand)),
+        "two trumps or more": float(stats.hypergeom.sf(1, 51, trumps, hand)),
+    }
+
+
+def repeats_verdict(
+    scope: str, group: str, measure: str, deals: int, counts: Sequence[Repeats], alpha: float
+) -> Verdict:
+    """Equal pairs against their expected number (pairs of items times the chance of a
+    match): a Poisson count, the birthday problem's limit; one-sided."""
+    test = "repeated-deal"
+    base = Verdict(test, scope, group, (("measure", measure),), deals, MIN_DEALS[test])
+    if deals < MIN_DEALS[test]:
+        return base
+    seen = sum(c.equal_pairs for c in counts)
+    mean = sum(c.pairs * c.chance for c in counts)
+    p = 1.0  # no repeat; a repeat where fair dealing expects none at all has p = 0
+    if seen:
+        p = float(stats.poisson.sf(seen - 1, mean)) if mean > 0 else 0.0
+    lo, hi = stats.poisson.ppf([alpha / 2, 1 - alpha / 2], mean)
+    what = "hands dealt twice" if measure == "hand" else "deals repeated exactly"
+    return replace(
+        base,
+        statistic=float(seen),
+        p_value=p,
+        observed=float(seen),
+        expected=float(mean),
+        band=(float(lo), float(hi)),
+        finding=f"{seen} pairs of {what}; fair dealing gives {mean:.3g}",
+    )
+
+
+# -- across tests ---------------------------------------------------------------------
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment: the k-th smallest p times (m - k + 1), made monotone."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def judge(verdicts: Sequence[Verdict], alpha: float) -> list[Verdict]:
+    """Holm across every test of the run with a p-value; flagged when adjusted < alpha.
+    The message says what was seen and how unlikely it is under fair dealing, nothing more."""
+    tested = [v for v in verdicts if v.p_value is not None]
+    adjusted = dict(
+        zip(
+            map(id, tested), holm([v.p_value for v in tested if v.p_value is not None]), strict=True
+        )
+    )
+    out: list[Verdict] = []
+    for v in verdicts:
+        if v.p_value is None:
+            message = f"too few deals: {v.deals} of the {v.min_deals} this test needs"
+            out.append(replace(v, message=message))
+            continue
+        p_adj = adjusted[id(v)]
+        flagged = p_adj < alpha
+        odds = f"p = {v.p_value:.2g}, adjusted {p_adj:.2g}"
+        verdict = "unlikely under fair dealing" if flagged else "consistent with fair dealing"
+        out.append(
+            replace(
+                v, p_adjusted=p_adj, flagged=flagged, message=f"{v.finding} ({verdict}, {odds})"
+            )
+        )
+    return out

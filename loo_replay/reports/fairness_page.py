@@ -1,0 +1,191 @@
+"""The fairness page of the reports: were the cards dealt fairly?  (FAIRNESS.md)
+
+Reads the ``fairness`` table that ``audit`` refreshes.  Per test, what was
+observed against what fair dealing gives and the band it allows at the
+run's alpha; a funnel of the players' own-deal rates of holding the top trump;
+every flag worded "unlikely under fair dealing" with its numbers.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from scipy import stats  # type: ignore[import-untyped]
+
+from loo_replay.reports.figures import INK, Figure, trace
+from loo_replay.reports.figures import _figure as figure  # the look every figure shares
+from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_html, page, text
+
+FAIRNESS = "fairness.html"
+FLAG = "#b3261e"
+FAIR = "#1f6f4a"
+BAND = "#c9c2b2"
+SHOWN = 40  # tests in the observed-against-expected figure, the least likely first
+
+
+def _subject(row: Mapping[str, Any]) -> str:
+    parts = [f"{k} {v}" for k, v in row["subject"].items()]
+    where = "all deals" if row["scope"] == "all" else f"{row['scope']} {row['grp']}"
+    return ", ".join([where, *parts])
+
+
+def _label(row: Mapping[str, Any]) -> str:
+    return text(f"{row['test']}: {_subject(row)}", 90)
+
+
+def observed_figure(rows: Sequence[Mapping[str, Any]]) -> Figure:
+    """Each test's observed rate, the rate fair dealing gives, and the band it allows.
+    Counts of repeats are left out (their scale is not a rate)."""
+    tested = [
+        r for r in rows if r["p_value"] is not None and r["test"] != "repeated-deal"
+    ]  # fmt: skip
+    tested = sorted(tested, key=lambda r: r["p_value"])[:SHOWN][::-1]
+    labels = [_label(r) for r in tested]
+    bands = trace(
+        "scatter", name="band fair dealing allows", mode="lines",
+        x=[v for r in tested for v in (r["band_low"], r["band_high"], None)],
+        y=[v for lab in labels for v in (lab, lab, None)],
+        line={"color": BAND, "width": 6}, hoverinfo="skip",
+    )  # fmt: skip
+    expected = trace(
+        "scatter", name="fair dealing gives", mode="markers", x=[r["expected"] for r in tested],
+        y=labels, marker={"symbol": "line-ns-open", "size": 14, "color": INK},
+    )  # fmt: skip
+    observed = trace(
+        "scatter", name="observed", mode="markers", x=[r["observed"] for r in tested], y=labels,
+        marker={"size": 9, "color": [FLAG if r["flagged"] else FAIR for r in tested]},
+        text=[text(r["message"], 300) for r in tested], hoverinfo="text",
+    )  # fmt: skip
+    return figure(
+        [bands, expected, observed],
+        "Observed against fair dealing (the least likely tests)",
+        max(240, 60 + 22 * len(tested)),
+        margin={"l": 20, "r": 20, "t": 56, "b": 50},
+        axes={"xaxis": {"title": {"text": "rate"}, "tickformat": ".0%"}},
+    )
+
+
+def funnel_figure(rows: Sequence[Mapping[str, Any]], alpha: float) -> Figure:
+    """The players' rates of holding the top trump when dealing, by deals dealt, inside the
+    funnel fair dealing allows at ``alpha`` (drawn for the deals-weighted fair rate)."""
+    points = [
+        r for r in rows
+        if r["test"] == "dealer-hand" and r["subject"].get("measure") == "top trump"
+        and r["p_value"] is not None
+    ]  # fmt: skip
+    if not points:
+        return figure([], "Holding the top trump when dealing: too few deals yet", 150)
+    fair = sum(r["expected"] * r["deals"] for r in points) / sum(r["deals"] for r in points)
+    top = max(r["deals"] for r in points)
+    ns = sorted({max(1, round(top * k / 60)) for k in range(1, 61)} | {1, 2, 5, 10})
+    low, high = stats.binom.ppf([[alpha / 2], [1 - alpha / 2]], ns, fair)
+    walls = [
+        trace("scatter", name=name, mode="lines", x=ns, y=[v / n for v, n in zip(wall, ns, strict=True)],
+              line={"color": BAND, "dash": "dot"}, hoverinfo="skip", showlegend=i == 0)
+        for i, (name, wall) in enumerate((("band fair dealing allows", high), ("", low)))
+    ]  # fmt: skip
+    dots = trace(
+        "scatter", name="player (dealing)", mode="markers+text",
+        x=[r["deals"] for r in points], y=[r["observed"] for r in points],
+        text=[text(r["subject"].get("player"), 20) for r in points], textposition="top center",
+        marker={"size": 9, "color": [FLAG if r["flagged"] else FAIR for r in points]},
+        hovertext=[text(r["message"], 300) for r in points], hoverinfo="text",
+    )  # fmt: skip
+    line = trace(
+        "scatter", name="fair dealing gives", mode="lines", x=[ns[0], ns[-1]], y=[fair, fair],
+        line={"color": INK, "width": 1},
+    )  # fmt: skip
+    return figure(
+        [*walls, line, dots],
+        "Holding the top trump when dealing: each player against the funnel of fair dealing",
+        420,
+        axes={
+            "xaxis": {"title": {"text": "deals dealt"}},
+            "yaxis": {"title": {"text": "share of their deals"}, "tickformat": ".0%"},
+        },
+    )
+
+
+def _table(rows: Sequence[Mapping[str, Any]]) -> str:
+    def fmt(v: object, spec: str) -> str:
+        return "–" if v is None else format(v, spec)
+
+    body = "".join(
+        "<tr>"
+        f"<td>{text(r['test'])}</td><td>{text(_subject(r), 160)}</td>"
+        f'<td class="num">{r["deals"]:,}</td>'
+        f'<td class="num">{fmt(r["p_value"], ".2g")}</td>'
+        f'<td class="num">{fmt(r["p_adjusted"], ".2g")}</td>'
+        f"<td>{'<strong>flagged</strong> ' if r['flagged'] else ''}{text(r['message'], 400)}</td>"
+        "</tr>"
+        for r in rows
+    )
+    head = "".join(
+        f'<th class="num">{t}</th>' if num else f"<th>{t}</th>"
+        for t, num in (("test", False), ("on", False), ("deals", True), ("p", True),
+                       ("adjusted", True), ("what was seen", False))
+    )  # fmt: skip
+    return (
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
+
+
+def _section(title: str, content: str, lead: str = "") -> str:
+    lead_html = f'<p class="lead">{lead}</p>' if lead else ""
+    return f'<section class="panel"><h2>{title}</h2>{lead_html}{content}</section>'
+
+
+def fairness_page(rows: Sequence[Mapping[str, Any]], source: str, footer: str) -> str:
+    """The whole page; ``rows`` are the ``fairness`` table's (``table.stored``)."""
+    flagged = [r for r in rows if r["flagged"]]
+    tested = [r for r in rows if r["p_value"] is not None]
+    alpha = float(rows[0]["alpha"]) if rows else 0.01
+    masthead = (
+        f'<nav><a href="{INDEX}">← all sessions</a><a href="{ALL_SESSIONS}">across sessions →</a>'
+        '</nav><div class="kicker">Loo audit reports</div><h1>Are the deals fair?</h1>'
+        f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
+        f"<div><dt>Tests</dt><dd>{len(rows):,} ({len(tested):,} with enough deals)</dd></div>"
+        f"<div><dt>Alpha</dt><dd>{alpha:g}, Holm-adjusted</dd></div></dl>"
+    )
+    if not rows:
+        body = _section(
+            "No fairness tests yet",
+            "<p>Run <code>loo-replay audit PATH</code> (it refreshes the tests) or "
+            "<code>loo-replay fairness --db FILE</code>.</p>",
+        )
+        return page("Loo · fairness", masthead, body, footer)
+    verdict = (
+        f"<p><strong>{len(flagged)} test(s) flagged as unlikely under fair dealing.</strong> "
+        "A flag says that the cards fell in a way fair dealing rarely gives, not who did what "
+        "nor why.</p>"
+        if flagged
+        else "<p>Nothing flagged: every test is consistent with fair dealing.</p>"
+    )
+    body = (
+        _section("What the tests found", verdict + (_table(flagged) if flagged else ""))
+        + f'<section class="panel">{figure_html("fairness-observed", observed_figure(rows))}'
+        "</section>"
+        + f'<section class="panel">{figure_html("fairness-funnel", funnel_figure(rows, alpha))}'
+        "</section>"
+        + _section(
+            "Every test",
+            _table(rows),
+            "The six tests of the fairness audit over each session and over all deals; "
+            "below a test's fewest deals it says so instead of giving a p-value.",
+        )
+    )
+    return page("Loo · fairness", masthead, body, footer)
+
+
+def index_notice(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The index's line when anything is flagged, else nothing."""
+    flagged = sum(1 for r in rows if r["flagged"])
+    if not flagged:
+        return ""
+    return (
+        f'<p class="notice"><a href="{html.escape(FAIRNESS)}">Fairness: {flagged} test(s) '
+        "flagged as unlikely under fair dealing</a>.</p>"
+    )

@@ -1,0 +1,137 @@
+"""The SQL counts of the fairness audit against a count made by hand from the log itself.
+
+A simulated session is loaded by ``ingest`` into a real DuckDB file; the
+counts the tests of FAIRNESS.md §1 use are recounted here deal by deal from
+the JSON, so the SQL (positions from the eldest, the Miss after the dealer,
+RULES.md §3's top trump, neighbours across deals) is checked by a second,
+independent route.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from loo_replay.db.ingest import ingest
+from loo_replay.db.queries import open_for_reading
+from loo_replay.engine.cards import parse_card
+from loo_replay.fairness.counts import Counts, count, prepared
+from loo_replay.rulesets import RuleChoice, builtin
+from loo_replay.simulate import Simulator, top_trump, write_simulation
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Counts]:
+    """Forty deals of Hoyle's Pam (a Miss, a turn-up but in musts, Pam), riffled twice."""
+    tmp = tmp_path_factory.mktemp("fairness")
+    sim = Simulator(builtin("hoyle-pam").options, "hoyle-pam", 5, 11, riffles=2)
+    doc = sim.session("counts", 40)
+    log = tmp / "s.jsonl"
+    write_simulation(log, [doc], 1, sim.truth)
+    ingest([log], tmp / "s.duckdb", RuleChoice(None, {}))
+    con = open_for_reading(tmp / "s.duckdb")
+    try:
+        with prepared(con):
+            return doc, count(con, "all")
+    finally:
+        con.close()
+
+
+def _places(deal: dict[str, Any]) -> dict[int, int]:
+    """Card -> place: seats clockwise from the eldest (0) to the dealer, then the Miss."""
+    players = list(deal["hands"])
+    dealer = players.index(deal["dealer"])
+    n = len(players)
+    place = {
+        parse_card(c): (players.index(p) - dealer - 1) % n
+        for p, hand in deal["hands"].items()
+        for c in hand
+    }
+    place.update({parse_card(c): n for c in deal.get("miss", [])})
+    return place
+
+
+def _class(card: int, top: int | None) -> str:
+    if card == top:
+        return "top"
+    return {12: "ace", 11: "court", 10: "court", 9: "court"}.get(card % 13, "other")
+
+
+def test_cards_to_seats_counts_every_dealt_card_by_class_and_place_fairness_1_1(
+    session: tuple[dict[str, Any], Counts],
+) -> None:
+    doc, counts = session
+    expected: Counter[tuple[Any, ...]] = Counter()
+    for deal in doc["deals"]:
+        turned = parse_card(deal["turn_up"]) if "turn_up" in deal else None
+        top = top_trump(True, turned) if turned is not None else None
+        n, miss = len(deal["hands"]), "miss" in deal
+        for card, place in _places(deal).items():
+            expected[(n, 3, miss, turned is not None, _class(card, top), place)] += 1
+    got = Counter({tuple(row[1:7]): row[7] for row in counts.seats})
+    assert got == expected
+
+
+def test_dealer_hand_counts_the_top_trump_held_per_dealer_and_player_fairness_1_2(
+    session: tuple[dict[str, Any], Counts],
+) -> None:
+    doc, counts = session
+    expected: Counter[tuple[str, str]] = Counter()
+    dealt: Counter[tuple[str, str]] = Counter()
+    for deal in (d for d in doc["deals"] if "turn_up" in d):
+        top = top_trump(True, parse_card(deal["turn_up"]))
+        for player, hand in deal["hands"].items():
+            dealt[(deal["dealer"], player)] += 1
+            expected[(deal["dealer"], player)] += top in {parse_card(c) for c in hand}
+    got: Counter[tuple[str, str]] = Counter()
+    seen: Counter[tuple[str, str]] = Counter()
+    for _grp, dealer, player, _h, pam, _suit, deals, top1, _top3, _two in counts.hands:
+        assert pam is True
+        got[(dealer, player)] += top1
+        seen[(dealer, player)] += deals
+    assert seen == dealt
+    assert +got == +expected
+
+
+def test_shuffle_pairs_cards_played_one_after_the_other_by_seat_distance_next_deal_1_5(
+    session: tuple[dict[str, Any], Counts],
+) -> None:
+    doc, counts = session
+    expected: Counter[tuple[Any, ...]] = Counter()
+    for before, after in itertools.pairwise(doc["deals"]):
+        played = [parse_card(e["card"]) for e in before["events"] if e["type"] == "play"]
+        place = _places(after)
+        places = len(after["hands"]) + ("miss" in after)
+        for a, b in itertools.pairwise(played):
+            if a in place and b in place:
+                distance = (place[b] - place[a]) % places
+                expected[(after["dealer"], places, 3, distance)] += 1
+    got = Counter({tuple(row[1:5]): row[5] for row in counts.shuffle})
+    assert got == expected
+    assert sum(expected.values()) > 100
+
+
+def test_turn_up_counts_suits_and_high_cards_per_dealer_fairness_1_3(
+    session: tuple[dict[str, Any], Counts],
+) -> None:
+    doc, counts = session
+    expected = Counter(
+        (d["dealer"], d["turn_up"][1], d["turn_up"][0] in "AK")
+        for d in doc["deals"]
+        if "turn_up" in d
+    )
+    assert Counter({tuple(row[1:4]): row[4] for row in counts.turn_up}) == expected
+
+
+def test_no_hand_or_deal_of_a_riffled_session_repeats_by_itself_fairness_1_6(
+    session: tuple[dict[str, Any], Counts],
+) -> None:
+    doc, counts = session
+    hands = Counter(frozenset(h) for d in doc["deals"] for h in d["hands"].values())
+    pairs = sum(c * (c - 1) // 2 for c in hands.values())
+    assert sum(row[3] for row in counts.repeated_hands) == pairs
+    assert sum(row[2] for row in counts.repeated_hands) == 5 * len(doc["deals"])
+    assert {row[5] for row in counts.repeated_deals} == {0}

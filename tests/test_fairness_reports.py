@@ -1,0 +1,59 @@
+"""The fairness table that ``audit`` refreshes and the fairness report page (issue 15, point 4;
+FAIRNESS.md §3: the report gains a page with observed against expected and the band)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+from db_helpers import SAMPLES, run
+
+
+def _table(db: Path) -> list[tuple[str, str, bool, str]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute("SELECT test, subject, flagged, message FROM fairness").fetchall()
+    finally:
+        con.close()
+    return [(t, s, bool(f), m) for t, s, f, m in rows]
+
+
+def test_audit_refreshes_the_fairness_table_and_flags_the_crooked_dealer(tmp_path: Path) -> None:
+    db, out = tmp_path / "loo.duckdb", tmp_path / "reports"
+    result = run("audit", SAMPLES / "three-card-crooked-dealer.jsonl", "--db", db,
+                 "--out", out, "--no-replays")  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "fairness: 4 test(s) flagged as unlikely under fair dealing" in result.stdout
+    rows = _table(db)
+    flagged = [(t, json.loads(s)) for t, s, f, _ in rows if f]
+    assert {t for t, _ in flagged} == {"dealer-hand"}
+    assert all(s["player"] == "dan" for _, s in flagged)
+    page = (out / "fairness.html").read_text("utf-8")
+    assert "4 test(s) flagged as unlikely under fair dealing" in page
+    assert "when dan deals they hold the top trump in 75% of deals" in page
+    assert 'data-figure="fairness-observed"' in page and 'data-figure="fairness-funnel"' in page
+    index = (out / "index.html").read_text("utf-8")
+    assert '<a href="fairness.html">Fairness: 4 test(s) flagged' in index
+    again = run("audit", SAMPLES / "three-card-crooked-dealer.jsonl", "--db", db,
+                "--out", out, "--no-replays")  # fmt: skip
+    assert again.returncode == 1 and _table(db) == rows  # refreshed, not added to
+
+
+def test_a_fair_session_leaves_the_index_without_a_fairness_line(tmp_path: Path) -> None:
+    db, out = tmp_path / "loo.duckdb", tmp_path / "reports"
+    result = run("audit", SAMPLES / "three-card-club-night.json", "--db", db, "--out", out,
+                 "--no-replays")  # fmt: skip
+    assert "fairness:" not in result.stdout
+    rows = _table(db)
+    assert rows and not any(f for _, _, f, _ in rows)
+    assert any(m.startswith("too few deals") for *_, m in rows)
+    assert "Fairness:" not in (out / "index.html").read_text("utf-8")
+    assert "Nothing flagged" in (out / "fairness.html").read_text("utf-8")
+
+
+def test_a_report_of_a_database_never_audited_says_how_to_get_the_tests(tmp_path: Path) -> None:
+    db, out = tmp_path / "loo.duckdb", tmp_path / "reports"
+    assert run("ingest", SAMPLES / "three-card-club-night.json", "--db", db).returncode == 0
+    assert run("report", "--db", db, "--out", out, "--no-replays").returncode == 0
+    assert "No fairness tests yet" in (out / "fairness.html").read_text("utf-8")
