@@ -103,7 +103,7 @@ aside { background: var(--paper); border-radius: 10px; padding: 14px 16px; box-s
 .now .lost, .settlement .advice { color: #8a5300; font: 13px/1.4 system-ui, sans-serif; margin-top: 3px; }
 .play.mistake .card { box-shadow: 0 0 0 3px #e0a100, 0 0 16px rgba(224,161,0,.8); }
 .play.mistake .badge { background: #b87800; }
-.tag.g { background: #efe6c8; }
+.tag.g { background: #f3d77a; color: #3b2a00; font-weight: 700; }
 p.analysis { margin: 4px 0 0; font-size: 13px; }
 .now .ev { font: 600 12px system-ui; background: #e7dcc2; border-radius: 6px; padding: 1px 6px; margin-right: 6px; color: #4b3f24; }
 .now .red, .log .red, .finding .red, .settlement .red { color: var(--red); }
