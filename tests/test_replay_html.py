@@ -21,7 +21,7 @@ from loo_replay.audit import SessionReport, audit_document, audit_paths
 from loo_replay.engine.cards import display
 from loo_replay.logs.reader import Document
 from loo_replay.output.text import safe
-from loo_replay.replayer.html import replay_html, script_json
+from loo_replay.replayer.html import render_page, replay_html, script_json
 from loo_replay.replayer.steps import DealReplay, build_replay
 from loo_replay.rulesets import RuleChoice
 
@@ -223,3 +223,74 @@ def test_script_json_cannot_close_its_element() -> None:
     text = script_json({"x": "</script><!-- & >"})
     assert "<" not in text and ">" not in text and "&" not in text
     assert json.loads(text) == {"x": "</script><!-- & >"}
+
+
+ANALYSIS_JS = """() => {
+  const q = (sel) => Array.from(document.querySelectorAll(sel));
+  const lost = document.getElementById("lost-trick");
+  const g = document.getElementById("guarantee");
+  const head = document.getElementById("analysis");
+  return {
+    heading: head ? head.textContent : null,
+    guarantee: g ? g.textContent : null,
+    lost: lost ? lost.textContent : null,
+    mistakes: q("#trick .play.mistake").map((p) => [p.dataset.card, p.querySelector(".badge").textContent]),
+    tags: q(".seat .tag.g").map((t) => [t.closest(".seat").dataset.seat, t.textContent]),
+    advice: q("#settlement .advice").map((a) => a.textContent),
+    logMarks: q("#log li").filter((li) => li.textContent.endsWith("?")).length,
+  };
+}"""
+
+
+def test_page_marks_the_card_that_lost_a_trick_and_the_avoidable_loo(
+    browser: Any, tmp_path: Path
+) -> None:
+    """ANALYSIS.md §2-§3 on the page: G beside the player at each of their cards, "?" on
+    cat's J♠ (with K♥ or K♣ cat was sure of a trick) and "avoidable loo" at the end."""
+    report = _report("sample_logs/wrong-payouts.json")
+    deal = report.deals[5]
+    rp = build_replay(report, deal)
+    assert rp.marks is not None
+    page, errors, _ = _open(browser, replay_html(report, deal), tmp_path)
+    seen = page.evaluate(ANALYSIS_JS)
+    assert seen["heading"] == "Analysis: " + rp.marks.heading
+    assert seen["logMarks"] == 1
+    lost_at = []
+    for i, step in enumerate(rp.steps):
+        mark = rp.mark(step)
+        if i:
+            page.keyboard.press("ArrowRight")
+        seen = page.evaluate(ANALYSIS_JS)
+        if mark is None:
+            assert seen["guarantee"] is None and seen["tags"] == []
+            continue
+        who = rp.seats[step.seat or 0]
+        g = f"G {mark.before}" + ("" if mark.after == mark.before else f"→{mark.after}")
+        assert seen["tags"] == [[who, g]]
+        assert seen["guarantee"].startswith(f"sure of {mark.before} trick(s) before this card")
+        if mark.lost is not None:
+            lost_at.append(display(step.card or 0))
+            assert seen["lost"] == "? lost trick: " + mark.lost
+            assert seen["mistakes"] == [[display(step.card or 0), "?"]]
+        else:
+            assert seen["lost"] is None and seen["mistakes"] == []
+    assert lost_at == ["J♠"]
+    assert seen["advice"] == [f"{label}: {text}" for label, text in rp.marks.closing]
+    assert seen["advice"][0].startswith(
+        "avoidable loo: cat was looed, but could have made sure of a trick"
+    )
+    assert errors == []
+    page.close()
+
+
+def test_page_without_analysis_shows_no_guarantee(browser: Any, tmp_path: Path) -> None:
+    """``--no-analysis``: the page is the plain replay (no G, no "?", no advice)."""
+    report = _report("sample_logs/wrong-payouts.json")
+    rp = build_replay(report, report.deals[5], analyse=False)
+    assert rp.marks is None
+    page, errors, _ = _open(browser, render_page(rp), tmp_path)
+    page.click("#last")
+    seen = page.evaluate(ANALYSIS_JS)
+    assert seen["heading"] is None and seen["advice"] == [] and seen["logMarks"] == 0
+    assert errors == []
+    page.close()

@@ -19,7 +19,7 @@ import pytest
 from loo_replay.audit import SessionReport, audit_paths
 from loo_replay.engine.cards import display_cards
 from loo_replay.replayer.steps import DealReplay, build_replay
-from loo_replay.replayer.terminal import plain, step_through
+from loo_replay.replayer.terminal import plain, step_through, transcript
 from loo_replay.rulesets import RuleChoice
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,6 +49,17 @@ CASES: dict[str, tuple[str, ...]] = {
     "hoyle-flush": (HOYLE, "--session", "hoyle-flushes-2026-11-24", "--deal", "9"),
     # a misdeal: the dealer's forfeit, nothing else happens (RULES.md §2.2)
     "hoyle-misdeal": (HOYLE, "--session", "hoyle-flushes-2026-11-24", "--deal", "13"),
+    # ANALYSIS.md §3: eve's 2♥ lost her sure trick ("?"), an avoidable loo at the end
+    "three-card-avoidable-loo": ("sample_logs/three-card-club-night.json", "--deal", "21"),
+    # ANALYSIS.md §3: two lost tricks by one player, 2 → 1 → 0
+    "three-card-two-lost-tricks": ("sample_logs/three-card-club-night.json", "--deal", "17"),
+    # the same deal without the analysis: no G, no "?"
+    "three-card-no-analysis": (
+        "sample_logs/three-card-club-night.json",
+        "--deal",
+        "21",
+        "--no-analysis",
+    ),
 }
 
 
@@ -169,7 +180,8 @@ def test_step_mode_runs_to_the_settlement_showing_who_is_to_play() -> None:
     text = "\n".join(out)
     assert "to play: ann, legal 6♠ 9♠" in text
     assert "hands: ann* 6♠ J♣ 9♠" in text
-    assert text.rstrip().endswith("pool       6 at the start, 22 carried to the next deal")
+    assert "  pool       6 at the start, 22 carried to the next deal\n  no safe trick: bob" in text
+    assert text.rstrip().endswith("and they were looed")  # ANALYSIS.md §3, after the settlement
 
 
 def test_step_flag_in_a_terminal_waits_for_enter_and_quits_on_q() -> None:
@@ -281,3 +293,30 @@ def test_rules_from_the_command_line_change_the_replay() -> None:
     no_traceback(result)
     assert "lead-trump" not in result.stdout
     assert "legal 6♠ J♣ 9♠" in result.stdout
+
+
+def test_replay_marks_each_analysed_card_with_the_engines_guarantee() -> None:
+    """ANALYSIS.md §2: G before each card is the analysis's ``before``; "?" exactly on the
+    cards with ``after < before``, for every sample deal."""
+    marked = 0
+    for _item, rp in _sample_replays():
+        assert rp.marks is not None
+        lines = "\n".join(transcript(rp))
+        for step in rp.steps:
+            mark = rp.mark(step)
+            if mark is None:
+                continue
+            lost = mark.after < mark.before
+            assert (mark.lost is not None) == lost
+            if lost:
+                marked += 1
+                assert f"? lost trick: {mark.lost}" in lines
+    assert marked >= 3
+
+
+def test_skipped_deal_says_why_it_is_not_analysed() -> None:
+    """ANALYSIS.md §1: a flush ends the deal before play, so it is not analysed."""
+    result = run(HOYLE, "--session", "hoyle-flushes-2026-11-24", "--deal", "9")
+    no_traceback(result)
+    assert "Analysis: not analysed: a flush ended the deal before play" in result.stdout
+    assert " · G " not in result.stdout

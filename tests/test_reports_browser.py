@@ -100,7 +100,7 @@ def test_every_page_draws_every_figure_without_an_error(
     assert {p.as_uri() for p in pages} <= set(links)
     for path in pages:
         figures = visit.open(path)
-        expected = 4  # pool, loo, chips, violations / the four all-sessions figures
+        expected = 5  # pool, loo, chips, violations, analysis / the five all-sessions figures
         assert len(figures) == expected, path.name
         _check_figures(figures, path.name)
         visit.page.screenshot(path=tmp_path / f"{path.stem}.png", full_page=True)

@@ -33,6 +33,13 @@ DbOpt = Annotated[Path, typer.Option("--db", metavar="FILE", help="The DuckDB da
 ReplaceOpt = Annotated[
     bool, typer.Option("--replace", help="Load a session whose id is loaded with other content.")
 ]
+NoAnalysisOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-analysis",
+        help="Load no double-dummy analysis (the analysis_* tables); faster.",
+    ),
+]
 
 
 class QueryFormat(StrEnum):
@@ -77,6 +84,7 @@ def ingest(
     settings: SetOpt = None,
     replace: ReplaceOpt = False,
     jobs: Annotated[int, jobs_option("Audit in this many processes.")] = 1,
+    no_analysis: NoAnalysisOpt = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="One line per file as it commits.")
     ] = False,
@@ -100,7 +108,9 @@ def ingest(
                 err=True,
             )
 
-    result = load_logs(paths, db, choice, replace, jobs, progress, progress.close, file_done)
+    result = load_logs(
+        paths, db, choice, replace, jobs, progress, progress.close, file_done, not no_analysis
+    )
     c = result.counts
     typer.echo(
         f"{c.deals} deal(s) in {c.sessions} session(s) from {result.files} file(s): "
@@ -129,6 +139,7 @@ def load_logs(
     progress: Callable[[int, int], None],
     progress_done: Callable[[], None],
     file_done: Callable[[str, Counts], None] | None = None,
+    analyse: bool = True,
 ) -> IngestResult:
     """``ingest`` and ``audit``'s one audit pass into the database; its failures end the
     command, its conflicts and unreadable files are said on stderr."""
@@ -140,7 +151,14 @@ def load_logs(
     make_db_folder(db)
     try:
         result = run_ingest(
-            paths, db, choice, replace=replace, jobs=jobs, progress=progress, file_done=file_done
+            paths,
+            db,
+            choice,
+            replace=replace,
+            analyse=analyse,
+            jobs=jobs,
+            progress=progress,
+            file_done=file_done,
         )
     except DatabaseError as exc:
         fail(str(exc))
@@ -173,7 +191,9 @@ def _size(path: Path) -> int:
 def stats(db: DbOpt = DEFAULT_DB) -> None:
     """Per-player statistics from the database.
 
-    Deals, declarations, loos, tricks, net chips and violations; highest loo rate first.
+    Deals, declarations, loos, tricks, net chips and violations; from the double-dummy
+    analysis, tricks thrown away per 100 deals played and avoidable loos.  Highest loo
+    rate first.
     """
     from loo_replay.db.queries import open_for_reading, player_stats
     from loo_replay.db.schema import DatabaseError
@@ -183,7 +203,13 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
         try:
             result = player_stats(con)
             rows = [
-                (*row[:6], None if row[6] is None else f"{row[6]:.1%}", *row[7:])
+                (
+                    *row[:6],
+                    None if row[6] is None else f"{row[6]:.1%}",
+                    *row[7:11],
+                    None if row[11] is None else f"{row[11]:.1f}",
+                    row[12],
+                )
                 for row in result.rows
             ]
         finally:

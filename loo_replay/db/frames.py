@@ -20,6 +20,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay import __version__
 from loo_replay.audit import SessionReport, UnreadableDocument
+from loo_replay.engine.analysis import DealAnalysis, analyse_deal
 from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.model import LogError, Play
 from loo_replay.engine.options import Options
@@ -151,6 +152,33 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("expected", I64),
         ]
     ),
+    "analysis_deals": pa.schema(
+        [
+            *_DEAL_KEY,
+            ("status", STR),
+            ("reason", STR),
+            ("nodes", I64),
+            ("cards", I32),
+            ("stopped", STR),
+        ]
+    ),
+    "analysis_players": pa.schema(
+        [*_DEAL_KEY, ("player", STR), ("guarantee", I32), ("tricks", I32), ("lost", I32)]
+    ),
+    "analysis_notes": pa.schema(
+        [
+            *_DEAL_KEY,
+            ("note", I32),
+            ("code", STR),
+            ("player", STR),
+            ("trick", I32),
+            ("card", STR),
+            ("before", I32),
+            ("after", I32),
+            ("better", CARDS),
+            ("message", STR),
+        ]
+    ),
     "rejects": pa.schema(
         [
             ("kind", STR),
@@ -278,9 +306,11 @@ class Batch:
 
 
 class FrameBuilder:
-    """Column lists per table; ``batch`` turns them into Arrow tables."""
+    """Column lists per table; ``batch`` turns them into Arrow tables.  With ``analyse``,
+    each loaded deal gets its double-dummy analysis (ANALYSIS.md) in the analysis tables."""
 
-    def __init__(self) -> None:
+    def __init__(self, analyse: bool = False) -> None:
+        self.analyse = analyse
         self.rows: dict[str, list[tuple[Any, ...]]] = {}
         self.items: list[Item] = []
         self.deal_count = 0
@@ -368,6 +398,9 @@ class FrameBuilder:
                 self._reject(sid, file, report.line, index, deal, raw)
             else:
                 self._deal(sid, index, deal)
+                if self.analyse and report.options is not None:
+                    number = deal.result.record.number
+                    self._analysis(sid, index, number, analyse_deal(deal, report.options))
         counts = Summary()
         counts.add(report)
         self.items.append(
@@ -470,6 +503,31 @@ class FrameBuilder:
                 player or None,
                 x.recorded,
                 x.expected,
+            )
+
+    def _analysis(self, sid: str, index: int, number: int, a: DealAnalysis) -> None:
+        self._add(
+            "analysis_deals", sid, index, number, a.status, a.reason, a.nodes, a.cards, a.stopped
+        )
+        for p in a.players:
+            self._add(
+                "analysis_players", sid, index, number, p.player, p.guarantee, p.tricks, p.lost
+            )
+        for k, n in enumerate(a.notes):
+            self._add(
+                "analysis_notes",
+                sid,
+                index,
+                number,
+                k,
+                n.code,
+                n.player,
+                n.trick,
+                None if n.card is None else _CARD[n.card],
+                n.before,
+                n.after,
+                cards(n.better) if n.card is not None else None,
+                n.message,
             )
 
     def _seats(self, sid: str, index: int, d: DealAudit) -> None:

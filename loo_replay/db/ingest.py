@@ -69,13 +69,15 @@ def ingest(
     choice: RuleChoice,
     *,
     replace: bool = False,
+    analyse: bool = True,
     jobs: int = 1,
     piece_bytes: int = PIECE_BYTES,
     batch_deals: int = BATCH_DEALS,
     progress: Progress | None = None,
     file_done: FileDone | None = None,
 ) -> IngestResult:
-    """Audit ``paths`` and load them into the database at ``db_path`` (created or upgraded)."""
+    """Audit ``paths`` and load them into the database at ``db_path`` (created or upgraded);
+    with ``analyse``, each loaded deal's double-dummy analysis too."""
     files: list[Path] = []
     errors: list[str] = []
     for given in paths:
@@ -91,9 +93,9 @@ def ingest(
         pieces = plan_pieces(files, piece_bytes, [log_name(f, db_path) for f in files])
         known = loader.known()
         if jobs > 1 and len(pieces) > 1:
-            results = _in_workers(pieces, choice, known, batch_deals, jobs)
+            results = _in_workers(pieces, choice, known, batch_deals, analyse, jobs)
         else:
-            results = _in_process(pieces, Auditor(choice, known, batch_deals))
+            results = _in_process(pieces, Auditor(choice, known, batch_deals, analyse))
         with closing(results):  # stops the workers at once if loading fails
             _load(loader, results, progress, file_done)
         loader.summary.merge(loaded_counts(con, loader.skipped_ids))
@@ -161,6 +163,7 @@ def _in_workers(
     choice: RuleChoice,
     known: dict[str, tuple[str, str]],
     batch_deals: int,
+    analyse: bool,
     jobs: int,
 ) -> Results:
     """Pieces audited by ``jobs`` processes, yielded in input order; at most two pieces per
@@ -170,7 +173,7 @@ def _in_workers(
         pieces,
         jobs,
         initializer=init_worker,
-        initargs=(choice, known, batch_deals),
+        initargs=(choice, known, batch_deals, analyse),
         spawn=True,
     )
     with closing(done):  # closing this generator stops the workers at once

@@ -124,8 +124,10 @@ class Auditor:
         choice: RuleChoice,
         known: Mapping[str, tuple[str, str]],
         batch_deals: int = BATCH_DEALS,
+        analyse: bool = False,
     ) -> None:
         self.choice = choice
+        self.analyse = analyse
         self.known = known
         self.digests = {digest for digest, _ in known.values()}
         self.batch_deals = batch_deals
@@ -135,7 +137,7 @@ class Auditor:
             yield from self._batches(piece)
 
     def _batches(self, piece: Piece) -> Iterator[Batch]:
-        builder = FrameBuilder()
+        builder = FrameBuilder(self.analyse)
         try:
             for doc in read_piece(piece):
                 doc = decode(doc)
@@ -203,14 +205,16 @@ def _fewer_collections() -> Iterator[None]:
 _worker: Auditor | None = None
 
 
-def init_worker(choice: RuleChoice, known: Mapping[str, tuple[str, str]], batch_deals: int) -> None:
+def init_worker(
+    choice: RuleChoice, known: Mapping[str, tuple[str, str]], batch_deals: int, analyse: bool
+) -> None:
     """ProcessPoolExecutor initializer: the rules and the loaded sessions, sent once.
 
     Ctrl-C is for the main process, which rolls back and stops the pool; a worker
     only finishes its piece (and prints no traceback of its own)."""
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker = Auditor(choice, known, batch_deals)
+    _worker = Auditor(choice, known, batch_deals, analyse)
 
 
 def work(piece: Piece) -> bytes:

@@ -70,6 +70,8 @@ STATS_COLUMNS = (
     "net_chips",
     "violations",
     "revokes",
+    "thrown_per_100",
+    "avoidable_loos",
 )
 
 
@@ -115,11 +117,25 @@ def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) ->
 
 
 def player_stats(con: duckdb.DuckDBPyConnection) -> Rows:
-    """The ``player_stats`` view, highest loo rate first."""
+    """The ``player_stats`` view, highest loo rate first, with the double-dummy analysis:
+    tricks thrown away per 100 analysed deals played, and avoidable loos (NULL for a
+    player with no analysed deal)."""
     cursor = con.execute(
-        "SELECT player, deals_seated, played, passed, took_miss, looed, loo_rate, tricks, "
-        "net_chips, violations, revokes FROM player_stats "
-        "ORDER BY loo_rate DESC NULLS LAST, player"
+        """
+        WITH thrown AS (
+            SELECT player, 100.0 * sum(lost) / count(*) AS thrown_per_100
+            FROM analysis_players GROUP BY player
+        ),
+        avoidable AS (
+            SELECT player, count(*) AS avoidable_loos FROM analysis_notes
+            WHERE code = 'avoidable-loo' GROUP BY player
+        )
+        SELECT player, deals_seated, played, passed, took_miss, looed, loo_rate, tricks,
+            net_chips, violations, revokes, t.thrown_per_100,
+            CASE WHEN t.player IS NOT NULL THEN coalesce(a.avoidable_loos, 0) END
+        FROM player_stats LEFT JOIN thrown t USING (player) LEFT JOIN avoidable a USING (player)
+        ORDER BY loo_rate DESC NULLS LAST, player
+        """
     )
     return Rows(list(STATS_COLUMNS), iter(cursor.fetchall()))
 

@@ -15,7 +15,16 @@ from pathlib import Path
 
 import duckdb
 
-PER_DEAL_TABLES = ("deals", "seats", "tricks", "plays", "findings", "discrepancies")
+ANALYSIS_TABLES = ("analysis_deals", "analysis_players", "analysis_notes")
+PER_DEAL_TABLES = (
+    "deals",
+    "seats",
+    "tricks",
+    "plays",
+    "findings",
+    "discrepancies",
+    *ANALYSIS_TABLES,
+)
 SESSION_TABLES = ("sessions", "players", *PER_DEAL_TABLES, "rejects")  # everything keyed by session
 VIEWS = ("player_stats", "pool_history", "violations_by_rule")
 ORDER_KEYS: dict[str, tuple[str, ...]] = {  # a total order of each table's rows
@@ -27,6 +36,9 @@ ORDER_KEYS: dict[str, tuple[str, ...]] = {  # a total order of each table's rows
     "plays": ("session_id", "deal_index", "trick", "position"),
     "findings": ("session_id", "deal_index", "finding"),
     "discrepancies": ("session_id", "deal_index", "field"),
+    "analysis_deals": ("session_id", "deal_index"),
+    "analysis_players": ("session_id", "deal_index", "player"),
+    "analysis_notes": ("session_id", "deal_index", "note"),
     "rejects": ("kind", "session_id", "deal_index", "file", "line", "digest"),
 }
 
@@ -296,6 +308,45 @@ _V3_FAIRNESS = (
     )""",
 )
 
+_ANALYSIS_TABLES = (  # ANALYSIS.md: the double-dummy analysis of each loaded deal
+    """
+    CREATE TABLE analysis_deals (
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        deal BIGINT NOT NULL,
+        status VARCHAR NOT NULL,
+        reason VARCHAR,
+        nodes BIGINT NOT NULL,
+        cards INTEGER NOT NULL,
+        stopped VARCHAR
+    )""",
+    """
+    CREATE TABLE analysis_players (
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        deal BIGINT NOT NULL,
+        player VARCHAR NOT NULL,
+        guarantee INTEGER NOT NULL,
+        tricks INTEGER NOT NULL,
+        lost INTEGER NOT NULL
+    )""",
+    """
+    CREATE TABLE analysis_notes (
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        deal BIGINT NOT NULL,
+        note INTEGER NOT NULL,
+        code VARCHAR NOT NULL,
+        player VARCHAR NOT NULL,
+        trick INTEGER,
+        card VARCHAR,
+        before INTEGER,
+        after INTEGER,
+        better VARCHAR[],
+        message VARCHAR NOT NULL
+    )""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -304,6 +355,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(2, "views: player_stats, pool_history, violations_by_rule", _V2_VIEWS),
     Migration(3, "table: fairness (the fairness tests, refreshed by audit)", _V3_FAIRNESS),
+    Migration(4, "tables: analysis_deals, analysis_players, analysis_notes", _ANALYSIS_TABLES),
 )
 VERSION = MIGRATIONS[-1].version
 

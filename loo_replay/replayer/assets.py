@@ -100,6 +100,11 @@ aside { background: var(--paper); border-radius: 10px; padding: 14px 16px; box-s
 .counter { margin: 10px 0 2px; font-size: 13px; color: #6b6353; }
 .now { font: 600 16px/1.35 Georgia, serif; margin: 2px 0 8px; min-height: 44px; }
 .now .detail { font: 13px/1.4 system-ui, sans-serif; color: #6b6353; margin-top: 2px; }
+.now .lost, .settlement .advice { color: #8a5300; font: 13px/1.4 system-ui, sans-serif; margin-top: 3px; }
+.play.mistake .card { box-shadow: 0 0 0 3px #e0a100, 0 0 16px rgba(224,161,0,.8); }
+.play.mistake .badge { background: #b87800; }
+.tag.g { background: #f3d77a; color: #3b2a00; font-weight: 700; }
+p.analysis { margin: 4px 0 0; font-size: 13px; }
 .now .ev { font: 600 12px system-ui; background: #e7dcc2; border-radius: 6px; padding: 1px 6px; margin-right: 6px; color: #4b3f24; }
 .now .red, .log .red, .finding .red, .settlement .red { color: var(--red); }
 .trick-note .red { color: #ff9a9a; }
@@ -224,6 +229,14 @@ PAGE_JS = """
     if (f) facts.append(el("span", null, f));
   });
   header.append(h1, facts);
+  if (data.analysis) {
+    // The double-dummy analysis: each player's guarantee G at the start of play.
+    const advice = el("p", "analysis");
+    advice.id = "analysis";
+    redCards(advice, "Analysis: " + data.analysis.heading +
+      (data.analysis.stopped ? " \u00b7 stops early: " + data.analysis.stopped : ""));
+    header.append(advice);
+  }
 
   const main = el("main");
   const table = el("div", "table");
@@ -290,7 +303,7 @@ PAGE_JS = """
     if (s.findings.length) item.classList.add("flag");
     item.append(el("span", "ev", s.event === null ? "" : "#" + s.event));
     const text = el("span");
-    redCards(text, (s.findings.length ? "\\u26a0 " : "") + s.text);
+    redCards(text, (s.findings.length ? "\\u26a0 " : "") + s.text + (s.mark && s.mark.lost ? "?" : ""));
     item.append(text);
     item.addEventListener("click", function () { show(i); });
     log.append(item);
@@ -308,6 +321,10 @@ PAGE_JS = """
     else if (decl === "play") tags.push(["", "plays"]);
     if (s.retired.indexOf(seat) >= 0) tags.push(["out", "retired"]);
     if (s.onTurn === seat) tags.push(["turn", "to play"]);
+    if (s.mark && s.seat === seat) {
+      const g = s.mark.before + (s.mark.after === s.mark.before ? "" : "\\u2192" + s.mark.after);
+      tags.push(["g", "G " + g]);
+    }
     if (s.active.indexOf(seat) >= 0) {
       const won = s.tricksWon[seat];
       tags.push(["tricks", won + (won === 1 ? " trick" : " tricks")]);
@@ -356,6 +373,9 @@ PAGE_JS = """
       if (mine && flagged.has(p.card)) {
         slot.classList.add("flagged");
         slot.append(el("span", "badge", "!"));
+      } else if (mine && s.mark && s.mark.lost) {
+        slot.classList.add("mistake");
+        slot.append(el("span", "badge", "?"));
       }
       slot.append(card(p.card, "big"), el("span", "by", who(p.seat) + (p.dead ? " (dead)" : "")));
       trick.append(slot);
@@ -458,6 +478,11 @@ PAGE_JS = """
       settlement.append(el("div", "disc", "discrepancy: " + d.text));
     });
     st.notes.forEach(function (note) { settlement.append(el("div", "note", "note: " + note)); });
+    (data.analysis ? data.analysis.closing : []).forEach(function (c) {
+      const line = el("div", "advice");
+      redCards(line, c[0] + ": " + c[1]);
+      settlement.append(line);
+    });
   }
 
   function show(i) {
@@ -476,6 +501,20 @@ PAGE_JS = """
       const legal = el("div", "detail");
       redCards(legal, "held " + s.held.join(" ") + " \\u00b7 legal " + (s.playedLegal.join(" ") || "none"));
       now.append(legal);
+    }
+    if (s.mark) {
+      // G before the card (and after it, when the card lowered it); "?" when it lost a trick.
+      const g = el("div", "detail");
+      g.id = "guarantee";
+      g.textContent = "sure of " + s.mark.before + " trick(s) before this card (G)" +
+        (s.mark.after === s.mark.before ? "" : ", " + s.mark.after + " after it");
+      now.append(g);
+      if (s.mark.lost) {
+        const lost = el("div", "lost");
+        lost.id = "lost-trick";
+        redCards(lost, "? lost trick: " + s.mark.lost);
+        now.append(lost);
+      }
     }
     logItems.forEach(function (item, k) { item.classList.toggle("current", k === current); });
     const item = logItems[current];

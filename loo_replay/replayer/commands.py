@@ -64,16 +64,25 @@ def replay(
         list[str] | None,
         typer.Option("--set", metavar="OPTION=VALUE", help="Override one rule option; repeatable."),
     ] = None,
+    no_analysis: Annotated[
+        bool,
+        typer.Option(
+            "--no-analysis",
+            help="Leave out the double-dummy analysis (G before each card, lost tricks).",
+        ),
+    ] = False,
 ) -> None:
     """Replay one deal trick by trick.
 
-    Hands, legal cards, findings where they happened, and the settlement.
+    Hands, legal cards, findings where they happened, the settlement, and the
+    double-dummy analysis: each player's guarantee G before each of their cards,
+    "?" on a card that threw a trick away.
     """
     choice = rule_choice(ruleset, settings)
     try:
         report = find_session([file], choice, session)
         audit = find_deal(report, deal)
-        rp = build_replay(report, audit)
+        rp = build_replay(report, audit, analyse=not no_analysis)
     except NotFound as exc:
         raise _fail(str(exc), 2) from None
     except Rejected as exc:

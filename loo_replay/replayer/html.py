@@ -25,6 +25,7 @@ from loo_replay.engine.session import DealAudit
 from loo_replay.output.text import safe
 from loo_replay.output.wording import discrepancy
 from loo_replay.replayer.assets import PAGE_CSS, PAGE_JS
+from loo_replay.replayer.marks import CardMark, Marks
 from loo_replay.replayer.steps import DealReplay, Step, TrickView, build_replay
 
 
@@ -113,8 +114,9 @@ def page_data(rp: DealReplay, links: Links | None = None) -> dict[str, Any]:
             {"id": safe(p), "name": safe(n, 80) if n else None}
             for p, n in zip(rp.seats, rp.names, strict=True)
         ],
-        "steps": [_step(s) for s in rp.steps],
+        "steps": [_step(s, rp.mark(s)) for s in rp.steps],
         "settlement": _settlement(a, names),
+        "analysis": _analysis(rp.marks),
         "links": _links(links),
     }
 
@@ -160,7 +162,21 @@ def _finding(v: Violation) -> dict[str, Any]:
     }
 
 
-def _step(s: Step) -> dict[str, Any]:
+def _analysis(marks: Marks | None) -> dict[str, Any] | None:
+    if marks is None:
+        return None
+    return {
+        "heading": marks.heading,
+        "stopped": marks.stopped,
+        "closing": [list(c) for c in marks.closing],
+    }
+
+
+def _mark(m: CardMark | None) -> dict[str, Any] | None:
+    return None if m is None else {"before": m.before, "after": m.after, "lost": m.lost}
+
+
+def _step(s: Step, mark: CardMark | None) -> dict[str, Any]:
     return {
         "kind": s.kind,
         "text": safe(s.text, 400),
@@ -183,6 +199,7 @@ def _step(s: Step) -> dict[str, Any]:
         "onTurn": s.on_turn,
         "legal": _cards(s.legal),
         "findings": [_finding(v) for v in s.findings],
+        "mark": _mark(mark),
     }
 
 

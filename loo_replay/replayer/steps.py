@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from loo_replay.audit import SessionReport
+from loo_replay.engine.analysis import analyse_deal
 from loo_replay.engine.cards import SUIT_SYMBOLS, cards_of, display, display_cards
 from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.model import (
@@ -29,6 +30,7 @@ from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DECLARING, OVER, DealContext, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.tables import NO_TRUMP
+from loo_replay.replayer.marks import CardMark, Marks, marks_of
 
 _ACTIONS = {
     "play": "plays",
@@ -110,6 +112,13 @@ class DealReplay:
     options: Options
     audit: DealAudit
     steps: tuple[Step, ...]
+    marks: Marks | None = None  # the double-dummy analysis; None when not asked for
+
+    def mark(self, step: Step) -> CardMark | None:
+        """The analysis of the card ``step`` played, when it was analysed."""
+        if self.marks is None or step.kind != "play" or step.card is None or not step.judged:
+            return None
+        return self.marks.cards.get(step.card)
 
 
 def context_of(report: SessionReport, deal: DealAudit) -> DealContext:
@@ -119,8 +128,9 @@ def context_of(report: SessionReport, deal: DealAudit) -> DealContext:
     return deal.context
 
 
-def build_replay(report: SessionReport, deal: DealAudit) -> DealReplay:
-    """Replay ``deal`` of ``report`` event by event and snapshot every step."""
+def build_replay(report: SessionReport, deal: DealAudit, analyse: bool = True) -> DealReplay:
+    """Replay ``deal`` of ``report`` event by event and snapshot every step; with
+    ``analyse``, mark it with the deal's double-dummy analysis (ANALYSIS.md)."""
     result = deal.result
     if deal.status == "rejected" or result is None or report.options is None:
         raise ReplayError(f"deal {deal.number} of session {report.id} was rejected")
@@ -143,6 +153,7 @@ def build_replay(report: SessionReport, deal: DealAudit) -> DealReplay:
         options=options,
         audit=deal,
         steps=_place_findings(steps, builder, deal),
+        marks=marks_of(analyse_deal(deal, options), record.seats) if analyse else None,
     )
 
 

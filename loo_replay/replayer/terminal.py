@@ -120,7 +120,7 @@ def step_lines(rp: DealReplay, index: int, style: Style = plain) -> list[str]:
     if step.kind == "deal":
         lines += header_lines(rp, style)
         lines += finding_lines(step.findings, style, "  ")
-        return lines
+        return lines + analysis_lines(rp, style)
     if step.kind == "end":
         return ["", *settlement_lines(rp, step, style)]
     if step.kind == "declare" and (prev is None or prev.kind == "deal"):
@@ -131,16 +131,33 @@ def step_lines(rp: DealReplay, index: int, style: Style = plain) -> list[str]:
             lines += ["", style(f"Trick {step.trick.number}", "head")]
     number = f"#{step.event}" if step.event is not None else ""
     text = safe(step.text, 400)
+    mark = rp.mark(step)
+    if mark is not None and mark.lost is not None:
+        text += "?"
     if step.kind == "play" and step.judged and step.held:
         text = f"{text:<{_play_width(rp)}} held {cards_text(step.held, plain)}"
         if step.played_legal is not None:
             text += f" · legal {cards_text(step.played_legal, plain)}"
+    if mark is not None:
+        text += f" · G {mark.before}" + (f"→{mark.after}" if mark.after != mark.before else "")
     lines.append(f"  {number:<4} {colour_cards(text, style)}")
+    if mark is not None and mark.lost is not None:
+        lines.append(f"       {style('? lost trick', 'warn')}: {colour_cards(mark.lost, style)}")
     if step.kind == "exchange" and step.seat is not None:
         lines.append(f"       now holds {cards_text(step.hands[step.seat], style)}")
     lines += finding_lines(step.findings, style)
     if _closes_trick(prev, step):
         lines.append("       " + _won_line(rp, step, style))
+    return lines
+
+
+def analysis_lines(rp: DealReplay, style: Style = plain) -> list[str]:
+    """Under the hands: each player's G at the start of play, or why there is none."""
+    if rp.marks is None:
+        return []
+    lines = ["", f"{style('Analysis', 'head')}: {colour_cards(rp.marks.heading, style)}"]
+    if rp.marks.stopped is not None:
+        lines.append(f"  stops early: {rp.marks.stopped}")
     return lines
 
 
@@ -214,6 +231,9 @@ def settlement_lines(rp: DealReplay, step: Step, style: Style = plain) -> list[s
             f"expected {x.expected}"
         )
     lines += [f"  note: {safe(n, 400)}" for n in a.notes]
+    if rp.marks is not None:
+        for label, message in rp.marks.closing:
+            lines.append(f"  {style(label, 'warn')}: {colour_cards(message, style)}")
     return lines
 
 

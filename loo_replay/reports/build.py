@@ -94,6 +94,7 @@ def write_reports(
                 r["ruleset"],
                 r["rules"],
                 result.only_findings,
+                r["analysed"] > 0,
             )
             for r in rows
             if not result.only_findings or r["violations"] or r["discrepancies"]
@@ -224,6 +225,7 @@ def _pages_of(
             rejected=batch.frame(queries.rejected_deals, sid).to_dicts(),
             findings=batch.frame(queries.findings, sid).to_dicts(),
             discrepancies=batch.frame(queries.discrepancies, sid).to_dicts(),
+            thrown=batch.frame(queries.thrown_tricks, sid).to_dicts(),
             figures=figures.session_figures(batch, sid, shared.colours),
             colours=shared.colours,
             replays=outcome.pages if outcome is not None else {},

@@ -18,7 +18,7 @@ import typer
 
 from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, jobs_option, rule_choice
 from loo_replay.cli_output import StatusLine, fail, unread_lines
-from loo_replay.db.commands import DEFAULT_DB, DbOpt, ReplaceOpt, load_logs
+from loo_replay.db.commands import DEFAULT_DB, DbOpt, NoAnalysisOpt, ReplaceOpt, load_logs
 from loo_replay.output.text import safe
 
 DEFAULT_OUT = Path("reports")
@@ -111,6 +111,7 @@ def audit(
     replace: ReplaceOpt = False,
     jobs: JobsOpt = 1,
     replays: ReplaysOpt = True,
+    no_analysis: NoAnalysisOpt = False,
 ) -> None:
     """Validate, load and report in one command.
 
@@ -131,6 +132,7 @@ def audit(
         jobs,
         lambda _size, deals: status(f"auditing: {deals:,} deal(s)"),
         status.close,
+        analyse=not no_analysis,
     )
     c = result.counts
     typer.echo(

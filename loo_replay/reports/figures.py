@@ -622,6 +622,68 @@ def violations_figure(source: queries.Source, session_id: str, colours: Colours)
     )
 
 
+THROWN, AVOIDABLE, LOOS = "#c0392b", "#e0a100", "#9e9e9e"  # the analysis figure's bars
+
+
+def analysis_figure(
+    rows: Sequence[Mapping[str, Any]], names: Mapping[str, str], title: str
+) -> Figure:
+    """Per player, from the double-dummy analysis: tricks thrown away, and avoidable loos
+    beside all loos in the analysed deals (``queries.analysis_by_player`` rows)."""
+    rows = [r for r in rows if r["analysed"]]
+    if not rows:
+        return _empty(title, "No analysed deal (loaded with --no-analysis, or none played out).")
+    who = [_shown(names, r["player"]) for r in rows]
+
+    def bars(key: str, what: str, colour: str) -> Trace:
+        return trace(
+            "bar",
+            x=who,
+            y=[r[key] for r in rows],
+            name=what,
+            marker={"color": colour},
+            hovertext=[
+                f"{n}: {r[key]} {what} in {r['analysed']} analysed deal(s) played"
+                for n, r in zip(who, rows, strict=True)
+            ],
+            hoverinfo="text",
+        )
+
+    most = max(max(r["thrown"], r["loos"]) for r in rows)
+    return _figure(
+        [
+            bars("thrown", "tricks thrown away", THROWN),
+            bars("avoidable", "avoidable loos", AVOIDABLE),
+            bars("loos", "loos", LOOS),
+        ],
+        title,
+        340,
+        barmode="group",
+        axes={"xaxis": {"type": "category"}} | ({"yaxis": {"dtick": 1}} if most <= 10 else {}),
+    )
+
+
+def session_analysis_figure(source: queries.Source, session_id: str) -> Figure:
+    batch = queries.batch_of(source, session_id)
+    rows = batch.frame(queries.analysis_by_player, session_id).to_dicts()
+    title = "Tricks thrown away and avoidable loos"
+    return analysis_figure(rows, session_names(batch, session_id), title)
+
+
+def all_analysis_figure(con: duckdb.DuckDBPyConnection, names: Names | None = None) -> Figure:
+    """The analysis figure over every session, a bar group per player."""
+    frame = (
+        queries.analysis_by_player(con, queries.session_ids(con))
+        .group_by("player", maintain_order=True)
+        .agg(pl.col("analysed", "thrown", "avoidable", "loos").sum())
+        .sort("player")
+    )
+    rows = frame.to_dicts()
+    shown = wording.display_names([r["player"] for r in rows], names)
+    labels = {p: label(t) for p, t in shown.items()}
+    return analysis_figure(rows, labels, "Tricks thrown away and avoidable loos, all sessions")
+
+
 def session_figures(source: queries.Source, session_id: str, colours: Colours) -> dict[str, Figure]:
     """Every figure of a session's report, by its element id on the page."""
     batch = queries.batch_of(source, session_id)
@@ -630,6 +692,7 @@ def session_figures(source: queries.Source, session_id: str, colours: Colours) -
         "loo": loo_figure(batch, session_id, colours),
         "chips": chips_figure(batch, session_id, colours),
         "violations": violations_figure(batch, session_id, colours),
+        "analysis": session_analysis_figure(batch, session_id),
     }
 
 
@@ -867,4 +930,5 @@ def all_sessions_figures(
         "loo-by-session": loo_rates_by_session_figure(con, names),
         "violations-by-ruleset": violations_by_ruleset_figure(con),
         "pool-sizes": pool_sizes_figure(con),
+        "analysis": all_analysis_figure(con, names),
     }

@@ -184,6 +184,7 @@ class SessionPage:
     figures: Mapping[str, Figure]
     colours: Mapping[str, str]
     replays: Mapping[int, str] = field(default_factory=dict)  # deal_index -> relative link
+    thrown: Sequence[Mapping[str, Any]] = ()  # lost-trick and avoidable-loo notes
     notes: Sequence[str] = ()
     footer: str = ""
 
@@ -216,11 +217,14 @@ def session_page(sp: SessionPage) -> str:
     body.append(_figure_panel("loo", f["loo"]))
     body.append(_figure_panel("chips", f["chips"]))
     body.append(_figure_panel("violations", f["violations"]))
+    body.append(_figure_panel("analysis", f["analysis"]))
     body.append(_players_table(sp, names))
     body.append(_deals_table(sp, shown))
     if sp.findings:
         body.append(_findings_table(sp, names))
     body.append(_discrepancies_table(sp, names))
+    if sp.thrown:
+        body.append(_thrown_table(sp, names))
     return page(title, masthead, "".join(body), sp.footer)
 
 
@@ -433,6 +437,38 @@ def _findings_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     return _panel("Violations", _table(head, rows))
 
 
+def _thrown_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
+    """The analysis's notes of cards that threw a trick away, each deal linked to its replay."""
+    rows = []
+    for n in sp.thrown:
+        better = " ".join(card(c) for c in n["better"] or []) or _NONE
+        rows.append(
+            f'<tr data-code="{html.escape(n["code"])}">'
+            + _td(_deal_link(sp, n["deal_index"], n["deal"]), True, raw=True)
+            + _player_cell(n["player"], sp.colours, names.get(n["player"]))
+            + _td(text(n["code"]))
+            + _td(n["trick"], True)
+            + _td(card(n["card"]), raw=True)
+            + _td(better, raw=True)
+            + _td(f'<span class="msg">{text(n["message"], 600)}</span>', raw=True)
+            + "</tr>"
+        )
+    head = [
+        ("Deal", True),
+        ("Player", False),
+        ("Note", False),
+        ("Trick", True),
+        ("Card", False),
+        ("Better", False),
+        ("What the analysis found", False),
+    ]
+    lead = (
+        "Double-dummy analysis, every hand known: the card cost its player a trick they "
+        "could have made sure of. Advice, not a violation."
+    )
+    return _panel("Tricks thrown away", _table(head, rows), lead)
+
+
 def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     if not sp.discrepancies:
         return _panel(
@@ -606,6 +642,7 @@ def all_sessions_page(
         + _figure_panel("loo-by-session", f["loo-by-session"])
         + _standings(across)
         + _figure_panel("pool-sizes", f["pool-sizes"])
+        + _figure_panel("analysis", f["analysis"])
         + _panel("Sessions", _sessions_table(sessions, links, scroll=len(sessions) > 20))
         + _every_finding(across, links)
         + _every_discrepancy(across, links)

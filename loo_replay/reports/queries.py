@@ -44,7 +44,8 @@ def sessions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
             SELECT session_id, count(*) AS rejected FROM rejects
             WHERE kind = 'deal' GROUP BY session_id
         ),
-        p AS (SELECT session_id, count(*) AS players FROM players GROUP BY session_id)
+        p AS (SELECT session_id, count(*) AS players FROM players GROUP BY session_id),
+        a AS (SELECT session_id, count(*) AS analysed FROM analysis_deals GROUP BY session_id)
         SELECT
             s.session_id, s.file, s.line, s.digest, s.rules_fingerprint, s.ruleset, s.rules,
             s.started_at, s.venue, s.deals,
@@ -57,6 +58,7 @@ def sessions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
             coalesce(d.flushes, 0) AS flushes,
             d.pool_max,
             coalesce(p.players, 0) AS players,
+            coalesce(a.analysed, 0) AS analysed,
             len(s.errors) AS errors,
             CASE WHEN len(s.errors) > 0 THEN s.errors[1].message END AS first_error
         FROM sessions s
@@ -64,6 +66,7 @@ def sessions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         LEFT JOIN r USING (session_id)
         LEFT JOIN l USING (session_id)
         LEFT JOIN p USING (session_id)
+        LEFT JOIN a USING (session_id)
         ORDER BY {SESSION_ORDER}
         """,
         {},
@@ -317,6 +320,56 @@ def discrepancies(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.Data
                recorded - expected AS difference
         FROM discrepancies WHERE session_id IN (SELECT unnest($ids::VARCHAR[]))
         ORDER BY session_id, deal_index, field
+        """,
+        {"ids": list(ids)},
+    )
+
+
+def analysis_by_player(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+    """Per session and player (seat order), from the double-dummy analysis: the solved deals
+    they played, the tricks their cards threw away, their avoidable loos, and all their loos
+    in those deals (ANALYSIS.md)."""
+    return _frame(
+        con,
+        """
+        WITH a AS (
+            SELECT a.session_id, a.player, count(*) AS analysed, sum(a.lost) AS thrown,
+                   count(*) FILTER (WHERE s.looed) AS loos
+            FROM analysis_players a JOIN seats s USING (session_id, deal_index, player)
+            WHERE a.session_id IN (SELECT unnest($ids::VARCHAR[]))
+            GROUP BY a.session_id, a.player
+        ),
+        n AS (
+            SELECT session_id, player, count(*) AS avoidable FROM analysis_notes
+            WHERE code = 'avoidable-loo' AND session_id IN (SELECT unnest($ids::VARCHAR[]))
+            GROUP BY session_id, player
+        )
+        SELECT
+            p.session_id, p.player,
+            coalesce(a.analysed, 0) AS analysed,
+            coalesce(a.thrown, 0)::BIGINT AS thrown,
+            coalesce(n.avoidable, 0) AS avoidable,
+            coalesce(a.loos, 0) AS loos
+        FROM players p
+        LEFT JOIN a USING (session_id, player)
+        LEFT JOIN n USING (session_id, player)
+        WHERE p.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        ORDER BY p.session_id, p.seat
+        """,
+        {"ids": list(ids)},
+    )
+
+
+def thrown_tricks(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+    """Every ``lost-trick`` and ``avoidable-loo`` note in deal order, for the page's table."""
+    return _frame(
+        con,
+        """
+        SELECT session_id, deal_index, deal, note, code, player, trick, card, better, message
+        FROM analysis_notes
+        WHERE code IN ('lost-trick', 'avoidable-loo')
+            AND session_id IN (SELECT unnest($ids::VARCHAR[]))
+        ORDER BY session_id, deal_index, note
         """,
         {"ids": list(ids)},
     )

@@ -50,6 +50,7 @@ class ReplayJob:
     ruleset: str | None
     rules: str | None  # every option in force, JSON text
     only_findings: bool = False  # pages only for deals with a violation or discrepancy
+    analysed: bool = True  # loaded with the analysis: the pages show it too
 
 
 @dataclass
@@ -74,7 +75,7 @@ def _program_key() -> str:
 
 
 def _key(job: ReplayJob) -> str:
-    return f"{job.digest}:{job.fingerprint}:{job.only_findings}:{_program_key()}"
+    return f"{job.digest}:{job.fingerprint}:{job.only_findings}:{job.analysed}:{_program_key()}"
 
 
 def choice_for(job: ReplayJob) -> RuleChoice:
@@ -104,7 +105,7 @@ def _reuse(out: Path, job: ReplayJob) -> ReplayOutcome | None:
 
 
 def _replayable(
-    report: SessionReport, only_findings: bool
+    report: SessionReport, only_findings: bool, analyse: bool
 ) -> Iterator[tuple[int, int, str, DealReplay]]:
     """(deal index, number, page name, replay) of each deal that gets a page, one at a time."""
     from loo_replay.replayer.steps import ReplayError, build_replay
@@ -116,7 +117,7 @@ def _replayable(
         if only_findings and not (deal.violations or deal.discrepancies):
             continue
         try:
-            rp = build_replay(report, deal)
+            rp = build_replay(report, deal, analyse)
         except ReplayError:
             continue
         name = f"deal-{deal.number}.html"
@@ -161,7 +162,7 @@ def render_session(out: Path, job: ReplayJob, raw: bytes) -> ReplayOutcome:
     session = f"../../{session_page_name(job.session_id)}"  # from replays/<folder>/
     previous: tuple[int, str] | None = None
     pending: tuple[int, int, str, DealReplay] | None = None  # written once its next is known
-    for found in [*_replayable(report, job.only_findings), None]:
+    for found in [*_replayable(report, job.only_findings, job.analysed), None]:
         if pending is not None:
             index, number, name, rp = pending
             following = None if found is None else (found[1], found[2])

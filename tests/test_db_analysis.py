@@ -1,0 +1,117 @@
+"""The double-dummy analysis in the database (ANALYSIS.md §3-§5): ``ingest`` loads what
+``analyse`` reports, ``--no-analysis`` loads none and nothing else changes, ``stats`` sums
+it per player, and a rerun adds nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from db_helpers import SAMPLES, counts, dump, run, sql
+
+from loo_replay.db.schema import ANALYSIS_TABLES
+
+
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """The samples ingested (analysis on by default), and ``analyse --format json`` of them."""
+    db = tmp_path_factory.mktemp("analysis") / "loo.duckdb"
+    result = run("ingest", SAMPLES, "--db", db)
+    assert result.returncode == 0, result.stderr
+    out = run("analyse", SAMPLES, "--format", "json")
+    return db, json.loads(out.stdout)
+
+
+def _deals(doc: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
+    return {
+        (s["id"], i): d["analysis"]
+        for s in doc["sessions"]
+        for i, d in enumerate(s["deals"])
+        if d["analysis"].get("reason") != "rejected"  # a rejected deal is in ``rejects``
+    }
+
+
+def test_ingest_loads_each_deals_analysis_as_analyse_reports_it(
+    analysed: tuple[Path, dict[str, Any]],
+) -> None:
+    """ANALYSIS.md §4-§5: status, guarantees and notes in the tables are those of the JSON."""
+    db, doc = analysed
+    want = _deals(doc)
+    rows = sql(db, "SELECT session_id, deal_index, status, reason, nodes FROM analysis_deals")
+    assert {(s, i): st for s, i, st, _, _ in rows} == {k: a["status"] for k, a in want.items()}
+    assert sql(db, "SELECT count(*) FROM deals") == [(len(rows),)]  # every loaded deal
+    players = sql(
+        db, "SELECT session_id, deal_index, player, guarantee, tricks, lost FROM analysis_players"
+    )
+    assert {(s, i, p): (g, t, lo) for s, i, p, g, t, lo in players} == {
+        (s, i, p): (v["guarantee"], v["tricks"], v["lost"])
+        for (s, i), a in want.items()
+        for p, v in a.get("players", {}).items()
+    }
+    notes = sql(
+        db,
+        "SELECT session_id, deal_index, code, player, trick, card, better, message "
+        "FROM analysis_notes ORDER BY session_id, deal_index, note",
+    )
+    assert notes == [
+        (s, i, n["code"], n["player"], n.get("trick"), n.get("card"), n.get("better"), n["message"])
+        for (s, i), a in sorted(want.items())
+        for n in a.get("notes", [])
+    ]
+    summary = doc["summary"]
+    assert sql(db, "SELECT sum(lost) FROM analysis_players") == [(summary["lost_tricks"],)]
+    avoidable = "SELECT count(*) FROM analysis_notes WHERE code = 'avoidable-loo'"
+    assert sql(db, avoidable) == [(summary["avoidable_loos"],)]
+
+
+def test_no_analysis_loads_the_same_audit_and_no_analysis(
+    analysed: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    db, _ = analysed
+    bare = tmp_path / "bare.duckdb"
+    assert run("ingest", SAMPLES, "--db", bare, "--no-analysis").returncode == 0
+    with_it, without = dump(db), dump(bare)
+    for table in ANALYSIS_TABLES:
+        assert without.pop(table) == []
+        assert with_it.pop(table)
+    assert with_it == without
+
+
+def test_reingest_adds_no_analysis_rows(
+    analysed: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    db, _ = analysed
+    copy = tmp_path / "again.duckdb"
+    copy.write_bytes(db.read_bytes())
+    result = run("ingest", SAMPLES, "--db", copy)
+    assert counts(result)["loaded"] == 0
+    assert dump(copy) == dump(db)
+
+
+def test_stats_gives_thrown_tricks_per_100_deals_played_and_avoidable_loos(
+    analysed: tuple[Path, dict[str, Any]],
+) -> None:
+    """Per player: 100 × tricks their cards threw away / analysed deals they played."""
+    db, doc = analysed
+    played: dict[str, int] = {}
+    lost: dict[str, int] = {}
+    avoidable: dict[str, int] = {}
+    for a in _deals(doc).values():
+        for p, v in a.get("players", {}).items():
+            played[p] = played.get(p, 0) + 1
+            lost[p] = lost.get(p, 0) + v["lost"]
+        for n in a.get("notes", []):
+            if n["code"] == "avoidable-loo":
+                avoidable[n["player"]] = avoidable.get(n["player"], 0) + 1
+    result = run("stats", "--db", db)
+    assert result.returncode == 0, result.stderr
+    head, _rule, *rows = result.stdout.splitlines()[:-1]
+    columns = head.split()
+    assert columns[-2:] == ["thrown_per_100", "avoidable_loos"]
+    seen = {}
+    for line in rows:
+        cells = line.split()
+        seen[cells[0]] = (cells[-2], int(cells[-1]))
+    assert seen == {p: (f"{100 * lost[p] / played[p]:.1f}", avoidable.get(p, 0)) for p in played}
