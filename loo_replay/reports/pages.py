@@ -12,12 +12,23 @@ from __future__ import annotations
 import datetime
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal
 
 from loo_replay.html import Markup, card, escape, script_json
 from loo_replay.output import wording
 from loo_replay.output.text import safe
 from loo_replay.reports.figures import Figure, label
+from loo_replay.reports.rows import (
+    ListedDiscrepancy,
+    ListedFinding,
+    PlayerTotals,
+    PoolStep,
+    RejectedDeal,
+    SessionDiscrepancy,
+    SessionFinding,
+    SessionSummary,
+    Standing,
+)
 
 PLOTLY_JS = "plotly.min.js"
 REPORT_JS = "report.js"
@@ -155,14 +166,14 @@ def _figure_panel(key: str, fig: Figure) -> str:
 
 @dataclass
 class SessionPage:
-    """What a session's report shows; rows are dicts from ``queries`` frames."""
+    """What a session's report shows; rows are those of ``queries`` (``rows``)."""
 
-    session: Mapping[str, Any]
-    players: Sequence[Mapping[str, Any]]
-    deals: Sequence[Mapping[str, Any]]
-    rejected: Sequence[Mapping[str, Any]]
-    findings: Sequence[Mapping[str, Any]]
-    discrepancies: Sequence[Mapping[str, Any]]
+    session: SessionSummary
+    players: Sequence[PlayerTotals]
+    deals: Sequence[PoolStep]
+    rejected: Sequence[RejectedDeal]
+    findings: Sequence[SessionFinding]
+    discrepancies: Sequence[SessionDiscrepancy]
     figures: Mapping[str, Figure]
     colours: Mapping[str, str]
     replays: Mapping[int, str] = field(default_factory=dict)  # deal_index -> relative link
@@ -206,7 +217,7 @@ def session_page(sp: SessionPage) -> str:
     return page(title, masthead, "".join(body), sp.footer)
 
 
-def _notes(notes: Sequence[str], s: Mapping[str, Any]) -> str:
+def _notes(notes: Sequence[str], s: SessionSummary) -> str:
     shown: list[str] = [text(n, 400) for n in notes]
     if s["errors"]:
         shown.insert(
@@ -217,7 +228,7 @@ def _notes(notes: Sequence[str], s: Mapping[str, Any]) -> str:
     return "".join(f'<div class="notice">{n}</div>' for n in shown)
 
 
-def _session_tiles(s: Mapping[str, Any]) -> str:
+def _session_tiles(s: SessionSummary) -> str:
     return (
         '<section class="tiles">'
         + "".join(
@@ -383,7 +394,7 @@ def _deal_link(sp: SessionPage, index: int, deal: object) -> Markup:
     return Markup(f'<a href="{escape(link)}">{shown}</a>' if link else shown)
 
 
-def _penalty_and_message(f: Mapping[str, Any]) -> str:
+def _penalty_and_message(f: SessionFinding | ListedFinding) -> str:
     """A violation's penalty and the engine's message, as cells."""
     penalty = f["penalty"] if f["penalized"] else Markup('<span class="muted">not penalised</span>')
     return _td(penalty, True, nowrap=True) + _td(
@@ -439,7 +450,9 @@ def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> st
 DISCREPANCY_HEAD = [("What the record gets wrong", False)]
 
 
-def _discrepancy_cells(x: Mapping[str, Any], names: Mapping[str, str | None]) -> str:
+def _discrepancy_cells(
+    x: SessionDiscrepancy | ListedDiscrepancy, names: Mapping[str, str | None]
+) -> str:
     """The discrepancy in words (``wording.discrepancy``); the field as `data-field`."""
     words = wording.discrepancy(x["field"], x["recorded"], x["expected"], names)
     return (
@@ -451,7 +464,7 @@ def _discrepancy_cells(x: Mapping[str, Any], names: Mapping[str, str | None]) ->
 
 
 def _sessions_table(
-    sessions: Sequence[Mapping[str, Any]], links: Mapping[str, str], scroll: bool = False
+    sessions: Sequence[SessionSummary], links: Mapping[str, str], scroll: bool = False
 ) -> str:
     rows = []
     for s in sessions:
@@ -491,8 +504,8 @@ def _count(n: int, tone: str) -> Markup:
     return Markup(f'<span class="pill {tone}">{n:,}</span>' if n else "0")
 
 
-def _totals(sessions: Sequence[Mapping[str, Any]]) -> str:
-    def total(key: str) -> int:
+def _totals(sessions: Sequence[SessionSummary]) -> str:
+    def total(key: Literal["deals", "violations", "discrepancies", "rejected", "loos"]) -> int:
         return sum(int(s[key] or 0) for s in sessions)
 
     violations, discrepancies, rejected = (
@@ -517,7 +530,7 @@ def _totals(sessions: Sequence[Mapping[str, Any]]) -> str:
 
 
 def index_page(
-    sessions: Sequence[Mapping[str, Any]], links: Mapping[str, str], source: str, footer: str
+    sessions: Sequence[SessionSummary], links: Mapping[str, str], source: str, footer: str
 ) -> str:
     masthead = (
         _nav((ALL_SESSIONS, "across sessions →"))
@@ -546,18 +559,18 @@ class Across:
     """What the all-sessions report lists besides its figures: the standings and the first
     findings of every session (rows from ``queries``), with where each deal's replay is."""
 
-    standings: Sequence[Mapping[str, Any]]
+    standings: Sequence[Standing]
     names: Mapping[str, str]  # player id -> latest name the logs give
     colours: Mapping[str, str]
-    findings: Sequence[Mapping[str, Any]]
+    findings: Sequence[ListedFinding]
     findings_total: int
-    discrepancies: Sequence[Mapping[str, Any]]
+    discrepancies: Sequence[ListedDiscrepancy]
     discrepancies_total: int
     replays: Mapping[tuple[str, int], str]  # (session id, deal index) -> link
 
 
 def all_sessions_page(
-    sessions: Sequence[Mapping[str, Any]],
+    sessions: Sequence[SessionSummary],
     figures: Mapping[str, Figure],
     links: Mapping[str, str],
     source: str,
@@ -620,7 +633,7 @@ def _standings(across: Across) -> str:
     return _panel("Standings", _table(head, rows, scroll=len(rows) > 30), lead)
 
 
-def _at(across: Across, links: Mapping[str, str], r: Mapping[str, Any]) -> str:
+def _at(across: Across, links: Mapping[str, str], r: ListedFinding | ListedDiscrepancy) -> str:
     """The session and deal of a finding, linked to the session and to the deal's replay."""
     sid = r["session_id"]
     session = text(sid, 128)
