@@ -13,7 +13,7 @@ from loo_replay.db import schema
 from loo_replay.db.frames import SCHEMAS
 from loo_replay.db.load import Loader
 from loo_replay.db.pieces import Auditor, plan_pieces
-from loo_replay.db.rows import ROWS
+from loo_replay.db.rows import ROWS, DiscrepancyRow
 from loo_replay.db.rows import columns as columns_of
 from loo_replay.logs.reader import expand
 from loo_replay.rulesets import RuleChoice
@@ -136,3 +136,20 @@ def test_every_table_column_and_view_is_in_the_docs() -> None:
             "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]
         ).fetchall():
             assert f"`{column}`" in section, (table, column)
+
+
+def test_a_row_takes_its_columns_by_name_only() -> None:
+    """Two columns of one type cannot be swapped by position: a row refuses positions."""
+    row = DiscrepancyRow(
+        session_id="s",
+        deal_index=0,
+        deal=1,
+        field="payouts.ann",
+        item="payouts",
+        player="ann",
+        recorded=3,
+        expected=2,
+    )
+    assert (row.recorded, row.expected) == (3, 2)
+    with pytest.raises(TypeError):
+        DiscrepancyRow("s", 0, 1, "payouts.ann", "payouts", "ann", 3, 2)  # type: ignore[call-arg]

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
+from msgspec.structs import astuple
 
 from loo_replay import __version__
 from loo_replay.audit import SessionReport, UnreadableDocument
@@ -486,7 +487,7 @@ class FrameBuilder:
         tables = {}
         for name, schema in SCHEMAS.items():
             rows = self.rows[name]
-            columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+            columns = list(zip(*map(astuple, rows), strict=True)) if rows else [()] * len(schema)
             arrays = [_array(col, f.type) for col, f in zip(columns, schema, strict=True)]
             tables[name] = pa.Table.from_arrays(arrays, schema=schema)
         out = Batch(self.items, tables)

@@ -1,7 +1,8 @@
 """One row type per database table, the only place a table's columns are declared.
 
-Rows are built with keywords (``SeatRow(seat=…, player=…)``), so no two columns can be
-swapped by position; the Arrow schemas the loader hands to DuckDB are derived from these
+Rows are built with keywords only (``SeatRow(seat=…, player=…)``; a positional value is a
+``TypeError``), so no two columns can be swapped by position.  They are msgspec Structs,
+whose keyword construction is done in C: the loader builds one per card played.  The Arrow schemas the loader hands to DuckDB are derived from these
 declarations, and ``tests/test_db_rows.py`` checks that the migrations in ``schema``
 create exactly these columns with these types and nullability.  A column change touches
 its row here and one new migration.
@@ -12,8 +13,9 @@ nullable) and, in ``Annotated``, its Arrow type.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NamedTuple, get_args, get_type_hints
+from typing import Annotated, Any, get_args, get_type_hints
 
+import msgspec
 import pyarrow as pa  # type: ignore[import-untyped]
 
 _STR = pa.string()
@@ -39,7 +41,7 @@ Errors = Annotated[  # a document's log errors: where (JSON pointer) and what
 Bytes = Annotated[bytes, pa.binary()]
 
 
-class SessionRow(NamedTuple):
+class SessionRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     session_id: Str
     digest: Str
     rules_fingerprint: Str
@@ -54,7 +56,7 @@ class SessionRow(NamedTuple):
     errors: Errors
 
 
-class PlayerRow(NamedTuple):
+class PlayerRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     session_id: Str
     seat: I32
     player: Str
@@ -62,7 +64,7 @@ class PlayerRow(NamedTuple):
     chips: OptI64
 
 
-class DealRow(NamedTuple):
+class DealRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     session_id: Str
     deal_index: I32
     deal: I64
@@ -84,7 +86,7 @@ class DealRow(NamedTuple):
     notes: Texts
 
 
-class SeatRow(NamedTuple):
+class SeatRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     session_id: Str
     deal_index: I32
     deal: I64
@@ -105,7 +107,7 @@ class SeatRow(NamedTuple):
     stack: OptI64
 
 
-class TrickRow(NamedTuple):
+class TrickRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     session_id: Str
     deal_index: I32
     deal: I64
@@ -117,7 +119,7 @@ class TrickRow(NamedTuple):
     dead: I32
 
 
-class PlayRow(NamedTuple):
+class PlayRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     session_id: Str
     deal_index: I32
     deal: I64
@@ -134,7 +136,7 @@ class PlayRow(NamedTuple):
     finding: OptStr
 
 
-class FindingRow(NamedTuple):
+class FindingRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     session_id: Str
     deal_index: I32
     deal: I64
@@ -152,7 +154,7 @@ class FindingRow(NamedTuple):
     message: Str
 
 
-class DiscrepancyRow(NamedTuple):
+class DiscrepancyRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     session_id: Str
     deal_index: I32
     deal: I64
@@ -163,7 +165,7 @@ class DiscrepancyRow(NamedTuple):
     expected: I64
 
 
-class RejectRow(NamedTuple):
+class RejectRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     kind: Str  # "document" (unreadable) or "deal" (log errors)
     session_id: OptStr
     deal_index: OptI32
@@ -208,7 +210,7 @@ def columns(row: type[Row]) -> list[tuple[str, Any, bool]]:
     """(name, Arrow type, nullable) of each column of ``row``, in order."""
     hints = get_type_hints(row, include_extras=True)
     out = []
-    for name in row._fields:
+    for name in row.__struct_fields__:
         python, arrow = get_args(hints[name])
         out.append((name, arrow, type(None) in get_args(python)))
     return out
