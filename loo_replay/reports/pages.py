@@ -114,7 +114,7 @@ def _nav(*links: tuple[str, str]) -> str:
     return "<nav>" + "".join(f'<a href="{escape(h)}">{t}</a>' for h, t in links) + "</nav>"
 
 
-def _facts(items: Iterable[tuple[str, str]]) -> str:
+def _facts(items: Iterable[tuple[str, Markup]]) -> str:
     return (
         '<dl class="facts">'
         + "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in items)
@@ -194,12 +194,14 @@ def session_page(sp: SessionPage) -> str:
             [
                 (
                     "Venue",
-                    text(s["venue"]) if s["venue"] else '<span class="muted">not given</span>',
+                    text(s["venue"])
+                    if s["venue"]
+                    else Markup('<span class="muted">not given</span>'),
                 ),
                 ("Ruleset", text(s["ruleset"] or "?", 80)),
                 ("Date", text(when(s["started_at"]))),
-                ("Players", str(len(sp.players))),
-                ("Log", text(s["file"], 120) + (f":{s['line']}" if s["line"] else "")),
+                ("Players", escape(len(sp.players))),
+                ("Log", Markup(text(s["file"], 120) + (f":{s['line']}" if s["line"] else ""))),
             ]
         )
     )
@@ -581,7 +583,7 @@ def all_sessions_page(
         _nav((INDEX, "← all sessions"))
         + '<div class="kicker">Loo audit reports</div>'
         + "<h1>Across sessions</h1>"
-        + _facts([("Database", text(source, 120)), ("Sessions", str(len(sessions)))])
+        + _facts([("Database", text(source, 120)), ("Sessions", escape(len(sessions)))])
     )
     f = figures
     body = (
