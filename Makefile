@@ -1,4 +1,4 @@
-# Everything a fresh machine needs comes from this file and pyproject.toml.
+# Everything a fresh machine needs comes from this file, pyproject.toml and package.json.
 # `make audit` runs the main job (sample_logs/ audited into loo.duckdb, HTML reports in
 # reports/); `make test` runs every check (CI calls it), needing nothing outside the repository;
 # `make conformance` checks the package against the specification in ../shared (CI runs it too).
@@ -6,6 +6,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+# Biome (npm) lints the pages' CSS and JavaScript, at the version package-lock.json pins.
+NODE_STAMP := node_modules/.installed-stamp
 
 CHROMIUM := /usr/bin/chromium
 
@@ -17,6 +19,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
 # Browser tests drive Debian's Chromium (no browser download: the network is closed).
 $(CHROMIUM):
 	sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -26,10 +32,11 @@ $(CHROMIUM):
 audit: $(STAMP)
 	$(BIN)/loo-replay audit sample_logs --db loo.duckdb --out reports; status=$$?; [ $$status -le 1 ]
 
-lint: $(STAMP)
+lint: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	node_modules/.bin/biome lint --error-on-warnings
 
 test: lint $(CHROMIUM)
 	$(BIN)/python -m pytest -n 2 -q
@@ -47,4 +54,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -13,6 +13,8 @@ from loo_replay.db import schema
 from loo_replay.db.frames import SCHEMAS
 from loo_replay.db.load import Loader
 from loo_replay.db.pieces import Auditor, plan_pieces
+from loo_replay.db.rows import ROWS, DiscrepancyRow
+from loo_replay.db.rows import columns as columns_of
 from loo_replay.logs.reader import expand
 from loo_replay.rulesets import RuleChoice
 
@@ -111,17 +113,21 @@ _DUCKDB_TYPE = {
 }
 
 
-def test_frames_fit_the_tables_column_for_column(tmp_path: Path) -> None:
+def test_declared_rows_are_the_migrated_tables_column_for_column(tmp_path: Path) -> None:
+    """db/rows.py declares each table once: the migrations create exactly its columns, in
+    order, with its types, nullable where the row's field may be None (and only there)."""
     db = tmp_path / "loo.duckdb"
     schema.open_db(db).close()
-    for table, arrow in SCHEMAS.items():
+    assert set(ROWS) == set(schema.SESSION_TABLES)
+    for table, row in ROWS.items():
         columns = sql(
             db,
-            "SELECT column_name, data_type FROM information_schema.columns "
+            "SELECT column_name, data_type, is_nullable = 'YES' FROM information_schema.columns "
             "WHERE table_name = ? ORDER BY ordinal_position",
             table,
         )
-        assert columns == [(f.name, _DUCKDB_TYPE[str(f.type)]) for f in arrow], table
+        declared = [(n, _DUCKDB_TYPE[str(t)], nullable) for n, t, nullable in columns_of(row)]
+        assert columns == declared, table
 
 
 def test_every_table_column_and_view_is_in_the_docs() -> None:
@@ -135,3 +141,20 @@ def test_every_table_column_and_view_is_in_the_docs() -> None:
             "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]
         ).fetchall():
             assert f"`{column}`" in section, (table, column)
+
+
+def test_a_row_takes_its_columns_by_name_only() -> None:
+    """Two columns of one type cannot be swapped by position: a row refuses positions."""
+    row = DiscrepancyRow(
+        session_id="s",
+        deal_index=0,
+        deal=1,
+        field="payouts.ann",
+        item="payouts",
+        player="ann",
+        recorded=3,
+        expected=2,
+    )
+    assert (row.recorded, row.expected) == (3, 2)
+    with pytest.raises(TypeError):
+        DiscrepancyRow("s", 0, 1, "payouts.ann", "payouts", "ann", 3, 2)  # type: ignore[call-arg]

@@ -19,9 +19,10 @@ from report_helpers import chromium
 
 from loo_replay.audit import SessionReport, audit_document, audit_paths
 from loo_replay.engine.cards import display
+from loo_replay.html import script_json
 from loo_replay.logs.reader import Document
 from loo_replay.output.text import safe
-from loo_replay.replayer.html import render_page, replay_html, script_json
+from loo_replay.replayer.html import render_page, replay_html
 from loo_replay.replayer.steps import DealReplay, build_replay
 from loo_replay.rulesets import RuleChoice
 

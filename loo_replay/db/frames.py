@@ -17,9 +17,30 @@ from typing import Any
 
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
+from msgspec.structs import astuple
 
 from loo_replay import __version__
 from loo_replay.audit import SessionReport, UnreadableDocument
+from loo_replay.db.rows import (
+    ROWS,
+    TABLE_OF,
+    AnalysisDealRow,
+    AnalysisNoteRow,
+    AnalysisPlayerRow,
+    DealRow,
+    DiscrepancyRow,
+    FindingRow,
+    PlayerRow,
+    PlayRow,
+    RejectRow,
+    Row,
+    SeatRow,
+    SessionRow,
+    TrickRow,
+)
+from loo_replay.db.rows import (
+    schema as row_schema,
+)
 from loo_replay.engine.analysis import DealAnalysis, analyse_deal
 from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.model import LogError, Play
@@ -27,182 +48,18 @@ from loo_replay.engine.options import Options
 from loo_replay.engine.session import DealAudit
 from loo_replay.output.audit_json import Summary
 
-STR = pa.string()
-I32 = pa.int32()
-I64 = pa.int64()
-BOOL = pa.bool_()
-CARDS = pa.list_(pa.string())
-TEXTS = pa.list_(pa.string())
-ERRORS = pa.list_(pa.struct([("path", STR), ("message", STR)]))
-
-_DEAL_KEY = [("session_id", STR), ("deal_index", I32), ("deal", I64)]
-
-SCHEMAS: dict[str, pa.Schema] = {
-    "sessions": pa.schema(
-        [
-            ("session_id", STR),
-            ("digest", STR),
-            ("rules_fingerprint", STR),
-            ("file", STR),
-            ("line", I32),
-            ("ruleset", STR),
-            ("rules", STR),
-            ("started_at", STR),
-            ("venue", STR),
-            ("meta", STR),
-            ("deals", I32),
-            ("errors", ERRORS),
-        ]
-    ),
-    "players": pa.schema(
-        [("session_id", STR), ("seat", I32), ("player", STR), ("name", STR), ("chips", I64)]
-    ),
-    "deals": pa.schema(
-        [
-            *_DEAL_KEY,
-            ("status", STR),
-            ("dealer", STR),
-            ("seated", I32),
-            ("pool", STR),
-            ("pool_start", I64),
-            ("must", BOOL),
-            ("trump", STR),
-            ("turn_up", STR),
-            ("miss", CARDS),
-            ("miss_taker", STR),
-            ("defender", STR),
-            ("outcome", STR),
-            ("pool_next", I64),
-            ("violations", I32),
-            ("discrepancies", I32),
-            ("notes", TEXTS),
-        ]
-    ),
-    "seats": pa.schema(
-        [
-            *_DEAL_KEY,
-            ("seat", I32),
-            ("player", STR),
-            ("dealer", BOOL),
-            ("declaration", STR),
-            ("active", BOOL),
-            ("retired", BOOL),
-            ("hand", CARDS),
-            ("tricks", I32),
-            ("ante", I64),
-            ("payout", I64),
-            ("loo", I64),
-            ("looed", BOOL),
-            ("penalties", I64),
-            ("net", I64),
-            ("stack", I64),
-        ]
-    ),
-    "tricks": pa.schema(
-        [
-            *_DEAL_KEY,
-            ("trick", I32),
-            ("leader", STR),
-            ("led", STR),
-            ("winner", STR),
-            ("cards", I32),
-            ("dead", I32),
-        ]
-    ),
-    "plays": pa.schema(
-        [
-            *_DEAL_KEY,
-            ("trick", I32),
-            ("position", I32),
-            ("event", I32),
-            ("seat", I32),
-            ("player", STR),
-            ("card", STR),
-            ("dead", BOOL),
-            ("legal", BOOL),
-            ("legal_cards", CARDS),
-            ("wins", BOOL),
-            ("finding", STR),
-        ]
-    ),
-    "findings": pa.schema(
-        [
-            *_DEAL_KEY,
-            ("finding", I32),
-            ("code", STR),
-            ("family", STR),
-            ("player", STR),
-            ("trick", I32),
-            ("card", STR),
-            ("held", CARDS),
-            ("legal", CARDS),
-            ("penalized", BOOL),
-            ("penalty", I64),
-            ("event", I32),
-            ("message", STR),
-        ]
-    ),
-    "discrepancies": pa.schema(
-        [
-            *_DEAL_KEY,
-            ("field", STR),
-            ("item", STR),
-            ("player", STR),
-            ("recorded", I64),
-            ("expected", I64),
-        ]
-    ),
-    "analysis_deals": pa.schema(
-        [
-            *_DEAL_KEY,
-            ("status", STR),
-            ("reason", STR),
-            ("nodes", I64),
-            ("cards", I32),
-            ("stopped", STR),
-        ]
-    ),
-    "analysis_players": pa.schema(
-        [*_DEAL_KEY, ("player", STR), ("guarantee", I32), ("tricks", I32), ("lost", I32)]
-    ),
-    "analysis_notes": pa.schema(
-        [
-            *_DEAL_KEY,
-            ("note", I32),
-            ("code", STR),
-            ("player", STR),
-            ("trick", I32),
-            ("card", STR),
-            ("before", I32),
-            ("after", I32),
-            ("better", CARDS),
-            ("message", STR),
-        ]
-    ),
-    "rejects": pa.schema(
-        [
-            ("kind", STR),
-            ("session_id", STR),
-            ("deal_index", I32),
-            ("deal", I64),
-            ("dealer", STR),
-            ("file", STR),
-            ("line", I32),
-            ("path", STR),
-            ("message", STR),
-            ("errors", ERRORS),
-            ("raw", pa.binary()),
-            ("digest", STR),
-        ]
-    ),
-}
+SCHEMAS: dict[str, pa.Schema] = {table: row_schema(row) for table, row in ROWS.items()}
 TABLES = tuple(SCHEMAS)
 
 _CARD = tuple(canonical(c) for c in range(52))
 
 
 def cards(values: Sequence[int] | None) -> list[str] | None:
-    return None if values is None else [_CARD[c] for c in values]
+    return None if values is None else _card_list(values)
+
+
+def _card_list(values: Sequence[int]) -> list[str]:
+    return [_CARD[c] for c in values]
 
 
 def rules_fingerprint(ruleset: str | None, options: Options | None) -> str:
@@ -311,7 +168,7 @@ class FrameBuilder:
 
     def __init__(self, analyse: bool = False) -> None:
         self.analyse = analyse
-        self.rows: dict[str, list[tuple[Any, ...]]] = {}
+        self.rows: dict[str, list[Row]] = {}
         self.items: list[Item] = []
         self.deal_count = 0
         self._reset()
@@ -330,8 +187,8 @@ class FrameBuilder:
     def _rows(self, start: dict[str, int]) -> dict[str, Rows]:
         return {name: (start[name], self._size(name)) for name in TABLES}
 
-    def _add(self, table: str, *values: Any) -> None:
-        self.rows[table].append(values)  # a tuple: columns are made by transposing at the end
+    def _add(self, row: Row) -> None:
+        self.rows[TABLE_OF[type(row)]].append(row)  # columns are made by transposing at the end
 
     # -- items ---------------------------------------------------------------
 
@@ -350,19 +207,20 @@ class FrameBuilder:
         digest = hashlib.sha256(doc.raw).hexdigest()
         errors = [{"path": doc.path, "message": doc.message}]
         self._add(
-            "rejects",
-            "document",
-            None,
-            None,
-            None,
-            None,
-            file,
-            doc.line,
-            doc.path,
-            doc.message,
-            errors,
-            doc.raw,
-            digest,
+            RejectRow(
+                kind="document",
+                session_id=None,
+                deal_index=None,
+                deal=None,
+                dealer=None,
+                file=file,
+                line=doc.line,
+                path=doc.path,
+                message=doc.message,
+                errors=errors,
+                raw=doc.raw,
+                digest=digest,
+            )
         )
         self.items.append(DocumentItem(file, doc.line, digest, doc.message, self._rows(start)))
 
@@ -372,24 +230,33 @@ class FrameBuilder:
         header = report.header
         fingerprint = rules_fingerprint(report.ruleset, report.options)
         self._add(
-            "sessions",
-            sid,
-            report.digest,
-            fingerprint,
-            file,
-            report.line,
-            report.ruleset,
-            _json_text(report.options.dotted() if report.options else None),
-            header.started_at if header else None,
-            header.venue if header else None,
-            _json_text(header.meta if header else None),
-            len(report.deals),
-            _errors(report.errors),
+            SessionRow(
+                session_id=sid,
+                digest=report.digest,
+                rules_fingerprint=fingerprint,
+                file=file,
+                line=report.line,
+                ruleset=report.ruleset,
+                rules=_json_text(report.options.dotted() if report.options else None),
+                started_at=header.started_at if header else None,
+                venue=header.venue if header else None,
+                meta=_json_text(header.meta if header else None),
+                deals=len(report.deals),
+                errors=_errors(report.errors),
+            )
         )
         if header is not None:
             chips = header.chips or {}
             for seat, player in enumerate(header.players):
-                self._add("players", sid, seat, player, header.names.get(player), chips.get(player))
+                self._add(
+                    PlayerRow(
+                        session_id=sid,
+                        seat=seat,
+                        player=player,
+                        name=header.names.get(player),
+                        chips=chips.get(player),
+                    )
+                )
         rejected = 0
         for index, deal in enumerate(report.deals):
             if deal.status == "rejected" or deal.result is None:
@@ -425,19 +292,20 @@ class FrameBuilder:
         text = json_bytes(raw)
         first = deal.errors[0] if deal.errors else LogError(f"/deals/{index}", "rejected")
         self._add(
-            "rejects",
-            "deal",
-            sid,
-            index,
-            deal.number,
-            deal.dealer,
-            file,
-            line,
-            first.path,
-            first.message,
-            _errors(deal.errors),
-            text,
-            hashlib.sha256(text).hexdigest(),
+            RejectRow(
+                kind="deal",
+                session_id=sid,
+                deal_index=index,
+                deal=deal.number,
+                dealer=deal.dealer,
+                file=file,
+                line=line,
+                path=first.path,
+                message=first.message,
+                errors=_errors(deal.errors),
+                raw=text,
+                digest=hashlib.sha256(text).hexdigest(),
+            )
         )
 
     # -- one audited deal ------------------------------------------------------
@@ -449,85 +317,106 @@ class FrameBuilder:
         ids = rec.seats
         number = rec.number
         self._add(
-            "deals",
-            sid,
-            index,
-            number,
-            d.status,
-            ids[rec.dealer],
-            len(ids),
-            d.pool,
-            d.pool_start,
-            d.must,
-            None if d.trump is None else SUITS[d.trump],
-            None if rec.turn_up is None else _CARD[rec.turn_up],
-            cards(rec.miss),
-            None if result.miss_taker is None else ids[result.miss_taker],
-            None if result.defender is None else ids[result.defender],
-            d.outcome,
-            d.pool_next,
-            len(d.violations),
-            len(d.discrepancies),
-            list(d.notes),
+            DealRow(
+                session_id=sid,
+                deal_index=index,
+                deal=number,
+                status=d.status,
+                dealer=ids[rec.dealer],
+                seated=len(ids),
+                pool=d.pool,
+                pool_start=d.pool_start,
+                must=d.must,
+                trump=None if d.trump is None else SUITS[d.trump],
+                turn_up=None if rec.turn_up is None else _CARD[rec.turn_up],
+                miss=cards(rec.miss),
+                miss_taker=None if result.miss_taker is None else ids[result.miss_taker],
+                defender=None if result.defender is None else ids[result.defender],
+                outcome=d.outcome,
+                pool_next=d.pool_next,
+                violations=len(d.violations),
+                discrepancies=len(d.discrepancies),
+                notes=list(d.notes),
+            )
         )
         self._seats(sid, index, d)
         self._tricks(sid, index, d)
         for k, v in enumerate(d.violations):
             self._add(
-                "findings",
-                sid,
-                index,
-                number,
-                k,
-                v.code,
-                "revoke" if v.is_revoke else v.code,
-                v.player,
-                v.trick,
-                None if v.card is None else _CARD[v.card],
-                cards(v.held),
-                cards(v.legal),
-                v.penalized,
-                v.penalty,
-                v.event,
-                v.message,
+                FindingRow(
+                    session_id=sid,
+                    deal_index=index,
+                    deal=number,
+                    finding=k,
+                    code=v.code,
+                    family="revoke" if v.is_revoke else v.code,
+                    player=v.player,
+                    trick=v.trick,
+                    card=None if v.card is None else _CARD[v.card],
+                    held=_card_list(v.held),
+                    legal=cards(v.legal),
+                    penalized=v.penalized,
+                    penalty=v.penalty,
+                    event=v.event,
+                    message=v.message,
+                )
             )
         for x in d.discrepancies:
             item, _, player = x.field.partition(".")
             self._add(
-                "discrepancies",
-                sid,
-                index,
-                number,
-                x.field,
-                item,
-                player or None,
-                x.recorded,
-                x.expected,
+                DiscrepancyRow(
+                    session_id=sid,
+                    deal_index=index,
+                    deal=number,
+                    field=x.field,
+                    item=item,
+                    player=player or None,
+                    recorded=x.recorded,
+                    expected=x.expected,
+                )
             )
 
     def _analysis(self, sid: str, index: int, number: int, a: DealAnalysis) -> None:
         self._add(
-            "analysis_deals", sid, index, number, a.status, a.reason, a.nodes, a.cards, a.stopped
+            AnalysisDealRow(
+                session_id=sid,
+                deal_index=index,
+                deal=number,
+                status=a.status,
+                reason=a.reason,
+                nodes=a.nodes,
+                cards=a.cards,
+                stopped=a.stopped,
+            )
         )
         for p in a.players:
             self._add(
-                "analysis_players", sid, index, number, p.player, p.guarantee, p.tricks, p.lost
+                AnalysisPlayerRow(
+                    session_id=sid,
+                    deal_index=index,
+                    deal=number,
+                    player=p.player,
+                    guarantee=p.guarantee,
+                    tricks=p.tricks,
+                    lost=p.lost,
+                )
             )
         for k, n in enumerate(a.notes):
             self._add(
-                "analysis_notes",
-                sid,
-                index,
-                number,
-                k,
-                n.code,
-                n.player,
-                n.trick,
-                None if n.card is None else _CARD[n.card],
-                n.before,
-                n.after,
-                cards(n.better) if n.card is not None else None,
-                n.message,
+                AnalysisNoteRow(
+                    session_id=sid,
+                    deal_index=index,
+                    deal=number,
+                    note=k,
+                    code=n.code,
+                    player=n.player,
+                    trick=n.trick,
+                    card=None if n.card is None else _CARD[n.card],
+                    before=n.before,
+                    after=n.after,
+                    better=cards(n.better) if n.card is not None else None,
+                    message=n.message,
+                )
             )
 
     def _seats(self, sid: str, index: int, d: DealAudit) -> None:
@@ -551,25 +440,26 @@ class FrameBuilder:
             if payout is not None and loo is not None and penalty is not None:
                 net = payout - loo - penalty - ante
             self._add(
-                "seats",
-                sid,
-                index,
-                rec.number,
-                seat,
-                player,
-                seat == rec.dealer,
-                declarations[seat],
-                seat in active,
-                seat in result.retired,
-                cards(rec.hands[seat]),
-                tricks_won[seat],
-                ante,
-                payout,
-                loo,
-                None if loo is None else loo > 0,
-                penalty,
-                net,
-                None if stacks is None else stacks.get(player),
+                SeatRow(
+                    session_id=sid,
+                    deal_index=index,
+                    deal=rec.number,
+                    seat=seat,
+                    player=player,
+                    dealer=seat == rec.dealer,
+                    declaration=declarations[seat],
+                    active=seat in active,
+                    retired=seat in result.retired,
+                    hand=cards(rec.hands[seat]),
+                    tricks=tricks_won[seat],
+                    ante=ante,
+                    payout=payout,
+                    loo=loo,
+                    looed=None if loo is None else loo > 0,
+                    penalties=penalty,
+                    net=net,
+                    stack=None if stacks is None else stacks.get(player),
+                )
             )
 
     def _tricks(self, sid: str, index: int, d: DealAudit) -> None:
@@ -595,16 +485,16 @@ class FrameBuilder:
             trick = t.number
             winner = t.winner if t.winner is not None and t.winner >= 0 else None
             add_trick(
-                (
-                    sid,
-                    index,
-                    number,
-                    trick,
-                    ids[t.leader],
-                    card_name[t.plays[0][1]] if t.plays else None,
-                    None if winner is None else ids[winner],
-                    len(t.plays),
-                    len(t.dead),
+                TrickRow(
+                    session_id=sid,
+                    deal_index=index,
+                    deal=number,
+                    trick=trick,
+                    leader=ids[t.leader],
+                    led=card_name[t.plays[0][1]] if t.plays else None,
+                    winner=None if winner is None else ids[winner],
+                    cards=len(t.plays),
+                    dead=len(t.dead),
                 )
             )
             in_order: list[tuple[int, int, int, int | None]] = [
@@ -624,21 +514,21 @@ class FrameBuilder:
                         legal.append(card_name[low.bit_length() - 1])
                         m ^= low
                 add_play(
-                    (
-                        sid,
-                        index,
-                        number,
-                        trick,
-                        position,
-                        event,
-                        seat,
-                        player,
-                        card_name[card],
-                        mask is None,
-                        None if mask is None else mask >> card & 1 == 1,
-                        legal,
-                        mask is not None and seat == winner,
-                        found.get((event, player, card)) if found else None,
+                    PlayRow(
+                        session_id=sid,
+                        deal_index=index,
+                        deal=number,
+                        trick=trick,
+                        position=position,
+                        event=event,
+                        seat=seat,
+                        player=player,
+                        card=card_name[card],
+                        dead=mask is None,
+                        legal=None if mask is None else mask >> card & 1 == 1,
+                        legal_cards=legal,
+                        wins=mask is not None and seat == winner,
+                        finding=found.get((event, player, card)) if found else None,
                     )
                 )
 
@@ -649,7 +539,7 @@ class FrameBuilder:
         tables = {}
         for name, schema in SCHEMAS.items():
             rows = self.rows[name]
-            columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+            columns = list(zip(*map(astuple, rows), strict=True)) if rows else [()] * len(schema)
             arrays = [_array(col, f.type) for col, f in zip(columns, schema, strict=True)]
             tables[name] = pa.Table.from_arrays(arrays, schema=schema)
         out = Batch(self.items, tables)

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-
-import orjson
 
 from loo_replay.audit import SessionReport
 from loo_replay.engine.cards import SUIT_SYMBOLS, display
 from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
+from loo_replay.html import escape, script_json
 from loo_replay.output.text import safe
 from loo_replay.output.wording import discrepancy
 from loo_replay.replayer.assets import PAGE_CSS, PAGE_JS
@@ -59,7 +57,7 @@ def render_page(rp: DealReplay, links: Links | None = None) -> str:
             '<meta charset="utf-8">',
             f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>{html.escape(title)}</title>",
+            f"<title>{escape(title)}</title>",
             f"<style>{PAGE_CSS}</style>",
             "</head>",
             "<body>",
@@ -72,12 +70,6 @@ def render_page(rp: DealReplay, links: Links | None = None) -> str:
             "",
         ]
     )
-
-
-def script_json(value: object) -> str:
-    """JSON that cannot end its ``<script>`` element: ``< > &`` as ``\\u`` escapes."""
-    text = orjson.dumps(value).decode("utf-8")
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _sha256(text: str) -> str:

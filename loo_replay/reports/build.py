@@ -13,7 +13,6 @@ import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import duckdb
 from plotly.offline import get_plotlyjs, get_plotlyjs_version  # type: ignore[import-untyped]
@@ -27,6 +26,19 @@ from loo_replay.reports import assets, figures, pages, queries
 from loo_replay.reports.fairness_page import FAIRNESS, fairness_page, index_notice
 from loo_replay.reports.names import inside, safe_filename, session_page_name, write_file
 from loo_replay.reports.replays import REPLAYS, STAMP, ReplayJob, ReplayOutcome, write_replays
+from loo_replay.reports.rows import (
+    ListedDiscrepancy,
+    ListedFinding,
+    PlayerTotals,
+    PoolStep,
+    RejectedDeal,
+    SessionDiscrepancy,
+    SessionFinding,
+    SessionSummary,
+    Standing,
+    ThrownTrick,
+)
+from loo_replay.reports.rows import rows as as_rows
 
 Progress = Callable[[str], None]
 BATCH_DEALS = 20_000  # deals of the sessions whose rows are asked of DuckDB together
@@ -72,7 +84,7 @@ def write_reports(
     every deal's replay page into ``out``, from the database ``con`` (named ``source``)."""
     out.mkdir(parents=True, exist_ok=True)
     write_assets(out)
-    rows = queries.sessions(con).to_dicts()
+    rows = as_rows(queries.sessions(con), SessionSummary)
     colours = figures.player_colours(con)
     footer = (
         f"Written by loo-replay {__version__} from {pages.text(source, 200)} · figures by "
@@ -129,7 +141,7 @@ def write_reports(
 
 def _all_sessions(
     con: duckdb.DuckDBPyConnection,
-    rows: list[dict[str, Any]],
+    rows: list[SessionSummary],
     outcomes: dict[str, ReplayOutcome],
     colours: dict[str, str],
     links: dict[str, str],
@@ -140,12 +152,12 @@ def _all_sessions(
     found, found_total = queries.all_findings(con, FINDINGS_LISTED)
     off, off_total = queries.all_discrepancies(con, FINDINGS_LISTED)
     across = pages.Across(
-        standings=queries.standings(con).to_dicts(),
+        standings=as_rows(queries.standings(con), Standing),
         names=names,
         colours=colours,
-        findings=found.to_dicts(),
+        findings=as_rows(found, ListedFinding),
         findings_total=found_total,
-        discrepancies=off.to_dicts(),
+        discrepancies=as_rows(off, ListedDiscrepancy),
         discrepancies_total=off_total,
         replays={
             (sid, index): link
@@ -170,7 +182,7 @@ class _Shared:
 def _write_session_pages(
     con: duckdb.DuckDBPyConnection,
     shared: _Shared,
-    rows: list[dict[str, Any]],
+    rows: list[SessionSummary],
     outcomes: dict[str, ReplayOutcome],
     jobs: int,
     progress: Progress | None,
@@ -210,7 +222,7 @@ def _write_session_pages(
 def _pages_of(
     con: duckdb.DuckDBPyConnection,
     shared: _Shared,
-    chunk: list[dict[str, Any]],
+    chunk: list[SessionSummary],
     outcomes: dict[str, ReplayOutcome],
 ) -> int:
     """The pages of one batch of sessions: a query per table for the whole batch."""
@@ -220,12 +232,12 @@ def _pages_of(
         outcome = outcomes.get(sid)
         sp = pages.SessionPage(
             session=r,
-            players=batch.frame(queries.players, sid).to_dicts(),
-            deals=batch.frame(queries.pool_history, sid).to_dicts(),
-            rejected=batch.frame(queries.rejected_deals, sid).to_dicts(),
-            findings=batch.frame(queries.findings, sid).to_dicts(),
-            discrepancies=batch.frame(queries.discrepancies, sid).to_dicts(),
-            thrown=batch.frame(queries.thrown_tricks, sid).to_dicts(),
+            players=as_rows(batch.frame(queries.players, sid), PlayerTotals),
+            deals=as_rows(batch.frame(queries.pool_history, sid), PoolStep),
+            rejected=as_rows(batch.frame(queries.rejected_deals, sid), RejectedDeal),
+            findings=as_rows(batch.frame(queries.findings, sid), SessionFinding),
+            discrepancies=as_rows(batch.frame(queries.discrepancies, sid), SessionDiscrepancy),
+            thrown=as_rows(batch.frame(queries.thrown_tricks, sid), ThrownTrick),
             figures=figures.session_figures(batch, sid, shared.colours),
             colours=shared.colours,
             replays=outcome.pages if outcome is not None else {},
@@ -244,7 +256,7 @@ def _start_worker(path: str, shared: _Shared) -> None:
     _WORKER = (connect(Path(path), read_only=True), shared)
 
 
-def _worker_pages(batch: tuple[list[dict[str, Any]], dict[str, ReplayOutcome]]) -> int:
+def _worker_pages(batch: tuple[list[SessionSummary], dict[str, ReplayOutcome]]) -> int:
     assert _WORKER is not None, "_start_worker runs first"
     return _pages_of(*_WORKER, *batch)
 
@@ -257,7 +269,7 @@ def _database_file(con: duckdb.DuckDBPyConnection) -> str | None:
     return None if path is None else str(path)
 
 
-def _batches(rows: list[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+def _batches(rows: list[SessionSummary]) -> Iterator[list[SessionSummary]]:
     """The sessions in order, about ``BATCH_DEALS`` deals a batch.  Each batch costs a scan
     of each table (about 1 s over a million deals): few batches keep that down, and a
     bounded batch keeps memory independent of the database's size."""

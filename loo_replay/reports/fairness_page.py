@@ -8,12 +8,12 @@ every flag worded "unlikely under fair dealing" with its numbers.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scipy import stats  # type: ignore[import-untyped]
 
+from loo_replay.html import Markup, escape
 from loo_replay.reports.figures import INK, Figure, trace
 from loo_replay.reports.figures import _figure as figure  # the look every figure shares
 from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_html, page, text
@@ -180,12 +180,12 @@ def fairness_page(rows: Sequence[Mapping[str, Any]], source: str, footer: str) -
     return page("Loo · fairness", masthead, body, footer)
 
 
-def index_notice(rows: Sequence[Mapping[str, Any]]) -> str:
+def index_notice(rows: Sequence[Mapping[str, Any]]) -> Markup:
     """The index's line when anything is flagged, else nothing."""
     flagged = sum(1 for r in rows if r["flagged"])
     if not flagged:
-        return ""
-    return (
-        f'<p class="notice"><a href="{html.escape(FAIRNESS)}">Fairness: {flagged} test(s) '
+        return Markup("")
+    return Markup(
+        f'<p class="notice"><a href="{escape(FAIRNESS)}">Fairness: {flagged} test(s) '
         "flagged as unlikely under fair dealing</a>.</p>"
     )

@@ -6,14 +6,13 @@ because ``plotly.graph_objects`` validates every attribute in Python and cost
 nine tenths of the report's time (97 of 130 s over 100,000 deals); where it
 is written is the caller's business.  Plotly renders some HTML in labels,
 legends and hover text, so every text that comes from a log (ids, names,
-venues) goes through ``label`` (``html.escape`` after ``safe``), and none is
+venues) goes through ``label`` (``loo_replay.html.escape`` after ``safe``), and none is
 ever put in a hover *template*, where ``%{...}`` would be read as a field.
 """
 
 from __future__ import annotations
 
 import functools
-import html
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from loo_replay.html import escape
 from loo_replay.output import wording
 from loo_replay.output.text import safe
 from loo_replay.reports import queries
@@ -69,7 +69,7 @@ def label(text: object, limit: int = 80) -> str:
 @functools.lru_cache(maxsize=1 << 16)
 def _escaped(text: str, limit: int) -> str:
     """Cached: a report escapes the same few names and outcomes once per deal."""
-    return html.escape(safe(text, limit))
+    return str(escape(safe(text, limit)))
 
 
 def assign_colours(seating: pl.DataFrame) -> dict[str, str]:

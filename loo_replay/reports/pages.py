@@ -10,16 +10,26 @@ written beside the pages: nothing is fetched from the network.
 from __future__ import annotations
 
 import datetime
-import html
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Literal
 
-import orjson
-
+from loo_replay.html import Markup, card, escape, script_json
 from loo_replay.output import wording
 from loo_replay.output.text import safe
 from loo_replay.reports.figures import Figure, label
+from loo_replay.reports.rows import (
+    ListedDiscrepancy,
+    ListedFinding,
+    PlayerTotals,
+    PoolStep,
+    RejectedDeal,
+    SessionDiscrepancy,
+    SessionFinding,
+    SessionSummary,
+    Standing,
+    ThrownTrick,
+)
 
 PLOTLY_JS = "plotly.min.js"
 REPORT_JS = "report.js"
@@ -31,22 +41,15 @@ POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'none'"
 )
-_SUITS = {"S": ("♠", ""), "H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "")}
 
 
-def text(value: object, limit: int = 200) -> str:
+def text(value: object, limit: int = 200) -> Markup:
     """Untrusted text for HTML: control characters and bidi overrides escaped, cut, escaped."""
-    return label(value, limit)
+    return Markup(label(value, limit))
 
 
 def _num(value: object) -> str:
     return "–" if value is None else f"{value:,}" if isinstance(value, int) else text(value)
-
-
-def script_json(value: object) -> str:
-    """JSON that cannot end its ``<script>`` element."""
-    data = orjson.dumps(value, default=str).decode("utf-8")
-    return data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def figure_html(key: str, fig: Figure) -> str:
@@ -54,7 +57,7 @@ def figure_html(key: str, fig: Figure) -> str:
     has, so a test can check that the browser drew them all."""
     element = f"fig-{key}"
     return (
-        f'<div class="figure" id="{element}" data-figure="{html.escape(key)}" '
+        f'<div class="figure" id="{element}" data-figure="{escape(key)}" '
         f'data-traces="{len(fig["data"])}"></div>'
         f'<script type="application/json" id="{element}-data">'
         f"{script_json(fig)}</script>"
@@ -76,18 +79,8 @@ def when(started_at: str | None) -> str:
     return f"{day} {moment.strftime('%H:%M')}" + (f" {zone}" if zone else "")
 
 
-def card(code: str | None) -> str:
-    """A canonical card (``TH``) as HTML in display form (``10♥``, hearts red)."""
-    if not code:
-        return ""
-    rank, suit = code[:-1], code[-1]
-    symbol, colour = _SUITS.get(suit, (suit, ""))
-    shown = html.escape(("10" if rank == "T" else rank) + symbol)
-    return f'<span class="{colour}">{shown}</span>' if colour else shown
-
-
-def dot(colour: str) -> str:
-    return f'<span class="dot" style="background:{html.escape(colour)}"></span>'
+def dot(colour: str) -> Markup:
+    return Markup(f'<span class="dot" style="background:{escape(colour)}"></span>')
 
 
 def page(title: str, masthead: str, body: str, footer: str) -> str:
@@ -119,10 +112,10 @@ def page(title: str, masthead: str, body: str, footer: str) -> str:
 
 
 def _nav(*links: tuple[str, str]) -> str:
-    return "<nav>" + "".join(f'<a href="{html.escape(h)}">{t}</a>' for h, t in links) + "</nav>"
+    return "<nav>" + "".join(f'<a href="{escape(h)}">{t}</a>' for h, t in links) + "</nav>"
 
 
-def _facts(items: Iterable[tuple[str, str]]) -> str:
+def _facts(items: Iterable[tuple[str, Markup]]) -> str:
     return (
         '<dl class="facts">'
         + "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in items)
@@ -141,22 +134,23 @@ def _table(head: Sequence[tuple[str, bool]], rows: Iterable[str], scroll: bool =
     return f'<div class="{"scroll" if scroll else "wide"}">{table}</div>'
 
 
-_NONE = '<span class="muted">–</span>'
+_NONE = Markup('<span class="muted">–</span>')
 
 
 def _text_or_dash(value: object) -> str:
     return "–" if value is None else text(value)
 
 
-def _td(value: object, numeric: bool = False, raw: bool = False, nowrap: bool = False) -> str:
-    shown = value if raw else _num(value) if numeric else _text_or_dash(value)
+def _td(value: object, numeric: bool = False, nowrap: bool = False) -> str:
+    """A cell: markup as it is; other values as numbers (``numeric``) or text, escaped."""
+    shown = value if isinstance(value, Markup) else _num(value) if numeric else _text_or_dash(value)
     classes = " ".join(c for c, on in (("num", numeric), ("nowrap", nowrap)) if on)
     return f'<td class="{classes}">{shown}</td>' if classes else f"<td>{shown}</td>"
 
 
-def _code(code: str, family: str | None = None) -> str:
+def _code(code: str, family: str | None = None) -> Markup:
     revoke = " revoke" if family == "revoke" else ""
-    return f'<span class="code{revoke}">{text(code, 60)}</span>'
+    return Markup(f'<span class="code{revoke}">{text(code, 60)}</span>')
 
 
 def _panel(title: str, content: str, lead: str = "", extra: str = "") -> str:
@@ -173,18 +167,18 @@ def _figure_panel(key: str, fig: Figure) -> str:
 
 @dataclass
 class SessionPage:
-    """What a session's report shows; rows are dicts from ``queries`` frames."""
+    """What a session's report shows; rows are those of ``queries`` (``rows``)."""
 
-    session: Mapping[str, Any]
-    players: Sequence[Mapping[str, Any]]
-    deals: Sequence[Mapping[str, Any]]
-    rejected: Sequence[Mapping[str, Any]]
-    findings: Sequence[Mapping[str, Any]]
-    discrepancies: Sequence[Mapping[str, Any]]
+    session: SessionSummary
+    players: Sequence[PlayerTotals]
+    deals: Sequence[PoolStep]
+    rejected: Sequence[RejectedDeal]
+    findings: Sequence[SessionFinding]
+    discrepancies: Sequence[SessionDiscrepancy]
     figures: Mapping[str, Figure]
     colours: Mapping[str, str]
     replays: Mapping[int, str] = field(default_factory=dict)  # deal_index -> relative link
-    thrown: Sequence[Mapping[str, Any]] = ()  # lost-trick and avoidable-loo notes
+    thrown: Sequence[ThrownTrick] = ()  # lost-trick and avoidable-loo notes
     notes: Sequence[str] = ()
     footer: str = ""
 
@@ -202,12 +196,14 @@ def session_page(sp: SessionPage) -> str:
             [
                 (
                     "Venue",
-                    text(s["venue"]) if s["venue"] else '<span class="muted">not given</span>',
+                    text(s["venue"])
+                    if s["venue"]
+                    else Markup('<span class="muted">not given</span>'),
                 ),
                 ("Ruleset", text(s["ruleset"] or "?", 80)),
                 ("Date", text(when(s["started_at"]))),
-                ("Players", str(len(sp.players))),
-                ("Log", text(s["file"], 120) + (f":{s['line']}" if s["line"] else "")),
+                ("Players", escape(len(sp.players))),
+                ("Log", Markup(text(s["file"], 120) + (f":{s['line']}" if s["line"] else ""))),
             ]
         )
     )
@@ -228,8 +224,8 @@ def session_page(sp: SessionPage) -> str:
     return page(title, masthead, "".join(body), sp.footer)
 
 
-def _notes(notes: Sequence[str], s: Mapping[str, Any]) -> str:
-    shown = [text(n, 400) for n in notes]
+def _notes(notes: Sequence[str], s: SessionSummary) -> str:
+    shown: list[str] = [text(n, 400) for n in notes]
     if s["errors"]:
         shown.insert(
             0,
@@ -239,7 +235,7 @@ def _notes(notes: Sequence[str], s: Mapping[str, Any]) -> str:
     return "".join(f'<div class="notice">{n}</div>' for n in shown)
 
 
-def _session_tiles(s: Mapping[str, Any]) -> str:
+def _session_tiles(s: SessionSummary) -> str:
     return (
         '<section class="tiles">'
         + "".join(
@@ -299,38 +295,38 @@ def _players_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
             _td(p["passed"], True),
             _td(p["took_miss"], True),
             _td(p["looed"], True),
-            _td(rate, True, raw=True),
+            _td(rate, True),
             _td(p["loo_chips"], True),
             _td(p["tricks"], True),
-            _td(_signed(p["net"]), True, raw=True),
+            _td(_signed(p["net"]), True),
         ]
         if stacks:
             cells += [
-                _td(_stack(p["chips"]), True, raw=True),
-                _td(_stack(p["last_stack"]), True, raw=True),
+                _td(_stack(p["chips"]), True),
+                _td(_stack(p["last_stack"]), True),
             ]
         violations = p["violations"]
         cells.append(
-            _td(
-                f'<span class="pill bad">{violations}</span>' if violations else "0", True, raw=True
-            )
+            _td(Markup(f'<span class="pill bad">{violations}</span>') if violations else 0, True)
         )
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return _panel("Players", _table(head, rows, scroll=False))
 
 
-def _stack(value: int | None) -> str:
+def _stack(value: int | None) -> Markup:
     """A stack; below zero, the debt it is ("owes 811,188", in red)."""
     if value is None:
-        return "–"
+        return Markup("–")
     shown = text(wording.stack(value))
-    return f'<span class="red">{shown}</span>' if value < 0 else shown
+    return Markup(f'<span class="red">{shown}</span>') if value < 0 else shown
 
 
-def _signed(value: int | None) -> str:
+def _signed(value: int | None) -> Markup:
     if value is None:
-        return "–"
-    return f'<span class="red">−{-value:,}</span>' if value < 0 else f"+{value:,}" if value else "0"
+        return Markup("–")
+    if value < 0:
+        return Markup(f'<span class="red">−{-value:,}</span>')
+    return Markup(f"+{value:,}" if value else "0")
 
 
 def _deals_table(sp: SessionPage, shown: Mapping[str, str]) -> str:
@@ -357,7 +353,7 @@ def _deals_table(sp: SessionPage, shown: Mapping[str, str]) -> str:
         if off.get(index):
             found += f' <span class="pill warn">{off[index]} discrepanc{"y" if off[index] == 1 else "ies"}</span>'
         link = sp.replays.get(index)
-        replay = f'<a href="{html.escape(link)}">replay ▸</a>' if link else _NONE
+        replay = f'<a href="{escape(link)}">replay ▸</a>' if link else _NONE
         entries.append(  # one f-string a row: the table is most of a big report's time
             (
                 index,
@@ -372,15 +368,16 @@ def _deals_table(sp: SessionPage, shown: Mapping[str, str]) -> str:
         cells = [
             _td(r["deal"], True),
             _td(r["dealer"]),
-            _td(_NONE, raw=True),
-            _td("<strong>rejected</strong>", raw=True),
-            _td("–", True, raw=True),
-            _td("", raw=True),
+            _td(_NONE),
+            _td(Markup("<strong>rejected</strong>")),
+            _td(None, True),
+            _td(Markup("")),
             _td(
-                f'<span class="msg">{text(r["path"], 120)}: {text(r["message"], 300)}</span>',
-                raw=True,
+                Markup(
+                    f'<span class="msg">{text(r["path"], 120)}: {text(r["message"], 300)}</span>'
+                )
             ),
-            _td(_NONE, raw=True),
+            _td(_NONE),
         ]
         entries.append((r["deal_index"], '<tr class="rejected">' + "".join(cells) + "</tr>"))
     entries.sort(key=lambda e: e[0])
@@ -398,17 +395,17 @@ def _deals_table(sp: SessionPage, shown: Mapping[str, str]) -> str:
     return _panel("Deals", _table(head, (e[1] for e in entries)), lead)
 
 
-def _deal_link(sp: SessionPage, index: int, deal: object) -> str:
+def _deal_link(sp: SessionPage, index: int, deal: object) -> Markup:
     link = sp.replays.get(index)
     shown = _num(deal)
-    return f'<a href="{html.escape(link)}">{shown}</a>' if link else shown
+    return Markup(f'<a href="{escape(link)}">{shown}</a>' if link else shown)
 
 
-def _penalty_and_message(f: Mapping[str, Any]) -> str:
+def _penalty_and_message(f: SessionFinding | ListedFinding) -> str:
     """A violation's penalty and the engine's message, as cells."""
-    penalty = f"{f['penalty']:,}" if f["penalized"] else '<span class="muted">not penalised</span>'
-    return _td(penalty, True, raw=True, nowrap=True) + _td(
-        f'<span class="msg">{text(f["message"], 600)}</span>', raw=True
+    penalty = f["penalty"] if f["penalized"] else Markup('<span class="muted">not penalised</span>')
+    return _td(penalty, True, nowrap=True) + _td(
+        Markup(f'<span class="msg">{text(f["message"], 600)}</span>')
     )
 
 
@@ -417,11 +414,11 @@ def _findings_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     for f in sp.findings:
         rows.append(
             '<tr class="violation">'
-            + _td(_deal_link(sp, f["deal_index"], f["deal"]), True, raw=True)
+            + _td(_deal_link(sp, f["deal_index"], f["deal"]), True)
             + _player_cell(f["player"], sp.colours, names.get(f["player"]))
-            + _td(_code(f["code"]), raw=True)
+            + _td(_code(f["code"]))
             + _td(f["trick"], True)
-            + _td(card(f["card"]), raw=True)
+            + _td(card(f["card"]))
             + _penalty_and_message(f)
             + "</tr>"
         )
@@ -441,16 +438,16 @@ def _thrown_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     """The analysis's notes of cards that threw a trick away, each deal linked to its replay."""
     rows = []
     for n in sp.thrown:
-        better = " ".join(card(c) for c in n["better"] or []) or _NONE
+        better = Markup(" ".join(card(c) for c in n["better"] or [])) or _NONE
         rows.append(
-            f'<tr data-code="{html.escape(n["code"])}">'
-            + _td(_deal_link(sp, n["deal_index"], n["deal"]), True, raw=True)
+            f'<tr data-code="{escape(n["code"])}">'
+            + _td(_deal_link(sp, n["deal_index"], n["deal"]), True)
             + _player_cell(n["player"], sp.colours, names.get(n["player"]))
             + _td(text(n["code"]))
             + _td(n["trick"], True)
-            + _td(card(n["card"]), raw=True)
-            + _td(better, raw=True)
-            + _td(f'<span class="msg">{text(n["message"], 600)}</span>', raw=True)
+            + _td(card(n["card"]))
+            + _td(better)
+            + _td(Markup(f'<span class="msg">{text(n["message"], 600)}</span>'))
             + "</tr>"
         )
     head = [
@@ -479,9 +476,9 @@ def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> st
     for x in sp.discrepancies:
         rows.append(
             '<tr class="discrepancy">'
-            + _td(_deal_link(sp, x["deal_index"], x["deal"]), True, raw=True)
+            + _td(_deal_link(sp, x["deal_index"], x["deal"]), True)
             + _discrepancy_cells(x, names)
-            + _td(_signed(x["difference"]), True, raw=True)
+            + _td(_signed(x["difference"]), True)
             + "</tr>"
         )
     head = [("Deal", True), *DISCREPANCY_HEAD, ("Recorded − expected", True)]
@@ -492,7 +489,9 @@ def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> st
 DISCREPANCY_HEAD = [("What the record gets wrong", False)]
 
 
-def _discrepancy_cells(x: Mapping[str, Any], names: Mapping[str, str | None]) -> str:
+def _discrepancy_cells(
+    x: SessionDiscrepancy | ListedDiscrepancy, names: Mapping[str, str | None]
+) -> str:
     """The discrepancy in words (``wording.discrepancy``); the field as `data-field`."""
     words = wording.discrepancy(x["field"], x["recorded"], x["expected"], names)
     return (
@@ -504,7 +503,7 @@ def _discrepancy_cells(x: Mapping[str, Any], names: Mapping[str, str | None]) ->
 
 
 def _sessions_table(
-    sessions: Sequence[Mapping[str, Any]], links: Mapping[str, str], scroll: bool = False
+    sessions: Sequence[SessionSummary], links: Mapping[str, str], scroll: bool = False
 ) -> str:
     rows = []
     for s in sessions:
@@ -513,15 +512,15 @@ def _sessions_table(
         tone = "violation" if s["violations"] else "discrepancy" if s["discrepancies"] else ""
         rows.append(
             f'<tr class="{tone}">'
-            + _td(f'<a href="{html.escape(link)}">{name}</a>' if link else name, raw=True)
+            + _td(Markup(f'<a href="{escape(link)}">{name}</a>') if link else name)
             + _td(when(s["started_at"]), nowrap=True)
             + _td(s["venue"] or "–")
             + _td(s["ruleset"] or "?", nowrap=True)
             + _td(s["players"], True)
             + _td(s["deals"], True)
-            + _td(_count(s["violations"], "bad"), True, raw=True)
-            + _td(_count(s["discrepancies"], "warn"), True, raw=True)
-            + _td(_count(s["rejected"], "bad"), True, raw=True)
+            + _td(_count(s["violations"], "bad"), True)
+            + _td(_count(s["discrepancies"], "warn"), True)
+            + _td(_count(s["rejected"], "bad"), True)
             + _td(s["pool_max"], True)
             + "</tr>"
         )
@@ -540,12 +539,12 @@ def _sessions_table(
     return _table(head, rows, scroll=scroll)
 
 
-def _count(n: int, tone: str) -> str:
-    return f'<span class="pill {tone}">{n:,}</span>' if n else "0"
+def _count(n: int, tone: str) -> Markup:
+    return Markup(f'<span class="pill {tone}">{n:,}</span>' if n else "0")
 
 
-def _totals(sessions: Sequence[Mapping[str, Any]]) -> str:
-    def total(key: str) -> int:
+def _totals(sessions: Sequence[SessionSummary]) -> str:
+    def total(key: Literal["deals", "violations", "discrepancies", "rejected", "loos"]) -> int:
         return sum(int(s[key] or 0) for s in sessions)
 
     violations, discrepancies, rejected = (
@@ -570,11 +569,11 @@ def _totals(sessions: Sequence[Mapping[str, Any]]) -> str:
 
 
 def index_page(
-    sessions: Sequence[Mapping[str, Any]],
+    sessions: Sequence[SessionSummary],
     links: Mapping[str, str],
     source: str,
     footer: str,
-    notice: str = "",
+    notice: Markup | None = None,
 ) -> str:
     """``notice``: ready HTML shown above the totals (the fairness flags, when any)."""
     masthead = (
@@ -591,7 +590,7 @@ def index_page(
         )
     else:
         body = (
-            notice
+            (notice or "")
             + _totals(sessions)
             + _panel(
                 "Sessions",
@@ -608,18 +607,18 @@ class Across:
     """What the all-sessions report lists besides its figures: the standings and the first
     findings of every session (rows from ``queries``), with where each deal's replay is."""
 
-    standings: Sequence[Mapping[str, Any]]
+    standings: Sequence[Standing]
     names: Mapping[str, str]  # player id -> latest name the logs give
     colours: Mapping[str, str]
-    findings: Sequence[Mapping[str, Any]]
+    findings: Sequence[ListedFinding]
     findings_total: int
-    discrepancies: Sequence[Mapping[str, Any]]
+    discrepancies: Sequence[ListedDiscrepancy]
     discrepancies_total: int
     replays: Mapping[tuple[str, int], str]  # (session id, deal index) -> link
 
 
 def all_sessions_page(
-    sessions: Sequence[Mapping[str, Any]],
+    sessions: Sequence[SessionSummary],
     figures: Mapping[str, Figure],
     links: Mapping[str, str],
     source: str,
@@ -630,7 +629,7 @@ def all_sessions_page(
         _nav((INDEX, "← all sessions"))
         + '<div class="kicker">Loo audit reports</div>'
         + "<h1>Across sessions</h1>"
-        + _facts([("Database", text(source, 120)), ("Sessions", str(len(sessions)))])
+        + _facts([("Database", text(source, 120)), ("Sessions", escape(len(sessions)))])
     )
     f = figures
     body = (
@@ -661,10 +660,10 @@ def _standings(across: Across) -> str:
             + _player_cell(r["player"], across.colours, name if name != r["player"] else None)
             + _td(r["sessions"], True)
             + _td(r["deals"], True)
-            + _td(_signed(r["net"]), True, raw=True)
+            + _td(_signed(r["net"]), True)
             + _td(r["loos"], True)
             + _td(r["loo_chips"], True)
-            + _td(_count(r["violations"], "bad"), True, raw=True)
+            + _td(_count(r["violations"], "bad"), True)
             + "</tr>"
         )
     head = [
@@ -683,17 +682,17 @@ def _standings(across: Across) -> str:
     return _panel("Standings", _table(head, rows, scroll=len(rows) > 30), lead)
 
 
-def _at(across: Across, links: Mapping[str, str], r: Mapping[str, Any]) -> str:
+def _at(across: Across, links: Mapping[str, str], r: ListedFinding | ListedDiscrepancy) -> str:
     """The session and deal of a finding, linked to the session and to the deal's replay."""
     sid = r["session_id"]
     session = text(sid, 128)
     if (link := links.get(sid)) is not None:
-        session = f'<a href="{html.escape(link)}">{session}</a>'
+        session = Markup(f'<a href="{escape(link)}">{session}</a>')
     replay = across.replays.get((sid, r["deal_index"]))
-    deal = _num(r["deal"])
+    deal = Markup(_num(r["deal"]))
     if replay is not None:
-        deal = f'<a href="{html.escape(replay)}">{deal} ▸</a>'
-    return _td(session, raw=True, nowrap=True) + _td(deal, True, raw=True, nowrap=True)
+        deal = Markup(f'<a href="{escape(replay)}">{deal} ▸</a>')
+    return _td(session, nowrap=True) + _td(deal, True, nowrap=True)
 
 
 def _shown_total(shown: int, total: int, what: str) -> str:
@@ -715,7 +714,7 @@ def _every_finding(across: Across, links: Mapping[str, str]) -> str:
             '<tr class="violation">'
             + _at(across, links, f)
             + _player_cell(f["player"], across.colours, f["name"])
-            + _td(_code(f["code"], f["family"]), raw=True)
+            + _td(_code(f["code"], f["family"]))
             + _penalty_and_message(f)
             + "</tr>"
         )
