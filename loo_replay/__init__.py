@@ -1,3 +1,3 @@
 """loo-replay: audit, settle, load and replay recorded games of Loo (Lanterloo)."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

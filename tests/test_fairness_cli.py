@@ -58,6 +58,27 @@ def test_fairness_text_on_fair_logs_flags_nothing_and_exits_0(logs: dict[str, Pa
     assert "0 flagged as unlikely under fair dealing" in result.stdout
 
 
+def test_fairness_unreadable_input_exits_2_and_the_rest_is_tested(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    """LOG-FORMAT.md, exit status: a document that cannot be parsed is 2, said on stderr;
+    the readable logs beside it are tested all the same."""
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "fair.jsonl").write_bytes(logs["fair"].read_bytes())
+    (folder / "torn.json").write_bytes(b'{"format": "loo-hand-log", "version": 1, ')
+    result = run("fairness", folder)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "could not be read or parsed" in result.stderr
+    assert "fairness of 300 deal(s)" in result.stdout
+
+
+def test_fairness_on_a_folder_without_logs_exits_2(tmp_path: Path) -> None:
+    result = run("fairness", tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "no hand logs" in result.stderr
+
+
 def test_fairness_reads_a_database_as_it_reads_the_logs(
     logs: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Annotated
 import orjson
 import typer
 
-from loo_replay.cli_options import RulesetOpt, SetOpt, rule_choice
-from loo_replay.cli_output import fail
+from loo_replay.cli_options import Format, FormatOpt, RulesetOpt, SetOpt, rule_choice
+from loo_replay.cli_output import fail, unread_lines
 from loo_replay.rulesets import RuleChoice
 
 if TYPE_CHECKING:  # imported when run: DuckDB and SciPy load only for this command
@@ -29,11 +29,6 @@ class By(StrEnum):
     player = "player"
     venue = "venue"
     all = "all"
-
-
-class Format(StrEnum):
-    text = "text"
-    json = "json"
 
 
 def fairness(
@@ -52,9 +47,7 @@ def fairness(
     alpha: Annotated[
         float, typer.Option(help="Flag a test when its Holm-adjusted p-value is below this.")
     ] = 0.01,
-    output_format: Annotated[
-        Format, typer.Option("--format", help="text for people, json for programs.")
-    ] = Format.text,
+    output_format: FormatOpt = Format.text,
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
 ) -> None:
@@ -67,12 +60,13 @@ def fairness(
     if not 0.0 < alpha < 1.0:
         raise typer.BadParameter(f"{alpha} is not between 0 and 1", param_hint="--alpha")
     scopes = [b.value for b in by] if by else list(DEFAULT_BY)
+    unread: list[str] = []
     try:
         if db is not None:
             report: Report = _from_db(db, scopes, alpha)
         else:
             assert paths
-            report = _from_logs(paths, rule_choice(ruleset, settings), scopes, alpha)
+            report, unread = _from_logs(paths, rule_choice(ruleset, settings), scopes, alpha)
     except DatabaseError as exc:
         fail(str(exc))
     if output_format is Format.json:
@@ -80,7 +74,9 @@ def fairness(
     else:
         for line in text_lines(report):
             typer.echo(line)
-    raise typer.Exit(1 if report.flagged else 0)
+    for line in unread:  # the rest of the input was tested all the same (LOG-FORMAT.md)
+        typer.echo(f"loo-replay: {line}", err=True)
+    raise typer.Exit(2 if unread else 1 if report.flagged else 0)
 
 
 def _from_db(db: Path, scopes: list[str], alpha: float) -> Report:
@@ -94,19 +90,24 @@ def _from_db(db: Path, scopes: list[str], alpha: float) -> Report:
         con.close()
 
 
-def _from_logs(paths: list[Path], choice: RuleChoice, scopes: list[str], alpha: float) -> Report:
+def _from_logs(
+    paths: list[Path], choice: RuleChoice, scopes: list[str], alpha: float
+) -> tuple[Report, list[str]]:
+    """The report of the logs, and why the input makes exit status 2 (files or documents
+    that could not be read, or no hand logs at all), each said on stderr."""
     from loo_replay.db.ingest import ingest
 
     with tempfile.TemporaryDirectory(prefix="loo-fairness-") as tmp:
         db = Path(tmp) / "fairness.duckdb"
         result = ingest(paths, db, choice)
-        if result.file_errors:
-            for error in result.file_errors:
-                typer.echo(f"loo-replay: {error}", err=True)
-            fail(f"{len(result.file_errors)} input file(s) could not be read")
+        for error in result.file_errors:
+            typer.echo(f"loo-replay: {error}", err=True)
         for conflict in result.conflicts:
             typer.echo(f"loo-replay: left out: {conflict}", err=True)
-        return _from_db(db, scopes, alpha)
+        s = result.summary
+        return _from_db(db, scopes, alpha), unread_lines(
+            s.unreadable_files, s.unreadable, s.nothing_read
+        )
 
 
 def text_lines(report: Report) -> list[str]:
