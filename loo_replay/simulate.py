@@ -41,6 +41,7 @@ from loo_replay.engine.options import Options
 from loo_replay.engine.replay import OVER, PLAYING, Replay, deal_plan
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.tables import NO_TRUMP, POWER
+from loo_replay.engine.vocab import Action, Status
 
 NAMES = (
     "ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal",
@@ -156,7 +157,7 @@ class Simulator:
             audit = chain.audit(
                 DealInput(number, _record(deal), None, (), dealer, f"/deals/{number - 1}")
             )
-            if audit.status == "rejected":
+            if audit.status == Status.REJECTED:
                 raise RuntimeError(f"simulated deal {number} was rejected: {audit.errors}")
             deal.json["recorded"] = self._recorded(rng, audit, sid, number)
             out.append(deal.json)
@@ -180,7 +181,7 @@ class Simulator:
         return rng.choice(INJECTABLE)
 
     def _next_dealer(self, audit: DealAudit, dealer: str) -> str:
-        if audit.status == "misdeal" and self.o.penalties_misdeal_redeal == "same_dealer":
+        if audit.status == Status.MISDEAL and self.o.penalties_misdeal_redeal == "same_dealer":
             return dealer
         i = self.players.index(dealer)
         return self.players[(i + 1) % len(self.players)]
@@ -318,7 +319,7 @@ class _Player:
         high = sum(1 for c in cards_of(hand) if c % 13 >= 10)
         return high + 1.5 * (hand & trumps).bit_count()
 
-    def choose(self, seat: int) -> str:
+    def choose(self, seat: int) -> Action:
         actions = self.r.legal_actions(seat)
         if self.code == "forced-play" and PASS not in actions:
             self.found("forced-play", seat, None)
@@ -345,7 +346,7 @@ class _Player:
         for seat in order:
             self.emit(Declare(self.index(), seat, self.choose(seat)))
 
-    def _free_choice(self, seat: int) -> str:
+    def _free_choice(self, seat: int) -> Action:
         """A declaration for a seat declaring early: play or pass, nothing that needs order."""
         return PLAY if self.strength(seat) >= 2 else PASS
 

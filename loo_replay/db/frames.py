@@ -24,6 +24,7 @@ from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.model import LogError, Play
 from loo_replay.engine.options import Options
 from loo_replay.engine.session import DealAudit
+from loo_replay.engine.vocab import Status
 from loo_replay.output.audit_json import Summary
 
 STR = pa.string()
@@ -362,7 +363,7 @@ class FrameBuilder:
                 self._add("players", sid, seat, player, header.names.get(player), chips.get(player))
         rejected = 0
         for index, deal in enumerate(report.deals):
-            if deal.status == "rejected" or deal.result is None:
+            if deal.status == Status.REJECTED or deal.result is None:
                 rejected += 1
                 raw = report.raw_deals[index] if index < len(report.raw_deals) else None
                 self._reject(sid, file, report.line, index, deal, raw)

@@ -19,10 +19,11 @@ from loo_replay.engine.replay import PLAYING, DealContext, DealResult, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.solver import ANNOUNCE, CARD, OverBudget, Search
 from loo_replay.engine.tables import NO_TRUMP
+from loo_replay.engine.vocab import Outcome, Status
 
 DEFAULT_MAX_NODES = 2_000_000
 SOLVED, SKIPPED, UNSOLVED = "solved", "skipped", "unsolved"
-ANALYSED_OUTCOMES = ("played", "revoke")
+ANALYSED_OUTCOMES = (Outcome.PLAYED, Outcome.REVOKE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,7 @@ def analyse_deal(
 ) -> DealAnalysis:
     """The analysis of one audited deal (ANALYSIS.md §1: what is analysed, what skipped)."""
     result = audit.result
-    if audit.status != "audited" or result is None:
+    if audit.status != Status.AUDITED or result is None:
         return DealAnalysis(SKIPPED, audit.status)
     if result.outcome not in ANALYSED_OUTCOMES:
         return DealAnalysis(SKIPPED, result.outcome)
@@ -135,7 +136,7 @@ class _Run:
             if search.left == 0:
                 break
             replay.apply(event)  # the engine judges the card; the search is still before it
-            if len(replay.result.violations) > findings or replay.result.status != "audited":
+            if len(replay.result.violations) > findings or replay.result.status != Status.AUDITED:
                 self.stopped = self._why_stopped(findings)
                 return
             if isinstance(event, Play):
@@ -205,7 +206,7 @@ class _Run:
     def _looed(self, seat: int) -> bool:
         r = self.result
         return (
-            r.outcome == "played"
+            r.outcome == Outcome.PLAYED
             and r.tricks_won[seat] == 0
             and seat != r.defender
             and seat not in r.retired

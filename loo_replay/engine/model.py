@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-PLAY, PASS, TAKE_MISS, DEFEND = "play", "pass", "take_miss", "defend"
-ACTIONS = (PLAY, PASS, TAKE_MISS, DEFEND)
+from loo_replay.engine.vocab import Action, FindingClass
+
+PLAY, PASS, TAKE_MISS, DEFEND = Action.PLAY, Action.PASS, Action.TAKE_MISS, Action.DEFEND
+ACTIONS = tuple(Action)
+ACTION_OF: dict[str, Action] = {a.value: a for a in Action}  # a declaration's word to its type
 
 REVOKE_CODES = (
     "lead-top-trump",
@@ -40,7 +43,7 @@ FINDING_CODES = REVOKE_CODES + VIOLATION_CODES
 class Declare:
     index: int  # position in the deal's events, for JSON pointers
     seat: int
-    action: str
+    action: Action
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +117,10 @@ class Violation:
     @property
     def is_revoke(self) -> bool:
         return self.code in REVOKE_CODES
+
+    @property
+    def finding_class(self) -> FindingClass:
+        return FindingClass.REVOKE if self.code in REVOKE_CODES else FindingClass.VIOLATION
 
 
 @dataclass(slots=True)

@@ -31,11 +31,12 @@ from loo_replay.engine.model import (
     TurnUp,
     Violation,
 )
-from loo_replay.engine.options import Options
+from loo_replay.engine.options import Method, Options
 from loo_replay.engine.state import DealState
 from loo_replay.engine.tables import NO_TRUMP
+from loo_replay.engine.vocab import Action, Outcome, Phase, Status
 
-DECLARING, PLAYING, OVER = "declaring", "playing", "over"
+DECLARING, PLAYING, OVER = Phase.DECLARING, Phase.PLAYING, Phase.OVER
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +52,11 @@ class DealResult:
     """Everything the settlement, the reports and the replayer need of a replayed deal."""
 
     record: DealRecord
-    status: str  # audited | misdeal | rejected
+    status: Status
     must: bool = False
     trump: int = NO_TRUMP
-    outcome: str | None = None  # played | all_passed | unopposed | flush | revoke | misdeal
-    declarations: list[str | None] = field(default_factory=list)
+    outcome: Outcome | None = None
+    declarations: list[Action | None] = field(default_factory=list)
     active: list[int] = field(default_factory=list)
     miss_taker: int | None = None
     defender: int | None = None
@@ -91,7 +92,7 @@ class DealPlan:
     """What the dealer must lay out for a deal (RULES.md §2.2-2.3)."""
 
     must_pool: bool  # a must by ``declare.must`` (club law is known only from the turn-up)
-    method: str  # how trumps are fixed in this deal
+    method: Method  # how trumps are fixed in this deal
     miss: bool  # a Miss is dealt
     turn_up: bool  # a card is turned at the deal
 
@@ -121,7 +122,7 @@ class Replay:
         n = len(record.seats)
         self.n = n
         self.clockwise = [(record.dealer + 1 + i) % n for i in range(n)]  # eldest first
-        self.result = DealResult(record=record, status="audited")
+        self.result = DealResult(record=record, status=Status.AUDITED)
         self.result.declarations = [None] * n
         self.result.tricks_won = [0] * n
         self.phase = DECLARING
@@ -158,7 +159,7 @@ class Replay:
     def apply(self, event: Event) -> None:
         """Take one event; after a rejection or the end of the deal, events are ignored."""
         if self.phase == OVER:
-            if self.result.status == "audited":
+            if self.result.status == Status.AUDITED:
                 self.ignored += 1
             return
         try:
@@ -208,8 +209,8 @@ class Replay:
         r.trump = self.state.trump
         r.retired = self.state.retired
         r.hands = list(self.state.hands)
-        if r.outcome == "played" and r.revokers and self.o.penalties_revoke == "divide":
-            r.outcome = "revoke"
+        if r.outcome == Outcome.PLAYED and r.revokers and self.o.penalties_revoke == "divide":
+            r.outcome = Outcome.REVOKE
         self.phase = OVER
         return r
 
@@ -219,7 +220,7 @@ class Replay:
         return self.record.seats[seat]
 
     def reject(self, path: str, message: str) -> _Rejected:
-        self.result.status = "rejected"
+        self.result.status = Status.REJECTED
         self.result.errors.append(LogError(path, message))
         return _Rejected(message)
 
@@ -267,7 +268,7 @@ class Replay:
         self._check_unique()
         problems = self._misdeal_problems(plan)
         if problems:
-            r.status = r.outcome = "misdeal"
+            r.status, r.outcome = Status.MISDEAL, Outcome.MISDEAL
             amount = o.penalties_misdeal
             self.violate(
                 "misdeal",
@@ -360,7 +361,7 @@ class Replay:
         if winner is None:
             return
         r = self.result
-        r.outcome = "flush"
+        r.outcome = Outcome.FLUSH
         r.flush_winner = winner
         r.flush_group = list(group)
         r.flush_losers = {
@@ -461,14 +462,14 @@ class Replay:
         r.active = self.state.active = active
         self.active_mask = sum(1 << s for s in active)
         if not active or active == [dealer]:
-            r.outcome = "all_passed"
+            r.outcome = Outcome.ALL_PASSED
         elif len(active) == 1:
-            r.outcome = "unopposed"
+            r.outcome = Outcome.UNOPPOSED
         else:
-            r.outcome = "played"
+            r.outcome = Outcome.PLAYED
             self.leader = active[0]
         # §2.6: all_passed and unopposed end the deal before the flush step (§2.8).
-        if o.flush_when == "declared" and r.outcome == "played":
+        if o.flush_when == "declared" and r.outcome == Outcome.PLAYED:
             self._judge_flushes(active, dealt=False)
         if self.flush_view is None:
             for ev in self.shown:
@@ -481,7 +482,7 @@ class Replay:
                 self._judge_show(ev)
         self.shown.clear()
         if self.phase == DECLARING:
-            self.phase = PLAYING if r.outcome == "played" else OVER
+            self.phase = PLAYING if r.outcome == Outcome.PLAYED else OVER
 
     def forced_reason(self, seat: int) -> str | None:
         """Why ``seat`` may not pass outside a must deal, given the declarations before his
@@ -511,7 +512,7 @@ class Replay:
         standing = [s for s in self.clockwise[:-1] if decl[s] not in (None, PASS)]
         return len(standing) == 1 and decl[standing[0]] == PLAY
 
-    def legal_actions(self, seat: int) -> tuple[str, ...]:
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """The declarations ``seat`` may make now without a violation or a log error."""
         r = self.result
         if r.must:
@@ -660,7 +661,7 @@ class Replay:
         if self.phase == DECLARING:
             self._close_declarations(ev.index)
         if self.phase == OVER:
-            if self.result.outcome in ("all_passed", "unopposed"):
+            if self.result.outcome in (Outcome.ALL_PASSED, Outcome.UNOPPOSED):
                 raise self.reject(
                     f"/events/{ev.index}",
                     f"{self.name(ev.seat)} plays, but the deal ended before play "

@@ -14,9 +14,6 @@ from loo_replay.audit import SessionReport
 from loo_replay.engine.cards import SUIT_SYMBOLS, cards_of, display, display_cards
 from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.model import (
-    DEFEND,
-    PASS,
-    TAKE_MISS,
     Declare,
     Event,
     Exchange,
@@ -29,20 +26,21 @@ from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DECLARING, OVER, DealContext, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.tables import NO_TRUMP
+from loo_replay.engine.vocab import Action, Outcome, Status
 
 _ACTIONS = {
-    "play": "plays",
-    PASS: "passes",
-    TAKE_MISS: "takes the Miss (own hand dead)",
-    DEFEND: "defends the pool: takes the Miss and plays for the pool",
+    Action.PLAY: "plays",
+    Action.PASS: "passes",
+    Action.TAKE_MISS: "takes the Miss (own hand dead)",
+    Action.DEFEND: "defends the pool: takes the Miss and plays for the pool",
 }
-_OUTCOMES = {
-    "played": "played out",
-    "all_passed": "all passed: the dealer takes the pool",
-    "unopposed": "unopposed: the one player standing takes the pool",
-    "flush": "a flush takes the pool",
-    "revoke": "the pool is divided after a revoke",
-    "misdeal": "a misdeal: nothing is paid out",
+_OUTCOMES: dict[str, str] = {
+    Outcome.PLAYED: "played out",
+    Outcome.ALL_PASSED: "all passed: the dealer takes the pool",
+    Outcome.UNOPPOSED: "unopposed: the one player standing takes the pool",
+    Outcome.FLUSH: "a flush takes the pool",
+    Outcome.REVOKE: "the pool is divided after a revoke",
+    Outcome.MISDEAL: "a misdeal: nothing is paid out",
 }
 
 _METHODS = {
@@ -122,7 +120,7 @@ def context_of(report: SessionReport, deal: DealAudit) -> DealContext:
 def build_replay(report: SessionReport, deal: DealAudit) -> DealReplay:
     """Replay ``deal`` of ``report`` event by event and snapshot every step."""
     result = deal.result
-    if deal.status == "rejected" or result is None or report.options is None:
+    if deal.status == Status.REJECTED or result is None or report.options is None:
         raise ReplayError(f"deal {deal.number} of session {report.id} was rejected")
     record = result.record
     options = report.options
@@ -287,7 +285,7 @@ class _Builder:
         r = self.replay
         state = r.state
         words = [f"{r.name(r.record.dealer)} deals"]
-        if r.result.status == "misdeal":
+        if r.result.status == Status.MISDEAL:
             words.append("a misdeal")
         elif r.record.turn_up is not None:
             words.append(
@@ -302,7 +300,7 @@ class _Builder:
     def _begin_text(self) -> str:
         r = self.replay
         res = r.result
-        if res.outcome != "played":
+        if res.outcome != Outcome.PLAYED:
             return f"declarations closed: {_OUTCOMES.get(res.outcome or '', res.outcome)}"
         players = ", ".join(r.name(s) for s in res.active)
         leader = r.on_turn()
