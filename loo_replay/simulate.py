@@ -386,8 +386,8 @@ class _Player:
         trick_no = trick.number if trick is not None else len(state.tricks) + 1
         if trick is None:
             self.between_tricks(trick_no)
-        if self.code == "out-of-turn" and trick is not None and trick.plays:
-            done = {s for s, _, _ in trick.plays}
+        if self.code == "out-of-turn" and trick is not None and trick.live:
+            done = {s for s, _, _, _ in trick.cards}
             others = [s for s in state.playing() if s != seat and s not in done]
             if others:
                 rogue = self.rng.choice(others)
@@ -396,7 +396,7 @@ class _Player:
                 self.emit(Play(self.index(), rogue, card))
                 return True
         announce = self._announce(seat, trick)
-        state.announce = announce if trick is None or not trick.plays else state.announce
+        state.announce = announce if trick is None or not trick.live else state.announce
         legal = legal_cards(state, seat)
         revoke = self._revoke(seat, legal) if self.code == "revoke" else None
         if revoke is not None:
@@ -410,7 +410,7 @@ class _Player:
     def _announce(self, seat: int, trick: Trick | None) -> bool:
         """Leading the ace of trumps, sometimes call "Pam, be civil" where it must be called."""
         state = self.r.state
-        if trick is not None and trick.plays:
+        if trick is not None and trick.live:
             return False
         if self.sim.o.follow_pam_civil != "announced" or state.trump == NO_TRUMP:
             return False
@@ -455,7 +455,7 @@ class _Player:
         state = self.r.state
         cards = list(cards_of(legal))
         trick = state.trick
-        if trick is None or not trick.plays:
+        if trick is None or not trick.live:
             if self.rng.random() < 0.3:
                 return self.rng.choice(cards)
             by_suit = POWER[state.pam][state.trump]

@@ -21,7 +21,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 from loo_replay import __version__
 from loo_replay.audit import SessionReport, UnreadableDocument
 from loo_replay.engine.cards import SUITS, canonical
-from loo_replay.engine.model import LogError, Play
+from loo_replay.engine.model import DEAD, LogError
 from loo_replay.engine.options import Options
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
@@ -523,10 +523,6 @@ class FrameBuilder:
         ids = rec.seats
         number = rec.number
         card_name = _CARD
-        events: dict[tuple[int, int], int] = {}
-        for ev in rec.events:
-            if type(ev) is Play:
-                events.setdefault((ev.seat, ev.card), ev.index)
         found = {
             (v.event, v.player, v.card): v.code
             for v in reversed(d.violations)  # the first finding at a card wins
@@ -544,22 +540,16 @@ class FrameBuilder:
                     number,
                     trick,
                     ids[t.leader],
-                    card_name[t.plays[0][1]] if t.plays else None,
+                    card_name[t.lead] if t.live else None,
                     None if winner is None else ids[winner],
-                    len(t.plays),
-                    len(t.dead),
+                    t.live,
+                    len(t.cards) - t.live,
                 )
             )
-            in_order: list[tuple[int, int, int, int | None]] = [
-                (events.get((seat, card), -1), seat, card, mask) for seat, card, mask in t.plays
-            ]
-            if t.dead:  # cards played out of turn go where the record has them
-                in_order += [(events.get((s, c), -1), s, c, None) for s, c in t.dead]
-                in_order.sort(key=lambda c: c[0])
-            for position, (event, seat, card, mask) in enumerate(in_order, start=1):
+            for position, (seat, card, mask, event) in enumerate(t.cards, start=1):
                 player = ids[seat]
                 legal: list[str] | None = None
-                if mask is not None:
+                if mask != DEAD:
                     legal = []
                     m = mask
                     while m:
@@ -577,10 +567,10 @@ class FrameBuilder:
                         seat,
                         player,
                         card_name[card],
-                        mask is None,
-                        None if mask is None else mask >> card & 1 == 1,
+                        mask == DEAD,
+                        None if mask == DEAD else mask >> card & 1 == 1,
                         legal,
-                        mask is not None and seat == winner,
+                        mask != DEAD and seat == winner,
                         found.get((event, player, card)) if found else None,
                     )
                 )

@@ -14,6 +14,8 @@ from loo_replay.audit import SessionReport
 from loo_replay.engine.cards import SUIT_SYMBOLS, cards_of, display, display_cards
 from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.model import (
+    DEAD,
+    Applied,
     Declare,
     Event,
     Exchange,
@@ -23,7 +25,7 @@ from loo_replay.engine.model import (
     Violation,
 )
 from loo_replay.engine.options import Options
-from loo_replay.engine.replay import DECLARING, OVER, DealContext, Replay
+from loo_replay.engine.replay import DECLARING, DealContext, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.engine.vocab import Action, Outcome, Status
@@ -149,7 +151,6 @@ class _Builder:
 
     def __init__(self, replay: Replay) -> None:
         self.replay = replay
-        self.order: dict[int, list[tuple[int, int, bool]]] = {}  # trick number -> plays
         self.steps: list[Step] = []
         self.arose: list[tuple[Violation, int]] = []  # each violation and the step it arose at
         self.by_event: dict[int, int] = {}  # event index -> step index
@@ -171,19 +172,17 @@ class _Builder:
 
     def _apply(self, event: Event) -> None:
         r = self.replay
-        state = r.state
-        judged = r.phase != OVER
         seat = getattr(event, "seat", None)
-        held = state.held(seat) if seat is not None and isinstance(event, Play) else ()
-        before = _trick_counts(state.tricks)
-        r.apply(event)
-        text = _event_text(r, event, judged)
+        held = r.state.held(seat) if seat is not None and isinstance(event, Play) else ()
+        applied = r.apply(event)
+        judged = applied.judged
+        text = _event_text(r, applied)
         played_legal: tuple[int, ...] | None = None
         card = getattr(event, "card", None)
-        if isinstance(event, Play) and judged:
-            played_legal, dead = self._record_play(event, before, held)
-            if dead:
-                text += " out of turn (dead)"
+        if applied.legal is not None:
+            played_legal = tuple(c for c in held if applied.legal >> c & 1)
+        if applied.dead:
+            text += " out of turn (dead)"
         if not judged:
             text += f" — not judged, the deal was over ({r.result.outcome or 'rejected'})"
         kind = {
@@ -203,25 +202,6 @@ class _Builder:
             held=held,
             played_legal=played_legal,
         )
-
-    def _record_play(
-        self, event: Play, before: tuple[int, int, int], held: tuple[int, ...]
-    ) -> tuple[tuple[int, ...] | None, bool]:
-        """Note the card in its trick's play order; the legal set it was judged against."""
-        tricks = self.replay.state.tricks
-        count, plays, dead = before
-        trick = tricks[-1]
-        if len(tricks) > count:
-            plays = dead = 0
-        self.order.setdefault(trick.number, [])
-        if len(trick.dead) > dead:
-            self.order[trick.number].append((event.seat, event.card, True))
-            return None, True
-        if len(trick.plays) > plays:
-            self.order[trick.number].append((event.seat, event.card, False))
-            legal = trick.plays[-1][2]
-            return tuple(c for c in held if legal >> c & 1), False
-        return None, False
 
     # -- snapshots ---------------------------------------------------------
 
@@ -253,7 +233,7 @@ class _Builder:
                 miss_taker=res.miss_taker,
                 trump=None if state.trump == NO_TRUMP else state.trump,
                 turned=tuple(cards_of(state.turned)),
-                trick=self._trick_view(state.tricks[-1]) if state.tricks else None,
+                trick=_trick_view(state.tricks[-1]) if state.tricks else None,
                 tricks_won=tuple(res.tricks_won),
                 declarations=tuple(res.declarations),
                 active=tuple(state.active),
@@ -267,16 +247,6 @@ class _Builder:
                 held=held,
                 played_legal=played_legal,
             )
-        )
-
-    def _trick_view(self, trick: Trick) -> TrickView:
-        card = next((c for s, c, _ in trick.plays if s == trick.winner), None)
-        return TrickView(
-            trick.number,
-            trick.leader,
-            tuple(self.order.get(trick.number, ())),
-            trick.winner,
-            card,
         )
 
     # -- words -------------------------------------------------------------
@@ -316,13 +286,19 @@ def legal_now(replay: Replay, seat: int | None) -> tuple[int, ...]:
     return tuple(c for c in replay.state.held(seat) if mask >> c & 1)
 
 
-def _trick_counts(tricks: list[Trick]) -> tuple[int, int, int]:
-    if not tricks:
-        return 0, 0, 0
-    return len(tricks), len(tricks[-1].plays), len(tricks[-1].dead)
+def _trick_view(trick: Trick) -> TrickView:
+    won = trick.winner is not None and trick.winner >= 0
+    return TrickView(
+        trick.number,
+        trick.leader,
+        tuple((s, c, legal == DEAD) for s, c, legal, _ in trick.cards),
+        trick.winner,
+        trick.cards[trick.win][1] if won else None,
+    )
 
 
-def _event_text(r: Replay, event: Event, judged: bool) -> str:
+def _event_text(r: Replay, applied: Applied) -> str:
+    event, judged = applied.event, applied.judged
     if isinstance(event, Declare):
         return f"{r.name(event.seat)} {_ACTIONS.get(event.action, event.action)}"
     if isinstance(event, Exchange):
@@ -333,9 +309,7 @@ def _event_text(r: Replay, event: Event, judged: bool) -> str:
     if isinstance(event, ShowFlush):
         return f"{r.name(event.seat)} shows a flush"
     if isinstance(event, Play):
-        trick = r.state.tricks[-1] if judged and r.state.tricks else None
-        first = trick.plays[0][:2] if trick is not None and len(trick.plays) == 1 else None
-        verb = "leads" if first == (event.seat, event.card) else "plays"
+        verb = "leads" if applied.led else "plays"
         text = f"{r.name(event.seat)} {verb} {display(event.card)}"
         if event.announce:
             text += ", announcing “Pam, be civil”"
