@@ -29,6 +29,7 @@ from loo_replay.engine.replay import DECLARING, DealContext, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.engine.vocab import Action, Outcome, Status
+from loo_replay.output.wording import display_names
 
 _ACTIONS = {
     Action.PLAY: "plays",
@@ -72,7 +73,7 @@ class Step:
     """The deal just after one event (or at the deal, the start of play, the end)."""
 
     kind: str  # deal | declare | exchange | show_flush | turn_up | begin | play | end
-    text: str  # what happened, in one line (player ids, cards in display form)
+    text: str  # what happened, in one line (players as the log names them, cards displayed)
     event: int | None = None  # index in the deal's events: /events/<event>
     seat: int | None = None  # who acted
     card: int | None = None  # the card played or turned
@@ -119,17 +120,20 @@ def context_of(report: SessionReport, deal: DealAudit) -> DealContext:
     return deal.context
 
 
-def build_replay(report: SessionReport, deal: DealAudit) -> DealReplay:
-    """Replay ``deal`` of ``report`` event by event and snapshot every step."""
+def build_replay(report: SessionReport, deal: DealAudit, *, by_name: bool = True) -> DealReplay:
+    """Replay ``deal`` of ``report`` event by event and snapshot every step.  The step texts
+    name the players as the log does (``display_names``), or by id (``by_name=False``, for
+    the terminal, whose table of hands shows both)."""
     result = deal.result
     if deal.status == Status.REJECTED or result is None or report.options is None:
         raise ReplayError(f"deal {deal.number} of session {report.id} was rejected")
     record = result.record
     options = report.options
     replay = Replay(record, options, context_of(report, deal))
-    builder = _Builder(replay)
-    steps = builder.run()
     names = report.header.names if report.header is not None else {}
+    shown = display_names(record.seats, names if by_name else None)
+    builder = _Builder(replay, tuple(shown[p] for p in record.seats))
+    steps = builder.run()
     return DealReplay(
         session_id=report.id,
         file=report.file,
@@ -149,8 +153,9 @@ def build_replay(report: SessionReport, deal: DealAudit) -> DealReplay:
 class _Builder:
     """Drives the engine's ``Replay`` and snapshots its state after every event."""
 
-    def __init__(self, replay: Replay) -> None:
+    def __init__(self, replay: Replay, who: tuple[str, ...]) -> None:
         self.replay = replay
+        self.who = who  # each seat as the texts name him: the log's name, else the id
         self.steps: list[Step] = []
         self.arose: list[tuple[Violation, int]] = []  # each violation and the step it arose at
         self.by_event: dict[int, int] = {}  # event index -> step index
@@ -176,7 +181,7 @@ class _Builder:
         held = r.state.held(seat) if seat is not None and isinstance(event, Play) else ()
         applied = r.apply(event)
         judged = applied.judged
-        text = _event_text(r, applied)
+        text = _event_text(r, applied, self.who)
         played_legal: tuple[int, ...] | None = None
         card = getattr(event, "card", None)
         if applied.legal is not None:
@@ -254,7 +259,7 @@ class _Builder:
     def _deal_text(self) -> str:
         r = self.replay
         state = r.state
-        words = [f"{r.name(r.record.dealer)} deals"]
+        words = [f"{self.who[r.record.dealer]} deals"]
         if r.result.status == Status.MISDEAL:
             words.append("a misdeal")
         elif r.record.turn_up is not None:
@@ -272,9 +277,9 @@ class _Builder:
         res = r.result
         if res.outcome != Outcome.PLAYED:
             return f"declarations closed: {_OUTCOMES.get(res.outcome or '', res.outcome)}"
-        players = ", ".join(r.name(s) for s in res.active)
+        players = ", ".join(self.who[s] for s in res.active)
         leader = r.on_turn()
-        lead = f"; {r.name(leader)} leads" if leader is not None else ""
+        lead = f"; {self.who[leader]} leads" if leader is not None else ""
         return f"declarations closed: {players} play{lead}"
 
 
@@ -297,24 +302,24 @@ def _trick_view(trick: Trick) -> TrickView:
     )
 
 
-def _event_text(r: Replay, applied: Applied) -> str:
+def _event_text(r: Replay, applied: Applied, who: tuple[str, ...]) -> str:
     event, judged = applied.event, applied.judged
     if isinstance(event, Declare):
-        return f"{r.name(event.seat)} {_ACTIONS.get(event.action, event.action)}"
+        return f"{who[event.seat]} {_ACTIONS.get(event.action, event.action)}"
     if isinstance(event, Exchange):
         return (
-            f"{r.name(event.seat)} discards {display_cards(event.discard) or 'nothing'}, "
+            f"{who[event.seat]} discards {display_cards(event.discard) or 'nothing'}, "
             f"draws {display_cards(event.draw) or 'nothing'}"
         )
     if isinstance(event, ShowFlush):
-        return f"{r.name(event.seat)} shows a flush"
+        return f"{who[event.seat]} shows a flush"
     if isinstance(event, Play):
         verb = "leads" if applied.led else "plays"
-        text = f"{r.name(event.seat)} {verb} {display(event.card)}"
+        text = f"{who[event.seat]} {verb} {display(event.card)}"
         if event.announce:
             text += ", announcing “Pam, be civil”"
         return text
-    text = f"{r.name(r.record.dealer)} turns {display(event.card)}"
+    text = f"{who[r.record.dealer]} turns {display(event.card)}"
     trump = r.state.trump
     return text + (f": trumps {SUIT_SYMBOLS[trump]}" if judged and trump != NO_TRUMP else "")
 
