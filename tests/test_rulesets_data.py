@@ -4,7 +4,7 @@ their agreement with the specification and the seed texts in ``make conformance`
 
 Convention for the ``[sources]`` table of a ruleset file: each entry is one or more parts
 separated by `` | ``. A part that contains ``NNN: "`` (NNN a three-digit seed id) or
-``RULES.md §9: "`` is a quotation: from that marker to the end of the part it must read
+``HGM notes: "`` is a quotation: from that marker to the end of the part it must read
 ``NNN: "<quotation>"`` (the closing double quote ends the part; the quotation itself may contain
 double quotes, as the seeds do). A part that starts with ``NNN: `` must be a quotation (nothing
 may be attributed to a seed unquoted). Every other part is commentary, e.g. "000 is silent on
@@ -41,7 +41,7 @@ BUILTIN_RULESETS = [
 
 TOP_LEVEL_KEYS = {"name", "description", "source", "sources"}
 
-QUOTE_MARKER = re.compile(r'(?P<origin>\d{3}|RULES\.md §9): "')
+QUOTE_MARKER = re.compile(r'(?P<origin>\d{3}|HGM notes): "')
 PART_SEPARATOR = " | "
 
 
@@ -114,9 +114,25 @@ def test_builtin_ruleset_sources_follow_the_quotation_convention(name: str) -> N
 
 
 def test_quotation_convention_parser() -> None:
-    entry = '000 is silent; borrowed from 001: "a "b" c." | note | RULES.md §9: "x"'
-    assert quotations(entry) == [("001", 'a "b" c.'), ("RULES.md §9", "x")]
+    entry = '000 is silent; borrowed from 001: "a "b" c." | note | HGM notes: "x"'
+    assert quotations(entry) == [("001", 'a "b" c.'), ("HGM notes", "x")]
     with pytest.raises(AssertionError):
         quotations("003: unquoted claim")
     with pytest.raises(AssertionError):
         quotations('003: "quote" trailing text')
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("name", BUILTIN_RULESETS)
+def test_builtin_ruleset_quotations_of_the_hgm_notes_are_in_the_docs(name: str) -> None:
+    """A ``HGM notes: "…"`` quotation is a sentence of docs/rules.md's HGM notes, so a reader
+    can find it in the repository (the seed quotations are checked in make conformance)."""
+    docs = (RULESETS_DIR.parents[1] / "docs" / "rules.md").read_text("utf-8")
+    notes = _words(docs.split("### HGM notes", 1)[1].split("\n#", 1)[0])
+    for option, entry in load(name)["sources"].items():
+        for origin, quotation in quotations(entry):
+            if origin == "HGM notes":
+                assert _words(quotation) in notes, f"{name}: {option}: {quotation!r}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import gzip
 import json
+import re
 from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
@@ -234,15 +235,32 @@ def test_log_format_schema_is_a_valid_draft_2020_12_schema() -> None:
     assert schema()["required"] == ["format", "version", "session", "deals"]
 
 
-def test_log_format_schema_describes_every_property_citing_the_spec() -> None:
+DOC_CITATION = re.compile(r"docs/(?P<page>[a-z-]+\.md)(?P<then>, [A-Z])?")
+
+
+def test_log_format_schema_describes_every_property_citing_the_docs() -> None:
+    """Every property says what it is and cites the page of docs/ that explains it; a cited
+    heading (``docs/rules.md, Flushes``) is a heading of that page, so a reader can follow
+    every citation inside the repository."""
     undescribed = []
     uncited = []
+    headings = {}
+    for page in PROJECT.joinpath("docs").glob("*.md"):
+        text = page.read_text("utf-8")
+        headings[page.name] = set(re.findall(r"^#+ (.+)$", text, flags=re.M))
     for where, sub in _walk_properties(schema(), "#"):
         text = sub.get("description", "")
         if not text:
             undescribed.append(where)
-        elif "LOG-FORMAT.md" not in text and "RULES.md" not in text:
+            continue
+        cited = list(DOC_CITATION.finditer(text))
+        if not cited:
             uncited.append(where)
+        for m in cited:
+            assert m["page"] in headings, (where, m[0])
+            if m["then"]:  # a heading follows: one of that page's
+                rest = text[m.end() - 1 :]
+                assert any(rest.startswith(h) for h in headings[m["page"]]), (where, rest[:40])
     assert undescribed == []
     assert uncited == []
 
