@@ -90,23 +90,40 @@ def declarations(*pairs: str) -> list[dict[str, Any]]:
 
 
 def deal_doc(
-    number: int,
-    dealer: str,
-    hands: dict[str, str],
-    events: list[dict[str, Any]],
+    hands: dict[str, str] | None,
+    events: list[dict[str, Any]] | None = None,
+    *,
+    number: int = 1,
+    dealer: str = "cat",
     miss: str | None = None,
     turn_up: str | None = None,
+    players: tuple[str, ...] | None = None,
+    misdeal: bool = False,
+    recorded: dict[str, Any] | None = None,
+    pool_start: int | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
-    d: dict[str, Any] = {
-        "deal": number,
-        "dealer": dealer,
-        "hands": {p: cards.split() for p, cards in hands.items()},
-    }
+    """A deal as the log has it, the one deal builder of the tests; hands and the Miss are
+    written ``"AD 4S 7H"``, and ``hands`` None leaves them out (a misdeal may have none);
+    ``pool_start`` is the pool carried into a session's first deal (``recorded.pool_start``).
+    For a position in the middle of a deal, see ``position``."""
+    d: dict[str, Any] = {"deal": number, "dealer": dealer}
+    if players is not None:
+        d["players"] = list(players)
+    if hands is not None:
+        d["hands"] = {p: cards.split() for p, cards in hands.items()}
     if miss is not None:
         d["miss"] = miss.split()
     if turn_up is not None:
         d["turn_up"] = turn_up
-    d["events"] = events
+    if misdeal:
+        d["misdeal"] = True
+    d["events"] = [] if events is None else events
+    if pool_start is not None:
+        recorded = {**(recorded or {}), "pool_start": pool_start}
+    if recorded is not None:
+        d["recorded"] = recorded
+    d.update(extra)
     return d
 
 
