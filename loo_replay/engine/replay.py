@@ -110,6 +110,14 @@ def deal_plan(o: Options, context: DealContext) -> DealPlan:
     return DealPlan(must_pool, method, o.deal_miss and not must_pool, method == "turn_up")
 
 
+# What one event did, as ``_take`` says it: judged, began, led, the legal mask (DEAD for a
+# dead card, None for no card judged), the trick closed.  ``apply`` makes it an ``Applied``.
+_Taken = tuple[bool, bool, bool, int | None, Trick | None]
+_IGNORED: _Taken = (False, False, False, None, None)
+_TAKEN: _Taken = (True, False, False, None, None)
+_AUDITED = Status.AUDITED
+
+
 class _Rejected(Exception):
     """Internal: the record cannot describe a real game; ends the replay."""
 
@@ -176,22 +184,36 @@ class Replay:
 
     def run(self) -> DealResult:
         for event in self.record.events:
-            self.apply(event)
+            self._take(event)  # the validator needs no records: none are built
         return self.finish()
 
     def apply(self, event: Event) -> Applied:
         """Take one event and say what it did; after a rejection or the end of the deal,
         events are ignored (``judged`` False)."""
         r = self.result
+        found, errors, trump = len(r.violations), len(r.errors), self.state.trump
+        judged, began, led, legal, closed = self._take(event)
+        return Applied(
+            event,
+            judged,
+            began,
+            led,
+            judged and legal == DEAD,
+            None if legal is None or legal == DEAD else legal,
+            tuple(r.violations[found:]),
+            closed,
+            None if self.state.trump == trump else self.state.trump,
+            r.errors[-1] if len(r.errors) > errors else None,
+        )
+
+    def _take(self, event: Event) -> _Taken:
         if self._phase is OVER:
-            if r.status is Status.AUDITED:
+            if self.result.status is _AUDITED:
                 self._ignored += 1
-            return Applied(event, judged=False)
-        found = len(r.violations)
-        trump = self.state.trump
+            return _IGNORED
         try:
             if isinstance(event, Play):
-                return self._play(event, found)
+                return self._play(event)
             if isinstance(event, Declare):
                 self._declare(event)
             elif isinstance(event, Exchange):
@@ -202,11 +224,7 @@ class Replay:
                 self._turn_up(event)
         except _Rejected:
             self._phase = OVER
-            return Applied(event, violations=tuple(r.violations[found:]), error=r.errors[-1])
-        if len(r.violations) == found and self.state.trump == trump:
-            return Applied(event)
-        fixed = None if self.state.trump == trump else self.state.trump
-        return Applied(event, violations=tuple(r.violations[found:]), trump=fixed)
+        return _TAKEN
 
     def begin_play(self) -> None:
         """Close the declarations now (the first card does it too); idempotent."""
@@ -689,7 +707,7 @@ class Replay:
 
     # -- play (§2.9) -----------------------------------------------------------
 
-    def _play(self, ev: Play, found: int) -> Applied:
+    def _play(self, ev: Play) -> _Taken:
         began = self._phase is DECLARING
         if began:
             self._close_declarations(ev.index)
@@ -702,13 +720,12 @@ class Replay:
                     f"({r.outcome.replace('_', ' ')})",
                 )
             self._ignored += 1
-            return Applied(ev, judged=False, began=began, violations=tuple(r.violations[found:]))
+            return (False, began, False, None, None)
         state = self.state
         seat = ev.seat
         trick = state.trick
         if trick is None:
             trick = self._new_trick(ev)
-        trump = state.trump
         if not self._active_mask >> seat & 1 or seat in state.retired or trick.seats >> seat & 1:
             self._impossible_play(ev, trick)
         if not state.hands[seat] >> ev.card & 1:
@@ -718,26 +735,17 @@ class Replay:
                 f"({self.name(seat)} holds {display_cards(state.held(seat))})",
             )
         on_turn = trick.order[trick.live]
-        led = legal = None
+        led = False
         if seat != on_turn:
             self._out_of_turn(ev, trick, on_turn)
+            legal = DEAD
         else:
             led = not trick.live
             legal = self._judge(ev, trick)
-        closed = None
         if trick.live == len(trick.order):
             self._close_trick(trick)
-            closed = trick
-        return Applied(
-            ev,
-            began=began,
-            led=bool(led),
-            dead=legal is None,
-            legal=legal,
-            violations=tuple(r.violations[found:]) if len(r.violations) > found else (),
-            closed=closed,
-            trump=None if state.trump == trump else state.trump,
-        )
+            return (True, began, led, legal, trick)
+        return (True, began, led, legal, None)
 
     def _new_trick(self, ev: Play) -> Trick:
         state = self.state
