@@ -243,5 +243,6 @@ def test_step_log_and_current_step_name_players_as_the_log_does(
     for _ in range(3):
         page.click("#next")
     now = page.evaluate("() => document.querySelector('.now').textContent")
-    assert "Robert Hooke plays" in now
+    assert build_replay(report, deal).steps[3].text in now
+    assert "Catherine Sedley plays" in now
     assert errors == []
