@@ -17,6 +17,7 @@ from typing import Any
 from loo_replay.engine.model import LogError
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
+from loo_replay.engine.vocab import Status
 from loo_replay.logs.parse import Bad, ParsedDocument, SessionHeader, parse_deal, parse_document
 from loo_replay.logs.reader import Document, ReadError, decode, expand, read_documents
 from loo_replay.rulesets import RuleChoice, resolve
@@ -99,7 +100,7 @@ def _audit_parsed(doc: Document, parsed: ParsedDocument, choice: RuleChoice) -> 
             report.deals.append(
                 DealAudit(
                     number if isinstance(number, int) else None,
-                    "rejected",
+                    Status.REJECTED,
                     None,
                     errors=[LogError(first.path, f"deal {i} not audited: {first.message}")],
                 )

@@ -30,19 +30,20 @@ from loo_replay.engine.model import (
     PASS,
     PLAY,
     TAKE_MISS,
+    Applied,
     DealRecord,
     Declare,
     Event,
     Exchange,
     Play,
     ShowFlush,
-    Trick,
     TurnUp,
 )
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import OVER, PLAYING, DealPlan, Replay, deal_plan
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.tables import NO_TRUMP, POWER, TRUMP_ORDER
+from loo_replay.engine.vocab import Action, Status
 
 NAMES = (
     "ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal",
@@ -189,7 +190,6 @@ class _Deal:
     json: dict[str, Any]
     replay: Replay
     events: list[Event] = field(default_factory=list)
-    injected: bool = False
 
 
 class Simulator:
@@ -253,7 +253,7 @@ class Simulator:
             audit = chain.audit(
                 DealInput(number, _record(deal), None, (), dealer, f"/deals/{number - 1}")
             )
-            if audit.status == "rejected":
+            if audit.status == Status.REJECTED:
                 raise RuntimeError(f"simulated deal {number} was rejected: {audit.errors}")
             deal.json["recorded"] = self._recorded(rng, audit, sid, number)
             out.append(deal.json)
@@ -277,7 +277,7 @@ class Simulator:
         return rng.choice(INJECTABLE)
 
     def _next_dealer(self, audit: DealAudit, dealer: str) -> str:
-        if audit.status == "misdeal" and self.o.penalties_misdeal_redeal == "same_dealer":
+        if audit.status == Status.MISDEAL and self.o.penalties_misdeal_redeal == "same_dealer":
             return dealer
         i = self.players.index(dealer)
         return self.players[(i + 1) % len(self.players)]
@@ -332,7 +332,9 @@ class Simulator:
         )
         deal = _Deal(deal_json, Replay(record, o, opening.context))
         if code != "misdeal" and deal.replay.phase != OVER:
-            _Player(self, rng, deal, rest, code, sid, opening.pool_start).play()
+            timid = opening.pool_start is not None and opening.pool_start > TIMID_POOL
+            injector = _Injector(code, deal.replay, rng, self.truth, sid)
+            _Table(deal, rng, rest, injector, timid).play()
         deal_json["events"] = [_event_json(e, seats) for e in deal.events]
         if self.riffles is not None:
             dealing.gather(deal, seats.index(dealer), hands, miss, turn_up, deck)
@@ -445,162 +447,139 @@ class _Dealing:
         self.previous = list(dict.fromkeys(order))
 
 
-class _Player:
-    """The bots of one deal: declarations, exchanges, trump turns and cards."""
+class Bot:
+    """One player's strategy: declares from ``Replay.legal_actions``, exchanges weak cards and
+    plays from ``legal_cards``, winning cheaply and leading strong.  It reads the replay and
+    never changes it; the deal's generator is shared, so the same seed gives the same game."""
 
-    def __init__(
-        self,
-        sim: Simulator,
-        rng: random.Random,
-        deal: _Deal,
-        stock: list[int],
-        code: str | None,
-        sid: str,
-        pool_start: int | None,
-    ) -> None:
-        self.sim, self.rng, self.deal = sim, rng, deal
-        self.r = deal.replay
-        self.stock = stock
-        self.code = code
-        self.sid = sid
-        self.number = self.r.record.number
-        # Nobody dares a ballooned unlimited pool: everyone passes and the dealer takes it.
-        self.timid = pool_start is not None and pool_start > TIMID_POOL
+    def __init__(self, seat: int, replay: Replay, rng: random.Random, timid: bool) -> None:
+        self.seat = seat
+        self.r = replay
+        self.rng = rng
+        self.timid = timid  # nobody dares a ballooned unlimited pool: pass, the dealer takes it
 
-    def emit(self, event: Event) -> None:
-        self.deal.events.append(event)
-        self.r.apply(event)
-
-    def found(self, code: str, seat: int, trick: int | None) -> None:
-        self.deal.injected = True
-        self.code = None
-        self.sim.truth.findings.append(
-            TruthFinding(self.sid, self.number, trick, self.r.record.seats[seat], code)
-        )
-
-    def index(self) -> int:
-        return len(self.deal.events)
-
-    def play(self) -> None:
-        self.declare()
-        if self.sim.o.deal_exchange and not self.r.result.must:
-            self.exchange()
-        self.r.begin_play()
-        if self.code == "false-flush" and self.r.phase == PLAYING:
-            self.false_flush()  # judged on the final hands, once play goes on (RULES.md §2.8)
-        while self.r.phase == PLAYING:
-            if not self.next_card():
-                break
-
-    # -- declarations ----------------------------------------------------------
-
-    def strength(self, seat: int) -> float:
-        hand = self.r.state.hands[seat]
-        trumps = self.r.state.trump_mask
+    def strength(self) -> float:
+        hand = self.r.state.hands[self.seat]
         high = sum(1 for c in cards_of(hand) if c % 13 >= 10)
-        return high + 1.5 * (hand & trumps).bit_count()
+        return high + 1.5 * (hand & self.r.state.trump_mask).bit_count()
 
-    def choose(self, seat: int) -> str:
-        actions = self.r.legal_actions(seat)
-        if self.code == "forced-play" and PASS not in actions:
-            self.found("forced-play", seat, None)
-            return PASS
+    def declare(self, actions: tuple[Action, ...]) -> Action:
         if self.timid and PASS in actions:
             return PASS
         if DEFEND in actions and self.rng.random() < 0.5:
             return DEFEND
-        if self.strength(seat) >= 2 or self.rng.random() < 0.25:
+        if self.strength() >= 2 or self.rng.random() < 0.25:
             return PLAY
         if TAKE_MISS in actions and self.rng.random() < 0.4:
             return TAKE_MISS
         return PASS if PASS in actions else PLAY
 
-    def declare(self) -> None:
-        order = list(self.r.clockwise)
-        if self.code == "declare-out-of-turn" and not self.r.result.must and len(order) >= 4:
-            i = self.rng.randrange(len(order) - 3)  # never the last non-dealer or the dealer
-            order[i], order[i + 1] = order[i + 1], order[i]
-            early = order[i]
-            self.emit(Declare(self.index(), early, self._free_choice(early)))
-            self.found("declare-out-of-turn", early, None)
-            order.pop(i)
-        for seat in order:
-            self.emit(Declare(self.index(), seat, self.choose(seat)))
+    def declare_early(self) -> Action:
+        """Declaring before his turn: play or pass, nothing that needs the order."""
+        return PLAY if self.strength() >= 2 else PASS
 
-    def _free_choice(self, seat: int) -> str:
-        """A declaration for a seat declaring early: play or pass, nothing that needs order."""
-        return PLAY if self.strength(seat) >= 2 else PASS
-
-    # -- exchanges and flushes -------------------------------------------------------
-
-    def exchange(self) -> None:
+    def discards(self, stock: int) -> tuple[int, ...]:
+        """The weak cards to exchange, leaving four in the ``stock``."""
         state = self.r.state
-        for seat in self.r.clockwise:
-            if self.r.result.declarations[seat] != PLAY:
-                continue
-            hand = state.hands[seat]
-            keep = state.trump_mask | (1 << PAM if state.pam else 0)
-            weak = [c for c in cards_of(hand & ~keep) if c % 13 < 9]
-            count = min(len(weak), len(self.stock) - 4)
-            if count <= 0:
-                continue
-            discard = tuple(weak[:count])
-            draw = tuple(self.stock.pop() for _ in range(count))
-            self.emit(Exchange(self.index(), seat, discard, draw))
+        keep = state.trump_mask | (1 << PAM if state.pam else 0)
+        weak = [c for c in cards_of(state.hands[self.seat] & ~keep) if c % 13 < 9]
+        return tuple(weak[: max(0, min(len(weak), stock - 4))])
 
-    def false_flush(self) -> None:
-        state = self.r.state
-        for seat in self.r.clockwise:
-            if not is_flush(state.hands[seat], state.trump, self.sim.o):
-                self.emit(ShowFlush(self.index(), seat))
-                self.found("false-flush", seat, None)
-                return
-
-    # -- play -------------------------------------------------------------------
-
-    def next_card(self) -> bool:
-        r, state = self.r, self.r.state
-        seat = r.on_turn()
-        if seat is None:
-            return False
-        trick = state.trick
-        trick_no = trick.number if trick is not None else len(state.tricks) + 1
-        if trick is None:
-            self.between_tricks(trick_no)
-        if self.code == "out-of-turn" and trick is not None and trick.plays:
-            done = {s for s, _, _ in trick.plays}
-            others = [s for s in state.playing() if s != seat and s not in done]
-            if others:
-                rogue = self.rng.choice(others)
-                card = self.rng.choice(list(cards_of(state.hands[rogue])))
-                self.found("out-of-turn", rogue, trick_no)
-                self.emit(Play(self.index(), rogue, card))
-                return True
-        announce = self._announce(seat, trick)
-        state.announce = announce if trick is None or not trick.plays else state.announce
-        legal = legal_cards(state, seat)
-        revoke = self._revoke(seat, legal) if self.code == "revoke" else None
-        if revoke is not None:
-            card, found = revoke
-            self.found(found, seat, trick_no)
-        else:
-            card = self.pick(seat, legal)
-        self.emit(Play(self.index(), seat, card, announce))
-        return True
-
-    def _announce(self, seat: int, trick: Trick | None) -> bool:
+    def announce(self) -> bool:
         """Leading the ace of trumps, sometimes call "Pam, be civil" where it must be called."""
         state = self.r.state
-        if trick is not None and trick.plays:
-            return False
-        if self.sim.o.follow_pam_civil != "announced" or state.trump == NO_TRUMP:
+        if state.options.follow_pam_civil != "announced" or state.trump == NO_TRUMP:
             return False
         ace = state.trump * 13 + ACE
-        return bool(state.hands[seat] >> ace & 1) and self.rng.random() < 0.7
+        return bool(state.hands[self.seat] >> ace & 1) and self.rng.random() < 0.7
 
-    def _revoke(self, seat: int, legal: int) -> tuple[int, str] | None:
-        """An illegal card to play and its code: a rare code whenever one is on offer,
-        otherwise now and then, so that over many deals every code turns up."""
+    def card(self, legal: int) -> int:
+        """Win cheaply when possible, else throw the lowest card; lead strong."""
+        state = self.r.state
+        cards = list(cards_of(legal))
+        trick = state.trick
+        if trick is None or not trick.live:
+            if self.rng.random() < 0.3:
+                return self.rng.choice(cards)
+            by_suit = POWER[state.pam][state.trump]
+            return max(cards, key=lambda c: by_suit[c // 13][c])
+        win, led = trick.win_power, trick.led
+        powers = POWER[state.pam][state.trump][led]
+        winners = [c for c in cards if powers[c] > win]
+        if winners:
+            return min(winners, key=lambda c: powers[c])
+        return min(cards, key=lambda c: (powers[c], c % 13))
+
+
+class _Injector:
+    """The one violation a deal is to carry: injected at its first chance, then written to
+    the ground truth with its deal, trick, player and code."""
+
+    def __init__(
+        self, code: str | None, replay: Replay, rng: random.Random, truth: Truth, sid: str
+    ) -> None:
+        self.code = code
+        self.r = replay
+        self.rng = rng
+        self.truth = truth
+        self.sid = sid
+
+    def due(self, code: str) -> bool:
+        return self.code == code
+
+    def found(self, code: str, seat: int, trick: int | None) -> None:
+        self.code = None
+        self.truth.findings.append(
+            TruthFinding(self.sid, self.r.record.number, trick, self.r.record.seats[seat], code)
+        )
+
+    def early_declarer(self, order: list[int]) -> int | None:
+        """``declare-out-of-turn``: a seat that swaps places with the one after it (never the
+        last non-dealer or the dealer), taken out of ``order``."""
+        if not self.due("declare-out-of-turn") or self.r.result.must or len(order) < 4:
+            return None
+        i = self.rng.randrange(len(order) - 3)
+        order[i], order[i + 1] = order[i + 1], order[i]
+        return order.pop(i)
+
+    def forced_pass(self, seat: int, actions: tuple[Action, ...]) -> bool:
+        """``forced-play``: a pass where the rules allow none."""
+        if self.due("forced-play") and PASS not in actions:
+            self.found("forced-play", seat, None)
+            return True
+        return False
+
+    def false_flush(self) -> int | None:
+        """``false-flush``: the first player in the play whose hand is no flush shows one."""
+        state = self.r.state
+        if not self.due("false-flush"):
+            return None
+        for seat in self.r.clockwise:
+            if not is_flush(state.hands[seat], state.trump, state.options):
+                self.found("false-flush", seat, None)
+                return seat
+        return None
+
+    def rogue(self, seat: int, trick_no: int) -> tuple[int, int] | None:
+        """``out-of-turn``: a player still to play this trick plays before ``seat``."""
+        state = self.r.state
+        trick = state.trick
+        if not self.due("out-of-turn") or trick is None or not trick.live:
+            return None
+        done = {s for s, _, _, _ in trick.cards}
+        others = [s for s in state.playing() if s != seat and s not in done]
+        if not others:
+            return None
+        rogue = self.rng.choice(others)
+        card = self.rng.choice(list(cards_of(state.hands[rogue])))
+        self.found("out-of-turn", rogue, trick_no)
+        return rogue, card
+
+    def revoke(self, seat: int, legal: int, trick_no: int) -> int | None:
+        """A card outside ``legal``: a rare code whenever one is on offer, otherwise now and
+        then, so that over many deals every code turns up."""
+        if not self.due("revoke"):
+            return None
         state = self.r.state
         by_code: dict[str, list[int]] = {}
         for card in cards_of(state.hands[seat] & ~legal):
@@ -613,40 +592,112 @@ class _Player:
         if not rare and self.rng.random() > 0.35:
             return None
         code = self.rng.choice(rare or sorted(by_code))
-        return self.rng.choice(by_code[code]), code
+        card = self.rng.choice(by_code[code])
+        self.found(code, seat, trick_no)
+        return card
+
+    def trump_turn(self, trick_no: int, due: bool) -> bool | None:
+        """``trump-turn``: a due turn left out (False), or one where none is due (True);
+        None when nothing is injected."""
+        r = self.r
+        if not self.due("trump-turn"):
+            return None
+        if due:
+            self.found("trump-turn", r.record.dealer, trick_no)
+            return False
+        if r.state.trump == NO_TRUMP and trick_no > 1 and r.method == "on_void":
+            self.found("trump-turn", r.record.dealer, trick_no)
+            return True
+        return None
+
+
+class _Table:
+    """Plays one deal: asks each seat's bot, lets the injector break a rule, and feeds every
+    event to the engine, whose records say what happened."""
+
+    def __init__(
+        self,
+        deal: _Deal,
+        rng: random.Random,
+        stock: list[int],
+        injector: _Injector,
+        timid: bool,
+    ) -> None:
+        self.deal = deal
+        self.r = deal.replay
+        self.stock = stock
+        self.inject = injector
+        self.bots = [Bot(seat, self.r, rng, timid) for seat in range(self.r.n)]
+
+    def emit(self, event: Event) -> Applied:
+        self.deal.events.append(event)
+        return self.r.apply(event)
+
+    def index(self) -> int:
+        return len(self.deal.events)
+
+    def play(self) -> None:
+        r = self.r
+        self.declare()
+        if r.o.deal_exchange and not r.result.must:
+            self.exchange()
+        r.begin_play()
+        if r.phase == PLAYING:  # a flush is judged on the final hands (RULES.md §2.8)
+            shower = self.inject.false_flush()
+            if shower is not None:
+                self.emit(ShowFlush(self.index(), shower))
+        while r.phase == PLAYING and self.next_card():
+            pass
+
+    def declare(self) -> None:
+        order = list(self.r.clockwise)
+        early = self.inject.early_declarer(order)
+        if early is not None:
+            self.emit(Declare(self.index(), early, self.bots[early].declare_early()))
+            self.inject.found("declare-out-of-turn", early, None)
+        for seat in order:
+            actions = self.r.legal_actions(seat)
+            forced = self.inject.forced_pass(seat, actions)
+            action = PASS if forced else self.bots[seat].declare(actions)
+            self.emit(Declare(self.index(), seat, action))
+
+    def exchange(self) -> None:
+        for seat in self.r.clockwise:
+            if self.r.result.declarations[seat] != PLAY:
+                continue
+            discard = self.bots[seat].discards(len(self.stock))
+            if discard:
+                draw = tuple(self.stock.pop() for _ in discard)
+                self.emit(Exchange(self.index(), seat, discard, draw))
+
+    def next_card(self) -> bool:
+        r, state = self.r, self.r.state
+        seat = r.on_turn()
+        if seat is None:
+            return False
+        trick = state.trick
+        trick_no = trick.number if trick is not None else len(state.tricks) + 1
+        if trick is None:
+            self.between_tricks(trick_no)
+        rogue = self.inject.rogue(seat, trick_no)
+        if rogue is not None:
+            self.emit(Play(self.index(), *rogue))
+            return True
+        leading = trick is None or not trick.live
+        announce = leading and self.bots[seat].announce()
+        legal = legal_cards(state, seat)
+        card = self.inject.revoke(seat, legal, trick_no)
+        if card is None:
+            card = self.bots[seat].card(legal)
+        self.emit(Play(self.index(), seat, card, announce))
+        return True
 
     def between_tricks(self, trick_no: int) -> None:
-        r, state = self.r, self.r.state
-        if r.turn_due:
-            if self.code == "trump-turn":
-                self.found("trump-turn", r.record.dealer, trick_no)
-            else:
-                self.emit(TurnUp(self.index(), self.stock.pop()))
-        elif (
-            self.code == "trump-turn"
-            and state.trump == NO_TRUMP
-            and trick_no > 1
-            and r.method == "on_void"
-        ):
-            self.found("trump-turn", r.record.dealer, trick_no)
+        """The dealer turns a trump when one is due (``on_void``), unless told otherwise."""
+        due = self.r.turn_due
+        turn = self.inject.trump_turn(trick_no, due)
+        if turn if turn is not None else due:
             self.emit(TurnUp(self.index(), self.stock.pop()))
-
-    def pick(self, seat: int, legal: int) -> int:
-        """Win cheaply when possible, else throw the lowest card; lead strong."""
-        state = self.r.state
-        cards = list(cards_of(legal))
-        trick = state.trick
-        if trick is None or not trick.plays:
-            if self.rng.random() < 0.3:
-                return self.rng.choice(cards)
-            by_suit = POWER[state.pam][state.trump]
-            return max(cards, key=lambda c: by_suit[c // 13][c])
-        win, led = trick.win_power, trick.led
-        powers = POWER[state.pam][state.trump][led]
-        winners = [c for c in cards if powers[c] > win]
-        if winners:
-            return min(winners, key=lambda c: powers[c])
-        return min(cards, key=lambda c: (powers[c], c % 13))
 
 
 def _record(deal: _Deal) -> DealRecord:

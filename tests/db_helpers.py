@@ -93,44 +93,44 @@ def hand_worked_doc(sid: str = "hand-worked") -> dict[str, Any]:
     """
     deals = [
         deal_doc(
-            1,
-            "cat",
             {"ann": "2S 3H 4C", "bob": "5S 6H 7C", "cat": "KD 8S 8H"},
             declarations("ann take_miss", "bob pass", "cat play")
             + trick_plays("ann AD cat KD", "ann QD cat 8H", "ann 3S cat 8S"),
+            number=1,
+            dealer="cat",
             miss="AD QD 3S",
             turn_up="9D",
         ),
         deal_doc(
-            2,
-            "ann",
             {"bob": "AH KH 2C", "cat": "QH 5D 6D", "ann": "3H 7C 8C"},
             trick_plays("bob AH cat QH ann 3H", "bob KH cat 5D ann 7C", "bob 2C cat 6D ann 8C"),
+            number=2,
+            dealer="ann",
             turn_up="4S",
         ),
         deal_doc(
-            3,
-            "bob",
             {"cat": "AS KS 3D", "ann": "4C 5C 6C", "bob": "7C 8C 9C"},
             declarations("cat play", "ann pass", "bob defend")
             + trick_plays("cat AS bob QS", "cat KS bob 4D", "cat 3D bob 5D"),
+            number=3,
+            dealer="bob",
             miss="QS 4D 5D",
             turn_up="2H",
         ),
         deal_doc(
-            4,
-            "cat",
             {"ann": "AS KS QH", "bob": "3S 4H 5H", "cat": "7D 8D 9D"},
             declarations("ann play", "bob play", "cat pass")
             + trick_plays("ann AS bob 4H", "ann KS bob 3S", "ann QH bob 5H"),
+            number=4,
+            dealer="cat",
             miss="JD TD 6D",
             turn_up="2C",
         ),
         deal_doc(
-            5,
-            "ann",
             {"ann": "2S 3S 4S", "bob": "5S 6S 7S", "cat": "8S 9S TS"},
             declarations("bob play", "cat play", "ann play") + trick_plays("bob AH"),
+            number=5,
+            dealer="ann",
             miss="JS QS KS",
             turn_up="AD",
         ),

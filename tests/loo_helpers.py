@@ -5,9 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from loo_replay.audit import SessionReport, audit_document
+from loo_replay.engine.cards import SUITS, canonical, mask_of, parse_card
+from loo_replay.engine.legal import add_card, legal_cards
+from loo_replay.engine.model import Trick
 from loo_replay.engine.session import DealAudit
+from loo_replay.engine.state import DealState
+from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.logs.reader import Document
-from loo_replay.rulesets import RuleChoice
+from loo_replay.rulesets import RuleChoice, builtin
 
 PLAYERS = ("ann", "bob", "cat", "dan", "eve")
 
@@ -85,21 +90,97 @@ def declarations(*pairs: str) -> list[dict[str, Any]]:
 
 
 def deal_doc(
-    number: int,
-    dealer: str,
-    hands: dict[str, str],
-    events: list[dict[str, Any]],
+    hands: dict[str, str] | None,
+    events: list[dict[str, Any]] | None = None,
+    *,
+    number: int = 1,
+    dealer: str = "cat",
     miss: str | None = None,
     turn_up: str | None = None,
+    players: tuple[str, ...] | None = None,
+    misdeal: bool = False,
+    recorded: dict[str, Any] | None = None,
+    pool_start: int | None = None,
+    **extra: Any,
 ) -> dict[str, Any]:
-    d: dict[str, Any] = {
-        "deal": number,
-        "dealer": dealer,
-        "hands": {p: cards.split() for p, cards in hands.items()},
-    }
+    """A deal as the log has it, the one deal builder of the tests; hands and the Miss are
+    written ``"AD 4S 7H"``, and ``hands`` None leaves them out (a misdeal may have none);
+    ``pool_start`` is the pool carried into a session's first deal (``recorded.pool_start``).
+    For a position in the middle of a deal, see ``position``."""
+    d: dict[str, Any] = {"deal": number, "dealer": dealer}
+    if players is not None:
+        d["players"] = list(players)
+    if hands is not None:
+        d["hands"] = {p: cards.split() for p, cards in hands.items()}
     if miss is not None:
         d["miss"] = miss.split()
     if turn_up is not None:
         d["turn_up"] = turn_up
-    d["events"] = events
+    if misdeal:
+        d["misdeal"] = True
+    d["events"] = [] if events is None else events
+    if pool_start is not None:
+        recorded = {**(recorded or {}), "pool_start": pool_start}
+    if recorded is not None:
+        d["recorded"] = recorded
+    d.update(extra)
     return d
+
+
+def position(
+    hands: str,
+    *,
+    trump: str | None,
+    trick: int = 1,
+    table: str = "",
+    gone: str = "",
+    turned: str = "",
+    ruleset: str = "three-card",
+    rules: dict[str, Any] | None = None,
+    announce: bool = False,
+) -> DealState:
+    """A position in the middle of a deal, written compactly, so that a rule at trick 3 is
+    tested without scripting tricks 1 and 2:
+
+    ``position("ann: KD 4S | bob: 7H 9D | cat: QD 2C", trump="D", trick=3, table="ann 4S")``
+
+    ``hands`` are what each player holds now, clockwise from the eldest, the dealer last;
+    everyone is in the play.  ``table`` is the trick so far (``"ann 4S bob 7H"``), ``gone``
+    the cards of the tricks before, ``turned`` the cards turned up for trumps.  The cards
+    on the table are played through ``legal.add_card``, as the replay plays them."""
+    options = builtin(ruleset).options.override(rules or {})
+    rows = [row.split(":") for row in hands.split("|")]
+    seats = tuple(name.strip() for name, _ in rows)
+    held = [[parse_card(c) for c in cards.split()] for _, cards in rows]
+    state = DealState(
+        options=options,
+        seats=seats,
+        dealer=len(seats) - 1,
+        hands=[mask_of(h) for h in held],
+        order=held,
+        active=list(range(len(seats))),
+        played=mask_of([parse_card(c) for c in gone.split()]),
+        turned=mask_of([parse_card(c) for c in turned.split()]),
+        announce=announce,
+    )
+    state.fix_trump(NO_TRUMP if trump is None else SUITS.index(trump))
+    state.tricks = [Trick(number=n, leader=0, winner=0) for n in range(1, trick)]
+    words = table.split()
+    if words:
+        leader = seats.index(words[0])
+        current = Trick(number=trick, leader=leader)
+        current.order = [(leader + i) % len(seats) for i in range(len(seats))]
+        state.tricks.append(current)
+        for name, card in zip(words[::2], words[1::2], strict=True):
+            seat, number = seats.index(name), parse_card(card)
+            state.hands[seat] |= 1 << number  # held until played
+            state.order[seat].append(number)
+            add_card(state, current, seat, number, legal_cards(state, seat))
+    return state
+
+
+def legal_now(state: DealState, seat: str) -> list[str]:
+    """What ``seat`` may play in ``state``, as the log spells cards, in hand order."""
+    index = state.seats.index(seat)
+    mask = legal_cards(state, index)
+    return [canonical(c) for c in state.held(index) if mask >> c & 1]

@@ -56,11 +56,11 @@ def _thrown_ace() -> dict[str, Any]:
     """ann leads 2♥ although A♠ is the only spade: led now it wins; kept, it is
     discarded at the last trick when cat leads a club and ann holds nothing else."""
     return deal_doc(
-        1,
-        "cat",
         {"ann": "AS 2H 3C", "bob": "4H 5C 6C", "cat": "5H 7C 8C"},
         ALL_PLAY
         + trick_plays("ann 2H bob 4H cat 5H", "cat 7C ann 3C bob 5C", "cat 8C ann AS bob 6C"),
+        number=1,
+        dealer="cat",
         miss="9D 9S 9H",
         turn_up="2D",
     )
@@ -130,8 +130,6 @@ def test_pam_is_the_highest_trump_and_a_sure_trick_analysis_2() -> None:
     bob's A♠ K♠ Q♠.  Without Pam, J♣ is a club that cat's Q♣ covers: one trick."""
     hands = {"ann": "JC AH 2S 3S 4S", "bob": "AS KS QS 5D 6D", "cat": "7D 8D 9D TD QC"}
     with_pam = deal_doc(
-        1,
-        "cat",
         hands,
         ALL_PLAY
         + trick_plays(
@@ -141,14 +139,14 @@ def test_pam_is_the_highest_trump_and_a_sure_trick_analysis_2() -> None:
             "bob KS cat TD ann 3S",
             "bob AS cat QC ann 4S",
         ),
+        number=1,
+        dealer="cat",
         turn_up="2H",
     )
     audit, a = analyse(with_pam, ruleset="five-card")
     assert audit.violations == [] and a.status == SOLVED
     assert guarantees(a)["ann"] == 2
     plain = deal_doc(
-        1,
-        "cat",
         hands,
         ALL_PLAY
         + trick_plays(
@@ -158,6 +156,8 @@ def test_pam_is_the_highest_trump_and_a_sure_trick_analysis_2() -> None:
             "cat 9D ann 3S bob KS",
             "cat TD ann 4S bob AS",
         ),
+        number=1,
+        dealer="cat",
         turn_up="2H",
     )
     audit, a = analyse(plain, ruleset="five-card", rules={"deal.pam": False})
@@ -176,10 +176,10 @@ def _civil(announce: bool, civil: str = "announced") -> tuple[DealAudit, DealAna
     )  # fmt: skip
     first = [play("bob", "2H" if announce else "JC"), play("cat", "AS" if announce else "TS")]
     deal = deal_doc(
-        1,
-        "cat",
         {"ann": "AH 2S 3S 4S 5S", "bob": "JC 2H 6D 7D 8D", "cat": "AS KS QS JS TS"},
         [*ALL_PLAY, lead, *first, *trick_plays(*rest)],
+        number=1,
+        dealer="cat",
         turn_up="3H",
     )
     rules = {**PLAIN_LEADS, "follow.void": "any", "follow.pam_civil": civil, "flush.kind": "none"}
@@ -222,11 +222,11 @@ def test_pam_be_civil_off_the_ace_cannot_be_made_sure_of_analysis_2() -> None:
 
 def _heading(head: bool) -> tuple[DealAudit, DealAnalysis]:
     deal = deal_doc(
-        1,
-        "cat",
         {"ann": "KS 6S 3S", "bob": "4S AS 3H", "cat": "TS 4H QS"},
         ALL_PLAY
         + trick_plays("ann 6S bob AS cat TS", "bob 4S cat QS ann KS", "ann 3S bob 3H cat 4H"),
+        number=1,
+        dealer="cat",
         miss="5C 6C 7C",
         turn_up="9D",
     )
@@ -256,11 +256,11 @@ def test_without_heading_the_ace_waits_for_the_king_analysis_2() -> None:
 
 def _ruffing(void: str) -> tuple[DealAudit, DealAnalysis]:
     deal = deal_doc(
-        1,
-        "ann",
         {"ann": "AH 8S 9S", "bob": "AS KS QS", "cat": "2D 3H 4H"},
         declarations("bob play", "cat play", "ann play")
         + trick_plays("bob AS cat 2D ann 8S", "cat 3H ann AH bob KS", "ann 9S bob QS cat 4H"),
+        number=1,
+        dealer="ann",
         miss="5C 6C 7C",
         turn_up="9D",
     )
@@ -287,26 +287,28 @@ def test_free_discard_keeps_the_stopper_analysis_2() -> None:
 def test_deals_without_play_are_skipped_with_the_reason_analysis_1() -> None:
     """ANALYSIS.md §1: all passed, a misdeal and a rejected deal are not analysed."""
     passed = deal_doc(
-        1,
-        "cat",
         {"ann": "AS 2H 3C", "bob": "4H 5C 6C", "cat": "5H 7C 8C"},
         declarations("ann pass", "bob pass"),
+        number=1,
+        dealer="cat",
         miss="9D 9S 9H",
         turn_up="2D",
     )
     _, a = analyse(passed)
     assert (a.status, a.reason, a.players, a.notes) == (SKIPPED, "all_passed", (), ())
-    short = deal_doc(1, "cat", {"ann": "AS 2H", "bob": "4H 5C 6C", "cat": "5H 7C 8C"}, [])
+    short = deal_doc(
+        {"ann": "AS 2H", "bob": "4H 5C 6C", "cat": "5H 7C 8C"}, [], number=1, dealer="cat"
+    )
     _, a = analyse({**short, "miss": ["9D", "9S", "9H"], "turn_up": "2D"})
     assert (a.status, a.reason) == (SKIPPED, "misdeal")
 
 
 def test_a_flush_ends_the_deal_before_play_and_is_skipped_analysis_1() -> None:
     deal = deal_doc(
-        1,
-        "cat",
         {"ann": "2H 3H 5H", "bob": "4S 5C 6C", "cat": "5S 7C 8C"},
         ALL_PLAY,
+        number=1,
+        dealer="cat",
         miss="9D 9S 9H",
         turn_up="2D",
     )
@@ -319,11 +321,11 @@ def test_trumps_turned_on_a_void_are_not_known_at_the_start_analysis_1() -> None
     """ANALYSIS.md §1: with deal.trump = "on_void" trumps are fixed during play by a card
     the log reveals later; a solver that knew it would know the stock: skipped."""
     deal = deal_doc(
-        1,
-        "cat",
         {"ann": "2S 2H 2C", "bob": "3S 3H 3C", "cat": "4S 4H 4C"},
         ALL_PLAY
         + trick_plays("ann 2S bob 3S cat 4S", "cat 4H ann 2H bob 3H", "cat 4C ann 2C bob 3C"),
+        number=1,
+        dealer="cat",
         miss="9D 9S 9H",
     )
     audit, a = analyse(deal, rules={"deal.trump": "on_void"})
@@ -335,11 +337,11 @@ def test_a_violation_ends_the_analysed_stretch_analysis_1() -> None:
     """ANALYSIS.md §1: play is followed up to the first violation: ann leads 3♣ at trick 2
     and bob, holding 6♣, plays 4♥ (a revoke); the four cards before it are analysed."""
     deal = deal_doc(
-        1,
-        "cat",
         {"ann": "AS 2H 3C", "bob": "4H 5C 6C", "cat": "5H 7C 8C"},
         ALL_PLAY
         + trick_plays("ann AS bob 5C cat 7C", "ann 3C bob 4H cat 8C", "cat 5H ann 2H bob 6C"),
+        number=1,
+        dealer="cat",
         miss="9D 9S 9H",
         turn_up="2D",
     )

@@ -43,7 +43,7 @@ def _choices(replay: Replay, seat: int) -> list[tuple[int, bool]]:
     """Every card ``legal_cards`` allows, with both announcements where they are a choice."""
     state = replay.state
     o = state.options
-    leading = state.trick is None or not state.trick.plays
+    leading = state.trick is None or not state.trick.live
     out = []
     for card in range(52):
         if legal_cards(state, seat) >> card & 1:
@@ -154,6 +154,6 @@ def test_pam_reaches_the_positions_it_should() -> None:
         for deal, _ in _deals("five-card", 5, seed):
             assert deal.result is not None
             held += any(h >> PAM & 1 for h in deal.result.hands) or any(
-                c == PAM for t in deal.result.tricks for _, c, _ in t.plays
+                c == PAM for t in deal.result.tricks for _, c, _, _ in t.cards
             )
     assert held > 0

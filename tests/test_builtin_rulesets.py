@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from loo_helpers import audit_deals, declare, play
+from loo_helpers import audit_deals, deal_doc, declare, play
 
 from loo_replay.engine.cards import SUITS
 from loo_replay.rulesets import builtin_names
@@ -67,31 +67,6 @@ def show_flush(player: str) -> dict[str, Any]:
     return {"type": "show_flush", "player": player}
 
 
-def deal(
-    number: int,
-    dealer: str,
-    hands: dict[str, str],
-    events: list[dict[str, Any]],
-    recorded: dict[str, Any],
-    *,
-    miss: str | None = None,
-    turn_up: str | None = None,
-) -> dict[str, Any]:
-    """A deal as the log has it; hands and the Miss are written ``"AS KS QS"``."""
-    d: dict[str, Any] = {
-        "deal": number,
-        "dealer": dealer,
-        "hands": {player: cards.split() for player, cards in hands.items()},
-    }
-    if miss is not None:
-        d["miss"] = miss.split()
-    if turn_up is not None:
-        d["turn_up"] = turn_up
-    d["events"] = events
-    d["recorded"] = {"penalties": {}, **recorded}
-    return d
-
-
 def assert_clean_session(
     ruleset: str,
     deals: list[dict[str, Any]],
@@ -137,13 +112,14 @@ def test_three_card_session_take_miss_must_and_defended_pool() -> None:
        trick stays in the pool: pool_next 2.
     """
     deals = [
-        deal(
-            1,
-            "cat",
+        deal_doc(
             {"ann": "2S 3H 4C", "bob": "5S 6H 7C", "cat": "KD 8S 8H"},
             declares("ann take_miss", "bob pass", "cat play")
             + tricks("ann AD cat KD", "ann QD cat 8H", "ann 3S cat 8S"),
-            {
+            number=1,
+            dealer="cat",
+            recorded={
+                "penalties": {},
                 "pool_start": 3,
                 "tricks": {"ann": 2, "cat": 1},
                 "payouts": {"ann": 2, "cat": 1},
@@ -153,12 +129,13 @@ def test_three_card_session_take_miss_must_and_defended_pool() -> None:
             miss="AD QD 3S",
             turn_up="9D",
         ),
-        deal(
-            2,
-            "ann",
+        deal_doc(
             {"bob": "AH KH 2C", "cat": "QH 5D 6D", "ann": "3H 7C 8C"},
             tricks("bob AH cat QH ann 3H", "bob KH cat 5D ann 7C", "bob 2C cat 6D ann 8C"),
-            {
+            number=2,
+            dealer="ann",
+            recorded={
+                "penalties": {},
                 "pool_start": 3,
                 "tricks": {"bob": 2, "cat": 0, "ann": 1},
                 "payouts": {"bob": 2, "ann": 1},
@@ -167,13 +144,14 @@ def test_three_card_session_take_miss_must_and_defended_pool() -> None:
             },
             turn_up="4S",
         ),
-        deal(
-            3,
-            "bob",
+        deal_doc(
             {"cat": "AS KS 3D", "ann": "4C 5C 6C", "bob": "7C 8C 9C"},
             declares("cat play", "ann pass", "bob defend")
             + tricks("cat AS bob QS", "cat KS bob 4D", "cat 3D bob 5D"),
-            {
+            number=3,
+            dealer="bob",
+            recorded={
+                "penalties": {},
                 "pool_start": 6,
                 "tricks": {"cat": 2, "bob": 1},
                 "payouts": {"cat": 4},
@@ -207,9 +185,7 @@ def test_five_card_session_exchange_and_a_trump_flush_at_the_deal() -> None:
        nothing; dan is looed 5: pool_next 5.
     """
     deals = [
-        deal(
-            1,
-            "dan",
+        deal_doc(
             {
                 "ann": "AS KS QS 3D 4C",
                 "bob": "2S 3S 4S 6D 7C",
@@ -228,7 +204,10 @@ def test_five_card_session_exchange_and_a_trump_flush_at_the_deal() -> None:
                     "bob 7C cat 9C dan TC ann 5D",
                 ),
             ],
-            {
+            number=1,
+            dealer="dan",
+            recorded={
+                "penalties": {},
                 "pool_start": 5,
                 "tricks": {"ann": 3, "bob": 1, "cat": 0, "dan": 1},
                 "payouts": {"ann": 3, "bob": 1, "dan": 1},
@@ -237,9 +216,7 @@ def test_five_card_session_exchange_and_a_trump_flush_at_the_deal() -> None:
             },
             turn_up="2H",
         ),
-        deal(
-            2,
-            "ann",
+        deal_doc(
             {
                 "bob": "AS KS QS JS TS",
                 "cat": "3D 4D 5D 6D 7D",
@@ -247,7 +224,15 @@ def test_five_card_session_exchange_and_a_trump_flush_at_the_deal() -> None:
                 "ann": "JC 5H 6H 7C 8C",
             },
             [],
-            {"pool_start": 10, "payouts": {"cat": 10}, "looed": {"dan": 5}, "pool_next": 5},
+            number=2,
+            dealer="ann",
+            recorded={
+                "penalties": {},
+                "pool_start": 10,
+                "payouts": {"cat": 10},
+                "looed": {"dan": 5},
+                "pool_next": 5,
+            },
             turn_up="2D",
         ),
     ]
@@ -274,16 +259,17 @@ def test_hoyle_session_bold_stand_with_a_trump_turned_on_void() -> None:
        (trump after trick) and wins all three (3 x 2); ann is looed 3: pool_next 3.
     """
     deals = [
-        deal(
-            1,
-            "cat",
+        deal_doc(
             {"ann": "AS KS 4C", "bob": "2S 3S 5C", "cat": "2D 3D 6C"},
             [
                 *tricks("ann AS bob 2S cat 2D"),
                 turn("9H"),
                 *tricks("ann KS bob 3S cat 3D", "ann 4C bob 5C cat 6C"),
             ],
-            {
+            number=1,
+            dealer="cat",
+            recorded={
+                "penalties": {},
                 "pool_start": 3,
                 "tricks": {"ann": 2, "bob": 0, "cat": 1},
                 "payouts": {"ann": 2, "cat": 1},
@@ -291,13 +277,14 @@ def test_hoyle_session_bold_stand_with_a_trump_turned_on_void() -> None:
                 "pool_next": 3,
             },
         ),
-        deal(
-            2,
-            "ann",
+        deal_doc(
             {"bob": "2H 3H 4H", "cat": "AD 5D KC", "ann": "8C 9C TC"},
             declares("bob pass", "cat play", "ann take_miss")
             + tricks("cat AD ann 3D", "cat 5D ann 4S", "cat KC ann 5S"),
-            {
+            number=2,
+            dealer="ann",
+            recorded={
+                "penalties": {},
                 "pool_start": 6,
                 "tricks": {"cat": 3, "ann": 0},
                 "payouts": {"cat": 6},
@@ -328,16 +315,17 @@ def test_hoyle_unlimited_session_a_loo_pays_the_pool() -> None:
        last two with A♥ and 4♥. Bob 2, cat 4; ann is looed the pool, 6: pool_next 6.
     """
     deals = [
-        deal(
-            1,
-            "cat",
+        deal_doc(
             {"ann": "AS KS 4C", "bob": "2S 3S 5C", "cat": "4S 2D 6C"},
             [
                 *tricks("ann AS bob 2S cat 4S", "ann KS bob 3S cat 2D"),
                 turn("QH"),
                 *tricks("ann 4C bob 5C cat 6C"),
             ],
-            {
+            number=1,
+            dealer="cat",
+            recorded={
+                "penalties": {},
                 "pool_start": 3,
                 "tricks": {"ann": 2, "bob": 0, "cat": 1},
                 "payouts": {"ann": 2, "cat": 1},
@@ -345,13 +333,14 @@ def test_hoyle_unlimited_session_a_loo_pays_the_pool() -> None:
                 "pool_next": 3,
             },
         ),
-        deal(
-            2,
-            "ann",
+        deal_doc(
             {"bob": "KC 2H 3H", "cat": "AH 4H 6D", "ann": "QC 7D 8D"},
             declares("bob play", "cat play", "ann play")
             + tricks("bob KC cat 6D ann QC", "bob 2H cat AH ann 7D", "cat 4H ann 8D bob 3H"),
-            {
+            number=2,
+            dealer="ann",
+            recorded={
+                "penalties": {},
                 "pool_start": 6,
                 "tricks": {"bob": 1, "cat": 2, "ann": 0},
                 "payouts": {"bob": 2, "cat": 4},
@@ -382,16 +371,17 @@ def test_hoyle_flushes_session_a_trump_flush_in_a_double_pool() -> None:
        takes 6; cat and ann pay a single each: pool_next 6.
     """
     deals = [
-        deal(
-            1,
-            "cat",
+        deal_doc(
             {"ann": "KD QD 2C", "bob": "3D 4D 3C", "cat": "5H 6H 4C"},
             [
                 *tricks("ann KD bob 3D cat 5H"),
                 turn("AS"),
                 *tricks("ann QD bob 4D cat 6H", "ann 2C bob 3C cat 4C"),
             ],
-            {
+            number=1,
+            dealer="cat",
+            recorded={
+                "penalties": {},
                 "pool_start": 3,
                 "tricks": {"ann": 2, "bob": 0, "cat": 1},
                 "payouts": {"ann": 2, "cat": 1},
@@ -399,12 +389,13 @@ def test_hoyle_flushes_session_a_trump_flush_in_a_double_pool() -> None:
                 "pool_next": 3,
             },
         ),
-        deal(
-            2,
-            "ann",
+        deal_doc(
             {"bob": "AS KS QS", "cat": "3H 4H 5H", "ann": "6H 7H 8H"},
             [*declares("bob play", "cat play", "ann play"), show_flush("bob")],
-            {
+            number=2,
+            dealer="ann",
+            recorded={
+                "penalties": {},
                 "pool_start": 6,
                 "payouts": {"bob": 6},
                 "looed": {"cat": 3, "ann": 3},
@@ -434,16 +425,17 @@ def test_hoyle_pam_session_pam_is_a_club_until_trumps_and_civil_to_the_ace() -> 
        plays 5♥; later cat trumps ann's 8♠ with Pam. One trick each (2 each): pool_next 0.
     """
     deals = [
-        deal(
-            1,
-            "cat",
+        deal_doc(
             {"ann": "AC 3S 4S", "bob": "JC 5S 6S", "cat": "2C 7H 8H"},
             [
                 *tricks("ann AC bob JC cat 2C", "ann 3S bob 5S cat 7H"),
                 turn("9D"),
                 *tricks("bob 6S cat 8H ann 4S"),
             ],
-            {
+            number=1,
+            dealer="cat",
+            recorded={
+                "penalties": {},
                 "pool_start": 3,
                 "tricks": {"ann": 1, "bob": 2, "cat": 0},
                 "payouts": {"ann": 1, "bob": 2},
@@ -451,13 +443,14 @@ def test_hoyle_pam_session_pam_is_a_club_until_trumps_and_civil_to_the_ace() -> 
                 "pool_next": 3,
             },
         ),
-        deal(
-            2,
-            "ann",
+        deal_doc(
             {"bob": "AH 3S 4S", "cat": "JC 5H 5S", "ann": "6H 7S 8S"},
             declares("bob play", "cat play", "ann play")
             + tricks("bob AH cat 5H ann 6H", "bob 3S cat 5S ann 7S", "ann 8S bob 4S cat JC"),
-            {
+            number=2,
+            dealer="ann",
+            recorded={
+                "penalties": {},
                 "pool_start": 6,
                 "tricks": {"bob": 1, "cat": 1, "ann": 1},
                 "payouts": {"bob": 2, "cat": 2, "ann": 2},
@@ -489,9 +482,7 @@ def test_hoyle_irish_session_exchanges_and_no_musts() -> None:
        A♣. Ann 2 (4), bob 1 (2): pool_next 0.
     """
     deals = [
-        deal(
-            1,
-            "cat",
+        deal_doc(
             {"ann": "AS 3H 4D", "bob": "5H 6H 7C", "cat": "8C 9C TC"},
             [
                 declare("ann", "play"),
@@ -499,7 +490,10 @@ def test_hoyle_irish_session_exchanges_and_no_musts() -> None:
                 *declares("bob play", "cat play"),
                 *tricks("ann AS bob 7C cat 8C", "ann AH bob 5H cat 9C", "ann 3H bob 6H cat TC"),
             ],
-            {
+            number=1,
+            dealer="cat",
+            recorded={
+                "penalties": {},
                 "pool_start": 3,
                 "tricks": {"ann": 2, "bob": 1, "cat": 0},
                 "payouts": {"ann": 2, "bob": 1},
@@ -508,13 +502,14 @@ def test_hoyle_irish_session_exchanges_and_no_musts() -> None:
             },
             turn_up="2S",
         ),
-        deal(
-            2,
-            "ann",
+        deal_doc(
             {"bob": "KC QC 2D", "cat": "6H 7H 8H", "ann": "AC 4D 5D"},
             declares("bob play", "cat pass", "ann play")
             + tricks("bob KC ann AC", "ann 4D bob 2D", "ann 5D bob QC"),
-            {
+            number=2,
+            dealer="ann",
+            recorded={
+                "penalties": {},
                 "pool_start": 6,
                 "tricks": {"bob": 1, "ann": 2},
                 "payouts": {"bob": 2, "ann": 4},
@@ -546,9 +541,7 @@ def test_hoyle_five_card_session_everyone_can_be_looed() -> None:
        (who passed, but everyone can be looed) pay 5 each: pool_next 10.
     """
     deals = [
-        deal(
-            1,
-            "cat",
+        deal_doc(
             {"ann": "AS KS QS KD 6D", "bob": "2S 3S 4S AD 3D", "cat": "5C 6C 7C 4D 5D"},
             [
                 *tricks("ann AS bob 2S cat 5C"),
@@ -560,7 +553,10 @@ def test_hoyle_five_card_session_everyone_can_be_looed() -> None:
                     "bob 3D cat 5D ann 6D",
                 ),
             ],
-            {
+            number=1,
+            dealer="cat",
+            recorded={
+                "penalties": {},
                 "pool_start": 5,
                 "tricks": {"ann": 4, "bob": 1, "cat": 0},
                 "payouts": {"ann": 4, "bob": 1},
@@ -568,15 +564,16 @@ def test_hoyle_five_card_session_everyone_can_be_looed() -> None:
                 "pool_next": 5,
             },
         ),
-        deal(
-            2,
-            "ann",
+        deal_doc(
             {"bob": "AC 3C AH KH QH", "cat": "9D TD JD QD KD", "ann": "4C 5H 6H 7S 8S"},
             declares("bob play", "cat pass", "ann play")
             + tricks(
                 "bob AC ann 4C", "bob 3C ann 7S", "bob AH ann 5H", "bob KH ann 6H", "bob QH ann 8S"
             ),
-            {
+            number=2,
+            dealer="ann",
+            recorded={
+                "penalties": {},
                 "pool_start": 10,
                 "tricks": {"bob": 5, "ann": 0},
                 "payouts": {"bob": 10},
@@ -608,13 +605,14 @@ def test_modern_session_last_player_and_dealer_play_a_single_pool() -> None:
        and does with 5♠. Bob 2, cat 1; ann looed 3: pool_next 3.
     """
     deals = [
-        deal(
-            1,
-            "cat",
+        deal_doc(
             {"ann": "6C 7C 8C", "bob": "AD 3S 4S", "cat": "KD 5S 2H"},
             declares("ann pass", "bob play", "cat play")
             + tricks("bob AD cat KD", "bob 3S cat 5S", "cat 2H bob 4S"),
-            {
+            number=1,
+            dealer="cat",
+            recorded={
+                "penalties": {},
                 "pool_start": 3,
                 "tricks": {"bob": 1, "cat": 2},
                 "payouts": {"bob": 1, "cat": 2},
@@ -624,13 +622,14 @@ def test_modern_session_last_player_and_dealer_play_a_single_pool() -> None:
             miss="9H TH JH",
             turn_up="2D",
         ),
-        deal(
-            2,
-            "ann",
+        deal_doc(
             {"bob": "KH QH 3C", "cat": "5S 2C 4D", "ann": "AH 6D 7D"},
             declares("bob play", "cat play", "ann play")
             + tricks("bob KH cat 5S ann AH", "cat 2C ann 6D bob 3C", "bob QH cat 4D ann 7D"),
-            {
+            number=2,
+            dealer="ann",
+            recorded={
+                "penalties": {},
                 "pool_start": 3,
                 "tricks": {"bob": 2, "cat": 1, "ann": 0},
                 "payouts": {"bob": 2, "cat": 1},
@@ -664,9 +663,7 @@ def test_modern_pam_session_strict_civility_and_a_pam_flush() -> None:
        pool_next 5.
     """
     deals = [
-        deal(
-            1,
-            "cat",
+        deal_doc(
             {"ann": "AH KS QS JS 2D", "bob": "JC 3H 4C 5C 6C", "cat": "4H 7S 8S 9D TD"},
             [
                 declare("ann", "play"),
@@ -681,7 +678,10 @@ def test_modern_pam_session_strict_civility_and_a_pam_flush() -> None:
                     "bob 6C cat 8S ann TS",
                 ),
             ],
-            {
+            number=1,
+            dealer="cat",
+            recorded={
+                "penalties": {},
                 "pool_start": 5,
                 "tricks": {"ann": 1, "bob": 4, "cat": 0},
                 "payouts": {"ann": 1, "bob": 4},
@@ -690,12 +690,18 @@ def test_modern_pam_session_strict_civility_and_a_pam_flush() -> None:
             },
             turn_up="2H",
         ),
-        deal(
-            2,
-            "ann",
+        deal_doc(
             {"bob": "AS KS QS JS 9S", "cat": "JC 3H 4H 5H 6H", "ann": "7C 8C 9C TC 3D"},
             [*declares("bob play", "cat play", "ann play"), show_flush("cat")],
-            {"pool_start": 10, "payouts": {"cat": 10}, "looed": {"ann": 5}, "pool_next": 5},
+            number=2,
+            dealer="ann",
+            recorded={
+                "penalties": {},
+                "pool_start": 10,
+                "payouts": {"cat": 10},
+                "looed": {"ann": 5},
+                "pool_next": 5,
+            },
             turn_up="2D",
         ),
     ]
@@ -720,13 +726,14 @@ def test_modern_irish_session_the_first_lead_fixes_trumps() -> None:
        cat looed 3: pool_next 3.
     """
     deals = [
-        deal(
-            1,
-            "cat",
+        deal_doc(
             {"ann": "7S AH 2C", "bob": "3S KH 3C", "cat": "5D 6D 4C"},
             declares("ann play", "bob play", "cat play")
             + tricks("ann 7S bob 3S cat 5D", "ann AH bob KH cat 6D", "ann 2C bob 3C cat 4C"),
-            {
+            number=1,
+            dealer="cat",
+            recorded={
+                "penalties": {},
                 "pool_start": 3,
                 "tricks": {"ann": 2, "bob": 0, "cat": 1},
                 "payouts": {"ann": 2, "cat": 1},
@@ -734,13 +741,14 @@ def test_modern_irish_session_the_first_lead_fixes_trumps() -> None:
                 "pool_next": 3,
             },
         ),
-        deal(
-            2,
-            "ann",
+        deal_doc(
             {"bob": "4H AC KC", "cat": "6H 2C 5S", "ann": "QH 3C 6S"},
             declares("bob play", "cat play", "ann play")
             + tricks("bob 4H cat 6H ann QH", "ann 6S bob KC cat 5S", "ann 3C bob AC cat 2C"),
-            {
+            number=2,
+            dealer="ann",
+            recorded={
+                "penalties": {},
                 "pool_start": 6,
                 "tricks": {"bob": 1, "cat": 0, "ann": 2},
                 "payouts": {"bob": 2, "ann": 4},

@@ -157,11 +157,11 @@ def test_messages_put_the_card_played_after_the_verb() -> None:
     """RULES.md §6 (a message names the player, the card, what they held): hoyle, a must
     deal; bob holds 2♠ but plays 2♣ to ann's 9♠."""
     deal = deal_doc(
-        1,
-        "cat",
         {"ann": "9S 9H 5C", "bob": "2S 4H 2C", "cat": "KS 8H 4C"},
         plays("ann 9S", "bob 2C", "cat KS", "cat 8H", "ann 9H", "bob 4H")
         + plays("ann 5C", "bob 2S", "cat 4C"),
+        number=1,
+        dealer="cat",
     )
     audit = audit_deal(deal, players=("ann", "bob", "cat"), ruleset="hoyle")
     (v,) = audit.violations

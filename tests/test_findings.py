@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from loo_helpers import audit_deal, audit_deals, codes, declare, play, plays
+from loo_helpers import audit_deal, audit_deals, codes, deal_doc, declare, play, plays
 
 from loo_replay.engine.cards import canonical
 from loo_replay.engine.model import Violation
@@ -28,31 +28,6 @@ ALL_PASS = [declare("ann", "pass"), declare("bob", "pass")]  # the dealer need n
 
 
 # -- building deals -------------------------------------------------------------------------
-
-
-def make_deal(
-    hands: dict[str, str],
-    events: list[dict[str, Any]],
-    *,
-    miss: str | None = None,
-    turn_up: str | None = None,
-    number: int = 1,
-    dealer: str = "cat",
-    **extra: Any,
-) -> dict[str, Any]:
-    """A deal as the log has it; hands and the Miss are written ``"AD 4S 7H"``."""
-    deal: dict[str, Any] = {
-        "deal": number,
-        "dealer": dealer,
-        "hands": {player: cards.split() for player, cards in hands.items()},
-        "events": events,
-    }
-    if miss is not None:
-        deal["miss"] = miss.split()
-    if turn_up is not None:
-        deal["turn_up"] = turn_up
-    deal.update(extra)
-    return deal
 
 
 def audit(deal: dict[str, Any], **kw: Any) -> DealAudit:
@@ -146,7 +121,7 @@ def check_other(
 
 def _top_trump_deal(ann_trump: str, miss_trump: str, turn_up: str) -> dict[str, Any]:
     """ann leads 4♠ from ``ann_trump`` 4♠ 7♥; her trump is trumped in at trick 3."""
-    return make_deal(
+    return deal_doc(
         {"ann": f"{ann_trump} 4S 7H", "bob": "KS 5H 2C", "cat": "QS 8H 3C"},
         [
             *ALL_PLAY,
@@ -190,7 +165,7 @@ def test_lead_top_trump_does_not_pass_to_the_next_trump_once_played() -> None:
     """RULES.md §3: the top trump "does not pass to another card once played": ann leads
     A♦, wins, and at trick 2 holds K♦ 4♠; she may lead 4♠ (trump after trick is off here,
     and one trump does not reach ``lead.trump_if`` = 2)."""
-    deal = make_deal(
+    deal = deal_doc(
         {"ann": "AD KD 4S", "bob": "5D KS 2C", "cat": "3D QS 3C"},
         [
             *ALL_PLAY,
@@ -207,7 +182,7 @@ def test_lead_top_trump_does_not_pass_to_the_next_trump_once_played() -> None:
 def _two_player_deal(bob_diamond: str, miss_card: str, turn_up: str, cat: str) -> dict[str, Any]:
     """ann (A♦ K♦ J♦) against bob; cat, the dealer, passes (``cat="pass"``) or plays."""
     three = cat == "play"
-    return make_deal(
+    return deal_doc(
         {"ann": "AD KD JD", "bob": f"{bob_diamond} 5S 7H", "cat": "4C 8C 9C"},
         [
             declare("ann", "play"),
@@ -266,7 +241,7 @@ def test_lead_highest_trump_two_players_does_not_bind_three_players() -> None:
 
 def _highest_first_deal(first: str, second: str) -> dict[str, Any]:
     """ann holds K♦ 9♦ 4♠ and leads ``first`` then ``second`` (the other trump)."""
-    return make_deal(
+    return deal_doc(
         {"ann": "KD 9D 4S", "bob": "KS 5H 2C", "cat": "QS 8H 3C"},
         [
             *ALL_PLAY,
@@ -302,7 +277,7 @@ def test_lead_highest_trump_first_is_kept_by_leading_the_highest() -> None:
 
 def _highest_always_deal(bob_lead: str, bob_last: str) -> dict[str, Any]:
     """bob wins trick 1 and leads trick 2 holding K♦ 9♦."""
-    return make_deal(
+    return deal_doc(
         {"ann": "4S 5H 3C", "bob": "KS KD 9D", "cat": "QS 8H 2C"},
         [
             *ALL_PLAY,
@@ -342,7 +317,7 @@ def test_lead_highest_trump_always_is_kept_by_leading_the_highest() -> None:
 def _lead_trump_deal(ann_second: str, miss_last: str) -> dict[str, Any]:
     """ann holds K♦ ``ann_second`` 4♠ and leads 4♠; three players, trick 1."""
     second_trump = ann_second.endswith("D")
-    return make_deal(
+    return deal_doc(
         {"ann": f"KD {ann_second} 4S", "bob": "KS 5H 2C", "cat": "QS 8H 3C"},
         [
             *ALL_PLAY,
@@ -378,7 +353,7 @@ def test_lead_trump_threshold_one() -> None:
 
 def _trump_after_trick_deal(ann_card: str, miss_card: str) -> dict[str, Any]:
     """ann wins trick 1 with 4♠ and leads 6♣ to trick 2 holding ``ann_card``."""
-    return make_deal(
+    return deal_doc(
         {"ann": f"{ann_card} 4S 6C", "bob": "2S 5H 2C", "cat": "3S 8H 3C"},
         [
             *ALL_PLAY,
@@ -484,7 +459,7 @@ def _ace_and_nine_deal(first_lead: str) -> dict[str, Any]:
             *plays(f"ann {'AD' if first_lead == '9D' else '9D'}", "bob 5H", "cat 8H"),
             *plays("ann 4S", "bob KS", "cat QS"),
         ]
-    return make_deal(
+    return deal_doc(
         {"ann": "AD 9D 4S", "bob": "KS 5H 2C", "cat": "QS 8H 3C"},
         [*ALL_PLAY, *events],
         miss="6D 6H 6C",
@@ -512,7 +487,7 @@ def test_lead_highest_trump_wins_over_lead_trump() -> None:
     """RULES.md §3 table order: two players, ann holds K♦ 9♦ 4♠ (A♦ in the Miss, no run:
     Q♦ unseen) and leads 4♠: she breaks lead-highest-trump and lead-trump; the code is
     ``lead-highest-trump`` and the legal set K♦."""
-    deal = make_deal(
+    deal = deal_doc(
         {"ann": "KD 9D 4S", "bob": "5S 7H 2C", "cat": "4C 8C 9C"},
         [
             declare("ann", "play"),
@@ -542,7 +517,7 @@ def _top_trump_at_trick_two_deal(bob_lead: str) -> dict[str, Any]:
             *plays("bob 5H", "cat 8H", "ann 7H"),  # cat heads and wins
             *plays("cat 2C", "ann 3C", f"bob {second}"),  # bob, void in clubs, trumps
         ]
-    return make_deal(
+    return deal_doc(
         {"ann": "4S 7H 3C", "bob": "KS AD 5H", "cat": "QS 8H 2C"},
         [*ALL_PLAY, *plays("ann 4S", "bob KS", "cat QS"), *tricks],
         miss="6D 6H 6C",
@@ -591,7 +566,7 @@ def _five_card_pam_deal(bob_hand: str, announce: bool) -> dict[str, Any]:
             *plays("cat TC", "ann 6C", "bob 2C"),
             *plays("cat 9C", "ann 9S", "bob 6S"),
         ]
-    return make_deal(
+    return deal_doc(
         {"ann": "AD 9S 8S 7H 6C", "bob": bob_hand, "cat": "3D KS QH TC 9C"},
         [
             *ALL_PLAY,
@@ -671,7 +646,7 @@ def _hoyle_pam_deal(bob_first: str) -> dict[str, Any]:
             *plays("ann 9S", "bob JC", "cat KS"),  # bob, void in spades, must trump
             *plays("bob 3H", "cat QH", "ann 7H"),
         ]
-    return make_deal(
+    return deal_doc(
         {"ann": "AD 9S 7H", "bob": "JC 5D 3H", "cat": "3D KS QH"},
         [*ALL_PLAY, *plays("ann AD", f"bob {bob_first}", "cat 3D"), *later],
         miss="4C 5C 6C",
@@ -702,7 +677,7 @@ def test_pam_be_civil_announced_rule_ignores_an_unannounced_ace() -> None:
 
 def _follow_deal(bob_t1: str, bob_t3: str, bob_hand: str = "2S 4H 2C") -> dict[str, Any]:
     """ann leads 9♠, 9♥, 5♣ and wins every trick; no one holds a trump."""
-    return make_deal(
+    return deal_doc(
         {"ann": "9S 9H 5C", "bob": bob_hand, "cat": "3S 8H 4C"},
         [
             *ALL_PLAY,
@@ -731,7 +706,7 @@ def test_follow_suit_kept() -> None:
 def test_only_the_first_revoke_of_a_player_is_penalised() -> None:
     """RULES.md §5.1, §6: bob revokes at tricks 1 and 2 — only the first is penalised; cat's
     revoke at trick 2 is his first and is penalised too (forfeit: 12 each, once)."""
-    deal = make_deal(
+    deal = deal_doc(
         {"ann": "9S 9H 5C", "bob": "2S 4H 2C", "cat": "3S 8H 4C"},
         [
             *ALL_PLAY,
@@ -788,7 +763,7 @@ def test_head_trick_not_bound_when_no_card_beats() -> None:
 def test_follow_suit_wins_over_head_trick() -> None:
     """RULES.md §4 step order: bob holds K♠ 2♠ 4♥ and plays 4♥ on the 9♠: he breaks
     follow-suit and head-trick; the code is ``follow-suit``, the legal set K♠."""
-    deal = make_deal(
+    deal = deal_doc(
         {"ann": "9S 9H 5C", "bob": "KS 2S 4H", "cat": "3S 8H 4C"},
         [
             *ALL_PLAY,
@@ -815,7 +790,7 @@ def _trumped_trick_deal(bob_card: str) -> dict[str, Any]:
             *plays("ann 6S", "bob 2C", "cat QS"),
             *plays("cat 8H", "ann 5H", "bob 4H"),
         ]
-    return make_deal(
+    return deal_doc(
         {"ann": "9S 6S 5H", "bob": f"{bob_card} 4H 2C", "cat": "QS 2S 8H"},
         [*ALL_PLAY, *plays("ann 9S", f"bob {bob_card}", "cat 2S"), *later],
         miss="AD 6H 7C",
@@ -837,7 +812,7 @@ def test_head_trick_binds_when_the_trick_is_not_trumped() -> None:
 
 def _void_deal(cat_hand: str, cat_t1: str, cat_t3: str) -> dict[str, Any]:
     """ann leads 9♠, bob (void) trumps with 5♦; cat, void in spades, plays ``cat_t1``."""
-    return make_deal(
+    return deal_doc(
         {"ann": "9S 9H 5C", "bob": "5D 4H 2C", "cat": cat_hand},
         [
             *ALL_PLAY,
@@ -862,7 +837,7 @@ def _must_trump_deal(bob_t1: str, bob_t3: str) -> dict[str, Any]:
             *plays("ann 9H", "bob 4H", "cat 8H"),
             *plays("ann 5C", f"bob {bob_t3}", "cat 4C"),  # bob trumps; cat need not head
         ]
-    return make_deal(
+    return deal_doc(
         {"ann": "9S 9H 5C", "bob": "5D 4H 2C", "cat": "3S 8H 4C"},
         [*ALL_PLAY, *plays("ann 9S", f"bob {bob_t1}", "cat 3S"), *later],
         miss="AD 6H 7C",
@@ -959,7 +934,7 @@ BASE_PLAYS = [
 def base_deal(events: list[dict[str, Any]], **kw: Any) -> dict[str, Any]:
     kw.setdefault("miss", BASE_MISS)
     kw.setdefault("turn_up", BASE_TURN)
-    return make_deal(dict(BASE_HANDS), events, **kw)
+    return deal_doc(dict(BASE_HANDS), events, **kw)
 
 
 def test_out_of_turn_card_is_dead_and_the_offender_retires() -> None:
@@ -1058,7 +1033,7 @@ def _must_second_deal(bob: str, **kw: Any) -> dict[str, Any]:
             *plays("ann 8H", "bob 9H", "cat 4H"),
             *plays("bob 5C", "cat 2C", "ann 4C"),
         ]
-    return make_deal(hands, events, number=2, dealer="ann", turn_up="7D", **kw)
+    return deal_doc(hands, events, number=2, dealer="ann", turn_up="7D", **kw)
 
 
 def test_forced_play_pass_in_a_must_deal() -> None:
@@ -1222,7 +1197,7 @@ def test_misdeal_a_miss_in_a_must_deal() -> None:
 def _irish_deal(turn_up: str | None) -> dict[str, Any]:
     """modern-irish: trumps by the first lead, no Miss; ann alone plays (unopposed)."""
     events = [declare("ann", "play"), declare("bob", "pass"), declare("cat", "pass")]
-    return make_deal(dict(BASE_HANDS), events, turn_up=turn_up)
+    return deal_doc(dict(BASE_HANDS), events, turn_up=turn_up)
 
 
 def test_misdeal_a_turn_up_where_trumps_are_fixed_otherwise() -> None:
@@ -1244,7 +1219,7 @@ def test_misdeal_no_turn_up_where_trumps_are_fixed_by_the_lead() -> None:
 
 def _hoyle_must_deal(bob_hand: str, bob_t1: str, bob_t3: str, turn_card: bool) -> dict[str, Any]:
     """hoyle, first deal: a single pool is a must, trumps fixed on a void; no declarations."""
-    return make_deal(
+    return deal_doc(
         {"ann": "9S 9H 5C", "bob": bob_hand, "cat": "KS 8H 4C"},
         [
             *plays("ann 9S", f"bob {bob_t1}", "cat KS"),
@@ -1303,7 +1278,7 @@ def test_trump_turn_a_revoke_does_not_make_a_turn_due() -> None:
 def _flush_deal(shown: bool) -> dict[str, Any]:
     """hoyle-flushes (a flush is all trumps, double pools only): bob holds 2♠ 3♠ 4♠, all one
     suit but not trumps (♦). 9 carried in, so the pool is double and not a must."""
-    return make_deal(
+    return deal_doc(
         {"ann": "9S 9H 5C", "bob": "2S 3S 4S", "cat": "KS 8H 4C"},
         [
             *ALL_PLAY,

@@ -21,7 +21,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from loo_helpers import audit_deal, audit_deals, audit_session, codes, declare, play, session_doc
+from loo_helpers import (
+    audit_deal,
+    audit_deals,
+    audit_session,
+    codes,
+    deal_doc,
+    declare,
+    play,
+    session_doc,
+)
 
 from loo_replay.engine.cards import SUITS
 from loo_replay.engine.options import OPTION_SPECS
@@ -48,32 +57,6 @@ def covers(*options: str) -> Callable[[Fn], Fn]:
 
 
 # -- building deals ---------------------------------------------------------------------------
-
-
-def deal(
-    hands: dict[str, str],
-    events: list[dict[str, Any]],
-    *,
-    number: int = 1,
-    dealer: str = "cat",
-    miss: str | None = None,
-    turn_up: str | None = None,
-    pool_start: int | None = None,
-) -> dict[str, Any]:
-    """A deal as the log has it; hands and the Miss are written ``"AS KS QS"``."""
-    d: dict[str, Any] = {
-        "deal": number,
-        "dealer": dealer,
-        "hands": {player: cards.split() for player, cards in hands.items()},
-    }
-    if miss is not None:
-        d["miss"] = miss.split()
-    if turn_up is not None:
-        d["turn_up"] = turn_up
-    d["events"] = events
-    if pool_start is not None:
-        d["recorded"] = {"pool_start": pool_start}
-    return d
 
 
 def declares(*pairs: str) -> list[dict[str, Any]]:
@@ -117,7 +100,7 @@ ALL_PASSED_HANDS = {"ann": "2S 3S 4S", "bob": "2H 3H 4H", "cat": "2D 3D 4D"}
 
 
 def all_passed(**kw: Any) -> dict[str, Any]:
-    return deal(
+    return deal_doc(
         ALL_PASSED_HANDS,
         declares("ann pass", "bob pass"),
         miss="5S 6S 7S",
@@ -133,7 +116,7 @@ BASIC_PLAY = tricks("ann AS bob 2S cat 4S", "ann KS bob 3S cat 6S", "ann 5H bob 
 
 
 def basic(events: list[dict[str, Any]] | None = None, **kw: Any) -> dict[str, Any]:
-    return deal(
+    return deal_doc(
         BASIC_HANDS,
         events if events is not None else ALL_PLAY + BASIC_PLAY,
         miss="2D 3D 4D",
@@ -230,7 +213,7 @@ def test_deal_trump_fixes_trumps_by_turn_up_by_void_or_by_the_first_lead(
     fixes no trump when nobody is void (ann takes 3 shares); ``first_lead`` makes spades
     trumps, so ann's A♥ lead holding Q♠ is ``trump-after-trick``: she forfeits 12 to the next
     pool, her shares stay (3 + 2 loos of 3 + 12 = 21)."""
-    d = deal(TRUMP_HANDS, ALL_PLAY + TRUMP_PLAY, miss="AS 2C 3C")
+    d = deal_doc(TRUMP_HANDS, ALL_PLAY + TRUMP_PLAY, miss="AS 2C 3C")
     check(audit_deal(d, players=P3, rules={"deal.trump": method}), **expected)
 
 
@@ -271,7 +254,7 @@ def test_deal_trump_in_must_fixes_trumps_differently_in_a_must_deal(
     pool) is a must: no Miss, declarations omitted. Dealt with no turn-up, it is a misdeal
     when the must fixes trumps by turn-up (``same`` means ``deal.trump = "turn_up"``), and is
     played without trumps (``on_void``) or with spades from the first lead (``first_lead``)."""
-    d = deal(TRUMP_HANDS, TRUMP_PLAY)
+    d = deal_doc(TRUMP_HANDS, TRUMP_PLAY)
     rules = {"declare.must": "single", "deal.trump_in_must": method}
     a = audit_deal(d, players=P3, rules=rules)
     if expected["status"] == "misdeal":
@@ -294,7 +277,7 @@ def test_deal_exchange_lets_an_active_player_draw_from_the_stock(exchange: bool)
         *tricks("ann AS bob 2S cat 5S", "ann KS bob 3S cat 6S", "ann QS bob 4S cat 7S"),
     ]
     hands = {"ann": "AS KS 5D", "bob": "2S 3S 4S", "cat": "5S 6S 7S"}
-    d = deal(hands, events, miss="2H 3H 4H", turn_up="2C")
+    d = deal_doc(hands, events, miss="2H 3H 4H", turn_up="2C")
     a = audit_deal(d, players=P3, rules={"deal.exchange": exchange})
     if exchange:
         check(
@@ -331,7 +314,7 @@ def test_deal_pam_makes_the_jack_of_clubs_the_highest_trump(
     trump (not a club), so bob trumps the trick and wins it."""
     hands = {"ann": "KS QS QC", "bob": "2S 3S JC", "cat": "4S 5S 6D"}
     play_ = tricks("ann KS bob 2S cat 4S", "ann QS bob 3S cat 5S", "ann QC bob JC cat 6D")
-    d = deal(hands, ALL_PLAY + play_, miss="AH 2D 3D", turn_up="2H")
+    d = deal_doc(hands, ALL_PLAY + play_, miss="AH 2D 3D", turn_up="2H")
     a = audit_deal(d, players=P3, rules={"deal.pam": pam})
     check(a, codes=[], tricks=won, payouts=payouts, looed=looed, pool_next=pool_next)
 
@@ -422,7 +405,7 @@ def test_stakes_loo_scope_everyone_looes_a_player_who_passed(
     trick). With ``loo_scope = "everyone"`` dan, who took no trick, is looed as well."""
     hands = {**BASIC_HANDS, "dan": "8D 9D TD"}
     events = declares("ann play", "bob play", "cat play", "dan pass") + BASIC_PLAY
-    d = deal(hands, events, dealer="dan", miss="2D 3D 4D", turn_up="2C")
+    d = deal_doc(hands, events, dealer="dan", miss="2D 3D 4D", turn_up="2C")
     a = audit_deal(d, players=P4, rules={"stakes.loo_scope": scope})
     check(a, codes=[], payouts={"ann": 2, "bob": 1}, looed=looed, pool_next=pool_next)
 
@@ -447,12 +430,12 @@ def test_stakes_loo_scope_everyone_looes_the_others_when_all_pass(
 def must_session() -> list[dict[str, Any]]:
     """Deal 1: ann and bob pass (cat takes the 3). Deal 2 (ann deals, pool single again):
     bob passes, cat and ann play, cat wins every trick and ann is looed."""
-    first = deal(
+    first = deal_doc(
         {"ann": "2H 3H 4H", "bob": "2S 3S 4S", "cat": "5S 6S 7S"},
         declares("ann pass", "bob pass"),
         turn_up="2C",
     )
-    second = deal(
+    second = deal_doc(
         {"bob": "5H 6H 7H", "cat": "AS KS QS", "ann": "8S 9S TS"},
         declares("bob pass", "cat play", "ann play")
         + tricks("cat AS ann 8S", "cat KS ann 9S", "cat QS ann TS"),
@@ -503,7 +486,7 @@ def test_declare_club_law_makes_a_club_turn_up_a_must(
     events = declares("ann pass", "bob play", "cat play") + tricks(
         "bob AS cat 2S", "bob KS cat 3S", "bob QS cat 4S"
     )
-    d = deal(hands, events, miss="5H 6H 7H", turn_up="2C")
+    d = deal_doc(hands, events, miss="5H 6H 7H", turn_up="2C")
     a = audit_deal(d, players=P3, rules={"declare.club_law": club_law})
     check(
         a,
@@ -547,7 +530,7 @@ def test_declare_dealer_defends_obliges_the_dealer_against_a_lone_player(
 ) -> None:
     """§2.5, §2.6: bob alone stands with his own hand; with ``dealer_defends`` the dealer's
     pass is ``forced-play``. The pass stands: bob is unopposed and takes the pool."""
-    d = deal(
+    d = deal_doc(
         ALL_PASSED_HANDS,
         declares("ann pass", "bob play", "cat pass"),
         miss="5S 6S 7S",
@@ -588,7 +571,7 @@ def test_lead_top_trump_binds_the_holder_of_the_ace_or_of_the_king_when_the_ace_
     hands = {"ann": f"{top} KS QS", "bob": "2S 3S 4D", "cat": "5S 6S 5D"}
     play_ = TOP_PLAY_ACE if turned == "2H" else TOP_PLAY_KING
     miss = "2D 3D 4C"
-    d = deal(hands, ALL_PLAY + play_, miss=miss, turn_up=turned)
+    d = deal_doc(hands, ALL_PLAY + play_, miss=miss, turn_up=turned)
     a = audit_deal(d, players=P3, rules={"lead.top_trump": value})
     assert [v.penalized for v in a.violations] == [True] + [False] * (len(violations) - 1)
     check(
@@ -618,7 +601,7 @@ def test_lead_top_trump_is_not_satisfied_by_leading_another_trump(
     rule narrows her legal set to A♥, so 9♥ breaks ``lead-top-trump`` (first in order)."""
     hands = {"ann": "AH 9H KS", "bob": "2S 3S 4D", "cat": "5S 6S 5D"}
     play_ = tricks("ann 9H bob 4D cat 5D", "ann AH bob 2S cat 5S", "ann KS bob 3S cat 6S")
-    d = deal(hands, ALL_PLAY + play_, miss="2D 3D 4C", turn_up="2H")
+    d = deal_doc(hands, ALL_PLAY + play_, miss="2D 3D 4C", turn_up="2H")
     a = audit_deal(d, players=P3, rules={"lead.top_trump": value})
     check(a, codes=violations, payouts=payouts, looed={"bob": 3, "cat": 3}, pool_next=pool_next)
 
@@ -644,7 +627,7 @@ def test_lead_highest_trump_binds_the_first_or_every_lead_of_two_or_more_trumps(
     events = declares("ann pass", "bob play", "cat play") + tricks(
         "bob 9H cat 2S", "bob 7H cat 3S", "bob KH cat 4S"
     )
-    d = deal(hands, events, miss="AH 2D 3D", turn_up="2H")
+    d = deal_doc(hands, events, miss="AH 2D 3D", turn_up="2H")
     a = audit_deal(d, players=P3, rules={"lead.highest_trump": value})
     if violations:
         check(a, codes=violations, payouts={}, looed={"cat": 3}, pool_next=18)
@@ -670,7 +653,7 @@ def test_lead_highest_trump_two_players_does_not_bind_with_three_players(
     every trick."""
     hands = {"ann": "KH JH 5S", "bob": "2S 3C 4C", "cat": "3S 5C 6C"}
     play_ = tricks("ann JH bob 3C cat 5C", "ann KH bob 4C cat 6C", "ann 5S bob 2S cat 3S")
-    d = deal(hands, ALL_PLAY + play_, miss="AH 2D 3D", turn_up="2H")
+    d = deal_doc(hands, ALL_PLAY + play_, miss="AH 2D 3D", turn_up="2H")
     a = audit_deal(d, players=P3, rules={"lead.highest_trump": value})
     check(a, codes=violations, looed={"bob": 3, "cat": 3}, pool_next=pool_next)
 
@@ -693,7 +676,7 @@ def test_lead_highest_trump_two_players_counts_the_turn_up_as_filling_the_gap(
     events = declares("ann pass", "bob play", "cat play") + tricks(
         "bob JH cat 2S", "bob KH cat 3S", "bob 5S cat 4S"
     )
-    d = deal(hands, events, miss="AH 2D 3D", turn_up="QH")
+    d = deal_doc(hands, events, miss="AH 2D 3D", turn_up="QH")
     a = audit_deal(d, players=P3, rules={"lead.highest_trump": value})
     check(a, codes=violations, looed={"cat": 3}, pool_next=pool_next)
 
@@ -722,7 +705,7 @@ def test_lead_trump_if_binds_a_leader_holding_that_many_trumps(
     else:
         hands = {"ann": hand, "bob": "2S 3C 4C", "cat": "3S 5C 6C"}
         plays_ = tricks("ann KS bob 2S cat 3S", "ann 9H bob 3C cat 5C", "ann 8H bob 4C cat 6C")
-    d = deal(hands, ALL_PLAY + plays_, miss="AH 2D 3D", turn_up="2H")
+    d = deal_doc(hands, ALL_PLAY + plays_, miss="AH 2D 3D", turn_up="2H")
     a = audit_deal(d, players=P3, rules={"lead.trump_if": value})
     pool_next = 21 if violations else 6
     check(a, codes=violations, looed={"bob": 3, "cat": 3}, pool_next=pool_next)
@@ -739,7 +722,7 @@ def test_lead_trump_after_trick_binds_the_winner_of_a_trick(
     """§3 row 4: ann wins trick 1 and leads Q♠ to trick 2 holding 9♥ (hearts trumps)."""
     hands = {"ann": "9H KS QS", "bob": "2S 3S 4D", "cat": "4S 5S 5D"}
     play_ = tricks("ann KS bob 2S cat 4S", "ann QS bob 3S cat 5S", "ann 9H bob 4D cat 5D")
-    d = deal(hands, ALL_PLAY + play_, miss="AH 2D 3D", turn_up="2H")
+    d = deal_doc(hands, ALL_PLAY + play_, miss="AH 2D 3D", turn_up="2H")
     a = audit_deal(d, players=P3, rules={"lead.trump_after_trick": value})
     check(a, codes=violations, payouts=payouts, looed={"bob": 3, "cat": 3}, pool_next=pool_next)
 
@@ -752,7 +735,7 @@ HEAD_PLAY = tricks("ann 5S bob 2S cat 3S", "ann 4D bob 6D cat 7D", "cat 8D ann 5
 
 
 def head_deal() -> dict[str, Any]:
-    return deal(HEAD_HANDS, ALL_PLAY + HEAD_PLAY, miss="AH 2D 3D", turn_up="2H")
+    return deal_doc(HEAD_HANDS, ALL_PLAY + HEAD_PLAY, miss="AH 2D 3D", turn_up="2H")
 
 
 @covers("follow.head")
@@ -789,7 +772,7 @@ def void_deal(cat_trump: str) -> dict[str, Any]:
     ``cat_trump``) discards 4♦; cat trumps bob's club lead and wins the last trick."""
     hands = {"ann": "KS 6C 7C", "bob": "QH 2C 3C", "cat": f"{cat_trump} 4D 5D"}
     play_ = tricks("ann KS bob QH cat 4D", f"bob 2C cat {cat_trump} ann 6C", "cat 5D ann 7C bob 3C")
-    return deal(hands, ALL_PLAY + play_, miss="AH 2D 3D", turn_up="2H")
+    return deal_doc(hands, ALL_PLAY + play_, miss="AH 2D 3D", turn_up="2H")
 
 
 @covers("follow.void")
@@ -838,7 +821,7 @@ def civil_deal(announce: bool) -> dict[str, Any]:
         lead,
         *tricks("bob JC cat 3S", "bob 5H cat 4S ann KS", "bob 2S cat 5S ann QS"),
     ]
-    return deal(hands, events, miss="2D 3D 4D", turn_up="2H")
+    return deal_doc(hands, events, miss="2D 3D 4D", turn_up="2H")
 
 
 @covers("follow.pam_civil")
@@ -885,7 +868,7 @@ def test_follow_pam_civil_strict_bars_pam_even_as_the_only_trump(
     Not strict, Pam may (must) be played; strict, Pam is barred unless it is his last card."""
     hands = {"ann": "AH KS QS", "bob": "JC 2S 3S", "cat": "4S 5S 6S"}
     play_ = tricks("ann AH bob JC cat 4S", "bob 2S cat 5S ann KS", "ann QS bob 3S cat 6S")
-    d = deal(hands, ALL_PLAY + play_, miss="2D 3D 4D", turn_up="2H")
+    d = deal_doc(hands, ALL_PLAY + play_, miss="2D 3D 4D", turn_up="2H")
     rules = {"deal.pam": True, "follow.pam_civil": "always", "follow.pam_civil_strict": strict}
     a = audit_deal(d, players=P3, rules=rules)
     check(a, codes=violations, payouts=payouts, looed={"cat": 3}, pool_next=pool_next)
@@ -901,11 +884,11 @@ K2_PLAY = tricks("ann QS bob AS cat 5S", "bob 2D cat 5D ann TS", "ann JS bob 3D 
 
 
 def k1(**kw: Any) -> dict[str, Any]:
-    return deal(FLUSH_HANDS, ALL_PLAY + K1_PLAY, miss="AH 2C 3C", turn_up="2H", **kw)
+    return deal_doc(FLUSH_HANDS, ALL_PLAY + K1_PLAY, miss="AH 2C 3C", turn_up="2H", **kw)
 
 
 def k2() -> dict[str, Any]:
-    return deal(FLUSH_HANDS, ALL_PLAY + K2_PLAY, miss="AH 2C 3C", turn_up="2S")
+    return deal_doc(FLUSH_HANDS, ALL_PLAY + K2_PLAY, miss="AH 2C 3C", turn_up="2S")
 
 
 FLUSH_WON = {"outcome": "flush", "payouts": {"ann": 3}, "looed": {"bob": 3, "cat": 3}}
@@ -981,7 +964,7 @@ def test_flush_when_dealt_counts_the_flush_of_a_player_who_would_pass(
     events = declares("ann pass", "bob play", "cat play") + tricks(
         "bob AS cat 5S", "bob 2D cat 5D", "cat 6S bob 3D"
     )
-    d = deal(FLUSH_HANDS, events, miss="AH 2C 3C", turn_up="2H")
+    d = deal_doc(FLUSH_HANDS, events, miss="AH 2C 3C", turn_up="2H")
     a = audit_deal(d, players=P3, rules={"flush.kind": "any_suit", "flush.when": when})
     check(a, codes=[], **expected)
 
@@ -1009,7 +992,7 @@ def test_flush_pam_wild_lets_pam_complete_a_flush_of_another_suit(
     without it Pam is a heart and the hand is mixed: ann must lead Pam, the top trump (§3)."""
     hands = {"ann": "JC QS TS", "bob": "AS 2D 3D", "cat": "5S 6S 5D"}
     play_ = tricks("ann JC bob 2D cat 5D", "ann QS bob AS cat 5S", "bob 3D cat 6S ann TS")
-    d = deal(hands, ALL_PLAY + play_, miss="AH 2C 3C", turn_up="2H")
+    d = deal_doc(hands, ALL_PLAY + play_, miss="AH 2C 3C", turn_up="2H")
     rules = {"deal.pam": True, "flush.kind": "any_suit", "flush.pam_wild": wild}
     check(audit_deal(d, players=P3, rules=rules), codes=[], **expected)
 
@@ -1025,7 +1008,7 @@ def test_flush_rank_decides_between_flushes(rank: str, winner: str) -> None:
     takes the pool of 3; the holders of losing flushes pay nothing; dan is looed 3."""
     hands = {"ann": "2S 3S 4S", "bob": "2H 3H 4H", "cat": "JC AD KD", "dan": "5D 6D 7S"}
     events = declares("ann play", "bob play", "cat play", "dan play")
-    d = deal(hands, events, dealer="dan", miss="8C 9C TC", turn_up="5H")
+    d = deal_doc(hands, events, dealer="dan", miss="8C 9C TC", turn_up="5H")
     rules = {
         "deal.pam": True,
         "flush.kind": "any_suit",
@@ -1046,7 +1029,7 @@ def test_flush_looes_everyone_looes_a_player_who_passed(looes: str, looed: dict[
     seated players: dan, who dealt and passed, too."""
     hands = {**FLUSH_HANDS, "dan": "7C 8C 9D"}
     events = declares("ann play", "bob play", "cat play", "dan pass")
-    d = deal(hands, events, dealer="dan", miss="AH 2C 3C", turn_up="2H")
+    d = deal_doc(hands, events, dealer="dan", miss="AH 2C 3C", turn_up="2H")
     a = audit_deal(d, players=P4, rules={"flush.kind": "any_suit", "flush.looes": looes})
     check(
         a, outcome="flush", codes=[], payouts={"ann": 3}, looed=looed, pool_next=sum(looed.values())
@@ -1059,7 +1042,7 @@ def test_flush_pay_ante_makes_the_looed_pay_a_single(pay: str, each: int) -> Non
     """§5.3: unlimited loo, a carried pool of 9: those looed by ann's flush pay the normal loo
     (the pool, 9) or a single (``stakes.ante``, 3)."""
     events = ALL_PLAY  # the flush ends the deal when declarations close
-    d = deal(FLUSH_HANDS, events, miss="AH 2C 3C", turn_up="2H", pool_start=9)
+    d = deal_doc(FLUSH_HANDS, events, miss="AH 2C 3C", turn_up="2H", recorded={"pool_start": 9})
     rules = {"flush.kind": "any_suit", "stakes.loo": "unlimited", "flush.pay": pay}
     a = audit_deal(d, players=P3, rules=rules)
     check(
@@ -1080,7 +1063,7 @@ def test_flush_exempt_pam_lets_the_holder_of_pam_pay_nothing(
     """§5.3: Pam on; ann's spade flush wins; bob holds Pam (no flush) and pays nothing when
     ``exempt_pam`` is on."""
     hands = {"ann": "QS JS TS", "bob": "JC 2D 3D", "cat": "5S 6S 5D"}
-    d = deal(hands, ALL_PLAY, miss="AH 2C 3C", turn_up="2H")
+    d = deal_doc(hands, ALL_PLAY, miss="AH 2C 3C", turn_up="2H")
     rules = {"deal.pam": True, "flush.kind": "any_suit", "flush.exempt_pam": exempt}
     a = audit_deal(d, players=P3, rules=rules)
     check(
@@ -1160,7 +1143,7 @@ def test_penalties_out_of_turn_goes_into_the_current_pool(
     3 + 4 = 7 pays 2 a trick. Ann wins all three tricks; bob is looed 3."""
     hands = {"ann": "KS QS JS", "bob": "2S 3S 4S", "cat": "5S 6S 7S"}
     play_ = tricks("ann KS cat 5S bob 2S", "ann QS bob 3S", "ann JS bob 4S")
-    d = deal(hands, ALL_PLAY + play_, miss="AH 2D 3D", turn_up="2H")
+    d = deal_doc(hands, ALL_PLAY + play_, miss="AH 2D 3D", turn_up="2H")
     a = audit_deal(d, players=P3, rules={"penalties.out_of_turn": amount})
     check(
         a,
@@ -1231,7 +1214,7 @@ def test_penalties_misdeal_redeal_decides_who_deals_after_a_misdeal(
     not name is a ``dealer-rotation`` violation. Deal 2 is passed round to the dealer."""
     hands = {"ann": "2S 3S 4S", "bob": "2H 3H 4H", "cat": "2D 3D 4D"}
     order = ("ann", "bob") if dealer == "cat" else ("bob", "cat")
-    second = deal(
+    second = deal_doc(
         hands,
         declares(*(f"{p} pass" for p in order)),
         number=2,

@@ -295,3 +295,26 @@ def test_page_without_analysis_shows_no_guarantee(browser: Any, tmp_path: Path) 
     assert seen["heading"] is None and seen["advice"] == [] and seen["logMarks"] == 0
     assert errors == []
     page.close()
+
+
+def test_step_log_and_current_step_name_players_as_the_log_does(
+    browser: Any, tmp_path: Path
+) -> None:
+    """The page's step texts name each player as the log names them (``display_names``, ids
+    where the log gives no name): in wrong-payouts.json ann is "Ann Pepys", bob "Robert
+    Hooke"; the terminal, whose table of hands shows id and name, keeps the ids."""
+    report = _report("sample_logs/wrong-payouts.json")
+    deal = report.deals[3]
+    page, errors, _ = _open(browser, replay_html(report, deal), tmp_path)
+    log = page.evaluate(
+        "() => Array.from(document.querySelectorAll('#log li')).map((li) => li.textContent)"
+    )
+    assert any("Robert Hooke plays" in line for line in log)
+    assert any("Ann Pepys takes the Miss" in line for line in log)
+    assert not any(f"{p} " in line for line in log for p in ("ann", "bob", "cat", "dan", "eve"))
+    for _ in range(3):
+        page.click("#next")
+    now = page.evaluate("() => document.querySelector('.now').textContent")
+    assert build_replay(report, deal).steps[3].text in now
+    assert "Catherine Sedley plays" in now
+    assert errors == []

@@ -106,7 +106,7 @@ def _sample_replays() -> Iterator[tuple[SessionReport, DealReplay]]:
         if isinstance(item, SessionReport):
             for deal in item.deals:
                 if deal.status != "rejected":
-                    yield item, build_replay(item, deal)
+                    yield item, build_replay(item, deal, by_name=False)
 
 
 def test_steps_mark_every_finding_of_the_audit_once_for_every_sample_deal() -> None:
@@ -144,7 +144,7 @@ def test_each_judged_play_is_on_the_table_and_was_legal_or_marked() -> None:
 
 def test_legal_cards_shown_for_the_player_on_turn_are_in_his_hand() -> None:
     report = _report("sample_logs/wrong-payouts.json")
-    rp = build_replay(report, report.deals[3])
+    rp = build_replay(report, report.deals[3], by_name=False)
     begin = next(s for s in rp.steps if s.kind == "begin")
     assert begin.on_turn == 0 and display_cards(begin.legal) == "6♠ 9♠"  # ann must lead a trump
     for step in rp.steps:
@@ -154,7 +154,7 @@ def test_legal_cards_shown_for_the_player_on_turn_are_in_his_hand() -> None:
 
 def test_step_mode_stops_on_q_and_at_the_end_of_input() -> None:
     report = _report("sample_logs/wrong-payouts.json")
-    rp = build_replay(report, report.deals[3])
+    rp = build_replay(report, report.deals[3], by_name=False)
     out: list[str] = []
     answers = iter(["", "", "q"])
     step_through(rp, plain, out.append, lambda prompt: next(answers))
@@ -174,7 +174,7 @@ def test_step_mode_stops_on_q_and_at_the_end_of_input() -> None:
 
 def test_step_mode_runs_to_the_settlement_showing_who_is_to_play() -> None:
     report = _report("sample_logs/wrong-payouts.json")
-    rp = build_replay(report, report.deals[3])
+    rp = build_replay(report, report.deals[3], by_name=False)
     out: list[str] = []
     step_through(rp, plain, out.append, lambda prompt: "")
     text = "\n".join(out)

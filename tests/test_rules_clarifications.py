@@ -32,7 +32,7 @@ def audit(
     turn_up: str = "2D",
     ruleset: str = "three-card",
 ) -> DealAudit:
-    deal = deal_doc(1, "cat", dict(hands), events, miss=MISS, turn_up=turn_up)
+    deal = deal_doc(dict(hands), events, number=1, dealer="cat", miss=MISS, turn_up=turn_up)
     return audit_deal(deal, players=TRIO, ruleset=ruleset, rules=rules)
 
 
@@ -221,7 +221,7 @@ TRICK_3 = plays("ann 5C", "bob 3C", "cat 4C")
 
 
 def hoyle_must(events: list[dict[str, Any]]) -> DealAudit:
-    deal = deal_doc(1, "cat", dict(VOID_AT_TWO), events)
+    deal = deal_doc(dict(VOID_AT_TWO), events, number=1, dealer="cat")
     return audit_deal(deal, players=TRIO, ruleset="hoyle")
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from loo_helpers import audit_deals, declare, plays
+from loo_helpers import audit_deals, deal_doc, declare, plays
 
 from loo_replay.engine.cards import DIAMONDS
 from loo_replay.engine.session import DealAudit, Discrepancy
@@ -29,36 +29,6 @@ Row = dict[str, Any]
 
 
 # -- building deals -------------------------------------------------------------------
-
-
-def mk(
-    number: int,
-    dealer: str,
-    hands: dict[str, str] | None,
-    *,
-    miss: str | None = MISS,
-    turn_up: str | None = "2D",
-    events: list[dict[str, Any]] | None = None,
-    recorded: dict[str, Any] | None = None,
-    players: tuple[str, ...] | None = None,
-    misdeal: bool = False,
-) -> Deal:
-    """A deal as the log has it; cards are written as space-separated strings."""
-    d: Deal = {"deal": number, "dealer": dealer}
-    if players is not None:
-        d["players"] = list(players)
-    if hands is not None:
-        d["hands"] = {p: cards.split() for p, cards in hands.items()}
-    if miss is not None:
-        d["miss"] = miss.split()
-    if turn_up is not None:
-        d["turn_up"] = turn_up
-    if misdeal:
-        d["misdeal"] = True
-    d["events"] = events or []
-    if recorded is not None:
-        d["recorded"] = recorded
-    return d
 
 
 def declares(*pairs: str) -> list[dict[str, Any]]:
@@ -93,10 +63,11 @@ def sweep(
     events = [] if must else declares(*(f"{p} play" for p in order))
     for suit in "SHC":
         events += plays(*(f"{p} {ranks[i]}{suit}" for i, p in enumerate(order)))
-    return mk(
-        number,
-        dealer,
+    return deal_doc(
         hands,
+        number=number,
+        dealer=dealer,
+        turn_up="2D",
         miss=None if must else MISS,
         events=events,
         recorded=recorded,
@@ -109,12 +80,14 @@ def all_pass(number: int, dealer: str, *, seats: tuple[str, ...] = FOUR, **kw: A
     order = clockwise(seats, dealer)
     hands = {p: " ".join(f"{'AKQJT'[i]}{s}" for s in "SHC") for i, p in enumerate(order)}
     events = declares(*(f"{p} pass" for p in order[:-1]))
-    return mk(number, dealer, hands, events=events, **kw)
+    return deal_doc(
+        hands, number=number, dealer=dealer, miss=MISS, turn_up="2D", events=events, **kw
+    )
 
 
 def misdeal(number: int, dealer: str, **kw: Any) -> Deal:
     """A deal recorded as abandoned (``"misdeal": true``); the hands may be absent (§2.2)."""
-    return mk(number, dealer, None, miss=None, turn_up=None, misdeal=True, **kw)
+    return deal_doc(None, number=number, dealer=dealer, miss=None, turn_up=None, misdeal=True, **kw)
 
 
 # -- reading audits -------------------------------------------------------------------
@@ -180,7 +153,15 @@ TWO_ONE_NIL_PLAYS = plays(
 
 def two_one_nil(recorded: dict[str, Any] | None = None) -> Deal:
     events = declares("ann play", "bob play", "cat play") + TWO_ONE_NIL_PLAYS
-    return mk(1, "cat", dict(TWO_ONE_NIL_HANDS), events=events, recorded=recorded)
+    return deal_doc(
+        dict(TWO_ONE_NIL_HANDS),
+        number=1,
+        dealer="cat",
+        miss=MISS,
+        turn_up="2D",
+        events=events,
+        recorded=recorded,
+    )
 
 
 # ======================================================================================
@@ -221,7 +202,11 @@ def test_played_out_pays_shares_per_trick_and_looes_by_stakes_loo_and_loo_scope(
     events = declares("ann play", "bob pass", "cat play", "dan play") + plays(
         "ann AS", "cat KS", "dan QS", "ann AH", "cat KH", "dan QH", "ann 2C", "cat AC", "dan 3C"
     )
-    a = matrix_audit(mk(1, "dan", hands, events=events), variant, scope)
+    a = matrix_audit(
+        deal_doc(hands, number=1, dealer="dan", miss=MISS, turn_up="2D", events=events),
+        variant,
+        scope,
+    )
     loo = LOO_VARIANTS[variant][1]
     # payouts: ann 2 x 4 = 8, cat 1 x 4 = 4. Looed: dan (active, no trick); with
     # "everyone" also bob (passed, no trick).
@@ -257,7 +242,11 @@ def test_unopposed_lone_player_takes_the_pool_and_everyone_scope_looes_the_other
     # his own hand, §2.5); bob, cat and dan pass.
     hands = {"ann": "AS AH AC", "bob": "KS KH KC", "cat": "QS QH QC", "dan": "JS JH JC"}
     events = declares("ann take_miss", "bob pass", "cat pass", "dan pass")
-    a = matrix_audit(mk(1, "dan", hands, events=events), variant, scope)
+    a = matrix_audit(
+        deal_doc(hands, number=1, dealer="dan", miss=MISS, turn_up="2D", events=events),
+        variant,
+        scope,
+    )
     loo = LOO_VARIANTS[variant][1]
     looed = {} if scope == "active" else {"bob": loo, "cat": loo, "dan": loo}
     # ann takes 12; pool_next = 12 - 12 + the loos
@@ -275,7 +264,10 @@ def test_flush_winner_takes_the_pool_and_flush_looes_ignores_loo_scope(
     hands = {"ann": "2H 3H 5H", "bob": "6S 6H 6C", "cat": "7S 7H 7C", "dan": "8S 8H 8C"}
     events = declares("ann play", "bob pass", "cat play", "dan play")
     a = matrix_audit(
-        mk(1, "dan", hands, events=events), variant, scope, **{"flush.kind": "any_suit"}
+        deal_doc(hands, number=1, dealer="dan", miss=MISS, turn_up="2D", events=events),
+        variant,
+        scope,
+        **{"flush.kind": "any_suit"},
     )
     loo = LOO_VARIANTS[variant][1]
     # ann takes 12; cat and dan (active) each pay the loo; bob passed: not looed.
@@ -300,7 +292,10 @@ def test_revoke_divide_splits_the_pool_and_no_one_is_looed_whatever_the_stakes(
         "ann AC", "bob KC", "cat QC", "dan JC",
     )  # fmt: skip
     a = matrix_audit(
-        mk(1, "dan", hands, events=events), variant, scope, **{"penalties.revoke": "divide"}
+        deal_doc(hands, number=1, dealer="dan", miss=MISS, turn_up="2D", events=events),
+        variant,
+        scope,
+        **{"penalties.revoke": "divide"},
     )
     # sharers ann, cat, dan: 12 // 3 = 4 each; bob pays revoke_amount 12 to the next pool;
     # cat and dan took no trick but are not looed. pool_next = 12 - 12 + 12 = 12.
@@ -450,7 +445,15 @@ def test_defending_dealer_shares_stay_in_the_pool_and_he_cannot_be_looed(
     stays in the pool, and he cannot be looed."""
     hands = {"ann": ann_hand, "bob": "5S 5H 5C", "cat": "6S 6H 6C"}
     events = declares("ann play", "bob pass", "cat defend") + plays(*cards)
-    deal = mk(1, "cat", hands, miss=miss, events=events, recorded={"pool_start": 12})
+    deal = deal_doc(
+        hands,
+        number=1,
+        dealer="cat",
+        turn_up="2D",
+        miss=miss,
+        events=events,
+        recorded={"pool_start": 12},
+    )
     (a,) = audit_deals([deal], players=THREE)
     assert money(a) == row("double", 12, "played", payouts, looed, pool_next)
     assert a.tricks == tricks
@@ -476,7 +479,15 @@ def test_out_of_turn_player_retires_his_shares_stay_and_his_penalty_grows_the_cu
         "cat QS", "dan JS", "ann AS", "bob KS",
         "ann 2C", "cat 3C", "bob AC", "dan KC",
     )  # fmt: skip
-    deal = mk(1, "dan", dict(RETIRE_HANDS), events=events, recorded={"pool_start": 12})
+    deal = deal_doc(
+        dict(RETIRE_HANDS),
+        number=1,
+        dealer="dan",
+        miss=MISS,
+        turn_up="2D",
+        events=events,
+        recorded={"pool_start": 12},
+    )
     (a,) = audit_deals([deal], players=FOUR)
     # pool = 12 + out_of_turn 3 = 15, share 5: ann 5, bob 5; cat's trick (5) stays;
     # dan took none: looed 3. pool_next = 15 - 10 + 3 = 8.
@@ -497,7 +508,15 @@ def test_retired_player_without_a_trick_is_not_looed(rules: dict[str, Any], dan_
         "ann AS", "bob KS", "dan JS",
         "ann 2C", "bob AC", "dan KC",
     )  # fmt: skip
-    deal = mk(1, "dan", dict(RETIRE_HANDS), events=events, recorded={"pool_start": 12})
+    deal = deal_doc(
+        dict(RETIRE_HANDS),
+        number=1,
+        dealer="dan",
+        miss=MISS,
+        turn_up="2D",
+        events=events,
+        recorded={"pool_start": 12},
+    )
     (a,) = audit_deals([deal], players=FOUR, rules=rules)
     # pool = 12 + 3 = 15, share 5: ann 2 x 5 = 10, bob 5; dan looed (limited 3, unlimited
     # the pool 15); cat retired, not looed. pool_next = 15 - 15 + dan's loo.
@@ -517,7 +536,15 @@ def test_revoke_forfeit_offender_shares_stay_and_he_pays_revoke_amount_to_the_ne
     events = declares("ann play", "bob play", "cat play") + plays(
         "ann AS", "bob 3H", "cat QS", "ann 5H", "bob KS", "cat AH", "cat 3C", "ann 2C", "bob AC"
     )
-    deal = mk(1, "cat", hands, events=events, recorded={"pool_start": 12})
+    deal = deal_doc(
+        hands,
+        number=1,
+        dealer="cat",
+        miss=MISS,
+        turn_up="2D",
+        events=events,
+        recorded={"pool_start": 12},
+    )
     (a,) = audit_deals([deal], players=THREE)
     # share 4: ann 4, cat 4; bob's trick (4) stays; nobody without a trick.
     # pool_next = 12 - 8 + revoke 12 = 16.
@@ -550,7 +577,15 @@ def test_only_a_players_first_revoke_is_penalised(revoke: str, expected: Row) ->
     events = declares("ann play", "bob play", "cat play") + plays(
         "ann AS", "bob 3H", "cat QS", "ann AH", "bob 9S", "cat KH", "ann 2C", "bob 4H", "cat 3C"
     )
-    deal = mk(1, "cat", hands, miss="5S 6H 5C", events=events, recorded={"pool_start": 12})
+    deal = deal_doc(
+        hands,
+        number=1,
+        dealer="cat",
+        turn_up="2D",
+        miss="5S 6H 5C",
+        events=events,
+        recorded={"pool_start": 12},
+    )
     (a,) = audit_deals([deal], players=THREE, rules={"penalties.revoke": revoke})
     assert money(a) == expected
     assert a.tricks == {"ann": 2, "bob": 0, "cat": 1}
@@ -585,7 +620,15 @@ def test_revoke_divide_splits_the_pool_equally_rounded_down_and_no_one_is_looed(
     events = declares("ann play", "bob play", "cat play") + plays(
         "ann AS", "bob 3H", "cat QS", "ann AH", "bob KS", "cat QH", "ann AC", "bob KC", "cat QC"
     )
-    deal = mk(1, "cat", hands, events=events, recorded={"pool_start": 13})
+    deal = deal_doc(
+        hands,
+        number=1,
+        dealer="cat",
+        miss=MISS,
+        turn_up="2D",
+        events=events,
+        recorded={"pool_start": 13},
+    )
     (a,) = audit_deals([deal], players=THREE, rules={"penalties.revoke": revoke})
     assert money(a) == expected
     assert a.penalties == {"bob": 12}
@@ -603,7 +646,15 @@ def test_revoke_divide_excludes_retired_players() -> None:
         "ann AH", "bob KS", "cat QH",
         "ann AC", "bob KC", "cat QC",
     )  # fmt: skip
-    deal = mk(1, "dan", hands, events=events, recorded={"pool_start": 12})
+    deal = deal_doc(
+        hands,
+        number=1,
+        dealer="dan",
+        miss=MISS,
+        turn_up="2D",
+        events=events,
+        recorded={"pool_start": 12},
+    )
     (a,) = audit_deals([deal], players=FOUR, rules={"penalties.revoke": "divide"})
     # pool = 12 + 3 = 15; sharers ann and cat (bob offended, dan retired): 15 // 2 = 7 each,
     # 1 stays. bob pays 12 to the next pool. pool_next = 15 - 14 + 12 = 13.
@@ -640,7 +691,15 @@ def test_revoke_divide_defending_dealers_portion_stays_in_the_pool(
     pays revoke_amount like anyone."""
     hands = {"ann": "AS 5H 2C", "bob": "7S 7H 7C", "cat": "8S 8H 8C"}
     events = declares("ann play", "bob pass", "cat defend") + plays(*cards)
-    deal = mk(1, "cat", hands, miss=miss, events=events, recorded={"pool_start": 12})
+    deal = deal_doc(
+        hands,
+        number=1,
+        dealer="cat",
+        turn_up="2D",
+        miss=miss,
+        events=events,
+        recorded={"pool_start": 12},
+    )
     (a,) = audit_deals([deal], players=THREE, rules={"penalties.revoke": "divide"})
     assert money(a) == row("double", 12, "revoke", payouts, {}, pool_next)
     assert a.penalties == {offender: 12}
@@ -655,7 +714,7 @@ def test_revoke_divide_defending_dealers_portion_stays_in_the_pool(
 def short_hand_misdeal(number: int, dealer: str) -> Deal:
     """A misdeal by the cards (§2.2): cat was dealt two cards instead of three."""
     hands = {"ann": "AS AH AC", "bob": "KS KH KC", "cat": "QS QH"}
-    return mk(number, dealer, hands)
+    return deal_doc(hands, number=number, dealer=dealer, miss=MISS, turn_up="2D")
 
 
 @pytest.mark.parametrize("how", ["flag", "short_hand"])
@@ -710,7 +769,7 @@ def test_ante_by_all_every_seated_player_antes_and_a_no_loo_deal_makes_a_must() 
     events = declares("ann play", "bob play", "cat play") + plays(
         "ann AS", "bob KS", "cat QS", "ann 2H", "bob AH", "cat KH", "bob 3C", "cat AC", "ann 2C"
     )
-    d1_deal = mk(1, "cat", hands, events=events)
+    d1_deal = deal_doc(hands, number=1, dealer="cat", miss=MISS, turn_up="2D", events=events)
     chips = {"ann": 100, "bob": 100, "cat": 100}
     d1, d2 = audit_deals(
         [d1_deal, sweep(2, "ann", must=True)],
@@ -744,7 +803,7 @@ FLUSH_MISS = "8S 8H 8C"
 def flush_deal(hands: dict[str, str], **kw: Any) -> Deal:
     """Dealer cat (eldest ann, then bob); turn-up 9D (diamonds trumps); pool_start 12."""
     kw.setdefault("recorded", {"pool_start": 12})
-    return mk(1, "cat", hands, miss=FLUSH_MISS, turn_up="9D", **kw)
+    return deal_doc(hands, number=1, dealer="cat", miss=FLUSH_MISS, turn_up="9D", **kw)
 
 
 DEALT = {"flush.kind": "any_suit", "flush.when": "dealt", "flush.looes": "everyone"}
@@ -907,7 +966,15 @@ def test_flush_pools_double_ignores_a_flush_in_a_single_pool(
     pools: str, recorded: dict[str, Any] | None, expected: Row
 ) -> None:
     """§5.3 flush.pools: flushes count only in the pools it allows (all, or double)."""
-    deal = mk(1, "cat", dict(POOLS_HANDS), miss=FLUSH_MISS, events=POOLS_EVENTS, recorded=recorded)
+    deal = deal_doc(
+        dict(POOLS_HANDS),
+        number=1,
+        dealer="cat",
+        turn_up="2D",
+        miss=FLUSH_MISS,
+        events=POOLS_EVENTS,
+        recorded=recorded,
+    )
     (a,) = audit_deals([deal], players=THREE, rules={**DEALT, "flush.pools": pools})
     assert money(a) == expected
     assert_clean(a)
@@ -934,7 +1001,9 @@ def test_flush_when_dealt_counts_every_seated_hand_declared_only_active_ones(
     events = declares("ann pass", "bob play", "cat play") + plays(
         "bob AS", "cat KS", "bob AH", "cat KH", "bob AC", "cat KC"
     )
-    deal = mk(1, "cat", dict(POOLS_HANDS), miss=FLUSH_MISS, events=events)
+    deal = deal_doc(
+        dict(POOLS_HANDS), number=1, dealer="cat", turn_up="2D", miss=FLUSH_MISS, events=events
+    )
     deal["recorded"] = {"pool_start": 12}
     rules = {**DEALT, "flush.when": when}
     (a,) = audit_deals([deal], players=THREE, rules=rules)
@@ -965,10 +1034,7 @@ def test_three_card_session_with_a_must_after_a_deal_without_a_loo() -> None:
     # D1 dealer ann (eldest bob, cat, ann): bob AS 2H 2C, cat KS AH 3C, ann QS KH AC.
     # t1 bob AS cat KS ann QS -> bob; t2 bob 2H cat AH ann KH -> cat;
     # t3 cat 3C ann AC bob 2C -> ann. One trick each.
-    d1 = mk(
-        1,
-        "ann",
-        {"bob": "AS 2H 2C", "cat": "KS AH 3C", "ann": "QS KH AC"},
+    d1 = deal_doc({"bob": "AS 2H 2C", "cat": "KS AH 3C", "ann": "QS KH AC"}, number=1, dealer="ann", miss=MISS, turn_up="2D",
         events=declares("bob play", "cat play", "ann play")
         + plays(
             "bob AS", "cat KS", "ann QS", "bob 2H", "cat AH", "ann KH", "cat 3C", "ann AC", "bob 2C"
@@ -978,10 +1044,7 @@ def test_three_card_session_with_a_must_after_a_deal_without_a_loo() -> None:
     # cat AS AH 2C, ann KS 2H AC, bob QS KH 3C:
     # t1 cat AS ann KS bob QS -> cat; t2 cat AH ann 2H bob KH -> cat;
     # t3 cat 2C ann AC bob 3C -> ann (heads). cat 2, ann 1, bob 0.
-    d2 = mk(
-        2,
-        "bob",
-        {"cat": "AS AH 2C", "ann": "KS 2H AC", "bob": "QS KH 3C"},
+    d2 = deal_doc({"cat": "AS AH 2C", "ann": "KS 2H AC", "bob": "QS KH 3C"}, number=2, dealer="bob", turn_up="2D",
         miss=None,
         events=plays(
             "cat AS", "ann KS", "bob QS", "cat AH", "ann 2H", "bob KH", "cat 2C", "ann AC", "bob 3C"
@@ -989,10 +1052,11 @@ def test_three_card_session_with_a_must_after_a_deal_without_a_loo() -> None:
     )  # fmt: skip
     # D3 dealer cat (eldest ann, bob, cat): ann plays, bob takes the Miss (KS KH KC),
     # cat passes. ann AS AH AC takes all three.
-    d3 = mk(
-        3,
-        "cat",
+    d3 = deal_doc(
         {"ann": "AS AH AC", "bob": "5S 5H 5C", "cat": "QS QH QC"},
+        number=3,
+        dealer="cat",
+        turn_up="2D",
         miss="KS KH KC",
         events=declares("ann play", "bob take_miss", "cat pass")
         + plays("ann AS", "bob KS", "ann AH", "bob KH", "ann AC", "bob KC"),
@@ -1043,10 +1107,7 @@ def test_five_card_session_with_pam_exchanges_a_flush_and_musts() -> None:
     # t1 bob leads Pam (the top trump must be led), cat 5C, ann 7C -> bob;
     # t2 bob AS cat QS ann 8S -> bob; t3 bob KS cat 6H ann JS -> bob;
     # t4 bob 2H cat AH ann 9H -> cat; t5 cat AC ann 4C bob 3C -> cat. bob 3, cat 2, ann 0.
-    d1 = mk(
-        1,
-        "ann",
-        {"bob": "JC AS KS 2H 3C", "cat": "QS 5C 6H 3S 2S", "ann": "7C 8S JS 9H 4C"},
+    d1 = deal_doc({"bob": "JC AS KS 2H 3C", "cat": "QS 5C 6H 3S 2S", "ann": "7C 8S JS 9H 4C"}, number=1, dealer="ann", turn_up="2D",
         miss=None,
         events=[
             declare("bob", "play"),
@@ -1064,10 +1125,7 @@ def test_five_card_session_with_pam_exchanges_a_flush_and_musts() -> None:
     # against one player) plays JC 5S 6S 7D 8D.
     # t1 cat AS bob 5S; t2 cat KS bob 6S; t3 cat QS, bob void in spades must trump: Pam;
     # t4 bob 8D cat 3C; t5 bob 7D cat 4C. cat 2, bob 3.
-    d2 = mk(
-        2,
-        "bob",
-        {"cat": "AS KS 9D 3C 4C", "ann": "2S 3S 9C TC 5H", "bob": "JC 5S 6S 7D 8D"},
+    d2 = deal_doc({"cat": "AS KS 9D 3C 4C", "ann": "2S 3S 9C TC 5H", "bob": "JC 5S 6S 7D 8D"}, number=2, dealer="bob",
         miss=None,
         turn_up="2H",
         events=[
@@ -1083,19 +1141,16 @@ def test_five_card_session_with_pam_exchanges_a_flush_and_musts() -> None:
     )  # fmt: skip
     # D3 dealer cat (eldest ann, bob, cat), turn-up 9H, a must: flushes at the deal.
     # ann 2S..6S plain flush; cat AH KH QH JH TH a flush in trumps; bob holds Pam.
-    d3 = mk(
-        3,
-        "cat",
+    d3 = deal_doc(
         {"ann": "2S 3S 4S 5S 6S", "bob": "JC 2C 3D 4D 5C", "cat": "AH KH QH JH TH"},
+        number=3,
+        dealer="cat",
         miss=None,
         turn_up="9H",
     )
     # D4 dealer ann (eldest bob, cat, ann), turn-up 2S, a must: no spades, no Pam dealt.
     # bob AH KH AD KD AC takes all five.
-    d4 = mk(
-        4,
-        "ann",
-        {"bob": "AH KH AD KD AC", "cat": "QH JH QD JD KC", "ann": "TH 9H TD 9D QC"},
+    d4 = deal_doc({"bob": "AH KH AD KD AC", "cat": "QH JH QD JD KC", "ann": "TH 9H TD 9D QC"}, number=4, dealer="ann",
         miss=None,
         turn_up="2S",
         events=plays(
@@ -1141,10 +1196,10 @@ def test_hoyle_session_single_pool_must_with_on_void_turn_then_double_pool() -> 
     # turn-up. bob AS 2H 2C, cat 3H 4H 3C, ann QS AH AC.
     # t1 bob AS, cat 3H (void in spades), ann QS -> bob; ann turns 5D: diamonds trumps;
     # t2 bob 2H, cat 4H, ann AH -> ann; t3 ann AC, bob 2C, cat 3C -> ann.
-    d1 = mk(
-        1,
-        "ann",
+    d1 = deal_doc(
         {"bob": "AS 2H 2C", "cat": "3H 4H 3C", "ann": "QS AH AC"},
+        number=1,
+        dealer="ann",
         miss=None,
         turn_up=None,
         events=[
@@ -1157,10 +1212,10 @@ def test_hoyle_session_single_pool_must_with_on_void_turn_then_double_pool() -> 
     # cat plays AS AH 2C; ann passes; bob takes the Miss KH KC 3D.
     # t1 cat AS (holding a trump, lead it), bob 3D -> cat; t2 cat AH, bob KH -> cat;
     # t3 cat 2C, bob KC -> bob. cat 2, bob 1.
-    d2 = mk(
-        2,
-        "bob",
+    d2 = deal_doc(
         {"cat": "AS AH 2C", "ann": "5H 5C 5D", "bob": "6H 6C 6D"},
+        number=2,
+        dealer="bob",
         miss="KH KC 3D",
         turn_up="2S",
         events=declares("cat play", "ann pass", "bob take_miss")
@@ -1170,10 +1225,7 @@ def test_hoyle_session_single_pool_must_with_on_void_turn_then_double_pool() -> 
     # ann AS KS AH, bob QS 3H 4H, cat JS TS 5H.
     # t1 ann AS, bob 3H (holds QS: follow-suit revoke), cat JS; t2 ann KS bob QS cat TS;
     # t3 ann AH bob 4H cat 5H. ann takes all three.
-    d3 = mk(
-        3,
-        "cat",
-        {"ann": "AS KS AH", "bob": "QS 3H 4H", "cat": "JS TS 5H"},
+    d3 = deal_doc({"ann": "AS KS AH", "bob": "QS 3H 4H", "cat": "JS TS 5H"}, number=3, dealer="cat",
         miss=None,
         turn_up=None,
         events=plays(
@@ -1228,10 +1280,7 @@ def test_unlimited_session_pool_balloons_as_each_looed_player_pays_the_pool() ->
     # D4 dealer ann (eldest bob, cat, ann): bob AS AH 2C, cat KS KH AC, ann QS QH 3C:
     # t1 bob AS cat KS ann QS -> bob; t2 bob AH cat KH ann QH -> bob;
     # t3 bob 2C cat AC ann 3C -> cat. bob 2, cat 1, ann 0.
-    d4 = mk(
-        4,
-        "ann",
-        {"bob": "AS AH 2C", "cat": "KS KH AC", "ann": "QS QH 3C"},
+    d4 = deal_doc({"bob": "AS AH 2C", "cat": "KS KH AC", "ann": "QS QH 3C"}, number=4, dealer="ann", miss=MISS, turn_up="2D",
         events=declares("bob play", "cat play", "ann play")
         + plays(
             "bob AS", "cat KS", "ann QS", "bob AH", "cat KH", "ann QH", "bob 2C", "cat AC", "ann 3C"
@@ -1384,10 +1433,7 @@ def test_stacks_pay_antes_forfeits_loos_and_penalties_and_take_payouts_conservin
     # D2 cat deals again (same_dealer). ann AS 5H 2C, bob KS 3H AC, cat QS AH 3C:
     # t1 ann AS, bob 3H (revoke), cat QS -> ann; t2 ann 5H, bob KS, cat AH -> cat;
     # t3 cat 3C, ann 2C, bob AC -> bob.
-    d2 = mk(
-        2,
-        "cat",
-        {"ann": "AS 5H 2C", "bob": "KS 3H AC", "cat": "QS AH 3C"},
+    d2 = deal_doc({"ann": "AS 5H 2C", "bob": "KS 3H AC", "cat": "QS AH 3C"}, number=2, dealer="cat", miss=MISS, turn_up="2D",
         events=declares("ann play", "bob play", "cat play")
         + plays(
             "ann AS", "bob 3H", "cat QS", "ann 5H", "bob KS", "cat AH", "cat 3C", "ann 2C", "bob AC"
@@ -1512,10 +1558,7 @@ def test_each_wrong_recorded_field_is_reported_with_recorded_and_expected(
 ) -> None:
     """LOG-FORMAT recorded: pool_start, tricks, payouts, looed, penalties and pool_next are
     each compared; a difference names the field, what was recorded and what is expected."""
-    d2 = mk(
-        2,
-        "ann",
-        {"bob": "AS 5H 2C", "cat": "KS 3H AC", "ann": "QS AH 3C"},
+    d2 = deal_doc({"bob": "AS 5H 2C", "cat": "KS 3H AC", "ann": "QS AH 3C"}, number=2, dealer="ann", miss=MISS, turn_up="2D",
         events=declares("bob play", "cat play", "ann play")
         + plays(
             "bob AS", "cat 3H", "ann QS", "bob 5H", "cat KS", "ann AH", "ann 3C", "bob 2C", "cat AC"
@@ -1652,7 +1695,15 @@ def test_revoke_divide_with_nobody_to_share_the_whole_pool_stays(
     events = declares("ann play", "bob pass", "cat play") + plays(
         "ann 5H", "cat 3C", "ann AD", "cat KS", "ann 2C", "cat AH"
     )
-    deal = mk(1, "cat", hands, events=events, recorded={"pool_start": 12})
+    deal = deal_doc(
+        hands,
+        number=1,
+        dealer="cat",
+        miss=MISS,
+        turn_up="2D",
+        events=events,
+        recorded={"pool_start": 12},
+    )
     (a,) = audit_deals([deal], players=THREE, rules={"penalties.revoke": revoke})
     assert money(a) == expected
     assert a.penalties == {"ann": 12, "cat": 12}
@@ -1680,10 +1731,11 @@ def test_flush_declared_counts_the_final_hand_after_an_exchange() -> None:
     # five-card, when declared; dealer ann (eldest bob, cat, ann); pool_start 20.
     # bob 2S 3S 4S 5S 9H plays and exchanges 9H for 6S: 2S-6S, a flush; cat plays; ann
     # passes. No Pam dealt.
-    deal = mk(
-        1,
-        "ann",
+    deal = deal_doc(
         {"bob": "2S 3S 4S 5S 9H", "cat": "AH KD QC JD TC", "ann": "7H 8H 9C 8C 7C"},
+        number=1,
+        dealer="ann",
+        turn_up="2D",
         miss=None,
         events=[
             declare("bob", "play"),
@@ -1756,7 +1808,15 @@ def test_revoke_divide_settles_a_hand_abandoned_after_the_revoke() -> None:
     # cat QS; then the record stops.
     hands = {"ann": "AS AH AC", "bob": "KS 3H KC", "cat": "QS QH QC"}
     events = declares("ann play", "bob play", "cat play") + plays("ann AS", "bob 3H", "cat QS")
-    deal = mk(1, "cat", hands, events=events, recorded={"pool_start": 12})
+    deal = deal_doc(
+        hands,
+        number=1,
+        dealer="cat",
+        miss=MISS,
+        turn_up="2D",
+        events=events,
+        recorded={"pool_start": 12},
+    )
     (a,) = audit_deals([deal], players=THREE, rules={"penalties.revoke": "divide"})
     # ann and cat: 12 // 2 = 6 each; bob pays 12: pool_next = 12 - 12 + 12 = 12.
     assert a.status == "audited"

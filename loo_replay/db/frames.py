@@ -43,9 +43,10 @@ from loo_replay.db.rows import (
 )
 from loo_replay.engine.analysis import DealAnalysis, analyse_deal
 from loo_replay.engine.cards import SUITS, canonical
-from loo_replay.engine.model import LogError, Play
+from loo_replay.engine.model import DEAD, LogError
 from loo_replay.engine.options import Options
 from loo_replay.engine.session import DealAudit
+from loo_replay.engine.vocab import Status
 from loo_replay.output.audit_json import Summary
 
 SCHEMAS: dict[str, pa.Schema] = {table: row_schema(row) for table, row in ROWS.items()}
@@ -259,7 +260,7 @@ class FrameBuilder:
                 )
         rejected = 0
         for index, deal in enumerate(report.deals):
-            if deal.status == "rejected" or deal.result is None:
+            if deal.status == Status.REJECTED or deal.result is None:
                 rejected += 1
                 raw = report.raw_deals[index] if index < len(report.raw_deals) else None
                 self._reject(sid, file, report.line, index, deal, raw)
@@ -470,10 +471,6 @@ class FrameBuilder:
         ids = rec.seats
         number = rec.number
         card_name = _CARD
-        events: dict[tuple[int, int], int] = {}
-        for ev in rec.events:
-            if type(ev) is Play:
-                events.setdefault((ev.seat, ev.card), ev.index)
         found = {
             (v.event, v.player, v.card): v.code
             for v in reversed(d.violations)  # the first finding at a card wins
@@ -491,22 +488,16 @@ class FrameBuilder:
                     deal=number,
                     trick=trick,
                     leader=ids[t.leader],
-                    led=card_name[t.plays[0][1]] if t.plays else None,
+                    led=card_name[t.lead] if t.live else None,
                     winner=None if winner is None else ids[winner],
-                    cards=len(t.plays),
-                    dead=len(t.dead),
+                    cards=t.live,
+                    dead=len(t.cards) - t.live,
                 )
             )
-            in_order: list[tuple[int, int, int, int | None]] = [
-                (events.get((seat, card), -1), seat, card, mask) for seat, card, mask in t.plays
-            ]
-            if t.dead:  # cards played out of turn go where the record has them
-                in_order += [(events.get((s, c), -1), s, c, None) for s, c in t.dead]
-                in_order.sort(key=lambda c: c[0])
-            for position, (event, seat, card, mask) in enumerate(in_order, start=1):
+            for position, (seat, card, mask, event) in enumerate(t.cards, start=1):
                 player = ids[seat]
                 legal: list[str] | None = None
-                if mask is not None:
+                if mask != DEAD:
                     legal = []
                     m = mask
                     while m:
@@ -524,10 +515,10 @@ class FrameBuilder:
                         seat=seat,
                         player=player,
                         card=card_name[card],
-                        dead=mask is None,
-                        legal=None if mask is None else mask >> card & 1 == 1,
+                        dead=mask == DEAD,
+                        legal=None if mask == DEAD else mask >> card & 1 == 1,
                         legal_cards=legal,
-                        wins=mask is not None and seat == winner,
+                        wins=mask != DEAD and seat == winner,
                         finding=found.get((event, player, card)) if found else None,
                     )
                 )

@@ -13,16 +13,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from loo_replay.engine.cards import display
-from loo_replay.engine.model import Event, Play
+from loo_replay.engine.model import Event, Play, Violation
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import PLAYING, DealContext, DealResult, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.solver import ANNOUNCE, CARD, OverBudget, Search
 from loo_replay.engine.tables import NO_TRUMP
+from loo_replay.engine.vocab import Outcome, Status
 
 DEFAULT_MAX_NODES = 2_000_000
 SOLVED, SKIPPED, UNSOLVED = "solved", "skipped", "unsolved"
-ANALYSED_OUTCOMES = ("played", "revoke")
+ANALYSED_OUTCOMES = (Outcome.PLAYED, Outcome.REVOKE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,7 @@ def analyse_deal(
 ) -> DealAnalysis:
     """The analysis of one audited deal (ANALYSIS.md §1: what is analysed, what skipped)."""
     result = audit.result
-    if audit.status != "audited" or result is None:
+    if audit.status != Status.AUDITED or result is None:
         return DealAnalysis(SKIPPED, audit.status)
     if result.outcome not in ANALYSED_OUTCOMES:
         return DealAnalysis(SKIPPED, result.outcome)
@@ -111,6 +112,14 @@ def analyse_deal(
     return run.analysis()
 
 
+def _why_stopped(found: tuple[Violation, ...]) -> str:
+    if found:
+        v = found[0]
+        where = f" at trick {v.trick}" if v.trick is not None else ""
+        return f"{v.code} by {v.player}{where}: the position after it is not one of the rules"
+    return "the record leaves the rules here"
+
+
 class _Run:
     """Follows the recorded cards with the search, collecting each card's step."""
 
@@ -130,13 +139,12 @@ class _Run:
             taken = self.result.tricks_won[seat] - won  # a first guess at what they were sure of
             self.guarantee[seat] = won + search.future(seat, 0, taken)
         known = dict(self.guarantee)  # what each player is sure of now; others' cards raise it
-        findings = len(replay.result.violations)
         for event in events:
             if search.left == 0:
                 break
-            replay.apply(event)  # the engine judges the card; the search is still before it
-            if len(replay.result.violations) > findings or replay.result.status != "audited":
-                self.stopped = self._why_stopped(findings)
+            applied = replay.apply(event)  # the engine judges the card; the search is before it
+            if applied.violations or applied.error is not None:
+                self.stopped = _why_stopped(applied.violations)
                 return
             if isinstance(event, Play):
                 seat = event.seat
@@ -144,14 +152,6 @@ class _Run:
                 known[seat] = step.after
                 self.steps.append(step)
                 search.advance(event.card, event.announce)
-
-    def _why_stopped(self, findings: int) -> str:
-        found = self.replay.result.violations[findings:]
-        if found:
-            v = found[0]
-            where = f" at trick {v.trick}" if v.trick is not None else ""
-            return f"{v.code} by {v.player}{where}: the position after it is not one of the rules"
-        return "the record leaves the rules here"
 
     def _step(self, seat: int, card: int, announce: bool, known: int) -> CardStep:
         search = self.search
@@ -205,7 +205,7 @@ class _Run:
     def _looed(self, seat: int) -> bool:
         r = self.result
         return (
-            r.outcome == "played"
+            r.outcome == Outcome.PLAYED
             and r.tricks_won[seat] == 0
             and seat != r.defender
             and seat not in r.retired

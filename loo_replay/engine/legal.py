@@ -24,18 +24,22 @@ from loo_replay.engine.tables import ACES, NO_TRUMP, POWER, TRUMP_ORDER
 Step = tuple[str, int]
 
 
-def add_card(state: DealState, trick: Trick, seat: int, card: int, legal: int) -> None:
+def add_card(
+    state: DealState, trick: Trick, seat: int, card: int, legal: int, event: int = -1
+) -> None:
     """Play ``card`` to ``trick``: the one place where the suit led, the winning card and
     whether the trick is trumped are decided (RULES.md §1, winning card)."""
     trump = state.trump
-    if not trick.plays:
+    if not trick.live:
         trick.led = trump if state.pam and card == PAM and trump != NO_TRUMP else card // 13
+        trick.lead = card
     power = POWER[state.pam][trump][trick.led][card]
     if power > trick.win_power:
-        trick.win, trick.win_power = len(trick.plays), power
+        trick.win, trick.win_power = len(trick.cards), power
     if trump != NO_TRUMP and trick.led != trump and state.trump_mask >> card & 1:
         trick.trumped = True
-    trick.plays.append((seat, card, legal))
+    trick.cards.append((seat, card, legal, event))
+    trick.live += 1
     trick.seats |= 1 << seat
     state.hands[seat] &= ~(1 << card)
     state.played |= 1 << card
@@ -44,7 +48,8 @@ def add_card(state: DealState, trick: Trick, seat: int, card: int, legal: int) -
 def take_back(state: DealState, trick: Trick, saved: tuple[int, int, int, bool]) -> None:
     """Undo the last ``add_card`` of ``trick``; ``saved`` is its (led, win, win_power,
     trumped) from before that card.  A search steps through positions with the two."""
-    seat, card, _ = trick.plays.pop()
+    seat, card, _, _ = trick.cards.pop()
+    trick.live -= 1
     trick.led, trick.win, trick.win_power, trick.trumped = saved
     trick.seats &= ~(1 << seat)
     state.hands[seat] |= 1 << card
@@ -144,7 +149,7 @@ def pam_barred(state: DealState, seat: int, trick: Trick) -> bool:
     hand = state.hands[seat]
     if not (state.pam and state.trump != NO_TRUMP and hand >> PAM & 1):
         return False
-    if trick.plays[0][1] != ACES[state.trump]:
+    if trick.lead != ACES[state.trump]:
         return False
     if not (
         o.follow_pam_civil == "always" or (o.follow_pam_civil == "announced" and state.announce)
@@ -158,7 +163,7 @@ def pam_barred(state: DealState, seat: int, trick: Trick) -> bool:
 def steps(state: DealState, seat: int) -> Iterator[Step]:
     """The binding steps for ``seat`` to play now: leading or following."""
     trick = state.trick
-    if trick is None or not trick.plays:
+    if trick is None or not trick.live:
         number = trick.number if trick is not None else len(state.tricks) + 1
         return lead_steps(state, seat, number)
     return follow_steps(state, seat, trick)
@@ -203,10 +208,9 @@ def explain(code: str, state: DealState, seat: int) -> str:
         return f"holding {'a trump' if n == 1 else f'{n} or more trumps'}, a trump must be led"
     if code == "trump-after-trick":
         return "the winner of a trick must lead a trump"
-    assert trick is not None and trick.plays
+    assert trick is not None and trick.live
     led = SUIT_SYMBOLS[trick.led]
-    index = trick.win
-    winner = display(trick.plays[index][1])
+    winner = display(trick.cards[trick.win][1])
     if code == "pam-be-civil":
         if state.options.follow_pam_civil_strict:
             return 'the ace of trumps was led: "Pam, be civil" bars Pam unless it is the last card held'
@@ -226,9 +230,9 @@ def describe_play(state: DealState, seat: int, card: int) -> str:
     """The situation of a revoke, the card played after the verb: ``eve led 4♠ holding J♦ 4♠
     (trumps ♦)``, ``eve played J♣ to 4♥, holding 7♥ J♣ A♣ (trumps ♦)``."""
     trick = state.trick
-    if trick is None or not trick.plays:
+    if trick is None or not trick.live:
         did = f"led {display(card)}"
     else:
-        did = f"played {display(card)} to {display(trick.plays[0][1])},"
+        did = f"played {display(card)} to {display(trick.lead)},"
     trump = f"trumps {SUIT_SYMBOLS[state.trump]}" if state.trump != NO_TRUMP else "no trumps"
     return f"{state.seats[seat]} {did} holding {display_cards(state.held(seat))} ({trump})"

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-PLAY, PASS, TAKE_MISS, DEFEND = "play", "pass", "take_miss", "defend"
-ACTIONS = (PLAY, PASS, TAKE_MISS, DEFEND)
+from loo_replay.engine.vocab import Action, FindingClass
+
+PLAY, PASS, TAKE_MISS, DEFEND = Action.PLAY, Action.PASS, Action.TAKE_MISS, Action.DEFEND
+ACTIONS = tuple(Action)
+ACTION_OF: dict[str, Action] = {a.value: a for a in Action}  # a declaration's word to its type
 
 REVOKE_CODES = (
     "lead-top-trump",
@@ -40,7 +43,7 @@ FINDING_CODES = REVOKE_CODES + VIOLATION_CODES
 class Declare:
     index: int  # position in the deal's events, for JSON pointers
     seat: int
-    action: str
+    action: Action
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +118,18 @@ class Violation:
     def is_revoke(self) -> bool:
         return self.code in REVOKE_CODES
 
+    @property
+    def finding_class(self) -> FindingClass:
+        return FindingClass.REVOKE if self.code in REVOKE_CODES else FindingClass.VIOLATION
+
+
+DEAD = -1  # the legal mask of a card played out of turn: dead, never judged (RULES.md §2.9)
+TrickCard = tuple[int, int, int, int]  # seat, card, legal mask (or DEAD), event index (or -1)
+
 
 @dataclass(slots=True)
 class Trick:
-    """One trick as played: ``plays`` are (seat, card, legal mask) in order.
+    """One trick as played: ``cards`` in the order they fell, dead ones in place.
 
     ``led``, ``win``/``win_power`` and ``trumped`` are kept up to date card by card
     (``legal.add_card``) so that judging the next card costs a few integer operations.
@@ -127,12 +138,37 @@ class Trick:
     number: int
     leader: int
     order: list[int] = field(default_factory=list)  # seats due to play, from the leader
-    plays: list[tuple[int, int, int]] = field(default_factory=list)
+    cards: list[TrickCard] = field(default_factory=list)
+    live: int = 0  # cards played in turn: the position in ``order`` of the next to play
+    lead: int = -1  # the card led, once led
     winner: int | None = None
-    dead: list[tuple[int, int]] = field(default_factory=list)  # out-of-turn cards
     void: bool = False  # someone could not follow the suit led (on_void trump turns)
     led: int = -1  # the suit led, once led
-    win: int = 0  # index in ``plays`` of the card winning so far
+    win: int = 0  # index in ``cards`` of the card winning so far
     win_power: int = -2
     trumped: bool = False  # led in a plain suit and a trump played to it
     seats: int = 0  # mask of the seats that have played
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What one event did, as ``Replay.apply`` returns it (PokerKit's operation record): the
+    replayer, the database and the simulator read this instead of comparing states."""
+
+    event: Event
+    judged: bool = True  # False: ignored, the deal had ended (or was rejected) before it
+    began: bool = False  # this card closed the declarations (RULES.md §2.6)
+    led: bool = False  # this card led its trick
+    dead: bool = False  # played out of turn: dead, and the player retires (§2.9)
+    legal: int | None = None  # a card judged in turn: the mask of the cards that were legal
+    violations: tuple[Violation, ...] = ()  # found at this event
+    closed: Trick | None = None  # the trick this card completed (``winner`` -1: nobody's)
+    trump: int | None = None  # the suit this event fixed as trumps
+    error: LogError | None = None  # the record was rejected at this event
+
+    @property
+    def winner(self) -> int | None:
+        """The seat that won the trick this event closed; None if it closed none or nobody won."""
+        if self.closed is None or self.closed.winner is None or self.closed.winner < 0:
+            return None
+        return self.closed.winner

@@ -10,7 +10,29 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
+
+# The values of each choice option, as types: a misspelt value is a mypy error, and
+# ``OPTION_SPECS`` takes its choices from here, so the two cannot drift.
+HandSize = Literal[3, 5]
+Method = Literal["turn_up", "on_void", "first_lead"]
+MethodInMust = Literal[Method, "same"]
+AnteBy = Literal["dealer", "all"]
+LooKind = Literal["limited", "unlimited"]
+Scope = Literal["active", "everyone"]
+Must = Literal["never", "single", "single_except_first"]
+TopTrump = Literal["off", "first", "every"]
+HighestTrump = Literal["never", "first", "always", "two_players"]
+TrumpIf = Literal[0, 1, 2]
+Void = Literal["trump", "overtrump", "any"]
+PamCivil = Literal["off", "announced", "always"]
+FlushKind = Literal["none", "trumps", "any_suit"]
+FlushPools = Literal["all", "double"]
+FlushWhen = Literal["declared", "dealt"]
+FlushRank = Literal["elder", "pam_then_elder", "trumps_then_cards"]
+FlushPay = Literal["loo", "ante"]
+RevokeSettlement = Literal["forfeit", "divide"]
+Redeal = Literal["same_dealer", "next_dealer"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,28 +69,26 @@ class OptionError(ValueError):
     """An unknown option name or a value the option does not accept."""
 
 
-METHODS = ("turn_up", "on_void", "first_lead")
+METHODS: tuple[Method, ...] = get_args(Method)
 
 OPTION_SPECS: dict[str, OptionSpec] = {
-    "deal.hand_size": OptionSpec("choice", (3, 5), meaning="cards per hand and tricks per deal"),
+    "deal.hand_size": OptionSpec(
+        "choice", get_args(HandSize), meaning="cards per hand and tricks per deal"
+    ),
     "deal.miss": OptionSpec("bool", meaning="an extra hand (Miss) is dealt, except in a must deal"),
     "deal.trump": OptionSpec("choice", METHODS, meaning="how trumps are fixed"),
     "deal.trump_in_must": OptionSpec(
-        "choice", (*METHODS, "same"), meaning="how trumps are fixed in a must deal"
+        "choice", get_args(MethodInMust), meaning="how trumps are fixed in a must deal"
     ),
     "deal.exchange": OptionSpec("bool", meaning="active players may exchange with the stock"),
     "deal.pam": OptionSpec("bool", meaning="the jack of clubs is the highest trump"),
     "stakes.ante": OptionSpec("int", minimum=1, meaning="a single"),
-    "stakes.ante_by": OptionSpec("choice", ("dealer", "all"), meaning="who antes each deal"),
-    "stakes.loo": OptionSpec(
-        "choice", ("limited", "unlimited"), meaning="what a looed player pays"
-    ),
+    "stakes.ante_by": OptionSpec("choice", get_args(AnteBy), meaning="who antes each deal"),
+    "stakes.loo": OptionSpec("choice", get_args(LooKind), meaning="what a looed player pays"),
     "stakes.loo_amount": OptionSpec("int", meaning="limited loo"),
     "stakes.loo_cap": OptionSpec("int", meaning="unlimited loo maximum, 0 = none"),
-    "stakes.loo_scope": OptionSpec("choice", ("active", "everyone"), meaning="who can be looed"),
-    "declare.must": OptionSpec(
-        "choice", ("never", "single", "single_except_first"), meaning="which single pools are musts"
-    ),
+    "stakes.loo_scope": OptionSpec("choice", get_args(Scope), meaning="who can be looed"),
+    "declare.must": OptionSpec("choice", get_args(Must), meaning="which single pools are musts"),
     "declare.club_law": OptionSpec("bool", meaning="a club turned up makes a must"),
     "declare.last_must_play_single": OptionSpec(
         "bool", meaning="single pool passed round: last non-dealer and dealer must play"
@@ -76,33 +96,35 @@ OPTION_SPECS: dict[str, OptionSpec] = {
     "declare.dealer_defends": OptionSpec(
         "bool", meaning="against a lone player the dealer must play, take Miss or defend"
     ),
-    "lead.top_trump": OptionSpec("choice", ("off", "first", "every"), meaning="lead the top trump"),
+    "lead.top_trump": OptionSpec("choice", get_args(TopTrump), meaning="lead the top trump"),
     "lead.highest_trump": OptionSpec(
-        "choice", ("never", "first", "always", "two_players"), meaning="lead the highest trump"
+        "choice", get_args(HighestTrump), meaning="lead the highest trump"
     ),
-    "lead.trump_if": OptionSpec("choice", (0, 1, 2), meaning="holding N trumps, lead one"),
+    "lead.trump_if": OptionSpec("choice", get_args(TrumpIf), meaning="holding N trumps, lead one"),
     "lead.trump_after_trick": OptionSpec("bool", meaning="the winner of a trick leads a trump"),
     "follow.head": OptionSpec("bool", meaning="following suit, head the trick if able"),
     "follow.void": OptionSpec(
-        "choice", ("trump", "overtrump", "any"), meaning="what a player void in the suit led plays"
+        "choice", get_args(Void), meaning="what a player void in the suit led plays"
     ),
     "follow.pam_civil": OptionSpec(
-        "choice", ("off", "announced", "always"), meaning="Pam, be civil to the ace of trumps"
+        "choice", get_args(PamCivil), meaning="Pam, be civil to the ace of trumps"
     ),
     "follow.pam_civil_strict": OptionSpec("bool", meaning="Pam barred unless it is the last card"),
-    "flush.kind": OptionSpec("choice", ("none", "trumps", "any_suit"), meaning="what is a flush"),
-    "flush.pools": OptionSpec("choice", ("all", "double"), meaning="pools in which flushes count"),
-    "flush.when": OptionSpec("choice", ("declared", "dealt"), meaning="when flushes are found"),
-    "flush.pam_wild": OptionSpec("bool", meaning="Pam completes a flush of any suit"),
-    "flush.rank": OptionSpec(
-        "choice", ("elder", "pam_then_elder", "trumps_then_cards"), meaning="which flush wins"
+    "flush.kind": OptionSpec("choice", get_args(FlushKind), meaning="what is a flush"),
+    "flush.pools": OptionSpec(
+        "choice", get_args(FlushPools), meaning="pools in which flushes count"
     ),
-    "flush.looes": OptionSpec("choice", ("active", "everyone"), meaning="who a flush looes"),
+    "flush.when": OptionSpec("choice", get_args(FlushWhen), meaning="when flushes are found"),
+    "flush.pam_wild": OptionSpec("bool", meaning="Pam completes a flush of any suit"),
+    "flush.rank": OptionSpec("choice", get_args(FlushRank), meaning="which flush wins"),
+    "flush.looes": OptionSpec("choice", get_args(Scope), meaning="who a flush looes"),
     "flush.pay": OptionSpec(
-        "choice", ("loo", "ante"), meaning="what a player looed by a flush pays"
+        "choice", get_args(FlushPay), meaning="what a player looed by a flush pays"
     ),
     "flush.exempt_pam": OptionSpec("bool", meaning="the holder of Pam pays nothing to a flush"),
-    "penalties.revoke": OptionSpec("choice", ("forfeit", "divide"), meaning="revoke settlement"),
+    "penalties.revoke": OptionSpec(
+        "choice", get_args(RevokeSettlement), meaning="revoke settlement"
+    ),
     "penalties.revoke_amount": OptionSpec("int", meaning="chips a revoke costs"),
     "penalties.out_of_turn": OptionSpec("int", meaning="chips a card played out of turn costs"),
     "penalties.declare_out_of_turn": OptionSpec(
@@ -110,7 +132,7 @@ OPTION_SPECS: dict[str, OptionSpec] = {
     ),
     "penalties.misdeal": OptionSpec("int", meaning="chips the dealer forfeits for a misdeal"),
     "penalties.misdeal_redeal": OptionSpec(
-        "choice", ("same_dealer", "next_dealer"), meaning="who deals after a misdeal"
+        "choice", get_args(Redeal), meaning="who deals after a misdeal"
     ),
 }
 
@@ -119,44 +141,44 @@ OPTION_SPECS: dict[str, OptionSpec] = {
 class Options:
     """Every option of RULES.md §7; attribute = dotted name with ``_`` for ``.``."""
 
-    deal_hand_size: int
+    deal_hand_size: HandSize
     deal_miss: bool
-    deal_trump: str
-    deal_trump_in_must: str
+    deal_trump: Method
+    deal_trump_in_must: MethodInMust
     deal_exchange: bool
     deal_pam: bool
     stakes_ante: int
-    stakes_ante_by: str
-    stakes_loo: str
+    stakes_ante_by: AnteBy
+    stakes_loo: LooKind
     stakes_loo_amount: int
     stakes_loo_cap: int
-    stakes_loo_scope: str
-    declare_must: str
+    stakes_loo_scope: Scope
+    declare_must: Must
     declare_club_law: bool
     declare_last_must_play_single: bool
     declare_dealer_defends: bool
-    lead_top_trump: str
-    lead_highest_trump: str
-    lead_trump_if: int
+    lead_top_trump: TopTrump
+    lead_highest_trump: HighestTrump
+    lead_trump_if: TrumpIf
     lead_trump_after_trick: bool
     follow_head: bool
-    follow_void: str
-    follow_pam_civil: str
+    follow_void: Void
+    follow_pam_civil: PamCivil
     follow_pam_civil_strict: bool
-    flush_kind: str
-    flush_pools: str
-    flush_when: str
+    flush_kind: FlushKind
+    flush_pools: FlushPools
+    flush_when: FlushWhen
     flush_pam_wild: bool
-    flush_rank: str
-    flush_looes: str
-    flush_pay: str
+    flush_rank: FlushRank
+    flush_looes: Scope
+    flush_pay: FlushPay
     flush_exempt_pam: bool
-    penalties_revoke: str
+    penalties_revoke: RevokeSettlement
     penalties_revoke_amount: int
     penalties_out_of_turn: int
     penalties_declare_out_of_turn: int
     penalties_misdeal: int
-    penalties_misdeal_redeal: str
+    penalties_misdeal_redeal: Redeal
 
     @classmethod
     def from_dotted(cls, values: Mapping[str, object]) -> Options:

@@ -16,10 +16,12 @@ from loo_replay.engine.cards import CLUBS, display, display_cards, mask_of
 from loo_replay.engine.flush import best_flush, is_flush
 from loo_replay.engine.legal import add_card, breach, describe_play, explain, legal_cards
 from loo_replay.engine.model import (
+    DEAD,
     DEFEND,
     PASS,
     PLAY,
     TAKE_MISS,
+    Applied,
     DealRecord,
     Declare,
     Event,
@@ -31,11 +33,12 @@ from loo_replay.engine.model import (
     TurnUp,
     Violation,
 )
-from loo_replay.engine.options import Options
+from loo_replay.engine.options import Method, Options
 from loo_replay.engine.state import DealState
 from loo_replay.engine.tables import NO_TRUMP
+from loo_replay.engine.vocab import Action, Outcome, Phase, Status
 
-DECLARING, PLAYING, OVER = "declaring", "playing", "over"
+DECLARING, PLAYING, OVER = Phase.DECLARING, Phase.PLAYING, Phase.OVER
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +54,11 @@ class DealResult:
     """Everything the settlement, the reports and the replayer need of a replayed deal."""
 
     record: DealRecord
-    status: str  # audited | misdeal | rejected
+    status: Status
     must: bool = False
     trump: int = NO_TRUMP
-    outcome: str | None = None  # played | all_passed | unopposed | flush | revoke | misdeal
-    declarations: list[str | None] = field(default_factory=list)
+    outcome: Outcome | None = None
+    declarations: list[Action | None] = field(default_factory=list)
     active: list[int] = field(default_factory=list)
     miss_taker: int | None = None
     defender: int | None = None
@@ -91,7 +94,7 @@ class DealPlan:
     """What the dealer must lay out for a deal (RULES.md §2.2-2.3)."""
 
     must_pool: bool  # a must by ``declare.must`` (club law is known only from the turn-up)
-    method: str  # how trumps are fixed in this deal
+    method: Method  # how trumps are fixed in this deal
     miss: bool  # a Miss is dealt
     turn_up: bool  # a card is turned at the deal
 
@@ -105,6 +108,14 @@ def deal_plan(o: Options, context: DealContext) -> DealPlan:
     if must_pool and o.deal_trump_in_must != "same":
         method = o.deal_trump_in_must
     return DealPlan(must_pool, method, o.deal_miss and not must_pool, method == "turn_up")
+
+
+# What one event did, as ``_take`` says it: judged, began, led, the legal mask (DEAD for a
+# dead card, None for no card judged), the trick closed.  ``apply`` makes it an ``Applied``.
+_Taken = tuple[bool, bool, bool, int | None, Trick | None]
+_IGNORED: _Taken = (False, False, False, None, None)
+_TAKEN: _Taken = (True, False, False, None, None)
+_AUDITED = Status.AUDITED
 
 
 class _Rejected(Exception):
@@ -121,20 +132,20 @@ class Replay:
         n = len(record.seats)
         self.n = n
         self.clockwise = [(record.dealer + 1 + i) % n for i in range(n)]  # eldest first
-        self.result = DealResult(record=record, status="audited")
+        self.result = DealResult(record=record, status=Status.AUDITED)
         self.result.declarations = [None] * n
         self.result.tricks_won = [0] * n
-        self.phase = DECLARING
-        self.seen = 0  # every card that has been dealt, turned or drawn
-        self.stock = 0  # cards left to draw from
-        self.exchanged: set[int] = set()
-        self.method = options.deal_trump
-        self.leader = -1
-        self.turn_due = False  # on_void: a trump turn is due before the next trick
-        self.ignored = 0
-        self.active_mask = 0  # seats in the play, once the declarations close
-        self.flush_view: FlushView | None = None  # set where flushes are judged
-        self.shown: list[ShowFlush] = []  # flushes shown before that, judged then
+        self._phase = DECLARING
+        self._seen = 0  # every card that has been dealt, turned or drawn
+        self._stock = 0  # cards left to draw from
+        self._exchanged: set[int] = set()
+        self._method = options.deal_trump
+        self._leader = -1
+        self._turn_due = False  # on_void: a trump turn is due before the next trick
+        self._ignored = 0
+        self._active_mask = 0  # seats in the play, once the declarations close
+        self._flush_view: FlushView | None = None  # set where flushes are judged
+        self._shown: list[ShowFlush] = []  # flushes shown before that, judged then
         self.state = DealState(
             options=options,
             seats=record.seats,
@@ -146,25 +157,64 @@ class Replay:
         try:
             self._deal()
         except _Rejected:
-            self.phase = OVER
+            self._phase = OVER
+
+    # -- read-only views of the internals -------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def method(self) -> Method:
+        """How trumps are fixed in this deal (``deal.trump`` or ``deal.trump_in_must``)."""
+        return self._method
+
+    @property
+    def leader(self) -> int:
+        """Who leads the next trick (-1 before play)."""
+        return self._leader
+
+    @property
+    def turn_due(self) -> bool:
+        """``on_void``: a player could not follow, so a trump turn is due before the next trick."""
+        return self._turn_due
 
     # -- driving -----------------------------------------------------------
 
     def run(self) -> DealResult:
         for event in self.record.events:
-            self.apply(event)
+            self._take(event)  # the validator needs no records: none are built
         return self.finish()
 
-    def apply(self, event: Event) -> None:
-        """Take one event; after a rejection or the end of the deal, events are ignored."""
-        if self.phase == OVER:
-            if self.result.status == "audited":
-                self.ignored += 1
-            return
+    def apply(self, event: Event) -> Applied:
+        """Take one event and say what it did; after a rejection or the end of the deal,
+        events are ignored (``judged`` False)."""
+        r = self.result
+        found, errors, trump = len(r.violations), len(r.errors), self.state.trump
+        judged, began, led, legal, closed = self._take(event)
+        return Applied(
+            event,
+            judged,
+            began,
+            led,
+            judged and legal == DEAD,
+            None if legal is None or legal == DEAD else legal,
+            tuple(r.violations[found:]),
+            closed,
+            None if self.state.trump == trump else self.state.trump,
+            r.errors[-1] if len(r.errors) > errors else None,
+        )
+
+    def _take(self, event: Event) -> _Taken:
+        if self._phase is OVER:
+            if self.result.status is _AUDITED:
+                self._ignored += 1
+            return _IGNORED
         try:
             if isinstance(event, Play):
-                self._play(event)
-            elif isinstance(event, Declare):
+                return self._play(event)
+            if isinstance(event, Declare):
                 self._declare(event)
             elif isinstance(event, Exchange):
                 self._exchange(event)
@@ -173,44 +223,45 @@ class Replay:
             else:
                 self._turn_up(event)
         except _Rejected:
-            self.phase = OVER
+            self._phase = OVER
+        return _TAKEN
 
     def begin_play(self) -> None:
         """Close the declarations now (the first card does it too); idempotent."""
-        if self.phase == DECLARING:
+        if self._phase == DECLARING:
             try:
                 self._close_declarations(len(self.record.events))
             except _Rejected:
-                self.phase = OVER
+                self._phase = OVER
 
     def on_turn(self) -> int | None:
         """The seat due to play the next card, or None when no card is due."""
-        if self.phase != PLAYING:
+        if self._phase != PLAYING:
             return None
         trick = self.state.trick
         if trick is None:
-            return None if len(self.state.tricks) == self.o.deal_hand_size else self.leader
-        return trick.order[len(trick.plays)] if len(trick.plays) < len(trick.order) else None
+            return None if len(self.state.tricks) == self.o.deal_hand_size else self._leader
+        return trick.order[trick.live] if trick.live < len(trick.order) else None
 
     def finish(self) -> DealResult:
         r = self.result
         try:
-            if self.phase == DECLARING:
+            if self._phase == DECLARING:
                 self._close_declarations(len(self.record.events))
-            if self.phase == PLAYING:
+            if self._phase == PLAYING:
                 self._check_complete()
         except _Rejected:
             pass
-        if self.ignored:
+        if self._ignored:
             r.notes.append(
-                f"{self.ignored} event(s) after the deal ended ({r.outcome}) were not judged"
+                f"{self._ignored} event(s) after the deal ended ({r.outcome}) were not judged"
             )
         r.trump = self.state.trump
         r.retired = self.state.retired
         r.hands = list(self.state.hands)
-        if r.outcome == "played" and r.revokers and self.o.penalties_revoke == "divide":
-            r.outcome = "revoke"
-        self.phase = OVER
+        if r.outcome == Outcome.PLAYED and r.revokers and self.o.penalties_revoke == "divide":
+            r.outcome = Outcome.REVOKE
+        self._phase = OVER
         return r
 
     # -- helpers -----------------------------------------------------------
@@ -219,7 +270,7 @@ class Replay:
         return self.record.seats[seat]
 
     def reject(self, path: str, message: str) -> _Rejected:
-        self.result.status = "rejected"
+        self.result.status = Status.REJECTED
         self.result.errors.append(LogError(path, message))
         return _Rejected(message)
 
@@ -263,11 +314,11 @@ class Replay:
     def _deal(self) -> None:
         rec, o, r = self.record, self.o, self.result
         plan = deal_plan(o, self.context)
-        self.method = plan.method
+        self._method = plan.method
         self._check_unique()
         problems = self._misdeal_problems(plan)
         if problems:
-            r.status = r.outcome = "misdeal"
+            r.status, r.outcome = Status.MISDEAL, Outcome.MISDEAL
             amount = o.penalties_misdeal
             self.violate(
                 "misdeal",
@@ -275,9 +326,9 @@ class Replay:
                 f"misdeal by {self.name(rec.dealer)}: {'; '.join(problems)}",
                 penalty=amount,
             )
-            self.phase = OVER
+            self._phase = OVER
             return
-        self.stock = 52 - self.seen.bit_count()
+        self._stock = 52 - self._seen.bit_count()
         if rec.turn_up is not None:
             self._fix_trump(rec.turn_up)
         club_must = o.declare_club_law and rec.turn_up is not None and rec.turn_up // 13 == CLUBS
@@ -290,8 +341,8 @@ class Replay:
         cards = [c for hand in rec.hands if hand for c in hand] + list(rec.miss or ())
         if rec.turn_up is not None:
             cards.append(rec.turn_up)
-        self.seen = mask_of(cards)
-        if self.seen.bit_count() == len(cards):
+        self._seen = mask_of(cards)
+        if self._seen.bit_count() == len(cards):
             return
         places: list[tuple[str, str, int]] = []  # (pointer, where in words, card)
         for seat, hand in enumerate(rec.hands):
@@ -335,7 +386,7 @@ class Replay:
             problems.append("no card turned up for trumps")
         elif not want_turn and rec.turn_up is not None:
             problems.append(
-                f"a card turned up, but trumps are fixed {self.method.replace('_', ' ')}"
+                f"a card turned up, but trumps are fixed {self._method.replace('_', ' ')}"
             )
         return problems
 
@@ -352,7 +403,7 @@ class Replay:
         """The flush step (§2.4, §2.8, §5.3): the hands of ``group`` now are the ones flushes
         are judged on; the best flush that counts ends the deal."""
         hands = self.state.hands
-        self.flush_view = FlushView(tuple(hands), self.state.trump, tuple(group), dealt)
+        self._flush_view = FlushView(tuple(hands), self.state.trump, tuple(group), dealt)
         if not self._flushes_count():
             return
         held = {s: hands[s] for s in group}
@@ -360,7 +411,7 @@ class Replay:
         if winner is None:
             return
         r = self.result
-        r.outcome = "flush"
+        r.outcome = Outcome.FLUSH
         r.flush_winner = winner
         r.flush_group = list(group)
         r.flush_losers = {
@@ -370,14 +421,14 @@ class Replay:
             f"{self.name(winner)} holds a flush ({display_cards(self.state.held(winner))}) "
             "and takes the pool"
         )
-        self.phase = OVER
+        self._phase = OVER
 
     # -- declarations (§2.5-2.6) --------------------------------------------
 
     def _declare(self, ev: Declare) -> None:
         r, o = self.result, self.o
         path = f"/events/{ev.index}"
-        if self.phase != DECLARING:
+        if self._phase != DECLARING:
             raise self.reject(path, f"{self.name(ev.seat)} declares after play began")
         if r.declarations[ev.seat] is not None:
             raise self.reject(path, f"second declaration by {self.name(ev.seat)}")
@@ -459,29 +510,29 @@ class Replay:
         if not r.must:
             active = [s for s in active if decl[s] is not None]
         r.active = self.state.active = active
-        self.active_mask = sum(1 << s for s in active)
+        self._active_mask = sum(1 << s for s in active)
         if not active or active == [dealer]:
-            r.outcome = "all_passed"
+            r.outcome = Outcome.ALL_PASSED
         elif len(active) == 1:
-            r.outcome = "unopposed"
+            r.outcome = Outcome.UNOPPOSED
         else:
-            r.outcome = "played"
-            self.leader = active[0]
+            r.outcome = Outcome.PLAYED
+            self._leader = active[0]
         # §2.6: all_passed and unopposed end the deal before the flush step (§2.8).
-        if o.flush_when == "declared" and r.outcome == "played":
+        if o.flush_when == "declared" and r.outcome == Outcome.PLAYED:
             self._judge_flushes(active, dealt=False)
-        if self.flush_view is None:
-            for ev in self.shown:
+        if self._flush_view is None:
+            for ev in self._shown:
                 r.notes.append(
                     f"{self.name(ev.seat)}'s flush shown was not judged: the deal ended "
                     f"{r.outcome.replace('_', ' ')}, before any flush"
                 )
         else:
-            for ev in self.shown:
+            for ev in self._shown:
                 self._judge_show(ev)
-        self.shown.clear()
-        if self.phase == DECLARING:
-            self.phase = PLAYING if r.outcome == "played" else OVER
+        self._shown.clear()
+        if self._phase == DECLARING:
+            self._phase = PLAYING if r.outcome == Outcome.PLAYED else OVER
 
     def forced_reason(self, seat: int) -> str | None:
         """Why ``seat`` may not pass outside a must deal, given the declarations before his
@@ -511,7 +562,7 @@ class Replay:
         standing = [s for s in self.clockwise[:-1] if decl[s] not in (None, PASS)]
         return len(standing) == 1 and decl[standing[0]] == PLAY
 
-    def legal_actions(self, seat: int) -> tuple[str, ...]:
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """The declarations ``seat`` may make now without a violation or a log error."""
         r = self.result
         if r.must:
@@ -550,13 +601,13 @@ class Replay:
         if not o.deal_exchange or r.must:
             why = "a must deal" if o.deal_exchange else "this ruleset"
             raise self.reject(path, f"{who} exchanges cards, but {why} allows no exchange")
-        if self.phase != DECLARING:
+        if self._phase != DECLARING:
             raise self.reject(path, f"{who} exchanges after the first card was played")
         if r.declarations[ev.seat] != PLAY:
             raise self.reject(path, f"{who} exchanges without having declared play")
         if not ev.discard and not ev.draw:
             return  # §2.7: an exchange of no cards is allowed and changes nothing
-        if ev.seat in self.exchanged:
+        if ev.seat in self._exchanged:
             raise self.reject(path, f"{who} exchanges a second time")
         if len(ev.draw) != len(ev.discard):
             raise self.reject(
@@ -571,33 +622,33 @@ class Replay:
                     f"{who} discards {display(card)} but does not hold it "
                     f"({who} holds {display_cards(self.state.held(ev.seat))})",
                 )
-        if len(ev.draw) > self.stock:
+        if len(ev.draw) > self._stock:
             raise self.reject(
-                f"{path}/draw", f"{who} draws {len(ev.draw)} cards; the stock holds {self.stock}"
+                f"{path}/draw", f"{who} draws {len(ev.draw)} cards; the stock holds {self._stock}"
             )
         for i, card in enumerate(ev.draw):
-            if self.seen >> card & 1:
+            if self._seen >> card & 1:
                 raise self.reject(
                     f"{path}/draw/{i}",
                     f"{who} draws {display(card)}, which was already dealt or drawn: a card in two places",
                 )
-            self.seen |= 1 << card
-        self.stock -= len(ev.draw)
-        self.exchanged.add(ev.seat)
+            self._seen |= 1 << card
+        self._stock -= len(ev.draw)
+        self._exchanged.add(ev.seat)
         self.state.hands[ev.seat] = hand & ~mask_of(ev.discard) | mask_of(ev.draw)
         self.state.order[ev.seat].extend(ev.draw)
 
     def _show_flush(self, ev: ShowFlush) -> None:
         """§2.8: judged on the hand the flush step judges, so one shown during the
         declarations waits for it."""
-        if self.flush_view is None:
-            self.shown.append(ev)
+        if self._flush_view is None:
+            self._shown.append(ev)
         else:
             self._judge_show(ev)
 
     def _judge_show(self, ev: ShowFlush) -> None:
         """A flush shown by a player without a flush that counts is ``false-flush``."""
-        view = self.flush_view
+        view = self._flush_view
         assert view is not None
         seat = ev.seat
         hand = view.hands[seat]
@@ -631,15 +682,15 @@ class Replay:
             raise self.reject(path, "a second trump turn: trumps are already fixed")
         if state.trick is not None:
             raise self.reject(path, "a trump turned in the middle of a trick")
-        if self.seen >> ev.card & 1:
+        if self._seen >> ev.card & 1:
             raise self.reject(
                 f"{path}/card", f"{display(ev.card)} is turned up but was already dealt or drawn"
             )
-        self.seen |= 1 << ev.card
-        if not self.turn_due:
+        self._seen |= 1 << ev.card
+        if not self._turn_due:
             why = (
                 "no player was void in the suit led"
-                if self.method == "on_void"
+                if self._method == "on_void"
                 else "trumps are not fixed by a turn during play in this deal"
             )
             self.violate(
@@ -651,29 +702,31 @@ class Replay:
                 trick=len(state.tricks) + 1,
                 event=ev.index,
             )
-        self.turn_due = False
+        self._turn_due = False
         self._fix_trump(ev.card)
 
     # -- play (§2.9) -----------------------------------------------------------
 
-    def _play(self, ev: Play) -> None:
-        if self.phase == DECLARING:
+    def _play(self, ev: Play) -> _Taken:
+        began = self._phase is DECLARING
+        if began:
             self._close_declarations(ev.index)
-        if self.phase == OVER:
-            if self.result.outcome in ("all_passed", "unopposed"):
+        r = self.result
+        if self._phase is OVER:
+            if r.outcome in (Outcome.ALL_PASSED, Outcome.UNOPPOSED):
                 raise self.reject(
                     f"/events/{ev.index}",
                     f"{self.name(ev.seat)} plays, but the deal ended before play "
-                    f"({self.result.outcome.replace('_', ' ')})",
+                    f"({r.outcome.replace('_', ' ')})",
                 )
-            self.ignored += 1
-            return
+            self._ignored += 1
+            return (False, began, False, None, None)
         state = self.state
         seat = ev.seat
         trick = state.trick
         if trick is None:
             trick = self._new_trick(ev)
-        if not self.active_mask >> seat & 1 or seat in state.retired or trick.seats >> seat & 1:
+        if not self._active_mask >> seat & 1 or seat in state.retired or trick.seats >> seat & 1:
             self._impossible_play(ev, trick)
         if not state.hands[seat] >> ev.card & 1:
             raise self.reject(
@@ -681,13 +734,18 @@ class Replay:
                 f"{self.name(seat)} plays {display(ev.card)} but does not hold it "
                 f"({self.name(seat)} holds {display_cards(state.held(seat))})",
             )
-        on_turn = trick.order[len(trick.plays)]
+        on_turn = trick.order[trick.live]
+        led = False
         if seat != on_turn:
             self._out_of_turn(ev, trick, on_turn)
+            legal = DEAD
         else:
-            self._judge(ev, trick)
-        if len(trick.plays) == len(trick.order):
+            led = not trick.live
+            legal = self._judge(ev, trick)
+        if trick.live == len(trick.order):
             self._close_trick(trick)
+            return (True, began, led, legal, trick)
+        return (True, began, led, legal, None)
 
     def _new_trick(self, ev: Play) -> Trick:
         state = self.state
@@ -697,8 +755,8 @@ class Replay:
                 f"/events/{ev.index}",
                 f"{self.name(ev.seat)} plays after the last trick: more plays than tricks",
             )
-        if self.turn_due:
-            self.turn_due = False
+        if self._turn_due:
+            self._turn_due = False
             self.violate(
                 "trump-turn",
                 self.record.dealer,
@@ -707,9 +765,9 @@ class Replay:
                 trick=number,
                 event=ev.index,
             )
-        trick = Trick(number=number, leader=self.leader)
+        trick = Trick(number=number, leader=self._leader)
         playing = state.playing()
-        start = playing.index(self.leader) if self.leader in playing else 0
+        start = playing.index(self._leader) if self._leader in playing else 0
         trick.order = playing[start:] + playing[:start]
         state.tricks.append(trick)
         return trick
@@ -731,7 +789,7 @@ class Replay:
         state.played |= 1 << ev.card
         state.retired.add(ev.seat)
         trick.order.remove(ev.seat)
-        trick.dead.append((ev.seat, ev.card))
+        trick.cards.append((ev.seat, ev.card, DEAD, ev.index))
         self.charge_current(ev.seat, amount)
         self.violate(
             "out-of-turn",
@@ -747,10 +805,10 @@ class Replay:
             event=ev.index,
         )
 
-    def _judge(self, ev: Play, trick: Trick) -> None:
-        """Check one card against ``legal_cards`` and play it."""
+    def _judge(self, ev: Play, trick: Trick) -> int:
+        """Check one card against ``legal_cards`` and play it; the legal mask."""
         state, r = self.state, self.result
-        if not trick.plays:
+        if not trick.live:
             state.announce = ev.announce
         legal = legal_cards(state, ev.seat)
         if not legal >> ev.card & 1:
@@ -771,25 +829,26 @@ class Replay:
                 legal=tuple(c for c in held if legal >> c & 1),
                 event=ev.index,
             )
-        if trick.plays:
+        if trick.live:
             if not state.hands[ev.seat] & state.suit_masks[trick.led]:
                 trick.void = True
-        elif state.trump == NO_TRUMP and self.method == "first_lead":
+        elif state.trump == NO_TRUMP and self._method == "first_lead":
             state.fix_trump(ev.card // 13)
-        add_card(state, trick, ev.seat, ev.card, legal)
+        add_card(state, trick, ev.seat, ev.card, legal, ev.index)
+        return legal
 
     def _close_trick(self, trick: Trick) -> None:
         state = self.state
-        if trick.plays:
-            winner = trick.plays[trick.win][0]
+        if trick.live:
+            winner = trick.cards[trick.win][0]
             trick.winner = winner
             self.result.tricks_won[winner] += 1
-            self.leader = winner
+            self._leader = winner
         else:
             trick.winner = -1  # everyone retired: a trick nobody won
         last = trick.number == self.o.deal_hand_size
-        if trick.void and state.trump == NO_TRUMP and self.method == "on_void" and not last:
-            self.turn_due = True
+        if trick.void and state.trump == NO_TRUMP and self._method == "on_void" and not last:
+            self._turn_due = True
 
     def _check_complete(self) -> None:
         done = sum(1 for t in self.state.tricks if t.winner is not None)

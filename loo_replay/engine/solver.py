@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from loo_replay.engine.cards import PAM
 from loo_replay.engine.legal import add_card, legal_cards, take_back
-from loo_replay.engine.model import Trick
+from loo_replay.engine.model import DEAD, Trick
 from loo_replay.engine.replay import Replay
 from loo_replay.engine.state import DealState
 from loo_replay.engine.tables import ACES, EFFECTIVE_SUIT, NO_TRUMP, POWER, TRUMP_ORDER
@@ -82,19 +82,22 @@ class Search:
             trick = Trick(
                 number=current.number,
                 leader=current.leader,
-                plays=list(current.plays),
+                cards=list(current.cards),
+                live=current.live,
+                lead=current.lead,
                 led=current.led,
                 win=current.win,
                 win_power=current.win_power,
                 trumped=current.trumped,
                 seats=current.seats,
             )
-        self.state.announce = real.announce and trick.plays != []
+        self.state.announce = real.announce and trick.live != 0
         self.state.tricks = [trick]
         self.trick = trick
         self.trick_mask = 0  # the cards of the current trick (their owners say who played them)
-        for _, card, _ in trick.plays:
-            self.trick_mask |= 1 << card
+        for _, card, legal, _ in trick.cards:
+            if legal != DEAD:
+                self.trick_mask |= 1 << card
         in_play = self.trick_mask
         for seat in playing:
             in_play |= real.hands[seat]
@@ -118,18 +121,18 @@ class Search:
         if self.left == 0:
             return -1
         trick = self.trick
-        return self.rotation[trick.leader][len(trick.plays)]
+        return self.rotation[trick.leader][trick.live]
 
     def play(self, move: int) -> Undo:
         """Play ``move`` for the seat due; the undo record for ``unplay``.  Its first item is
         the winner of the trick the move completed, or -1."""
         st = self.state
         trick = self.trick
-        seat = self.rotation[trick.leader][len(trick.plays)]
+        seat = self.rotation[trick.leader][trick.live]
         card = move & CARD
         announce = st.announce
         fixed = False
-        if not trick.plays:
+        if not trick.live:
             st.announce = bool(move & ANNOUNCE)
             if self.first_lead and st.trump == NO_TRUMP:
                 st.fix_trump(card // 13)
@@ -137,10 +140,10 @@ class Search:
         saved = (trick.led, trick.win, trick.win_power, trick.trumped)
         add_card(st, trick, seat, card, 0)
         trick_mask = self.trick_mask
-        if len(trick.plays) < self.n:
+        if trick.live < self.n:
             self.trick_mask = trick_mask | 1 << card
             return (-1, trick, saved, announce, fixed, trick_mask)
-        winner = trick.plays[trick.win][0]
+        winner = trick.cards[trick.win][0]
         self.left -= 1
         following = Trick(number=trick.number + 1, leader=winner)
         st.tricks[0] = following
@@ -164,7 +167,7 @@ class Search:
 
     def move(self, card: int, announce: bool) -> int:
         """The move of a recorded card: an announcement that changes nothing is no move."""
-        leading = not self.trick.plays
+        leading = not self.trick.live
         return card | ANNOUNCE if announce and leading and self._announcing(card) else card
 
     def advance(self, card: int, announce: bool) -> int:
@@ -192,7 +195,7 @@ class Search:
         seat = self.to_move()
         out: list[int] = []
         mask = legal_cards(st, seat)
-        leading = not self.trick.plays
+        leading = not self.trick.live
         while mask:
             low = mask & -mask
             card = low.bit_length() - 1
@@ -230,7 +233,7 @@ class Search:
         if leading:
             key: tuple[object, ...] = (hand, self.trick.number, st.played & st.trump_mask, st.trump)
         else:
-            key = (hand, self.trick_mask, self.trick.plays[0][1], st.announce, st.trump)
+            key = (hand, self.trick_mask, self.trick.lead, st.announce, st.trump)
         legal = self.legal_cache.get(key)
         if legal is None:
             legal = legal_cards(st, seat)
@@ -247,7 +250,7 @@ class Search:
         st = self.state
         trump = st.trump
         hand = st.hands[seat]
-        leading = not self.trick.plays
+        leading = not self.trick.live
         legal = self._legal(seat, hand, leading)
         moves: list[int] = []
         if trump == NO_TRUMP or legal & (legal - 1) == 0:
@@ -336,10 +339,10 @@ class Search:
     def _cannot_win_trick(self, player: int) -> bool:
         """Whether ``player`` is already beaten in the trick being played."""
         trick = self.trick
-        if not trick.plays:
+        if not trick.live:
             return False
         if trick.seats >> player & 1:
-            return trick.plays[trick.win][0] != player
+            return trick.cards[trick.win][0] != player
         st = self.state
         powers = POWER[st.pam][st.trump][trick.led]
         hand = st.hands[player]
@@ -356,13 +359,12 @@ class Search:
         ``legal_cards`` can leave them, so the trick is played out without a search."""
         st = self.state
         trick = self.trick
-        plays = trick.plays
         suit_power = POWER[st.pam][st.trump]
         seats = self.rotation[trick.leader]
-        if plays:
+        if trick.live:
             powers = suit_power[trick.led]
-            best, winner = trick.win_power, plays[trick.win][0]
-            start = len(plays)
+            best, winner = trick.win_power, trick.cards[trick.win][0]
+            start = trick.live
         else:
             card = st.hands[trick.leader].bit_length() - 1
             powers = suit_power[EFFECTIVE_SUIT[st.pam][st.trump][card]]
@@ -379,12 +381,11 @@ class Search:
         ``seat`` in this trick hold: it takes the trick whatever they play."""
         st = self.state
         trick = self.trick
-        plays = trick.plays
         later = 0
-        for other in self.rotation[trick.leader][len(plays) + 1 :]:
+        for other in self.rotation[trick.leader][trick.live + 1 :]:
             later |= st.hands[other]
         suit_power = POWER[st.pam][st.trump]
-        if plays:
+        if trick.live:
             powers = suit_power[trick.led]
             threat = trick.win_power
             while later:
@@ -447,7 +448,7 @@ class Search:
             won = self._last_trick_winner() == player
             table[key] = (1, 1) if won else (0, 0)
             return won
-        beaten = bool(trick.plays) and self._cannot_win_trick(player)
+        beaten = bool(trick.live) and self._cannot_win_trick(player)
         if beaten and k >= left:
             table[key] = (lower, left - 1)
             return False
@@ -457,7 +458,7 @@ class Search:
                 table[key] = (top, upper)
                 return True
         moves = self.move_cache.get(key)
-        seat = self.rotation[trick.leader][len(trick.plays)]
+        seat = self.rotation[trick.leader][trick.live]
         if moves is None:
             moves = self._reduced(seat)
             if len(self.move_cache) >= TABLE_LIMIT:

@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from loo_replay.engine.cards import CARD_SPELLINGS, CardError, parse_card
 from loo_replay.engine.model import (
+    ACTION_OF,
     ACTIONS,
     DealRecord,
     Declare,
@@ -323,8 +324,9 @@ def _plain_event(i: int, ev: Any, seats: Mapping[str, int]) -> Event | None:
         number = CARD_SPELLINGS.get(card) if type(card) is str else None
         return None if number is None else Play(i, seat, number)
     if kind == "declare":
-        action = ev.get("action")
-        return Declare(i, seat, action) if type(action) is str and action in ACTIONS else None
+        word = ev.get("action")
+        action = ACTION_OF.get(word) if type(word) is str else None
+        return None if action is None else Declare(i, seat, action)
     return None
 
 
@@ -355,9 +357,9 @@ def _event(i: int, raw: Any, path: str, seats: Mapping[str, int]) -> Event:
             announce is not None,
         )
     elif kind == "declare":
-        action = ev["action"]
-        if action not in ACTIONS or not isinstance(action, str):
-            _fail(f"{where}/action", f"expected {' | '.join(ACTIONS)}, got {_shown(action)}")
+        action = ACTION_OF.get(ev["action"]) if isinstance(ev["action"], str) else None
+        if action is None:
+            _fail(f"{where}/action", f"expected {' | '.join(ACTIONS)}, got {_shown(ev['action'])}")
         return Declare(i, _seat(ev["player"], f"{where}/player", seats), action)
     elif kind == "exchange":
         seat = _seat(ev["player"], f"{where}/player", seats)

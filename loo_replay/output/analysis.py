@@ -14,6 +14,7 @@ from typing import Any
 from loo_replay.audit import AuditItem, SessionReport
 from loo_replay.engine.analysis import SKIPPED, SOLVED, DealAnalysis, Note
 from loo_replay.engine.cards import canonical
+from loo_replay.engine.vocab import Outcome, Status
 from loo_replay.output.audit_json import Piece, Summary, json_piece, session_json
 from loo_replay.output.text import Style, deal_lines, item_lines, make_style, safe
 from loo_replay.output.text import summary_line as audit_summary_line
@@ -86,11 +87,11 @@ def analysis_json(a: DealAnalysis) -> dict[str, Any]:
 
 
 SKIP_REASONS = {
-    "all_passed": "all passed, no play",
-    "unopposed": "unopposed, no play",
-    "flush": "a flush ended the deal before play",
-    "misdeal": "a misdeal",
-    "rejected": "the record is rejected",
+    Outcome.ALL_PASSED: "all passed, no play",
+    Outcome.UNOPPOSED: "unopposed, no play",
+    Outcome.FLUSH: "a flush ended the deal before play",
+    Outcome.MISDEAL: "a misdeal",
+    Status.REJECTED: "the record is rejected",
     "on_void": "trumps are turned during play, when a player is void (deal.trump on_void)",
 }
 

@@ -22,6 +22,7 @@ from loo_replay.audit import AuditItem, SessionReport, UnreadableDocument, Unrea
 from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
+from loo_replay.engine.vocab import Status
 
 
 @dataclass
@@ -52,9 +53,9 @@ class Summary:
         self.session_errors += bool(item.errors)
         for deal in item.deals:
             self.deals += 1
-            if deal.status == "audited":
+            if deal.status == Status.AUDITED:
                 self.audited += 1
-            elif deal.status == "misdeal":
+            elif deal.status == Status.MISDEAL:
                 self.misdeals += 1
             else:
                 self.rejected += 1
@@ -127,7 +128,7 @@ def json_piece(
 
 def has_findings(d: DealAudit) -> bool:
     """A violation, a discrepancy, or a log error that rejected the deal."""
-    return d.status == "rejected" or bool(d.violations or d.discrepancies)
+    return d.status == Status.REJECTED or bool(d.violations or d.discrepancies)
 
 
 def violation_json(v: Violation) -> dict[str, Any]:

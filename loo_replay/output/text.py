@@ -13,6 +13,7 @@ from collections.abc import Callable
 from loo_replay.audit import AuditItem, SessionReport, UnreadableDocument
 from loo_replay.engine.cards import SUIT_SYMBOLS, display_cards
 from loo_replay.engine.session import DealAudit
+from loo_replay.engine.vocab import Status
 from loo_replay.output import wording
 from loo_replay.output.audit_json import Piece, Summary, has_findings
 
@@ -40,7 +41,7 @@ def _amounts(label: str, amounts: dict[str, int] | None) -> str | None:
 def deal_lines(d: DealAudit, style: Style = plain) -> list[str]:
     """The report of one deal: a heading line and indented findings."""
     head = f"  Deal {d.number if d.number is not None else '?'}"
-    if d.status == "rejected":
+    if d.status == Status.REJECTED:
         lines = [head + " " + style("REJECTED", "bad") + " (log error; not audited)"]
         lines += [
             f"    {style('error', 'bad')} {safe(e.path)}: {safe(e.message, 400)}" for e in d.errors

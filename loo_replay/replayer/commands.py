@@ -82,7 +82,7 @@ def replay(
     try:
         report = find_session([file], choice, session)
         audit = find_deal(report, deal)
-        rp = build_replay(report, audit, analyse=not no_analysis)
+        rp = build_replay(report, audit, analyse=not no_analysis, by_name=html is not None)
     except NotFound as exc:
         raise _fail(str(exc), 2) from None
     except Rejected as exc:

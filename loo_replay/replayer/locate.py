@@ -11,6 +11,7 @@ from pathlib import Path
 
 from loo_replay.audit import SessionReport, UnreadableDocument, UnreadableFile, audit_paths
 from loo_replay.engine.session import DealAudit
+from loo_replay.engine.vocab import Status
 from loo_replay.output.text import safe
 from loo_replay.rulesets import RuleChoice
 
@@ -65,6 +66,6 @@ def find_deal(report: SessionReport, number: int) -> DealAudit:
         numbers = [d.number for d in report.deals if d.number is not None]
         span = f" (deals {min(numbers)} to {max(numbers)})" if numbers else " (it has no deals)"
         raise NotFound(f"session {safe(report.id)} has no deal {number}{span}")
-    if deal.status == "rejected" or deal.result is None or report.options is None:
+    if deal.status == Status.REJECTED or deal.result is None or report.options is None:
         raise Rejected(report, deal)
     return deal

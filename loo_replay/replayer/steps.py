@@ -15,9 +15,8 @@ from loo_replay.engine.analysis import analyse_deal
 from loo_replay.engine.cards import SUIT_SYMBOLS, cards_of, display, display_cards
 from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.model import (
-    DEFEND,
-    PASS,
-    TAKE_MISS,
+    DEAD,
+    Applied,
     Declare,
     Event,
     Exchange,
@@ -27,24 +26,26 @@ from loo_replay.engine.model import (
     Violation,
 )
 from loo_replay.engine.options import Options
-from loo_replay.engine.replay import DECLARING, OVER, DealContext, Replay
+from loo_replay.engine.replay import DECLARING, DealContext, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.tables import NO_TRUMP
+from loo_replay.engine.vocab import Action, Outcome, Status
+from loo_replay.output.wording import display_names
 from loo_replay.replayer.marks import CardMark, Marks, marks_of
 
 _ACTIONS = {
-    "play": "plays",
-    PASS: "passes",
-    TAKE_MISS: "takes the Miss (own hand dead)",
-    DEFEND: "defends the pool: takes the Miss and plays for the pool",
+    Action.PLAY: "plays",
+    Action.PASS: "passes",
+    Action.TAKE_MISS: "takes the Miss (own hand dead)",
+    Action.DEFEND: "defends the pool: takes the Miss and plays for the pool",
 }
-_OUTCOMES = {
-    "played": "played out",
-    "all_passed": "all passed: the dealer takes the pool",
-    "unopposed": "unopposed: the one player standing takes the pool",
-    "flush": "a flush takes the pool",
-    "revoke": "the pool is divided after a revoke",
-    "misdeal": "a misdeal: nothing is paid out",
+_OUTCOMES: dict[str, str] = {
+    Outcome.PLAYED: "played out",
+    Outcome.ALL_PASSED: "all passed: the dealer takes the pool",
+    Outcome.UNOPPOSED: "unopposed: the one player standing takes the pool",
+    Outcome.FLUSH: "a flush takes the pool",
+    Outcome.REVOKE: "the pool is divided after a revoke",
+    Outcome.MISDEAL: "a misdeal: nothing is paid out",
 }
 
 _METHODS = {
@@ -74,7 +75,7 @@ class Step:
     """The deal just after one event (or at the deal, the start of play, the end)."""
 
     kind: str  # deal | declare | exchange | show_flush | turn_up | begin | play | end
-    text: str  # what happened, in one line (player ids, cards in display form)
+    text: str  # what happened, in one line (players as the log names them, cards displayed)
     event: int | None = None  # index in the deal's events: /events/<event>
     seat: int | None = None  # who acted
     card: int | None = None  # the card played or turned
@@ -128,18 +129,23 @@ def context_of(report: SessionReport, deal: DealAudit) -> DealContext:
     return deal.context
 
 
-def build_replay(report: SessionReport, deal: DealAudit, analyse: bool = True) -> DealReplay:
+def build_replay(
+    report: SessionReport, deal: DealAudit, analyse: bool = True, *, by_name: bool = True
+) -> DealReplay:
     """Replay ``deal`` of ``report`` event by event and snapshot every step; with
-    ``analyse``, mark it with the deal's double-dummy analysis (ANALYSIS.md)."""
+    ``analyse``, mark it with the deal's double-dummy analysis (ANALYSIS.md).  The step texts
+    name the players as the log does (``display_names``), or by id (``by_name=False``, for
+    the terminal, whose table of hands shows both)."""
     result = deal.result
-    if deal.status == "rejected" or result is None or report.options is None:
+    if deal.status == Status.REJECTED or result is None or report.options is None:
         raise ReplayError(f"deal {deal.number} of session {report.id} was rejected")
     record = result.record
     options = report.options
     replay = Replay(record, options, context_of(report, deal))
-    builder = _Builder(replay)
-    steps = builder.run()
     names = report.header.names if report.header is not None else {}
+    shown = display_names(record.seats, names if by_name else None)
+    builder = _Builder(replay, tuple(shown[p] for p in record.seats))
+    steps = builder.run()
     return DealReplay(
         session_id=report.id,
         file=report.file,
@@ -160,9 +166,9 @@ def build_replay(report: SessionReport, deal: DealAudit, analyse: bool = True) -
 class _Builder:
     """Drives the engine's ``Replay`` and snapshots its state after every event."""
 
-    def __init__(self, replay: Replay) -> None:
+    def __init__(self, replay: Replay, who: tuple[str, ...]) -> None:
         self.replay = replay
-        self.order: dict[int, list[tuple[int, int, bool]]] = {}  # trick number -> plays
+        self.who = who  # each seat as the texts name him: the log's name, else the id
         self.steps: list[Step] = []
         self.arose: list[tuple[Violation, int]] = []  # each violation and the step it arose at
         self.by_event: dict[int, int] = {}  # event index -> step index
@@ -184,19 +190,17 @@ class _Builder:
 
     def _apply(self, event: Event) -> None:
         r = self.replay
-        state = r.state
-        judged = r.phase != OVER
         seat = getattr(event, "seat", None)
-        held = state.held(seat) if seat is not None and isinstance(event, Play) else ()
-        before = _trick_counts(state.tricks)
-        r.apply(event)
-        text = _event_text(r, event, judged)
+        held = r.state.held(seat) if seat is not None and isinstance(event, Play) else ()
+        applied = r.apply(event)
+        judged = applied.judged
+        text = _event_text(r, applied, self.who)
         played_legal: tuple[int, ...] | None = None
         card = getattr(event, "card", None)
-        if isinstance(event, Play) and judged:
-            played_legal, dead = self._record_play(event, before, held)
-            if dead:
-                text += " out of turn (dead)"
+        if applied.legal is not None:
+            played_legal = tuple(c for c in held if applied.legal >> c & 1)
+        if applied.dead:
+            text += " out of turn (dead)"
         if not judged:
             text += f" — not judged, the deal was over ({r.result.outcome or 'rejected'})"
         kind = {
@@ -216,25 +220,6 @@ class _Builder:
             held=held,
             played_legal=played_legal,
         )
-
-    def _record_play(
-        self, event: Play, before: tuple[int, int, int], held: tuple[int, ...]
-    ) -> tuple[tuple[int, ...] | None, bool]:
-        """Note the card in its trick's play order; the legal set it was judged against."""
-        tricks = self.replay.state.tricks
-        count, plays, dead = before
-        trick = tricks[-1]
-        if len(tricks) > count:
-            plays = dead = 0
-        self.order.setdefault(trick.number, [])
-        if len(trick.dead) > dead:
-            self.order[trick.number].append((event.seat, event.card, True))
-            return None, True
-        if len(trick.plays) > plays:
-            self.order[trick.number].append((event.seat, event.card, False))
-            legal = trick.plays[-1][2]
-            return tuple(c for c in held if legal >> c & 1), False
-        return None, False
 
     # -- snapshots ---------------------------------------------------------
 
@@ -266,7 +251,7 @@ class _Builder:
                 miss_taker=res.miss_taker,
                 trump=None if state.trump == NO_TRUMP else state.trump,
                 turned=tuple(cards_of(state.turned)),
-                trick=self._trick_view(state.tricks[-1]) if state.tricks else None,
+                trick=_trick_view(state.tricks[-1]) if state.tricks else None,
                 tricks_won=tuple(res.tricks_won),
                 declarations=tuple(res.declarations),
                 active=tuple(state.active),
@@ -282,23 +267,13 @@ class _Builder:
             )
         )
 
-    def _trick_view(self, trick: Trick) -> TrickView:
-        card = next((c for s, c, _ in trick.plays if s == trick.winner), None)
-        return TrickView(
-            trick.number,
-            trick.leader,
-            tuple(self.order.get(trick.number, ())),
-            trick.winner,
-            card,
-        )
-
     # -- words -------------------------------------------------------------
 
     def _deal_text(self) -> str:
         r = self.replay
         state = r.state
-        words = [f"{r.name(r.record.dealer)} deals"]
-        if r.result.status == "misdeal":
+        words = [f"{self.who[r.record.dealer]} deals"]
+        if r.result.status == Status.MISDEAL:
             words.append("a misdeal")
         elif r.record.turn_up is not None:
             words.append(
@@ -313,11 +288,11 @@ class _Builder:
     def _begin_text(self) -> str:
         r = self.replay
         res = r.result
-        if res.outcome != "played":
+        if res.outcome != Outcome.PLAYED:
             return f"declarations closed: {_OUTCOMES.get(res.outcome or '', res.outcome)}"
-        players = ", ".join(r.name(s) for s in res.active)
+        players = ", ".join(self.who[s] for s in res.active)
         leader = r.on_turn()
-        lead = f"; {r.name(leader)} leads" if leader is not None else ""
+        lead = f"; {self.who[leader]} leads" if leader is not None else ""
         return f"declarations closed: {players} play{lead}"
 
 
@@ -329,31 +304,35 @@ def legal_now(replay: Replay, seat: int | None) -> tuple[int, ...]:
     return tuple(c for c in replay.state.held(seat) if mask >> c & 1)
 
 
-def _trick_counts(tricks: list[Trick]) -> tuple[int, int, int]:
-    if not tricks:
-        return 0, 0, 0
-    return len(tricks), len(tricks[-1].plays), len(tricks[-1].dead)
+def _trick_view(trick: Trick) -> TrickView:
+    won = trick.winner is not None and trick.winner >= 0
+    return TrickView(
+        trick.number,
+        trick.leader,
+        tuple((s, c, legal == DEAD) for s, c, legal, _ in trick.cards),
+        trick.winner,
+        trick.cards[trick.win][1] if won else None,
+    )
 
 
-def _event_text(r: Replay, event: Event, judged: bool) -> str:
+def _event_text(r: Replay, applied: Applied, who: tuple[str, ...]) -> str:
+    event, judged = applied.event, applied.judged
     if isinstance(event, Declare):
-        return f"{r.name(event.seat)} {_ACTIONS.get(event.action, event.action)}"
+        return f"{who[event.seat]} {_ACTIONS.get(event.action, event.action)}"
     if isinstance(event, Exchange):
         return (
-            f"{r.name(event.seat)} discards {display_cards(event.discard) or 'nothing'}, "
+            f"{who[event.seat]} discards {display_cards(event.discard) or 'nothing'}, "
             f"draws {display_cards(event.draw) or 'nothing'}"
         )
     if isinstance(event, ShowFlush):
-        return f"{r.name(event.seat)} shows a flush"
+        return f"{who[event.seat]} shows a flush"
     if isinstance(event, Play):
-        trick = r.state.tricks[-1] if judged and r.state.tricks else None
-        first = trick.plays[0][:2] if trick is not None and len(trick.plays) == 1 else None
-        verb = "leads" if first == (event.seat, event.card) else "plays"
-        text = f"{r.name(event.seat)} {verb} {display(event.card)}"
+        verb = "leads" if applied.led else "plays"
+        text = f"{who[event.seat]} {verb} {display(event.card)}"
         if event.announce:
             text += ", announcing “Pam, be civil”"
         return text
-    text = f"{r.name(r.record.dealer)} turns {display(event.card)}"
+    text = f"{who[r.record.dealer]} turns {display(event.card)}"
     trump = r.state.trump
     return text + (f": trumps {SUIT_SYMBOLS[trump]}" if judged and trump != NO_TRUMP else "")
 

@@ -26,6 +26,7 @@ from loo_replay.audit import SessionReport, audit_document
 from loo_replay.db.frames import rules_fingerprint
 from loo_replay.db.paths import log_path
 from loo_replay.engine.options import OptionError, Options
+from loo_replay.engine.vocab import Status
 from loo_replay.logs.reader import Document, ReadError, read_documents
 from loo_replay.parallel import ordered_map
 from loo_replay.reports.names import inside, safe_filename, session_page_name, write_file
@@ -112,7 +113,7 @@ def _replayable(
 
     taken: set[str] = set()
     for index, deal in enumerate(report.deals):
-        if deal.status == "rejected" or deal.result is None or deal.number is None:
+        if deal.status == Status.REJECTED or deal.result is None or deal.number is None:
             continue
         if only_findings and not (deal.violations or deal.discrepancies):
             continue
