@@ -14,9 +14,8 @@ from typing import Any
 from scipy import stats  # type: ignore[import-untyped]
 
 from loo_replay.html import Markup, escape
-from loo_replay.reports.figures import INK, Figure, trace
-from loo_replay.reports.figures import _figure as figure  # the look every figure shares
-from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_html, page, text
+from loo_replay.reports.figures import INK, Figure, figure, trace
+from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_panel, page, panel, text
 
 FAIRNESS = "fairness.html"
 FLAG = "#b3261e"
@@ -133,11 +132,6 @@ def _table(rows: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def _section(title: str, content: str, lead: str = "") -> str:
-    lead_html = f'<p class="lead">{lead}</p>' if lead else ""
-    return f'<section class="panel"><h2>{title}</h2>{lead_html}{content}</section>'
-
-
 def fairness_page(rows: Sequence[Mapping[str, Any]], source: str, footer: str) -> str:
     """The whole page; ``rows`` are the ``fairness`` table's (``table.stored``)."""
     flagged = [r for r in rows if r["flagged"]]
@@ -151,7 +145,7 @@ def fairness_page(rows: Sequence[Mapping[str, Any]], source: str, footer: str) -
         f"<div><dt>Alpha</dt><dd>{alpha:g}, Holm-adjusted</dd></div></dl>"
     )
     if not rows:
-        body = _section(
+        body = panel(
             "No fairness tests yet",
             "<p>Run <code>loo-replay audit PATH</code> (it refreshes the tests) or "
             "<code>loo-replay fairness --db FILE</code>.</p>",
@@ -165,12 +159,10 @@ def fairness_page(rows: Sequence[Mapping[str, Any]], source: str, footer: str) -
         else "<p>Nothing flagged: every test is consistent with fair dealing.</p>"
     )
     body = (
-        _section("What the tests found", verdict + (_table(flagged) if flagged else ""))
-        + f'<section class="panel">{figure_html("fairness-observed", observed_figure(rows))}'
-        "</section>"
-        + f'<section class="panel">{figure_html("fairness-funnel", funnel_figure(rows, alpha))}'
-        "</section>"
-        + _section(
+        panel("What the tests found", verdict + (_table(flagged) if flagged else ""))
+        + figure_panel("fairness-observed", observed_figure(rows))
+        + figure_panel("fairness-funnel", funnel_figure(rows, alpha))
+        + panel(
             "Every test",
             _table(rows),
             "The six tests of the fairness audit over each session and over all deals; "

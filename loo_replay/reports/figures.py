@@ -125,7 +125,7 @@ def trace(kind: str, **attributes: Any) -> Trace:
     return {"type": kind} | {k: v for k, v in attributes.items() if v is not None}
 
 
-def _figure(
+def figure(
     traces: Iterable[Any],
     title: str,
     height: int,
@@ -156,7 +156,7 @@ def _figure(
 def _empty(title: str, message: str) -> Figure:
     """A figure with nothing to draw says so instead of showing empty axes."""
     note = {"text": message, "showarrow": False, "x": 0.5, "y": 0.5, "xref": "paper"}
-    return _figure(
+    return figure(
         [],
         title,
         150,
@@ -258,7 +258,7 @@ def pool_figure(source: queries.Source, session_id: str) -> Figure:
         )
     gone = [d for d in rejected["deal"].to_list() if d is not None]
     red = "#b0473b"
-    return _figure(
+    return figure(
         traces,
         title + (" (log scale: the pool balloons)" if log else ""),
         400,
@@ -454,7 +454,7 @@ def loo_figure(source: queries.Source, session_id: str, colours: Colours) -> Fig
                 "font": {"size": 12, "color": "#5a6b62"},
             }
         )
-    return _figure(
+    return figure(
         traces,
         title,
         400,
@@ -526,7 +526,7 @@ def chips_figure(source: queries.Source, session_id: str, colours: Colours) -> F
     if not traces:
         return _empty(title, "No player sat in an audited deal.")
     debts = _debt_marks() if owing else {}
-    return _figure(
+    return figure(
         traces,
         title,
         400,
@@ -609,7 +609,7 @@ def violations_figure(source: queries.Source, session_id: str, colours: Colours)
             )
         )
     most = int(frame["code_total"].max() or 0)  # type: ignore[arg-type]
-    return _figure(
+    return figure(
         traces,
         title,
         340,
@@ -650,7 +650,7 @@ def analysis_figure(
         )
 
     most = max(max(r["thrown"], r["loos"]) for r in rows)
-    return _figure(
+    return figure(
         [
             bars("thrown", "tricks thrown away", THROWN),
             bars("avoidable", "avoidable loos", AVOIDABLE),
@@ -730,7 +730,7 @@ def loo_rates_figure(
         hoverinfo="text",
         name="loo rate",
     )
-    return _figure(
+    return figure(
         [bars],
         title,
         360,
@@ -788,7 +788,7 @@ def loo_rates_by_session_figure(
         xgap=2,
         ygap=2,
     )
-    return _figure(
+    return figure(
         [grid],
         title,
         (210 if many else 250) + 34 * len(players),
@@ -856,7 +856,7 @@ def violations_by_ruleset_figure(con: duckdb.DuckDBPyConnection) -> Figure:
         xgap=2,
         ygap=2,
     )
-    return _figure(
+    return figure(
         [grid],
         title,
         max(300, 150 + 30 * len(codes)),
@@ -902,7 +902,7 @@ def pool_sizes_figure(con: duckdb.DuckDBPyConnection) -> Figure:
         fillcolor="rgba(31,111,74,0.18)",
         hovertext=[f"{label(names[s])}: {spread[s]['deals']} deal(s)" for s in present],
     )
-    return _figure(
+    return figure(
         [box],
         title + (" (log scale)" if log else ""),
         420,

@@ -153,12 +153,12 @@ def _code(code: str, family: str | None = None) -> Markup:
     return Markup(f'<span class="code{revoke}">{text(code, 60)}</span>')
 
 
-def _panel(title: str, content: str, lead: str = "", extra: str = "") -> str:
+def panel(title: str, content: str, lead: str = "", extra: str = "") -> str:
     lead_html = f'<p class="lead">{lead}</p>' if lead else ""
     return f'<section class="panel {extra}"><h2>{title}</h2>{lead_html}{content}</section>'
 
 
-def _figure_panel(key: str, fig: Figure) -> str:
+def figure_panel(key: str, fig: Figure) -> str:
     return f'<section class="panel">{figure_html(key, fig)}</section>'
 
 
@@ -209,11 +209,11 @@ def session_page(sp: SessionPage) -> str:
     )
     f = sp.figures
     body = [_notes(sp.notes, s), _session_tiles(s)]
-    body.append(_figure_panel("pool", f["pool"]))
-    body.append(_figure_panel("loo", f["loo"]))
-    body.append(_figure_panel("chips", f["chips"]))
-    body.append(_figure_panel("violations", f["violations"]))
-    body.append(_figure_panel("analysis", f["analysis"]))
+    body.append(figure_panel("pool", f["pool"]))
+    body.append(figure_panel("loo", f["loo"]))
+    body.append(figure_panel("chips", f["chips"]))
+    body.append(figure_panel("violations", f["violations"]))
+    body.append(figure_panel("analysis", f["analysis"]))
     body.append(_players_table(sp, names))
     body.append(_deals_table(sp, shown))
     if sp.findings:
@@ -310,7 +310,7 @@ def _players_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
             _td(Markup(f'<span class="pill bad">{violations}</span>') if violations else 0, True)
         )
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return _panel("Players", _table(head, rows, scroll=False))
+    return panel("Players", _table(head, rows, scroll=False))
 
 
 def _stack(value: int | None) -> Markup:
@@ -392,7 +392,7 @@ def _deals_table(sp: SessionPage, shown: Mapping[str, str]) -> str:
         ("Replay", False),
     ]
     lead = "Each audited deal links to a page that steps through it trick by trick."
-    return _panel("Deals", _table(head, (e[1] for e in entries)), lead)
+    return panel("Deals", _table(head, (e[1] for e in entries)), lead)
 
 
 def _deal_link(sp: SessionPage, index: int, deal: object) -> Markup:
@@ -431,7 +431,7 @@ def _findings_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
         ("Penalty", True),
         ("What the engine found", False),
     ]
-    return _panel("Violations", _table(head, rows))
+    return panel("Violations", _table(head, rows))
 
 
 def _thrown_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
@@ -463,12 +463,12 @@ def _thrown_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
         "Double-dummy analysis, every hand known: the card cost its player a trick they "
         "could have made sure of. Advice, not a violation."
     )
-    return _panel("Tricks thrown away", _table(head, rows), lead)
+    return panel("Tricks thrown away", _table(head, rows), lead)
 
 
 def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     if not sp.discrepancies:
-        return _panel(
+        return panel(
             "Discrepancies",
             '<p class="muted">The record agrees with the audit wherever it says something.</p>',
         )
@@ -483,7 +483,7 @@ def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> st
         )
     head = [("Deal", True), *DISCREPANCY_HEAD, ("Recorded − expected", True)]
     lead = "Where the log's recorded amounts differ from what the rules give."
-    return _panel("Discrepancies", _table(head, rows), lead)
+    return panel("Discrepancies", _table(head, rows), lead)
 
 
 DISCREPANCY_HEAD = [("What the record gets wrong", False)]
@@ -583,7 +583,7 @@ def index_page(
         + _facts([("Database", text(source, 120))])
     )
     if not sessions:
-        body = _panel(
+        body = panel(
             "No sessions yet",
             "<p>Load hand logs with <code>loo-replay audit PATH</code> or "
             "<code>loo-replay ingest PATH</code>, then run <code>loo-replay report</code>.</p>",
@@ -592,7 +592,7 @@ def index_page(
         body = (
             (notice or "")
             + _totals(sessions)
-            + _panel(
+            + panel(
                 "Sessions",
                 _sessions_table(sessions, links),
                 f'One report per session, earliest first; <a href="{ALL_SESSIONS}">the '
@@ -635,14 +635,14 @@ def all_sessions_page(
     body = (
         _totals(sessions)
         + '<div class="grid2">'
-        + _figure_panel("loo-rates", f["loo-rates"])
-        + _figure_panel("violations-by-ruleset", f["violations-by-ruleset"])
+        + figure_panel("loo-rates", f["loo-rates"])
+        + figure_panel("violations-by-ruleset", f["violations-by-ruleset"])
         + "</div>"
-        + _figure_panel("loo-by-session", f["loo-by-session"])
+        + figure_panel("loo-by-session", f["loo-by-session"])
         + _standings(across)
-        + _figure_panel("pool-sizes", f["pool-sizes"])
-        + _figure_panel("analysis", f["analysis"])
-        + _panel("Sessions", _sessions_table(sessions, links, scroll=len(sessions) > 20))
+        + figure_panel("pool-sizes", f["pool-sizes"])
+        + figure_panel("analysis", f["analysis"])
+        + panel("Sessions", _sessions_table(sessions, links, scroll=len(sessions) > 20))
         + _every_finding(across, links)
         + _every_discrepancy(across, links)
     )
@@ -679,7 +679,7 @@ def _standings(across: Across) -> str:
         "Every player over every session: net chips are payouts less loos, penalties and "
         "antes (chips of different sessions are added as they are)."
     )
-    return _panel("Standings", _table(head, rows, scroll=len(rows) > 30), lead)
+    return panel("Standings", _table(head, rows, scroll=len(rows) > 30), lead)
 
 
 def _at(across: Across, links: Mapping[str, str], r: ListedFinding | ListedDiscrepancy) -> str:
@@ -707,7 +707,7 @@ def _shown_total(shown: int, total: int, what: str) -> str:
 
 def _every_finding(across: Across, links: Mapping[str, str]) -> str:
     if not across.findings:
-        return _panel("Every violation", '<p class="muted">No violations in any session.</p>')
+        return panel("Every violation", '<p class="muted">No violations in any session.</p>')
     rows = []
     for f in across.findings:
         rows.append(
@@ -729,12 +729,12 @@ def _every_finding(across: Across, links: Mapping[str, str]) -> str:
     lead = "Each deal links to its replay." + _shown_total(
         len(rows), across.findings_total, "violations"
     )
-    return _panel("Every violation", _table(head, rows), lead)
+    return panel("Every violation", _table(head, rows), lead)
 
 
 def _every_discrepancy(across: Across, links: Mapping[str, str]) -> str:
     if not across.discrepancies:
-        return _panel(
+        return panel(
             "Every discrepancy",
             '<p class="muted">Every record agrees with the audit wherever it says something.</p>',
         )
@@ -751,4 +751,4 @@ def _every_discrepancy(across: Across, links: Mapping[str, str]) -> str:
     lead = "Where a log's recorded amounts differ from what the rules give." + _shown_total(
         len(rows), across.discrepancies_total, "discrepancies"
     )
-    return _panel("Every discrepancy", _table(head, rows), lead)
+    return panel("Every discrepancy", _table(head, rows), lead)
