@@ -44,6 +44,7 @@ from loo_replay.engine.replay import OVER, PLAYING, DealPlan, Replay, deal_plan
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.tables import NO_TRUMP, POWER, TRUMP_ORDER
 from loo_replay.engine.vocab import Action, Status
+from loo_replay.logs.reader import TRUTH_SUFFIX
 
 NAMES = (
     "ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal",
@@ -738,7 +739,7 @@ def write_simulation(out: Path, docs: Iterable[dict[str, Any]], count: int, trut
     """Write ``docs`` as the file name says (.json, .jsonl, .jsonl.gz) and the ground truth
     beside it; returns the truth file's path."""
     name = out.name.lower()
-    if name.endswith(".json") and not name.endswith(".truth.json"):
+    if name.endswith(".json") and not name.endswith(TRUTH_SUFFIX):
         if count != 1:
             raise ValueError(f"{out}: a .json file holds one session; use .jsonl for {count}")
         (doc,) = list(docs)
@@ -754,6 +755,6 @@ def write_simulation(out: Path, docs: Iterable[dict[str, Any]], count: int, trut
     else:
         raise ValueError(f"{out}: name the output .json, .jsonl or .jsonl.gz")
     stem = out.name[: -len(".gz")] if name.endswith(".gz") else out.name
-    truth_path = out.with_name(stem.rsplit(".", 1)[0] + ".truth.json")
+    truth_path = out.with_name(stem.rsplit(".", 1)[0] + TRUTH_SUFFIX)
     truth_path.write_bytes(orjson.dumps(truth.as_json(), option=orjson.OPT_INDENT_2) + b"\n")
     return truth_path
