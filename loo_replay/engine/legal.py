@@ -30,15 +30,19 @@ def add_card(
     """Play ``card`` to ``trick``: the one place where the suit led, the winning card and
     whether the trick is trumped are decided (RULES.md §1, winning card)."""
     trump = state.trump
-    if not trick.live:
-        trick.led = trump if state.pam and card == PAM and trump != NO_TRUMP else card // 13
+    pam = state.pam
+    cards = trick.cards
+    if trick.live:
+        led = trick.led
+    else:
+        led = trick.led = trump if pam and card == PAM and trump != NO_TRUMP else card // 13
         trick.lead = card
-    power = POWER[state.pam][trump][trick.led][card]
+    power = POWER[pam][trump][led][card]
     if power > trick.win_power:
-        trick.win, trick.win_power = len(trick.cards), power
-    if trump != NO_TRUMP and trick.led != trump and state.trump_mask >> card & 1:
+        trick.win, trick.win_power = len(cards), power
+    if trump != NO_TRUMP and led != trump and state.trump_mask >> card & 1:
         trick.trumped = True
-    trick.cards.append((seat, card, legal, event))
+    cards.append((seat, card, legal, event))
     trick.live += 1
     trick.seats |= 1 << seat
     state.hands[seat] &= ~(1 << card)

@@ -38,7 +38,10 @@ from loo_replay.engine.state import DealState
 from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.engine.vocab import Action, Outcome, Phase, Status
 
+# Bound once: in Python 3.11 a member lookup on an Enum class goes through EnumType.__getattr__.
 DECLARING, PLAYING, OVER = Phase.DECLARING, Phase.PLAYING, Phase.OVER
+_AUDITED, _MISDEAL, _REJECTED = Status.AUDITED, Status.MISDEAL, Status.REJECTED
+_PLAYED, _ALL_PASSED, _UNOPPOSED = Outcome.PLAYED, Outcome.ALL_PASSED, Outcome.UNOPPOSED
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +118,6 @@ def deal_plan(o: Options, context: DealContext) -> DealPlan:
 _Taken = tuple[bool, bool, bool, int | None, Trick | None]
 _IGNORED: _Taken = (False, False, False, None, None)
 _TAKEN: _Taken = (True, False, False, None, None)
-_AUDITED = Status.AUDITED
 
 
 class _Rejected(Exception):
@@ -132,7 +134,7 @@ class Replay:
         n = len(record.seats)
         self.n = n
         self.clockwise = [(record.dealer + 1 + i) % n for i in range(n)]  # eldest first
-        self.result = DealResult(record=record, status=Status.AUDITED)
+        self.result = DealResult(record=record, status=_AUDITED)
         self.result.declarations = [None] * n
         self.result.tricks_won = [0] * n
         self._phase = DECLARING
@@ -259,7 +261,7 @@ class Replay:
         r.trump = self.state.trump
         r.retired = self.state.retired
         r.hands = list(self.state.hands)
-        if r.outcome == Outcome.PLAYED and r.revokers and self.o.penalties_revoke == "divide":
+        if r.outcome == _PLAYED and r.revokers and self.o.penalties_revoke == "divide":
             r.outcome = Outcome.REVOKE
         self._phase = OVER
         return r
@@ -270,7 +272,7 @@ class Replay:
         return self.record.seats[seat]
 
     def reject(self, path: str, message: str) -> _Rejected:
-        self.result.status = Status.REJECTED
+        self.result.status = _REJECTED
         self.result.errors.append(LogError(path, message))
         return _Rejected(message)
 
@@ -318,7 +320,7 @@ class Replay:
         self._check_unique()
         problems = self._misdeal_problems(plan)
         if problems:
-            r.status, r.outcome = Status.MISDEAL, Outcome.MISDEAL
+            r.status, r.outcome = _MISDEAL, Outcome.MISDEAL
             amount = o.penalties_misdeal
             self.violate(
                 "misdeal",
@@ -512,14 +514,14 @@ class Replay:
         r.active = self.state.active = active
         self._active_mask = sum(1 << s for s in active)
         if not active or active == [dealer]:
-            r.outcome = Outcome.ALL_PASSED
+            r.outcome = _ALL_PASSED
         elif len(active) == 1:
-            r.outcome = Outcome.UNOPPOSED
+            r.outcome = _UNOPPOSED
         else:
-            r.outcome = Outcome.PLAYED
+            r.outcome = _PLAYED
             self._leader = active[0]
         # §2.6: all_passed and unopposed end the deal before the flush step (§2.8).
-        if o.flush_when == "declared" and r.outcome == Outcome.PLAYED:
+        if o.flush_when == "declared" and r.outcome == _PLAYED:
             self._judge_flushes(active, dealt=False)
         if self._flush_view is None:
             for ev in self._shown:
@@ -532,7 +534,7 @@ class Replay:
                 self._judge_show(ev)
         self._shown.clear()
         if self._phase == DECLARING:
-            self._phase = PLAYING if r.outcome == Outcome.PLAYED else OVER
+            self._phase = PLAYING if r.outcome == _PLAYED else OVER
 
     def forced_reason(self, seat: int) -> str | None:
         """Why ``seat`` may not pass outside a must deal, given the declarations before his
@@ -711,9 +713,9 @@ class Replay:
         began = self._phase is DECLARING
         if began:
             self._close_declarations(ev.index)
-        r = self.result
         if self._phase is OVER:
-            if r.outcome in (Outcome.ALL_PASSED, Outcome.UNOPPOSED):
+            r = self.result
+            if r.outcome in (_ALL_PASSED, _UNOPPOSED):
                 raise self.reject(
                     f"/events/{ev.index}",
                     f"{self.name(ev.seat)} plays, but the deal ended before play "
@@ -722,27 +724,25 @@ class Replay:
             self._ignored += 1
             return (False, began, False, None, None)
         state = self.state
-        seat = ev.seat
+        seat, card = ev.seat, ev.card
         trick = state.trick
         if trick is None:
             trick = self._new_trick(ev)
         if not self._active_mask >> seat & 1 or seat in state.retired or trick.seats >> seat & 1:
             self._impossible_play(ev, trick)
-        if not state.hands[seat] >> ev.card & 1:
+        if not state.hands[seat] >> card & 1:
             raise self.reject(
                 f"/events/{ev.index}/card",
-                f"{self.name(seat)} plays {display(ev.card)} but does not hold it "
+                f"{self.name(seat)} plays {display(card)} but does not hold it "
                 f"({self.name(seat)} holds {display_cards(state.held(seat))})",
             )
-        on_turn = trick.order[trick.live]
-        led = False
-        if seat != on_turn:
-            self._out_of_turn(ev, trick, on_turn)
-            legal = DEAD
+        live, order = trick.live, trick.order
+        if seat != order[live]:
+            self._out_of_turn(ev, trick, order[live])
+            legal, led = DEAD, False
         else:
-            led = not trick.live
-            legal = self._judge(ev, trick)
-        if trick.live == len(trick.order):
+            legal, led = self._judge(ev, trick, seat, card), not live
+        if trick.live == len(order):
             self._close_trick(trick)
             return (True, began, led, legal, trick)
         return (True, began, led, legal, None)
@@ -805,37 +805,42 @@ class Replay:
             event=ev.index,
         )
 
-    def _judge(self, ev: Play, trick: Trick) -> int:
-        """Check one card against ``legal_cards`` and play it; the legal mask."""
-        state, r = self.state, self.result
+    def _judge(self, ev: Play, trick: Trick, seat: int, card: int) -> int:
+        """Check ``seat``'s ``card`` (the event ``ev``) against ``legal_cards`` and play it;
+        the legal mask."""
+        state = self.state
         if not trick.live:
             state.announce = ev.announce
-        legal = legal_cards(state, ev.seat)
-        if not legal >> ev.card & 1:
-            code = breach(state, ev.seat, ev.card) or "follow-suit"
-            first = ev.seat not in r.revokers
-            if first:
-                r.revokers.append(ev.seat)
-            held = state.held(ev.seat)
-            self.violate(
-                code,
-                ev.seat,
-                f"{describe_play(state, ev.seat, ev.card)}: {explain(code, state, ev.seat)}",
-                penalized=first,
-                penalty=self.o.penalties_revoke_amount if first else 0,
-                trick=trick.number,
-                card=ev.card,
-                held=held,
-                legal=tuple(c for c in held if legal >> c & 1),
-                event=ev.index,
-            )
+        legal = legal_cards(state, seat)
+        if not legal >> card & 1:
+            self._revoke(ev, trick, legal)
         if trick.live:
-            if not state.hands[ev.seat] & state.suit_masks[trick.led]:
+            if not state.hands[seat] & state.suit_masks[trick.led]:
                 trick.void = True
         elif state.trump == NO_TRUMP and self._method == "first_lead":
-            state.fix_trump(ev.card // 13)
-        add_card(state, trick, ev.seat, ev.card, legal, ev.index)
+            state.fix_trump(card // 13)
+        add_card(state, trick, seat, card, legal, ev.index)
         return legal
+
+    def _revoke(self, ev: Play, trick: Trick, legal: int) -> None:
+        state, r = self.state, self.result
+        code = breach(state, ev.seat, ev.card) or "follow-suit"
+        first = ev.seat not in r.revokers
+        if first:
+            r.revokers.append(ev.seat)
+        held = state.held(ev.seat)
+        self.violate(
+            code,
+            ev.seat,
+            f"{describe_play(state, ev.seat, ev.card)}: {explain(code, state, ev.seat)}",
+            penalized=first,
+            penalty=self.o.penalties_revoke_amount if first else 0,
+            trick=trick.number,
+            card=ev.card,
+            held=held,
+            legal=tuple(c for c in held if legal >> c & 1),
+            event=ev.index,
+        )
 
     def _close_trick(self, trick: Trick) -> None:
         state = self.state

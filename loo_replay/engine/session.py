@@ -19,6 +19,9 @@ from loo_replay.engine.settle import Settlement, settle
 from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.engine.vocab import Outcome, Status
 
+# Bound once: in Python 3.11 a member lookup on an Enum class goes through EnumType.__getattr__.
+_AUDITED, _MISDEAL, _REJECTED = Status.AUDITED, Status.MISDEAL, Status.REJECTED
+
 
 @dataclass(frozen=True, slots=True)
 class Recorded:
@@ -128,7 +131,7 @@ class SessionAudit:
                 deal.number, None, deal.recorded, errors + deal.errors, deal.dealer, deal.pointer
             )
         if deal.record is None:
-            audit = DealAudit(deal.number, Status.REJECTED, deal.dealer, errors=list(deal.errors))
+            audit = DealAudit(deal.number, _REJECTED, deal.dealer, errors=list(deal.errors))
             self.carry = None
             self.stacks = None
             self.prev = audit
@@ -145,12 +148,9 @@ class SessionAudit:
         o, prev = self.o, self.prev
         notes: list[str] = []
         consecutive = prev is not None and prev.number == number - 1
-        continuous = consecutive and prev is not None and prev.status != Status.REJECTED
+        continuous = consecutive and prev is not None and prev.status != _REJECTED
         redeal = (
-            continuous
-            and prev is not None
-            and prev.status == Status.MISDEAL
-            and prev.dealer == dealer
+            continuous and prev is not None and prev.status == _MISDEAL and prev.dealer == dealer
         )
         seated = seats if o.stakes_ante_by == "all" else (dealer,)
         antes = {} if redeal else {p: o.stakes_ante for p in seated}
@@ -165,7 +165,7 @@ class SessionAudit:
             pool_start = sum(antes.values())
         else:
             why = "a gap in deal numbers" if not consecutive else "the deal before"
-            if consecutive and prev.status == Status.REJECTED:
+            if consecutive and prev.status == _REJECTED:
                 why = "the rejected deal before"
             notes.append(
                 f"pool continuity lost after {why}: amounts unknown until a recorded pool_start"
@@ -182,7 +182,7 @@ class SessionAudit:
         o = self.o
         prev = self.prev
         dealer = rec.seats[rec.dealer]
-        audit = DealAudit(rec.number, Status.AUDITED, dealer)
+        audit = DealAudit(rec.number, _AUDITED, dealer)
         recorded = deal.recorded or Recorded()
         opening = self.open_deal(rec.number, dealer, rec.seats, recorded.pool_start)
         if self.first_number is None:
@@ -193,7 +193,7 @@ class SessionAudit:
             self.total += pool_start - sum(antes.values())  # chips carried in
         audit.notes.extend(opening.notes)
         consecutive = prev is not None and prev.number == rec.number - 1
-        continuous = consecutive and prev is not None and prev.status != Status.REJECTED
+        continuous = consecutive and prev is not None and prev.status != _REJECTED
         single = opening.context.single
         context = opening.context
         result = replay_deal(rec, o, context)
@@ -201,8 +201,8 @@ class SessionAudit:
         audit.context = context
         audit.antes = antes
         audit.notes.extend(result.notes)
-        if result.status == Status.REJECTED:
-            audit.status = Status.REJECTED
+        if result.status == _REJECTED:
+            audit.status = _REJECTED
             audit.errors = [LogError(deal.pointer + e.path, e.message) for e in result.errors]
             self.carry = None
             self.stacks = None
@@ -238,7 +238,7 @@ class SessionAudit:
         """RULES.md §5.5: the next seated player clockwise deals, or the same after a misdeal."""
         if prev.dealer is None:
             return
-        if prev.status == Status.MISDEAL and self.o.penalties_misdeal_redeal == "same_dealer":
+        if prev.status == _MISDEAL and self.o.penalties_misdeal_redeal == "same_dealer":
             due = prev.dealer
             why = f"after {prev.dealer}'s misdeal the same dealer deals again"
         else:
@@ -252,7 +252,7 @@ class SessionAudit:
                     due = candidate
                     break
             why = f"the deal passes clockwise from {prev.dealer}"
-            if prev.status == Status.MISDEAL:
+            if prev.status == _MISDEAL:
                 why += " (after a misdeal the next dealer deals)"
         if audit.dealer != due:
             seat = rec.dealer

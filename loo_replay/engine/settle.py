@@ -14,6 +14,10 @@ from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DealResult
 from loo_replay.engine.vocab import Outcome
 
+# Bound once: in Python 3.11 a member lookup on an Enum class goes through EnumType.__getattr__.
+_MISDEAL, _ALL_PASSED, _UNOPPOSED = Outcome.MISDEAL, Outcome.ALL_PASSED, Outcome.UNOPPOSED
+_FLUSH, _REVOKE = Outcome.FLUSH, Outcome.REVOKE
+
 
 @dataclass(slots=True)
 class Settlement:
@@ -47,19 +51,19 @@ def settle(r: DealResult, o: Options, pool_start: int) -> Settlement:
             return o.stakes_loo_amount
         return min(pool, o.stakes_loo_cap) if o.stakes_loo_cap > 0 else pool
 
-    if r.outcome == Outcome.MISDEAL:
+    if r.outcome == _MISDEAL:
         _add(s.penalties, dealer, o.penalties_misdeal)
         s.pool_next = pool + o.penalties_misdeal
         return s
     everyone = o.stakes_loo_scope == "everyone"
-    if r.outcome in (Outcome.ALL_PASSED, Outcome.UNOPPOSED):
-        taker = dealer if r.outcome == Outcome.ALL_PASSED else r.active[0]
+    if r.outcome in (_ALL_PASSED, _UNOPPOSED):
+        taker = dealer if r.outcome == _ALL_PASSED else r.active[0]
         s.payouts[taker] = pool
         if everyone:
             for seat in range(n):
                 if seat != taker:
                     _add(s.looed, seat, loo())
-    elif r.outcome == Outcome.FLUSH:
+    elif r.outcome == _FLUSH:
         winner = r.flush_winner
         assert winner is not None
         s.payouts[winner] = pool
@@ -76,7 +80,7 @@ def settle(r: DealResult, o: Options, pool_start: int) -> Settlement:
         for seat in r.revokers:
             _add(s.penalties, seat, o.penalties_revoke_amount)
             to_next += o.penalties_revoke_amount
-        if r.outcome == Outcome.REVOKE:
+        if r.outcome == _REVOKE:
             sharers = [x for x in r.active if x not in revokers and x not in r.retired]
             if sharers:
                 portion = pool // len(sharers)

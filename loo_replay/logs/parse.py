@@ -134,9 +134,9 @@ def _card(value: Any, path: str) -> int:
 
 def _cards(value: Any, path: str, least: int = 0) -> tuple[int, ...]:
     if type(value) is list and least <= len(value) <= 52:
-        plain = tuple(CARD_SPELLINGS.get(c, -1) if type(c) is str else -1 for c in value)
+        plain = [CARD_SPELLINGS.get(c, -1) if type(c) is str else -1 for c in value]
         if -1 not in plain:
-            return plain
+            return tuple(plain)
     items = _list(value, path, "a list of cards", 52)
     if len(items) < least:
         _fail(path, f"expected at least {least} card(s)")

@@ -24,6 +24,9 @@ from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
 
+# Bound once: in Python 3.11 a member lookup on an Enum class goes through EnumType.__getattr__.
+_AUDITED, _MISDEAL, _REJECTED = Status.AUDITED, Status.MISDEAL, Status.REJECTED
+
 
 @dataclass
 class Summary:
@@ -53,9 +56,9 @@ class Summary:
         self.session_errors += bool(item.errors)
         for deal in item.deals:
             self.deals += 1
-            if deal.status == Status.AUDITED:
+            if deal.status == _AUDITED:
                 self.audited += 1
-            elif deal.status == Status.MISDEAL:
+            elif deal.status == _MISDEAL:
                 self.misdeals += 1
             else:
                 self.rejected += 1
@@ -128,7 +131,7 @@ def json_piece(
 
 def has_findings(d: DealAudit) -> bool:
     """A violation, a discrepancy, or a log error that rejected the deal."""
-    return d.status == Status.REJECTED or bool(d.violations or d.discrepancies)
+    return d.status == _REJECTED or bool(d.violations or d.discrepancies)
 
 
 def violation_json(v: Violation) -> dict[str, Any]:
