@@ -10,17 +10,20 @@ the session (a Miss is dealt and a card turned up); 9♦ turned makes diamonds t
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from loo_helpers import audit_deal, audit_session, codes, deal_doc, declarations, plays
 
+from loo_replay.audit import SessionReport, audit_paths
 from loo_replay.engine.cards import canonical
 from loo_replay.engine.model import UNCHECKED_CHECKS, Exchange, Play
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Outcome
-from loo_replay.rulesets import builtin, builtin_names
+from loo_replay.output.audit_json import session_json
+from loo_replay.rulesets import RuleChoice, builtin, builtin_names
 from loo_replay.simulate import Simulator, max_players
 
 TRIO = ("ann", "bob", "cat")
@@ -269,3 +272,21 @@ def test_complete_records_without_hands_give_the_verdicts_of_full_hands(
     partial = audit_session(doc).deals
     assert [_verdict(d) for d in partial] == [_verdict(d) for d in full]
     assert sum(d.knowledge == "partial" for d in partial) == stripped
+
+
+def test_logs_with_every_hand_gain_full_and_nothing_unchecked_in_the_json_audit() -> None:
+    """RECORDING.md §1: a deal given with full hands is audited exactly as before; in the
+    JSON audit it only gains ``knowledge`` ``full``, an empty ``unchecked`` and a null
+    ``proved_by`` on each violation (every sample log but the one recorded at a table)."""
+    root = Path(__file__).resolve().parents[1] / "sample_logs"
+    seen = 0
+    for item in audit_paths([root], RuleChoice()):
+        assert isinstance(item, SessionReport)
+        doc = session_json(item)
+        for deal in doc["deals"]:
+            full = item.id != "kitchen-table-2026-11-29"
+            assert (deal["knowledge"] == "full") is full, (item.id, deal["deal"])
+            assert (deal["unchecked"] == []) is full
+            assert not full or all(v["proved_by"] is None for v in deal["violations"])
+            seen += full
+    assert seen == 300
