@@ -34,6 +34,12 @@ def audit(deal: dict[str, Any], **kw: Any) -> DealAudit:
     return audit_deal(deal, **kw)
 
 
+def dealt(events: list[dict[str, Any]]) -> DealAudit:
+    """The deals of bob's 5♥ below, with every hand and the Miss written down."""
+    hands = {"ann": "4S KC 2C", "bob": "5H 3C 7S", "cat": "QD 8H 6C"}
+    return audit(deal_doc(hands, events, miss="JD TH 9S", turn_up="9D"))
+
+
 def cards(found: tuple[int, ...] | None) -> list[str]:
     assert found is not None
     return sorted(canonical(c) for c in found)
@@ -74,14 +80,7 @@ def test_revoke_by_a_derived_hand_is_proved_by_the_later_card_it_names() -> None
 def test_revoke_proved_from_the_record_is_the_one_the_full_hands_give() -> None:
     """RECORDING.md §1: the same deal with every hand listed gives the same finding and the
     same settlement; only the proof is the partial record's own."""
-    full = audit(
-        deal_doc(
-            {"ann": "4S KC 2C", "bob": "5H 3C 7S", "cat": "QD 8H 6C"},
-            PROVED,
-            miss="JD TH 9S",
-            turn_up="9D",
-        )
-    )
+    full = dealt(PROVED)
     partial = audit(deal_doc(None, PROVED, turn_up="9D"))
     assert full.knowledge == "full" and full.unchecked == []
     assert [(v.code, v.player, v.trick, v.card, v.legal) for v in full.violations] == [
@@ -107,35 +106,18 @@ def test_unproved_revoke_on_an_abandoned_hand_is_not_judged_and_the_deal_says_so
     assert any("stops after 1 of 3 tricks" in n for n in result.notes)
     assert any("never played stay unknown" in n and "not judged" in n for n in result.notes)
     # with every hand listed, the same record is judged: bob held 7♠
-    full = audit(
-        deal_doc(
-            {"ann": "4S KC 2C", "bob": "5H 3C 7S", "cat": "QD 8H 6C"},
-            events,
-            miss="JD TH 9S",
-            turn_up="9D",
-        )
-    )
-    assert codes(full) == ["follow-suit"]
+    assert codes(dealt(events)) == ["follow-suit"]
 
 
 def test_full_record_that_stops_early_without_a_revoke_is_still_rejected() -> None:
     """RECORDING.md §1 concerns hands left out: with every hand listed, a record that stops
     before the last trick with no penalised revoke remains a log error (LOG-FORMAT.md)."""
     events = [*declarations("ann play", "bob play", "cat pass"), *plays("ann 4S", "bob 7S")]
-    full = audit(
-        deal_doc(
-            {"ann": "4S KC 2C", "bob": "5H 3C 7S", "cat": "QD 8H 6C"},
-            events,
-            miss="JD TH 9S",
-            turn_up="9D",
-        )
-    )
-    assert full.status == "rejected"
+    assert dealt(events).status == "rejected"
 
 
 # -- a flush nobody saw --------------------------------------------------------------------
 
-FLUSH_RULES = {"flush.kind": "any_suit", "flush.when": "dealt"}
 FLUSH_EVENTS = [
     *declarations("ann pass", "bob play", "cat play"),
     *plays("bob AS", "cat KS"),
@@ -144,43 +126,35 @@ FLUSH_EVENTS = [
 ]
 
 
+def flush_deal(ann: str | None) -> DealAudit:
+    """Flushes judged at the deal; ann passes, holding ``ann`` or a hand left out (None,
+    and then every hand is)."""
+    hands = None if ann is None else {"ann": ann, "bob": "AS 3C 4H", "cat": "KS 5C 6H"}
+    deal = deal_doc(hands, FLUSH_EVENTS, miss=None if ann is None else "JD TH 9S", turn_up="9D")
+    return audit(deal, rules={"flush.kind": "any_suit", "flush.when": "dealt"})
+
+
 def test_passed_players_unknown_flush_is_listed_as_unchecked() -> None:
     """RECORDING.md §1: flushes are judged at the deal, among every seated player; ann
     passed and her hand was never shown, so whether she held a flush is not checked and
     ``flush-at-deal`` is listed; bob's and cat's derived hands are whole (three cards
     each) and hold none, so the deal is played out."""
-    result = audit(deal_doc(None, FLUSH_EVENTS, turn_up="9D"), rules=FLUSH_RULES)
+    result = flush_deal(None)
     assert result.knowledge == "partial"
     assert result.outcome == "played" and result.violations == []
     assert "flush-at-deal" in result.unchecked
     assert result.tricks == {"bob": 1, "cat": 2}
     # had ann's hearts been written down, her flush would have taken the pool at the deal
-    full = audit(
-        deal_doc(
-            {"ann": "2H 5H 9H", "bob": "AS 3C 4H", "cat": "KS 5C 6H"},
-            FLUSH_EVENTS,
-            miss="JD TH 9S",
-            turn_up="9D",
-        ),
-        rules=FLUSH_RULES,
-    )
+    full = flush_deal("2H 5H 9H")
     assert full.outcome == "flush" and full.payouts == {"ann": 3}
 
 
 def test_unchecked_lists_only_known_check_names_in_order_and_nothing_when_full() -> None:
     """RECORDING.md §1: ``unchecked`` is a list of check names, empty for a full deal."""
-    result = audit(deal_doc(None, FLUSH_EVENTS, turn_up="9D"), rules=FLUSH_RULES)
+    result = flush_deal(None)
     assert result.unchecked == [c for c in UNCHECKED_CHECKS if c in result.unchecked]
     assert {"misdeal-hand-size", "misdeal-miss", "duplicate-card"} <= set(result.unchecked)
-    full = audit(
-        deal_doc(
-            {"ann": "2C 5D 9H", "bob": "AS 3C 4H", "cat": "KS 5C 6H"},
-            FLUSH_EVENTS,
-            miss="JD TH 9S",
-            turn_up="9D",
-        ),
-        rules=FLUSH_RULES,
-    )
+    full = flush_deal("2C 5D 9H")
     assert (full.knowledge, full.unchecked) == ("full", [])
 
 
