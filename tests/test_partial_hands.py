@@ -184,6 +184,33 @@ def test_taken_miss_is_derived_from_its_takers_plays() -> None:
     assert "misdeal-miss" in result.unchecked
 
 
+def test_after_an_exchange_the_cards_played_are_the_hand_and_the_discards_were_dealt() -> None:
+    """RECORDING.md §1 in five-card Loo (trumps ♦, no Miss): bob discards 9♠ 8♠ and draws
+    K♥ Q♥, his discards seen; the cards he then plays are his hand after the exchange. He
+    plays the drawn K♥ to ann's A♠ and shows 2♠ at trick 3: a revoke proved by 2♠. The
+    cards drawn might have lain in cat's unknown hand (``draw-unseen``), and cat, who
+    passed, might have held a flush (``flush-at-deal``)."""
+    events = [
+        *declarations("ann play", "bob play", "cat pass"),
+        {"type": "exchange", "player": "bob", "discard": ["9S", "8S"], "draw": ["KH", "QH"]},
+        *plays("ann AS", "bob KH"),
+        *plays("ann 3H", "bob QH"),  # bob heads
+        *plays("bob 2S", "ann 4C"),
+        *plays("bob 7C", "ann 5C"),
+        *plays("bob 8C", "ann 6C"),
+    ]
+    result = audit(deal_doc(None, events, turn_up="2D"), ruleset="five-card")
+    assert result.status == "audited" and result.errors == []
+    (v,) = result.violations
+    assert (v.code, v.player, v.trick) == ("follow-suit", "bob", 1)
+    assert cards(v.held) == ["2S", "7C", "8C", "KH", "QH"]
+    assert cards(v.legal) == ["2S"]
+    assert v.proved_by is not None and canonical(v.proved_by) == "2S"
+    assert v.proved_trick == 3
+    assert result.tricks == {"ann": 1, "bob": 4}
+    assert {"draw-unseen", "flush-at-deal"} <= set(result.unchecked)
+
+
 def test_derived_card_also_listed_elsewhere_is_a_card_in_two_places() -> None:
     """RECORDING.md §1 with LOG-FORMAT.md: a card bob is recorded playing cannot also be in
     cat's listed hand; the error points at the play."""
