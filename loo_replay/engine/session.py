@@ -17,7 +17,7 @@ from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DealContext, DealResult, replay_deal
 from loo_replay.engine.settle import Settlement, settle
 from loo_replay.engine.tables import NO_TRUMP
-from loo_replay.engine.vocab import Outcome, Status
+from loo_replay.engine.vocab import Knowledge, Outcome, Status
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +87,8 @@ class DealAudit:
     discrepancies: list[Discrepancy] = field(default_factory=list)
     errors: list[LogError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    knowledge: Knowledge = Knowledge.FULL  # partial: hands left out (RECORDING.md §1)
+    unchecked: list[str] = field(default_factory=list)  # checks the unknown cards prevented
     result: DealResult | None = None
     settlement: Settlement | None = None
     context: DealContext | None = None  # how the deal opened: replays start from it
@@ -201,6 +203,7 @@ class SessionAudit:
         audit.context = context
         audit.antes = antes
         audit.notes.extend(result.notes)
+        audit.knowledge, audit.unchecked = result.knowledge, result.unchecked
         if result.status == Status.REJECTED:
             audit.status = Status.REJECTED
             audit.errors = [LogError(deal.pointer + e.path, e.message) for e in result.errors]
