@@ -11,6 +11,7 @@ and the legal declarations are the engine's own answers; a "revoke if … later"
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -106,16 +107,15 @@ def judge(entries: list[Entry]) -> Standing:
         return Standing(header, options, audits, Ask(Stage.DEALER, 0), list(deal.errors))
     context = chain.open_deal(rec.number, rec.seats[rec.dealer], rec.seats, None).context
     known = _known(raw[-1])
-    standing = _open_deal(header, options, audits, rec, context, known)
+    ended = _ended(entries)
+    standing = None if ended else _open_deal(header, options, audits, rec, context, known)
     if standing is None:  # the deal is over: settle it with everything before it
         closed = chain.audit(deal)
-        if closed.errors and _ended(entries):
+        if closed.errors and ended:
             return Standing(header, options, audits, Ask(Stage.PLAY, 0), closed.errors)
         audits.append(closed)
         ask = Ask(Stage.DEALER, rec.number + 1, _dealer_due(chain, rec))
         standing = Standing(header, options, audits, ask)
-    elif _ended(entries):
-        standing.errors = [LogError("", "end: the deal is over already")]
     standing.hints = hints(rec, options, context, known)
     return standing
 
@@ -214,17 +214,33 @@ def hints(rec: DealRecord, options: Options, context: DealContext, known: int) -
     out: dict[int, str] = {}
     replay = Replay(rec, options, context)
     unseen = FULL_DECK & ~known
+    plays = Counter(e.seat for e in rec.events if isinstance(e, Play))
     for event in rec.events:
-        if isinstance(event, Play) and rec.hands[event.seat] is None:
+        if (
+            isinstance(event, Play)
+            and rec.hands[event.seat] is None
+            and plays[event.seat] < options.deal_hand_size  # else his whole hand is known
+        ):
             replay.begin_play()  # idempotent: the first card closes the declarations anyway
             if replay.on_turn() == event.seat:
                 proof = _proof(replay, event.seat, event.card, unseen)
                 if proof:
-                    out[event.index] = f"revoke if {rec.seats[event.seat]} shows {proof} later"
+                    out[event.index] = _flag(replay, event, proof)
         replay.apply(event)
     for v in replay.result.violations:
         out.pop(v.event if v.event is not None else -1, None)
     return out
+
+
+def _flag(replay: Replay, play: Play, proof: str) -> str:
+    """``cat played 2♠ to 7♥ (trick 2): revoke if cat shows ♥ later``."""
+    who, card = replay.record.seats[play.seat], display(play.card)
+    trick = replay.state.trick
+    if trick is not None and trick.live:
+        did, number = f"played {card} to {display(trick.lead)}", trick.number
+    else:
+        did, number = f"led {card}", len(replay.state.tricks) + (trick is None)
+    return f"{who} {did} (trick {number}): revoke if {who} shows {proof} later"
 
 
 def _proof(replay: Replay, seat: int, card: int, unseen: int) -> str:

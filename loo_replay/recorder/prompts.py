@@ -133,16 +133,17 @@ class Recorder:
 
     def report(self, before: Standing, after: Standing, entry: Entry) -> None:
         """What the entry changed: tricks won, findings, a hint, the settlement."""
-        done_before = len(_done(before)) if before.ask.deal == after.ask.deal else 0
+        same = _deal_number(before) == _deal_number(after)
+        done_before = len(_done(before)) if same else 0
         if entry["kind"] == "event" and entry["event"]["type"] == "play":
+            index = len(document(self.entries)["deals"][-1]["events"]) - 1
+            if index in after.hints:
+                self.say(f"  ⚑ {after.hints[index]}")
             for trick in _done(after)[done_before:]:
                 if trick.winner is not None and trick.winner >= 0:
                     won = trick.cards[trick.win][1]
                     who = _seats(after)[trick.winner]
                     self.say(f"  trick {trick.number} to {who} ({display(won)})")
-            index = len(document(self.entries)["deals"][-1]["events"]) - 1
-            if index in after.hints:
-                self.say(f"  ⚑ {after.hints[index]}")
         old = _findings(before)
         for key, (deal, v) in _findings(after).items():
             if key not in old:
@@ -159,6 +160,13 @@ class Recorder:
             self.say("    stacks " + ", ".join(f"{p} {n}" for p, n in audit.stacks.items()))
         for hint in hints.values():
             self.say(f"    not proved: {hint}")
+
+
+def _deal_number(standing: Standing) -> int | None:
+    """The deal in hand, or the deal just closed."""
+    if standing.replay is not None:
+        return standing.replay.record.number
+    return standing.audits[-1].number if standing.audits else None
 
 
 def _seats(standing: Standing) -> tuple[str, ...]:
@@ -198,12 +206,12 @@ def _described(entry: Entry) -> str:
     if kind == "event":
         ev = entry["event"]
         what = ev.get("card") or ev.get("action") or ""
-        return str(f"{ev['type']} {ev.get('player', '')} {what}").replace("  ", " ").strip()
+        return f"{ev['type']} {ev.get('player', '')} {what}".replace("  ", " ").strip()
     if kind == "deal":
         return f"deal {entry['deal']} dealt by {entry['dealer']}"
     if kind == "hand":
         return f"{entry['player']}'s hand shown"
-    return kind.replace("_", "-")
+    return str(kind).replace("_", "-")
 
 
 class _Completer(Completer):
