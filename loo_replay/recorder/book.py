@@ -17,8 +17,12 @@ from loo_replay.recorder.journal import Entry
 _KEPT = ("players", "recorded", "meta")
 
 
-def session_entry(session: Mapping[str, Any]) -> Entry:
-    return {"kind": "session", "session": dict(session)}
+def session_entry(session: Mapping[str, Any], meta: Mapping[str, Any] | None = None) -> Entry:
+    """The first entry: the session header (and the document's own ``meta``, if any)."""
+    entry: Entry = {"kind": "session", "session": dict(session)}
+    if meta is not None:
+        entry["meta"] = dict(meta)
+    return entry
 
 
 def document(entries: list[Entry]) -> dict[str, Any]:
@@ -43,21 +47,23 @@ def document(entries: list[Entry]) -> dict[str, Any]:
         elif kind == "misdeal":
             deal["misdeal"] = True
     order = ("deal", "dealer", "players", "hands", "miss", "turn_up", "misdeal", "events")
-    ordered = [
-        {k: d[k] for k in (*order, *_KEPT) if k in d} | {"events": d.get("events", [])}
-        for d in deals
-    ]
-    return {
+    for d in deals:
+        if not d.get("misdeal"):
+            d.setdefault("events", [])
+    doc = {
         "format": "loo-hand-log",
         "version": 1,
         "session": entries[0]["session"],
-        "deals": ordered,
+        "deals": [{k: d[k] for k in (*order, *_KEPT) if k in d} for d in deals],
     }
+    if "meta" in entries[0]:
+        doc["meta"] = entries[0]["meta"]
+    return doc
 
 
 def entries_of(doc: Mapping[str, Any]) -> list[Entry]:
     """The entries that give ``doc`` back: a resume from the log when the journal is gone."""
-    entries = [session_entry(doc["session"])]
+    entries = [session_entry(doc["session"], doc.get("meta"))]
     for deal in doc["deals"]:
         begun: Entry = {"kind": "deal", "deal": deal["deal"], "dealer": deal["dealer"]}
         begun.update({k: deal[k] for k in _KEPT if k in deal})
