@@ -347,6 +347,13 @@ _ANALYSIS_TABLES = (  # ANALYSIS.md: the double-dummy analysis of each loaded de
     )""",
 )
 
+_PARTIAL_HANDS = (  # RECORDING.md §1: deals recorded at a table, with hands left out
+    "ALTER TABLE deals ADD COLUMN knowledge VARCHAR NOT NULL DEFAULT 'full'",
+    "ALTER TABLE deals ADD COLUMN unchecked VARCHAR[] NOT NULL DEFAULT []",
+    "ALTER TABLE findings ADD COLUMN proved_by VARCHAR",
+    "ALTER TABLE findings ADD COLUMN proved_trick INTEGER",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -356,6 +363,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "views: player_stats, pool_history, violations_by_rule", _V2_VIEWS),
     Migration(3, "table: fairness (the fairness tests, refreshed by audit)", _V3_FAIRNESS),
     Migration(4, "tables: analysis_deals, analysis_players, analysis_notes", _ANALYSIS_TABLES),
+    Migration(5, "columns: deals.knowledge, deals.unchecked, findings.proved_*", _PARTIAL_HANDS),
 )
 VERSION = MIGRATIONS[-1].version
 
