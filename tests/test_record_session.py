@@ -55,10 +55,10 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Deal 1: ann deals, 9♦ turned (typed with a space), bob and dan play.
     _type(child, "deal 1 · dealer [ann]", "")
     _type(child, "deal 1 · turn-up", "9 d")
-    _type(child, "bob declares (play/pass/take_miss)", "p")
-    _type(child, "cat declares (play/pass/take_miss)", "x")
-    _type(child, "dan declares (play/pass/take_miss)", "p")
-    _type(child, "ann declares (play/pass/take_miss)", "x")
+    _type(child, "bob declares (play/pass/miss)", "p")
+    _type(child, "cat declares (play/pass/miss)", "x")
+    _type(child, "dan declares (play/pass/miss)", "p")
+    _type(child, "ann declares (play/pass/miss)", "x")
     _type(child, "trick 1 · bob plays", "ad")
     _type(child, "trick 1 · dan plays", "2h")
     child.expect_exact("dan played 2♥ to A♦ (trick 1): revoke if dan shows ♦ later")
@@ -79,7 +79,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _type(child, "deal 2 · dealer [bob]", "")
     _type(child, "deal 2 · turn-up", "7c")
     for who in ("cat", "dan", "ann", "bob"):
-        _type(child, f"{who} declares (play/pass/take_miss)", "play")
+        _type(child, f"{who} declares (play/pass/miss)", "play")
     for who, card in (("cat", "AC"), ("dan", "kc"), ("ann", "2c"), ("bob", "qc")):
         _type(child, f"trick 1 · {who} plays", card)
     _type(child, "trick 2 · cat plays", "J♣")
@@ -103,7 +103,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _type(child, "deal 3 · dealer [cat]", "cat")
     _type(child, "deal 3 · turn-up", "jh")
     for who in ("dan", "ann", "bob"):
-        _type(child, f"{who} declares (play/pass/take_miss)", "pass")
+        _type(child, f"{who} declares (play/pass/miss)", "pass")
     child.expect_exact("all passed")
     _type(child, "deal 4 · dealer [dan]", "q")
     child.expect(pexpect.EOF)

@@ -68,6 +68,9 @@ def record(
             entries, opened = [session_entry(session)], Journal(journal, new=True)
             opened.append(entries[0])
         recorder = Recorder(file, opened, entries)
+        if recorder.standing.errors:  # a log written elsewhere whose last deal is rejected
+            first = recorder.standing.errors[0]
+            raise RecorderError(f"{file}: its last deal is not a game to carry on: {first.message}")
         write_atomic(file, encoded(recorder.entries))  # the log catches up with the journal
     except (OSError, JournalError, RecorderError) as exc:
         fail(str(exc))

@@ -57,8 +57,8 @@ class Recorder:
 
     def run(self) -> None:
         self.say(
-            f"Recording session {safe(self.standing.header.id)} to {self.log} "
-            "(u undoes, ? helps, q or Ctrl-D stops: everything typed is saved)."
+            f"Recording {safe(self.standing.header.id)} to {self.log}: "
+            "u undoes, ? helps, q stops (all is saved)."
         )
         if self.standing.audits:
             self.say(f"  {len(self.standing.audits)} deal(s) recorded so far")
@@ -123,7 +123,7 @@ class Recorder:
         if ask.stage is Stage.TURN_UP:
             return f"{head}turn-up> "
         if ask.stage is Stage.DECLARE:
-            actions = "/".join(a.value for a in ask.actions)
+            actions = "/".join(a.value.replace("take_", "") for a in ask.actions)
             return f"{head}{ask.player} declares ({actions})> "
         if ask.stage is Stage.EXCHANGE:
             return f"{head}{ask.player} exchanges (count, 0, or discard / draw)> "
