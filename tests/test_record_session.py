@@ -93,6 +93,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "event": {"type": "play", "player": "cat", "card": "JC"},
     }
     child = _spawn("--resume", "club-night.json", cwd=folder)
+    child.expect_exact("Resuming from the journal")
     _type(child, "trick 2 · dan plays", "3c")
     for who, card in (("ann", "4c"), ("bob", "5c")):
         _type(child, f"trick 2 · {who} plays", card)
@@ -165,6 +166,7 @@ def test_record_resumes_from_the_log_alone_when_the_journal_is_gone(
     log = tmp_path / recorded.name
     log.write_bytes(recorded.read_bytes())
     child = _spawn("--resume", log.name, cwd=tmp_path)
+    child.expect_exact("alone (no journal)")
     child.expect_exact("3 deal(s) recorded so far")
     _type(child, "deal 4 · dealer [dan]", "q")
     child.expect(pexpect.EOF)
@@ -177,3 +179,6 @@ def test_record_refuses_to_start_over_an_existing_log(recorded: Path) -> None:
     result = run("record", recorded, "--players", "ann,bob,cat", cwd=ROOT)
     assert result.returncode == 2
     assert "--resume" in result.stderr
+    again = run("record", "--resume", recorded, "--players", "ann,bob,cat", cwd=ROOT)
+    assert again.returncode == 2
+    assert "--players start a session" in again.stderr

@@ -58,6 +58,11 @@ def record(
     journal = journal_path(file)
     if file.suffix.lower() != ".json":
         fail(f"{file}: the recorder writes one session document, a .json file")
+    starting = {"--players": players, "--set": settings, "--chips": chips, "--id": session_id}
+    starting |= {"--venue": venue, "--ruleset": None if ruleset == DEFAULT else ruleset}
+    given = [name for name, value in starting.items() if value is not None]
+    if resume and given:
+        fail(f"{', '.join(given)} start a session; --resume carries on with the log's own")
     try:
         if resume:
             entries, opened = _resumed(file, journal)
@@ -87,6 +92,7 @@ def _resumed(file: Path, journal: Path) -> tuple[list[Entry], Journal]:
         entries = live(entries)
         if not entries or entries[0]["kind"] != "session":
             raise JournalError(f"{journal}: does not begin with a session")
+        typer.echo(f"Resuming from the journal {journal}")
         return entries, Journal(journal, new=False)
     if not file.exists():
         raise RecorderError(f"{file}: no such file to resume, and no journal beside it")
@@ -96,6 +102,7 @@ def _resumed(file: Path, journal: Path) -> tuple[list[Entry], Journal]:
         entries = entries_of(doc)
     except (ValueError, KeyError, TypeError, Bad) as exc:
         raise RecorderError(f"{file}: cannot resume from it: {exc}") from None
+    typer.echo(f"Resuming from {file} alone (no journal): a new journal {journal}")
     opened = Journal(journal, new=True)
     for entry in entries:
         opened.append(entry)

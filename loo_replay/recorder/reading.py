@@ -18,7 +18,7 @@ from loo_replay.recorder.judge import Stage, Standing
 
 UNDO, QUIT, HELP = "undo", "quit", "help"
 COMMANDS = {"u": UNDO, "undo": UNDO, "q": QUIT, "quit": QUIT, "?": HELP, "help": HELP}
-ANNOUNCE_WORDS = ("civil", "pam")  # "Pam, be civil" announced with a lead: ``ad civil``
+ANNOUNCE = "civil"  # "Pam, be civil" announced with a lead: ``ad civil``
 DEAL_WORDS = ("show", "flush", "misdeal", "end")
 
 
@@ -63,7 +63,7 @@ def _play(text: str, players: tuple[str, ...], due: str) -> Entry:
     """``7h`` for the player on turn, ``cat 7h`` for another (out of turn), ``ad civil`` to
     announce "Pam, be civil" with the lead."""
     words = text.split()
-    announce = len(words) > 1 and words[-1].lower() in ANNOUNCE_WORDS
+    announce = len(words) > 1 and words[-1].lower() == ANNOUNCE
     if announce:
         text = " ".join(words[:-1])
     try:
