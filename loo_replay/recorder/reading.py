@@ -47,12 +47,23 @@ def read_line(text: str, standing: Standing) -> Entry | str:
     if ask.stage is Stage.TRUMP_TURN:
         return _event({"type": "turn_up", "card": canonical(parse_loose_card(text))})
     if ask.stage is Stage.DECLARE:
-        player, word = split_player(text, players)
-        action = parse_action(word)
-        return _event({"type": "declare", "player": player or ask.player, "action": action.value})
+        return _declaration(text, players, ask.player or "")
     if ask.stage is Stage.EXCHANGE:
         return _exchange(text, ask.player or "")
-    return _play(text, players, ask.player or "")
+    try:
+        return _play(text, players, ask.player or "")
+    except EntryError:
+        try:  # a declaration where none is asked (a must deal, before the first card)
+            return _declaration(text, players, ask.player or "")
+        except EntryError:
+            pass
+        raise
+
+
+def _declaration(text: str, players: tuple[str, ...], due: str) -> Entry:
+    player, word = split_player(text, players)
+    action = parse_action(word)
+    return _event({"type": "declare", "player": player or due, "action": action.value})
 
 
 def _event(event: dict[str, object]) -> Entry:
