@@ -12,7 +12,7 @@ import typer
 from prompt_toolkit import prompt
 
 from loo_replay.cli_options import SetOpt, rule_choice
-from loo_replay.cli_output import fail
+from loo_replay.cli_output import fail, wants_colour
 from loo_replay.logs.parse import Bad, parse_document
 from loo_replay.recorder.book import entries_of, session_entry
 from loo_replay.recorder.journal import (
@@ -72,7 +72,7 @@ def record(
             session = _session(file, players, ruleset, settings, chips, session_id, venue)
             entries, opened = [session_entry(session)], Journal(journal, new=True)
             opened.append(entries[0])
-        recorder = Recorder(file, opened, entries)
+        recorder = Recorder(file, opened, entries, colour=wants_colour(False))
         if recorder.standing.errors:  # a log written elsewhere whose last deal is rejected
             first = recorder.standing.errors[0]
             raise RecorderError(f"{file}: its last deal is not a game to carry on: {first.message}")

@@ -18,7 +18,7 @@ from prompt_toolkit.document import Document
 from loo_replay.engine.cards import display
 from loo_replay.engine.model import Trick, Violation
 from loo_replay.engine.session import DealAudit
-from loo_replay.output.text import deal_lines, safe
+from loo_replay.output.text import deal_lines, make_style, safe
 from loo_replay.recorder.book import document
 from loo_replay.recorder.entry import EntryError, matching_cards
 from loo_replay.recorder.journal import Entry, Journal, live, write_atomic
@@ -45,11 +45,19 @@ def encoded(entries: list[Entry]) -> bytes:
 class Recorder:
     """One recording: the live entries, their journal and the log they are written to."""
 
-    def __init__(self, log: Path, journal: Journal, entries: list[Entry], say: Say = print):
+    def __init__(
+        self,
+        log: Path,
+        journal: Journal,
+        entries: list[Entry],
+        say: Say = print,
+        colour: bool = False,
+    ):
         self.log = log
         self.journal = journal
         self.entries = entries
         self.say = say
+        self.style = make_style(colour)
         self.standing = judge(entries)
         self.session: PromptSession[str] = PromptSession(completer=_Completer(self))
 
@@ -76,7 +84,7 @@ class Recorder:
         try:
             got = read_line(text, self.standing)
         except EntryError as exc:
-            self.say(f"  ✗ {exc}")
+            self.say(self.style(f"  ✗ {exc}", "warn"))
             return True
         if got == QUIT:
             return False
@@ -92,7 +100,7 @@ class Recorder:
         trial = judge([*self.entries, entry])
         if trial.errors:
             for error in trial.errors:
-                self.say(f"  ✗ refused: {safe(error.message, 400)}")
+                self.say(self.style(f"  ✗ refused: {safe(error.message, 400)}", "warn"))
             return
         self._write(entry)
         before, self.standing = self.standing, trial
@@ -138,7 +146,7 @@ class Recorder:
         if entry["kind"] == "event" and entry["event"]["type"] == "play":
             index = len(document(self.entries)["deals"][-1]["events"]) - 1
             if index in after.hints:
-                self.say(f"  ⚑ {after.hints[index]}")
+                self.say(self.style(f"  ⚑ {after.hints[index]}", "warn"))
             for trick in _done(after)[done_before:]:
                 if trick.winner is not None and trick.winner >= 0:
                     won = trick.cards[trick.win][1]
@@ -148,13 +156,14 @@ class Recorder:
         for key, (deal, v) in _findings(after).items():
             if key not in old:
                 kind = "REVOKE" if v.is_revoke else "VIOLATION"
-                self.say(f"  ! {kind} {v.code} in deal {deal}: {safe(v.message, 400)}")
+                said = f"  ! {kind} {v.code} in deal {deal}: {safe(v.message, 400)}"
+                self.say(self.style(said, "bad"))
         closing = after.ask.stage is Stage.DEALER and entry["kind"] != "deal"
         if closing and after.audits:
             self.settlement(after.audits[-1], after.hints)
 
     def settlement(self, audit: DealAudit, hints: dict[int, str]) -> None:
-        for line in deal_lines(audit):
+        for line in deal_lines(audit, self.style):
             self.say(line)
         if audit.stacks:
             self.say("    stacks " + ", ".join(f"{p} {n}" for p, n in audit.stacks.items()))
