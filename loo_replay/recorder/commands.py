@@ -123,7 +123,10 @@ def _session(
         fail(f"unknown ruleset {ruleset!r}; built-in rulesets: {', '.join(builtin_names())}")
     choice = rule_choice(ruleset, settings)
     if players is None:
-        players = prompt("Players in clockwise seating order (e.g. ann bob cat dan): ")
+        try:
+            players = prompt("Players in clockwise seating order (e.g. ann bob cat dan): ")
+        except (EOFError, KeyboardInterrupt):
+            fail("no players given (--players ann,bob,cat)")
     ids = [p for p in re.split(r"[\s,]+", players) if p]
     session: dict[str, Any] = {
         "id": session_id or file.stem,
