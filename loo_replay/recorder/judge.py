@@ -27,7 +27,7 @@ from loo_replay.engine.cards import (
 from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.model import PASS, PLAY, DealRecord, Exchange, LogError, Play
 from loo_replay.engine.options import Options
-from loo_replay.engine.replay import DealContext, DealPlan, Replay, deal_plan
+from loo_replay.engine.replay import DealContext, Replay, deal_plan
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.vocab import Action, Phase
 from loo_replay.logs.parse import SessionHeader, parse_deal, parse_document
@@ -69,7 +69,6 @@ class Standing:
     ask: Ask
     errors: list[LogError] = field(default_factory=list)  # why the last entry is impossible
     replay: Replay | None = None  # the open deal, replayed up to the last entry
-    plan: DealPlan | None = None
     hints: dict[int, str] = field(default_factory=dict)  # play event index: "revoke if …"
 
 
@@ -129,19 +128,18 @@ def _open_deal(
     known: int,
 ) -> Standing | None:
     """The open deal replayed: what to ask next, or None when it is over."""
-    plan = deal_plan(options, context)
     number = rec.number
     if rec.misdeal:
         return None
-    if plan.turn_up and rec.turn_up is None:
+    if deal_plan(options, context).turn_up and rec.turn_up is None:
         ask = Ask(Stage.TURN_UP, number, cards=FULL_DECK & ~known)
-        return Standing(header, options, audits, ask, plan=plan)
+        return Standing(header, options, audits, ask)
     replay = Replay(rec, options, context)
     for event in rec.events:
         replay.apply(event)
     r = replay.result
     standing = Standing(header, options, audits, Ask(Stage.PLAY, number), list(r.errors))
-    standing.replay, standing.plan = replay, plan
+    standing.replay = replay
     if r.errors:
         return standing
     if replay.phase is Phase.OVER:
