@@ -9,7 +9,7 @@ stops the replay with a ``LogError`` and the deal is rejected.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 from loo_replay.engine.cards import CLUBS, display, display_cards, mask_of
@@ -129,8 +129,13 @@ class _Rejected(Exception):
 class Replay:
     """The deal as it unfolds; ``state`` is valid after every ``apply``."""
 
-    def __init__(self, record: DealRecord, options: Options, context: DealContext) -> None:
+    def __init__(
+        self, record: DealRecord, options: Options, context: DealContext, *, prove: bool = True
+    ) -> None:
+        """``prove`` False: a revoke from a derived hand is not given its proof (the replay
+        that finds the proof's trick needs none)."""
         self.record = record
+        self._prove = prove
         self.o = options
         self.context = context
         n = len(record.seats)
@@ -160,7 +165,6 @@ class Replay:
         self._miss_known = self._miss_derived = False  # partial: the Miss wholly known, derived
         self._where: dict[int, str] = {}  # partial: pointers to the events showing derived cards
         self._unchecked: set[str] = set()
-        self._pending: dict[int, int] = {}  # partial: proving card -> its revoke's index
         if self._partial:
             self._derive()
         self.state = DealState(
@@ -307,6 +311,7 @@ class Replay:
         legal: tuple[int, ...] | None = None,
         event: int | None = None,
         proved_by: int | None = None,
+        proved_trick: int | None = None,
     ) -> None:
         """Record a breach; ``penalized`` defaults to whether chips were charged."""
         self.result.violations.append(
@@ -322,6 +327,7 @@ class Replay:
                 legal=legal,
                 event=event,
                 proved_by=proved_by,
+                proved_trick=proved_trick,
             )
         )
 
@@ -348,28 +354,31 @@ class Replay:
         if self._plan.miss and not d.miss_listed:
             self._unchecked.add("misdeal-miss")
 
-    def _proof(self, seat: int, legal: int, index: int) -> int | None:
+    def _proof(self, seat: int, legal: int, index: int) -> Play | None:
         """The first card ``seat`` plays after event ``index`` among ``legal``: the card that
         proves a revoke from a derived hand (every card left in it is played later)."""
         if not self._derived_now[seat]:
             return None
-        later = [
-            e
-            for e in self.record.events
-            if isinstance(e, Play) and e.seat == seat and e.index > index and legal >> e.card & 1
-        ]
-        return later[0].card if later else None
-
-    def _proved(self, card: int, trick: int) -> None:
-        """``card`` was played to ``trick``: the revoke it proves says where."""
-        r = self.result
-        at = self._pending.pop(card)
-        v = r.violations[at]
-        r.violations[at] = replace(
-            v,
-            proved_trick=trick,
-            message=f"{v.message} (proved by {display(card)} played at trick {trick})",
+        return next(
+            (
+                e
+                for e in self.record.events
+                if isinstance(e, Play)
+                and e.seat == seat
+                and e.index > index
+                and legal >> e.card & 1
+            ),
+            None,
         )
+
+    def _trick_of(self, play: Play) -> int | None:
+        """The trick ``play`` falls to, from a replay of the record up to it (tricks are
+        formed as the cards come, so the one way to know is to play them)."""
+        ahead = Replay(self.record, self.o, self.context, prove=False)
+        for event in self.record.events[: play.index + 1]:
+            if ahead.apply(event).error is not None:
+                return None
+        return len(ahead.state.tricks) or None
 
     # -- the deal (§2.1-2.4) -----------------------------------------------
 
@@ -829,8 +838,6 @@ class Replay:
         else:
             led = not trick.live
             legal = self._judge(ev, trick)
-        if self._pending and ev.card in self._pending:
-            self._proved(ev.card, trick.number)
         if trick.live == len(trick.order):
             self._close_trick(trick)
             return (True, began, led, legal, trick)
@@ -906,13 +913,18 @@ class Replay:
             if first:
                 r.revokers.append(ev.seat)
             held = state.held(ev.seat)
+            said = f"{describe_play(state, ev.seat, ev.card)}: {explain(code, state, ev.seat)}"
             proof = self._proof(ev.seat, legal, ev.index) if self._partial else None
+            proved_by = proved_trick = None
             if proof is not None:
-                self._pending[proof] = len(r.violations)
+                proved_by = proof.card
+                proved_trick = self._trick_of(proof) if self._prove else None
+                where = "later" if proved_trick is None else f"at trick {proved_trick}"
+                said += f" (proved by {display(proof.card)} played {where})"
             self.violate(
                 code,
                 ev.seat,
-                f"{describe_play(state, ev.seat, ev.card)}: {explain(code, state, ev.seat)}",
+                said,
                 penalized=first,
                 penalty=self.o.penalties_revoke_amount if first else 0,
                 trick=trick.number,
@@ -920,7 +932,8 @@ class Replay:
                 held=held,
                 legal=tuple(c for c in held if legal >> c & 1),
                 event=ev.index,
-                proved_by=proof,
+                proved_by=proved_by,
+                proved_trick=proved_trick,
             )
         if trick.live:
             if not state.hands[ev.seat] & state.suit_masks[trick.led]:
