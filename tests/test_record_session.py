@@ -73,6 +73,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _type(child, "trick 3 · bob plays", "4S")
     _type(child, "trick 3 · dan plays", "8d")
     child.expect_exact("REVOKE follow-suit in deal 1: dan played 2♥ to A♦")
+    child.expect_exact("(proved by 8♦ played at trick 3)")
     child.expect_exact(f"penalties dan {REVOKE_AMOUNT}")
     child.expect_exact("stacks ann 27, bob 32, cat 30, dan 18")
     # Deal 2: bob deals; killed with the second trick half played.
@@ -144,7 +145,7 @@ def test_record_writes_an_ordinary_log_that_validate_audits(recorded: Path) -> N
         1,
         "2H",
     )
-    assert first["proved_by"]["card"] == "8D"
+    assert first["proved_by"] == {"card": "8D", "trick": 3}
     assert deals[0]["penalties"] == {"dan": REVOKE_AMOUNT}
     assert deals[2]["outcome"] == "all_passed"
     assert [d["knowledge"] for d in deals] == ["partial"] * 3
