@@ -178,12 +178,14 @@ app.command(cls=PlainCommand)(db_commands.query)
 app.command(cls=PlainCommand)(db_commands.export)
 
 from loo_replay import analysis_commands  # noqa: E402
+from loo_replay.recorder import commands as record_commands  # noqa: E402
 from loo_replay.reports import commands as report_commands  # noqa: E402  (registered last)
 
 app.command(cls=PlainCommand)(report_commands.report)
 app.command(cls=PlainCommand)(report_commands.audit)
 app.command(cls=PlainCommand)(analysis_commands.analyse)
 app.command(cls=PlainCommand)(fairness_commands.fairness)
+app.command(cls=PlainCommand)(record_commands.record)
 
 
 def main() -> None:

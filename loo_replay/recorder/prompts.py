@@ -1,0 +1,249 @@
+"""The recorder's conversation with the scorer: a prompt_toolkit prompt per entry, with
+completion of cards and players, and what the engine says of each entry printed under it.
+
+Every accepted entry is in the journal (fsynced) and the log rewritten before the next
+prompt; a refused one is never written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+import orjson
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+from loo_replay.engine.cards import display
+from loo_replay.engine.model import Trick, Violation
+from loo_replay.engine.session import DealAudit
+from loo_replay.output.text import deal_lines, make_style, safe
+from loo_replay.recorder.book import document
+from loo_replay.recorder.entry import EntryError, matching_cards
+from loo_replay.recorder.journal import Entry, Journal, live, write_atomic
+from loo_replay.recorder.judge import Stage, Standing, judge
+from loo_replay.recorder.reading import COMMANDS, DEAL_WORDS, HELP, QUIT, UNDO, read_line
+
+HELP_TEXT = """\
+  Enter accepts what is proposed in [brackets].  Cards: 10h, QS, q♠, t h (Tab completes).
+  Declarations: play/p, pass/x, miss/m, defend/d; another player first to declare for him
+  (bob pass).  A card: 7h for the player on turn, cat 7h for another (out of turn), ad civil
+  to lead the ace of trumps announcing "Pam, be civil".  Exchanges: 2 (unseen), 0 (none),
+  KH 2C / 7D 8D (discarded / drawn).
+  At any point: show PLAYER CARDS (a hand shown), show miss CARDS, flush PLAYER, misdeal,
+  end (the deal stops here), u (undo the last entry), q or Ctrl-D (stop; all is saved)."""
+
+Say = Callable[[str], None]
+
+
+def encoded(entries: list[Entry]) -> bytes:
+    """The hand log of ``entries`` as written to disk."""
+    return orjson.dumps(document(entries), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+class Recorder:
+    """One recording: the live entries, their journal and the log they are written to."""
+
+    def __init__(
+        self,
+        log: Path,
+        journal: Journal,
+        entries: list[Entry],
+        say: Say = print,
+        colour: bool = False,
+    ):
+        self.log = log
+        self.journal = journal
+        self.entries = entries
+        self.say = say
+        self.style = make_style(colour)
+        self.standing = judge(entries)
+        self.session: PromptSession[str] = PromptSession(completer=_Completer(self))
+
+    # -- the loop ------------------------------------------------------------
+
+    def run(self) -> None:
+        self.say(
+            f"Recording {safe(self.standing.header.id)} to {self.log}: "
+            "u undoes, ? helps, q stops (all is saved)."
+        )
+        if self.standing.audits:
+            self.say(f"  {len(self.standing.audits)} deal(s) recorded so far")
+        while True:
+            try:
+                text = self.session.prompt(self.message())
+            except (EOFError, KeyboardInterrupt):
+                break
+            if not self.take(text):
+                break
+        self.say(f"Saved {self.log}: loo-replay validate {self.log}")
+
+    def take(self, text: str) -> bool:
+        """Judge and keep one typed line; False when the scorer stops."""
+        try:
+            got = read_line(text, self.standing)
+        except EntryError as exc:
+            self.say(self.style(f"  ✗ {exc}", "warn"))
+            return True
+        if got == QUIT:
+            return False
+        if got == HELP:
+            self.say(HELP_TEXT)
+        elif got == UNDO:
+            self.undo()
+        elif isinstance(got, dict):
+            self.add(got)
+        return True
+
+    def add(self, entry: Entry) -> None:
+        trial = judge([*self.entries, entry])
+        if trial.errors:
+            for error in trial.errors:
+                self.say(self.style(f"  ✗ refused: {safe(error.message, 400)}", "warn"))
+            return
+        self._write(entry)
+        before, self.standing = self.standing, trial
+        self.report(before, trial, entry)
+
+    def undo(self) -> None:
+        if len(self.entries) < 2:
+            self.say("  nothing to undo")
+            return
+        taken = self.entries[-1]
+        self._write({"kind": "undo"})
+        self.standing = judge(self.entries)
+        self.say(f"  undone: {_described(taken)}")
+
+    def _write(self, entry: Entry) -> None:
+        """The journal first (fsynced), then the log from it, atomically."""
+        self.journal.append(entry)
+        self.entries = live([*self.entries, entry])
+        write_atomic(self.log, encoded(self.entries))
+
+    # -- what is said --------------------------------------------------------
+
+    def message(self) -> str:
+        ask = self.standing.ask
+        head = f"deal {ask.deal} · "
+        if ask.stage is Stage.DEALER:
+            return f"{head}dealer [{ask.player}]> "
+        if ask.stage is Stage.TURN_UP:
+            return f"{head}turn-up> "
+        if ask.stage is Stage.DECLARE:
+            actions = "/".join(a.value.replace("take_", "") for a in ask.actions)
+            return f"{head}{ask.player} declares ({actions})> "
+        if ask.stage is Stage.EXCHANGE:
+            return f"{head}{ask.player} exchanges (count, 0, or discard / draw)> "
+        if ask.stage is Stage.TRUMP_TURN:
+            return f"{head}{ask.player} turns a trump> "
+        return f"{head}trick {len(_done(self.standing)) + 1} · {ask.player} plays> "
+
+    def report(self, before: Standing, after: Standing, entry: Entry) -> None:
+        """What the entry changed: tricks won, findings, a hint, the settlement."""
+        same = _deal_number(before) == _deal_number(after)
+        done_before = len(_done(before)) if same else 0
+        if entry["kind"] == "event" and entry["event"]["type"] == "play":
+            index = len(document(self.entries)["deals"][-1]["events"]) - 1
+            if index in after.hints:
+                self.say(self.style(f"  ⚑ {after.hints[index]}", "warn"))
+            for trick in _done(after)[done_before:]:
+                if trick.winner is not None and trick.winner >= 0:
+                    won = trick.cards[trick.win][1]
+                    who = _seats(after)[trick.winner]
+                    self.say(f"  trick {trick.number} to {who} ({display(won)})")
+        old = _findings(before)
+        for key, (deal, v) in _findings(after).items():
+            if key not in old:
+                kind = "REVOKE" if v.is_revoke else "VIOLATION"
+                said = f"  ! {kind} {v.code} in deal {deal}: {safe(v.message, 400)}"
+                self.say(self.style(said, "bad"))
+        closing = after.ask.stage is Stage.DEALER and entry["kind"] != "deal"
+        if closing and after.audits:
+            self.settlement(after.audits[-1], after.hints)
+
+    def settlement(self, audit: DealAudit, hints: dict[int, str]) -> None:
+        for line in deal_lines(audit, self.style):
+            self.say(line)
+        if audit.stacks:
+            self.say("    stacks " + ", ".join(f"{p} {n}" for p, n in audit.stacks.items()))
+        for hint in hints.values():
+            self.say(f"    not proved: {hint}")
+
+
+def _deal_number(standing: Standing) -> int | None:
+    """The deal in hand, or the deal just closed."""
+    if standing.replay is not None:
+        return standing.replay.record.number
+    return standing.audits[-1].number if standing.audits else None
+
+
+def _seats(standing: Standing) -> tuple[str, ...]:
+    if standing.replay is not None:
+        return standing.replay.record.seats
+    last = standing.audits[-1].result if standing.audits else None
+    return last.record.seats if last is not None else standing.header.players
+
+
+def _done(standing: Standing) -> list[Trick]:
+    """The finished tricks of the deal in hand (or of the deal just closed)."""
+    if standing.replay is not None:
+        tricks = standing.replay.state.tricks
+    elif standing.audits and standing.audits[-1].result is not None:
+        tricks = standing.audits[-1].result.tricks
+    else:
+        tricks = []
+    return [t for t in tricks if t.winner is not None]
+
+
+def _findings(standing: Standing) -> dict[tuple[object, ...], tuple[int | None, Violation]]:
+    """Every finding so far, keyed so that the same finding found again is the same key."""
+    found: dict[tuple[object, ...], tuple[int | None, Violation]] = {}
+    deals: Iterable[tuple[int | None, Iterable[Violation]]] = [
+        (a.number, a.violations) for a in standing.audits
+    ]
+    if standing.replay is not None:
+        deals = [*deals, (standing.replay.record.number, standing.replay.result.violations)]
+    for number, violations in deals:
+        for v in violations:
+            found[(number, v.code, v.player, v.event, v.trick)] = (number, v)
+    return found
+
+
+def _described(entry: Entry) -> str:
+    kind = entry["kind"]
+    if kind == "event":
+        ev = entry["event"]
+        what = ev.get("card") or ev.get("action") or ""
+        return f"{ev['type']} {ev.get('player', '')} {what}".replace("  ", " ").strip()
+    if kind == "deal":
+        return f"deal {entry['deal']} dealt by {entry['dealer']}"
+    if kind == "hand":
+        return f"{entry['player']}'s hand shown"
+    return str(kind).replace("_", "-")
+
+
+class _Completer(Completer):
+    """Cards the player may still hold, players, declarations and commands."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    def get_completions(self, document: Document, event: CompleteEvent) -> Iterator[Completion]:
+        standing = self.recorder.standing
+        ask = standing.ask
+        word = document.get_word_before_cursor(WORD=True)
+        first = not document.text_before_cursor[: -len(word) or None].strip()
+        words: list[str] = []
+        if ask.stage in (Stage.PLAY, Stage.TURN_UP, Stage.TRUMP_TURN) and word:
+            for card in matching_cards(word, ask.cards):
+                yield Completion(display(card), -len(word))
+        if ask.stage is Stage.DECLARE:
+            words += [a.value for a in ask.actions]
+        if first:
+            words += [*standing.header.players, *DEAL_WORDS, *(c for c in COMMANDS if len(c) > 1)]
+        elif document.text.split()[0].lower() in ("show", "flush"):
+            words += list(standing.header.players)
+        for w in words:
+            if word and w.lower().startswith(word.lower()):
+                yield Completion(w, -len(word))
