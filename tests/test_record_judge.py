@@ -101,8 +101,11 @@ def test_record_a_card_already_played_is_refused_with_the_reason() -> None:
     standing = judge([*entries, _play("cat", "AD")])
     assert standing.errors and "A♦" in standing.errors[0].message
     assert "two places" in standing.errors[0].message
+    assert "played by cat, but it was already played by bob" in standing.errors[0].message
     turned = judge([*entries, _play("cat", "9D")])  # the turn-up is on the table
-    assert turned.errors and "9♦" in turned.errors[0].message
+    assert turned.errors and "9♦ is played by cat, but it was already turned up" in (
+        turned.errors[0].message
+    )
 
 
 def test_record_a_failure_to_follow_is_flagged_then_proved_by_a_later_card() -> None:

@@ -420,30 +420,35 @@ class Replay:
         self._seen = mask_of(cards)
         if self._seen.bit_count() == len(cards):
             return
-        places: list[tuple[str, str, int]] = []  # (pointer, where in words, card)
+        # (pointer, where in words, card, the same after "already"): dealt places first, then
+        # the derived cards, whose play is at fault
+        places: list[tuple[str, str, int, str]] = []
         for seat, hand in enumerate(rec.hands):
+            where = f"{self.name(seat)}'s hand"
             for i, card in enumerate(hand or ()):
-                places.append((f"/hands/{self.name(seat)}/{i}", f"{self.name(seat)}'s hand", card))
+                places.append((f"/hands/{self.name(seat)}/{i}", where, card, f"in {where}"))
         for i, card in enumerate(rec.miss or ()):
-            places.append((f"/miss/{i}", "the Miss", card))
+            places.append((f"/miss/{i}", "the Miss", card, "in the Miss"))
         if rec.turn_up is not None:
-            places.append(("/turn_up", "the turn-up", rec.turn_up))
-        for seat, hand in enumerate(self._hands):  # derived cards last: the play is at fault
+            places.append(("/turn_up", "the turn-up", rec.turn_up, "turned up"))
+        for seat, hand in enumerate(self._hands):
             if rec.hands[seat] is None:
+                played = f"played by {self.name(seat)}"
                 for card in hand or ():
-                    places.append((self._where[card], f"{self.name(seat)}'s hand", card))
+                    places.append((self._where[card], played, card, played))
         if rec.miss is None:
             for card in self._miss or ():
-                places.append((self._where[card], "the Miss", card))
-        first: dict[int, str] = {}
-        for path, where, card in places:
+                places.append((self._where[card], "the Miss", card, "in the Miss"))
+        first: dict[int, tuple[str, str]] = {}
+        for path, where, card, already in places:
             if card in first:
-                raise self.reject(
-                    path,
-                    f"{display(card)} is dealt twice, to {where} and to {first[card]}: "
-                    "a card in two places",
-                )
-            first[card] = where
+                earlier, earlier_already = first[card]
+                if where.startswith("played by"):  # a scorer's slip: say what the card was
+                    said = f"{display(card)} is {where}, but it was already {earlier_already}"
+                else:
+                    said = f"{display(card)} is dealt twice, to {where} and to {earlier}"
+                raise self.reject(path, f"{said}: a card in two places")
+            first[card] = (where, already)
 
     def _misdeal_problems(self, plan: DealPlan) -> list[str]:
         rec, o = self.record, self.o
