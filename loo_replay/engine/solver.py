@@ -302,13 +302,13 @@ class Search:
         self.player = player
         self.table = self.tables[player]
 
-    def future(self, player: int, low: int = 0, guess: int = 0) -> int:
-        """The tricks ``player`` can make sure of from here on, knowing at least ``low``.
-        A ``guess`` (what they took in the end, say) is asked first: right, it spares the
-        proofs of every smaller number; the answer is exact either way."""
+    def future(self, player: int, low: int = 0, guess: int = 0, high: int = 99) -> int:
+        """The tricks ``player`` can make sure of from here on, knowing at least ``low`` and
+        at most ``high``.  A ``guess`` (what they took in the end, say) is asked first:
+        right, it spares the proofs of every smaller number; the answer is exact either way."""
         self.study(player)
         f = max(0, low)
-        top = self.left
+        top = min(self.left, high)
         if f + 1 < guess <= top:
             if self.can(guess):
                 f = guess
