@@ -21,6 +21,7 @@ COMPILED = (
     "loo_replay/engine/tables.py",
     "loo_replay/engine/legal.py",
     "loo_replay/engine/solver.py",
+    "loo_replay/engine/analysis.py",
 )
 
 
