@@ -297,6 +297,27 @@ def test_page_without_analysis_shows_no_guarantee(browser: Any, tmp_path: Path) 
     page.close()
 
 
+def test_partial_deal_page_says_the_hands_are_derived_and_what_was_not_checked(
+    browser: Any, tmp_path: Path
+) -> None:
+    """RECORDING.md §1: a deal recorded at a table shows the hands as its plays reveal them,
+    and the page says so, with the checks its unknown cards left undone; a deal with every
+    hand says neither."""
+    report = _report("sample_logs/three-card-table-recorded.json")
+    deal = next(d for d in report.deals if d.knowledge == "partial" and d.unchecked)
+    page, errors, _ = _open(browser, replay_html(report, deal), tmp_path)
+    facts = page.inner_text("body")
+    assert "hands as the plays show them (hands left out)" in facts
+    assert f"not checked (cards unknown): {', '.join(deal.unchecked)}" in facts
+    assert errors == []
+    page.close()
+    full = _report("sample_logs/wrong-payouts.json")
+    page, errors, _ = _open(browser, replay_html(full, full.deals[0]), tmp_path)
+    assert "hands left out" not in page.inner_text("body")
+    assert errors == []
+    page.close()
+
+
 def test_step_log_and_current_step_name_players_as_the_log_does(
     browser: Any, tmp_path: Path
 ) -> None:

@@ -19,6 +19,7 @@ from loo_replay.audit import SessionReport
 from loo_replay.engine.cards import SUIT_SYMBOLS, display
 from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
+from loo_replay.engine.vocab import Knowledge
 from loo_replay.html import escape, script_json
 from loo_replay.output.text import safe
 from loo_replay.output.wording import discrepancy
@@ -92,6 +93,10 @@ def page_data(rp: DealReplay, links: Links | None = None) -> dict[str, Any]:
     facts.append(
         f"trumps {SUIT_SYMBOLS[first.trump]}" if first.trump is not None else "no trumps yet"
     )
+    if a.knowledge == Knowledge.PARTIAL:  # recorded at a table: the hands shown are derived
+        facts.append("hands as the plays show them (hands left out)")
+        if a.unchecked:
+            facts.append(f"not checked (cards unknown): {', '.join(a.unchecked)}")
     return {
         "session": safe(rp.session_id),
         "file": safe(rp.file),
