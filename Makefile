@@ -13,7 +13,11 @@ CHROMIUM := /usr/bin/chromium
 
 .PHONY: audit test lint conformance bench clean
 
-$(STAMP): pyproject.toml
+# The editable install also compiles setup.py's COMPILED modules in place (Cython, gcc); it runs
+# again when one of them changes, as a compiled module older than its source is not used.
+COMPILED_SOURCES := $(shell sed -n 's/^    "\(loo_replay\/.*\.py\)",$$/\1/p' setup.py)
+
+$(STAMP): pyproject.toml setup.py $(COMPILED_SOURCES)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -38,7 +42,9 @@ lint: $(STAMP) $(NODE_STAMP)
 	$(BIN)/mypy
 	node_modules/.bin/biome lint --error-on-warnings
 
+# Both builds: the tests compare the compiled modules with their pure-Python source.
 test: lint $(CHROMIUM)
+	$(BIN)/loo-replay --version | grep -q compiled || { echo "make test: the compiled part did not build"; exit 1; }
 	$(BIN)/python -m pytest -n 2 -q
 
 # Without ../shared there is nothing to compare with: said and skipped, except in CI

@@ -6,9 +6,14 @@ shared, and other processes' load does not count against us):
 - three-card with 6 players and five-card with 5 players: deals analysed per
   second, nodes per deal (median, p99, max), the share of deals over the node
   budget (unsolved);
-- three-card: what ``audit`` costs per deal without and with the analysis (the
+- three-card: what auditing costs per deal without and with the analysis (the
   audit of the documents, then the same plus ``analyse_deal`` for every deal),
-  measured alternately and the best of each kept, as a ratio.
+  measured alternately and the best of each kept, as a ratio;
+- three-card: the ``loo-replay audit`` command itself (load into DuckDB, reports,
+  replay pages, ``--jobs 1``) with the analysis and with ``--no-analysis``, CPU of the
+  child processes, alternately, best of each, with and without the replay pages.
+
+Which build ran (compiled or pure Python, ``LOO_REPLAY_PURE=1``) is in the results.
 
 Writes benchmarks/results/<name>.json and the table docs/analysis.md carries
 in <name>.md.  Compare ratios within one run.
@@ -18,8 +23,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,6 +37,7 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from loo_replay import build  # noqa: E402
 from loo_replay.audit import SessionReport, audit_document  # noqa: E402
 from loo_replay.engine.analysis import (  # noqa: E402
     DEFAULT_MAX_NODES,
@@ -137,7 +146,40 @@ def audit_cost(deals: int, seed: int, max_nodes: int, rounds: int) -> dict[str, 
     }
 
 
-def table(figures: list[Figure], cost: dict[str, float]) -> str:
+def _child_cpu(args: list[str]) -> float:
+    """CPU seconds (user + system) of ``loo-replay ARGS`` and the processes it waits for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        [sys.executable, "-m", "loo_replay", *args], check=False, capture_output=True, cwd=ROOT
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def audit_command(deals: int, seed: int, rounds: int) -> dict[str, float]:
+    """CPU seconds of ``loo-replay audit --jobs 1`` on three-card sessions with the analysis
+    and with ``--no-analysis``, with replay pages and without, best of ``rounds``."""
+    docs = documents("three-card", 6, deals, seed)
+    out: dict[str, float] = {"deals": len(docs) * DEALS_PER_SESSION}
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "three.jsonl"
+        log.write_bytes(b"".join(doc.raw + b"\n" for doc in docs))
+        for pages in ("--replays", "--no-replays"):
+            seconds: dict[str, list[float]] = {"with": [], "without": []}
+            for i in range(rounds * 2):
+                kind = ("with", "without")[i % 2]
+                run = Path(tmp) / f"run{i}{pages}"
+                args = ["audit", str(log), "--db", str(run / "x.duckdb"), "--out", str(run)]
+                args += ["--jobs", "1", pages] + (["--no-analysis"] if kind == "without" else [])
+                seconds[kind].append(_child_cpu(args))
+            key = pages.removeprefix("--").replace("-", "_")
+            out[f"{key}_with_s"] = round(min(seconds["with"]), 2)
+            out[f"{key}_without_s"] = round(min(seconds["without"]), 2)
+            out[f"{key}_ratio"] = round(min(seconds["with"]) / min(seconds["without"]), 2)
+    return out
+
+
+def table(figures: list[Figure], cost: dict[str, float], command: dict[str, float | str]) -> str:
     lines = [
         "| ruleset | players | deals | analysed/s | all deals/s | nodes median | p99 | max "
         "| unsolved |",
@@ -155,6 +197,16 @@ def table(figures: list[Figure], cost: dict[str, float]) -> str:
         f"{cost['audit_ms_per_deal']} ms without the analysis, "
         f"{cost['audit_with_analysis_ms_per_deal']} ms with it (× {cost['ratio']})."
     )
+    lines.append("")
+    lines.append(
+        f"`loo-replay audit --jobs 1` of the same kind of sessions ({command['deals']:,} deals), "
+        f"CPU seconds with the analysis against `--no-analysis`: with replay pages "
+        f"{command['replays_with_s']} s vs {command['replays_without_s']} s "
+        f"(× {command['replays_ratio']}), `--no-replays` {command['no_replays_with_s']} s vs "
+        f"{command['no_replays_without_s']} s (× {command['no_replays_ratio']})."
+    )
+    lines.append("")
+    lines.append(f"Build: {command['build']}.")
     return "\n".join(lines) + "\n"
 
 
@@ -163,6 +215,7 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=2000, help="deals per table")
     parser.add_argument("--audit-deals", type=int, default=1000, metavar="DEALS")
     parser.add_argument("--rounds", type=int, default=3, help="alternating audit runs")
+    parser.add_argument("--command-deals", type=int, default=3000, metavar="DEALS")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES)
     parser.add_argument("--results", default="analysis", help="name of the results files")
@@ -175,6 +228,9 @@ def main() -> None:
         figures.append(fig)
     cost = audit_cost(args.audit_deals, args.seed, args.max_nodes, args.rounds)
     print(cost, flush=True)
+    command: dict[str, float | str] = {"build": build()}
+    command.update(audit_command(args.command_deals, args.seed, args.rounds))
+    print(command, flush=True)
     out: Path = args.results_dir
     out.mkdir(parents=True, exist_ok=True)
     result = {
@@ -182,11 +238,13 @@ def main() -> None:
         "date": time.strftime("%Y-%m-%d"),
         "max_nodes": args.max_nodes,
         "figures": [asdict(f) for f in figures],
+        "build": build(),
         "audit": cost,
+        "audit_command": command,
     }
     (out / f"{args.results}.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / f"{args.results}.md").write_text(table(figures, cost))
-    print(table(figures, cost))
+    (out / f"{args.results}.md").write_text(table(figures, cost, command))
+    print(table(figures, cost, command))
 
 
 if __name__ == "__main__":

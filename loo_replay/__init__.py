@@ -1,3 +1,78 @@
-"""loo-replay: audit, settle, load and replay recorded games of Loo (Lanterloo)."""
+"""loo-replay: audit, settle, load and replay recorded games of Loo (Lanterloo).
+
+Some modules (setup.py's ``COMPILED``) may also be installed compiled, from the same
+source.  The compiled module is imported when it is there and not older than its source;
+``LOO_REPLAY_PURE=1`` imports the Python source instead, so both builds run from one
+checkout (docs/performance.md, "The compiled part").  ``build()`` says which ran.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from importlib.abc import MetaPathFinder
+from pathlib import Path
+from types import ModuleType
 
 __version__ = "0.2.0"
+
+PURE_ENV = "LOO_REPLAY_PURE"
+
+
+class _SourceFirst(MetaPathFinder):
+    """Finds this package's modules as Python source where a compiled one must not be used:
+    with ``LOO_REPLAY_PURE`` set, or when the compiled one is older than its source (a build
+    left behind by an edit)."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if not fullname.startswith(__name__ + ".") or path is None:
+            return None
+        leaf = fullname.rpartition(".")[2]
+        pure = bool(os.environ.get(PURE_ENV))
+        for entry in path:
+            source = Path(entry, leaf + ".py")
+            if not source.is_file():
+                continue
+            if pure or _stale(source, leaf):
+                return importlib.util.spec_from_file_location(fullname, source)
+            return None
+        return None
+
+
+def _stale(source: Path, leaf: str) -> bool:
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        built = source.with_name(leaf + suffix)
+        if built.is_file():
+            return built.stat().st_mtime < source.stat().st_mtime
+    return False
+
+
+def compiled_modules() -> list[str]:
+    """The modules of this package imported so far that run compiled."""
+    return sorted(
+        name
+        for name, module in list(sys.modules.items())
+        if name.startswith(__name__ + ".")
+        and isinstance(getattr(module, "__loader__", None), importlib.machinery.ExtensionFileLoader)
+    )
+
+
+def build() -> str:
+    """Which build runs: ``compiled (module, ...)`` or ``pure Python``; imports the engine."""
+    import loo_replay.engine.analysis  # noqa: F401  (the solver and what it calls)
+
+    names = compiled_modules()
+    if not names:
+        return "pure Python"
+    return "compiled (" + ", ".join(n.removeprefix(__name__ + ".") for n in names) + ")"
+
+
+sys.meta_path.insert(0, _SourceFirst())

@@ -13,7 +13,7 @@ from typing import Annotated
 import orjson
 import typer
 
-from loo_replay import __version__
+from loo_replay import __version__, build
 from loo_replay.cli_options import (
     Format,
     FormatOpt,
@@ -165,7 +165,7 @@ def _root(
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
 ) -> None:
     if version:
-        typer.echo(f"loo-replay {__version__}")
+        typer.echo(f"loo-replay {__version__}, {build()}")
         raise typer.Exit(0)
 
 

@@ -14,6 +14,7 @@ SCRIPT = ROOT / "benchmarks" / "analysis.py"
 
 def test_the_analysis_benchmark_measures_both_tables_and_the_audit_cost(tmp_path: Path) -> None:
     args = ["--deals", "100", "--audit-deals", "100", "--rounds", "1", "--results", "t"]
+    args += ["--command-deals", "100"]
     result = subprocess.run(
         [sys.executable, str(SCRIPT), *args, "--results-dir", str(tmp_path)],
         capture_output=True,
@@ -31,6 +32,12 @@ def test_the_analysis_benchmark_measures_both_tables_and_the_audit_cost(tmp_path
     audit = written["audit"]
     assert audit["deals"] == 100
     assert audit["audit_with_analysis_ms_per_deal"] > audit["audit_ms_per_deal"] > 0
+    command = written["audit_command"]
+    assert command["deals"] == 100
+    for pages in ("replays", "no_replays"):
+        assert command[f"{pages}_with_s"] > 0 and command[f"{pages}_without_s"] > 0
+    assert written["build"] == command["build"]
+    assert written["build"] == "pure Python" or written["build"].startswith("compiled (")
     assert (tmp_path / "t.md").read_text().startswith("| ruleset | players |")
 
 

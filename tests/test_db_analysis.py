@@ -5,13 +5,21 @@ it per player, and a rerun adds nothing."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from db_helpers import SAMPLES, counts, dump, run, sql
 
+from loo_replay.audit import SessionReport, audit_paths
 from loo_replay.db.schema import ANALYSIS_TABLES
+from loo_replay.db.stored_analysis import stored_analyses
+from loo_replay.engine.analysis import SOLVED, analyse_deal
+from loo_replay.engine.vocab import Status
+from loo_replay.replayer.marks import marks_of
+from loo_replay.rulesets import RuleChoice
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +123,44 @@ def test_stats_gives_thrown_tricks_per_100_deals_played_and_avoidable_loos(
         cells = line.split()
         seen[cells[0]] = (cells[-2], int(cells[-1]))
     assert seen == {p: (f"{100 * lost[p] / played[p]:.1f}", avoidable.get(p, 0)) for p in played}
+
+
+def test_the_replay_pages_read_each_deals_analysis_back_as_analyse_deal_gave_it(
+    analysed: tuple[Path, dict[str, Any]],
+) -> None:
+    """ANALYSIS.md §2-§3: what ``analysis_cards`` and the other tables hold gives the replay
+    the same guarantees, marks and notes as analysing the deal again (so the pages of
+    ``audit`` need no second search)."""
+    db, _ = analysed
+    con = duckdb.connect(str(db), read_only=True)
+    checked = 0
+    for report in audit_paths([SAMPLES], RuleChoice()):
+        if not isinstance(report, SessionReport) or report.options is None:
+            continue
+        stored = stored_analyses(con, report.id)
+        for index, deal in enumerate(report.deals):
+            if deal.status == Status.REJECTED or deal.result is None:
+                continue  # in ``rejects``
+            fresh = analyse_deal(deal, report.options)
+            back = stored[index]
+            assert replace(back, total=fresh.total) == fresh
+            seats = deal.result.record.seats
+            assert marks_of(back, seats) == marks_of(fresh, seats)
+            checked += bool(fresh.steps)
+    assert checked > 50
+
+
+def test_a_deal_loaded_without_its_cards_is_analysed_again_for_its_page(tmp_path: Path) -> None:
+    """A database loaded before ``analysis_cards`` existed has no card rows: the pages
+    analyse such a deal anew rather than show it without its marks."""
+    db = tmp_path / "loo.duckdb"
+    assert run("ingest", SAMPLES / "three-card-club-night.json", "--db", db).returncode == 0
+    with duckdb.connect(str(db)) as con:
+        con.execute("DELETE FROM analysis_cards")
+        (session,) = con.execute("SELECT session_id FROM sessions").fetchone() or ("",)
+        solved = con.execute(
+            "SELECT count(*) FROM analysis_deals WHERE status = 'solved' AND cards > 0"
+        ).fetchone()
+        stored = stored_analyses(con, session)
+    assert solved is not None and solved[0] > 0
+    assert all(a.status != SOLVED or not a.cards for a in stored.values())

@@ -24,6 +24,7 @@ from loo_replay.audit import SessionReport, UnreadableDocument
 from loo_replay.db.rows import (
     ROWS,
     TABLE_OF,
+    AnalysisCardRow,
     AnalysisDealRow,
     AnalysisNoteRow,
     AnalysisPlayerRow,
@@ -267,8 +268,9 @@ class FrameBuilder:
             else:
                 self._deal(sid, index, deal)
                 if self.analyse and report.options is not None:
-                    number = deal.result.record.number
-                    self._analysis(sid, index, number, analyse_deal(deal, report.options))
+                    record = deal.result.record
+                    analysis = analyse_deal(deal, report.options)
+                    self._analysis(sid, index, record.number, record.seats, analysis)
         counts = Summary()
         counts.add(report)
         self.items.append(
@@ -377,7 +379,9 @@ class FrameBuilder:
                 )
             )
 
-    def _analysis(self, sid: str, index: int, number: int, a: DealAnalysis) -> None:
+    def _analysis(
+        self, sid: str, index: int, number: int, seats: tuple[str, ...], a: DealAnalysis
+    ) -> None:
         self._add(
             AnalysisDealRow(
                 session_id=sid,
@@ -417,6 +421,23 @@ class FrameBuilder:
                     after=n.after,
                     better=cards(n.better) if n.card is not None else None,
                     message=n.message,
+                )
+            )
+        for k, c in enumerate(a.steps):
+            self._add(
+                AnalysisCardRow(
+                    session_id=sid,
+                    deal_index=index,
+                    deal=number,
+                    step=k,
+                    seat=c.seat,
+                    player=seats[c.seat],
+                    trick=c.trick,
+                    card=_CARD[c.card],
+                    before=c.before,
+                    after=c.after,
+                    better=[_CARD[b] for b in c.better],
+                    announced=c.announced,
                 )
             )
 

@@ -203,6 +203,24 @@ class AnalysisNoteRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     message: Str
 
 
+class AnalysisCardRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
+    """One analysed card of a solved deal: its player's guarantee G before and after it,
+    as the replay pages show it (read back instead of analysing the deal again)."""
+
+    session_id: Str
+    deal_index: I32
+    deal: I64
+    step: I32  # the card's place among the deal's analysed cards, from 0
+    seat: I32  # the player's seat in the deal
+    player: Str
+    trick: I32
+    card: Str
+    before: I32
+    after: I32
+    better: Cards
+    announced: Bool
+
+
 class RejectRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     kind: Str  # "document" (unreadable) or "deal" (log errors)
     session_id: OptStr
@@ -230,6 +248,7 @@ Row = (
     | AnalysisDealRow
     | AnalysisPlayerRow
     | AnalysisNoteRow
+    | AnalysisCardRow
     | RejectRow
 )
 
@@ -245,6 +264,7 @@ ROWS: dict[str, type[Row]] = {
     "analysis_deals": AnalysisDealRow,
     "analysis_players": AnalysisPlayerRow,
     "analysis_notes": AnalysisNoteRow,
+    "analysis_cards": AnalysisCardRow,
     "rejects": RejectRow,
 }
 TABLE_OF: dict[type[Row], str] = {row: table for table, row in ROWS.items()}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-ANALYSIS_TABLES = ("analysis_deals", "analysis_players", "analysis_notes")
+ANALYSIS_TABLES = ("analysis_deals", "analysis_players", "analysis_notes", "analysis_cards")
 PER_DEAL_TABLES = (
     "deals",
     "seats",
@@ -39,6 +39,7 @@ ORDER_KEYS: dict[str, tuple[str, ...]] = {  # a total order of each table's rows
     "analysis_deals": ("session_id", "deal_index"),
     "analysis_players": ("session_id", "deal_index", "player"),
     "analysis_notes": ("session_id", "deal_index", "note"),
+    "analysis_cards": ("session_id", "deal_index", "step"),
     "rejects": ("kind", "session_id", "deal_index", "file", "line", "digest"),
 }
 
@@ -347,6 +348,24 @@ _ANALYSIS_TABLES = (  # ANALYSIS.md: the double-dummy analysis of each loaded de
     )""",
 )
 
+_ANALYSIS_CARDS = (  # each analysed card's G before and after: the replay pages read it
+    """
+    CREATE TABLE analysis_cards (
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        deal BIGINT NOT NULL,
+        step INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        player VARCHAR NOT NULL,
+        trick INTEGER NOT NULL,
+        card VARCHAR NOT NULL,
+        before INTEGER NOT NULL,
+        after INTEGER NOT NULL,
+        better VARCHAR[] NOT NULL,
+        announced BOOLEAN NOT NULL
+    )""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -356,6 +375,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "views: player_stats, pool_history, violations_by_rule", _V2_VIEWS),
     Migration(3, "table: fairness (the fairness tests, refreshed by audit)", _V3_FAIRNESS),
     Migration(4, "tables: analysis_deals, analysis_players, analysis_notes", _ANALYSIS_TABLES),
+    Migration(5, "table: analysis_cards", _ANALYSIS_CARDS),
 )
 VERSION = MIGRATIONS[-1].version
 

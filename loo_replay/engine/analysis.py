@@ -130,15 +130,16 @@ class _Run:
         self.total = search.n * search.left
         self.steps: list[CardStep] = []
         self.stopped: str | None = None
-        self.guarantee: dict[int, int] = {}
+        self.guarantee: dict[int, int] = {}  # G at the start of play
+        self.known: dict[int, int] = {}  # what each player is sure of now; others' cards raise it
 
     def follow(self, events: tuple[Event, ...]) -> None:
         replay, search = self.replay, self.search
         for seat in search.playing:
             won = search.won[seat]
             taken = self.result.tricks_won[seat] - won  # a first guess at what they were sure of
-            self.guarantee[seat] = won + search.future(seat, 0, taken)
-        known = dict(self.guarantee)  # what each player is sure of now; others' cards raise it
+            self.known[seat] = won + search.future(seat, 0, taken, self._cap(seat))
+        self.guarantee = dict(self.known)
         for event in events:
             if search.left == 0:
                 break
@@ -148,8 +149,8 @@ class _Run:
                 return
             if isinstance(event, Play):
                 seat = event.seat
-                step = self._step(seat, event.card, event.announce, known[seat])
-                known[seat] = step.after
+                step = self._step(seat, event.card, event.announce, self.known[seat])
+                self.known[seat] = step.after
                 self.steps.append(step)
                 search.advance(event.card, event.announce)
 
@@ -157,7 +158,7 @@ class _Run:
         search = self.search
         trick = search.trick.number
         won = search.won[seat]
-        before = won + search.future(seat, known - won)
+        before = won + search.future(seat, known - won, high=self._cap(seat))
         played = search.move(card, announce)
         said = bool(played & ANNOUNCE)
         if self._keeps(seat, played, before):
@@ -169,6 +170,15 @@ class _Run:
             {m & CARD for m in search.legal_moves() if m != played and self._keeps(seat, m, before)}
         )
         return CardStep(seat, trick, card, before, after, tuple(better), said)
+
+    def _cap(self, seat: int) -> int:
+        """At most what ``seat`` can make sure of from here on: the tricks left less what
+        the others are already known to be sure of.  Every player can follow the play that
+        makes sure of their own guarantee at once, so the guarantees of the tricks still to
+        come add up to no more than those tricks."""
+        search = self.search
+        others = sum(max(0, g - search.won[s]) for s, g in self.known.items() if s != seat)
+        return search.left - others
 
     def _keeps(self, seat: int, move: int, target: int) -> bool:
         """Whether ``move`` still leaves ``seat`` sure of ``target`` tricks."""

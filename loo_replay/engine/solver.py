@@ -10,15 +10,20 @@ others do together; it is a zero-window search with a transposition table
 per player, equivalent cards reduced to one, ordered moves and quick
 cut-offs that are sound for every option of RULES.md §7.
 
-The hot loop uses plain ints, tuples and dicts only, so that a compiler of
-typed Python (Cython in pure-Python mode) can take it as it is.
+The module is compiled by Cython in pure-Python mode (setup.py): ``Search`` is
+then an extension type whose counters and masks are C integers; the annotations
+``cython.int`` and ``cython.ulonglong`` read as ``int`` to Python and mypy, so
+this source runs the same uncompiled.
 """
 
 from __future__ import annotations
 
+import cython
+
 from loo_replay.engine.cards import PAM
 from loo_replay.engine.legal import add_card, legal_cards, take_back
 from loo_replay.engine.model import DEAD, Trick
+from loo_replay.engine.options import Options
 from loo_replay.engine.replay import Replay
 from loo_replay.engine.state import DealState
 from loo_replay.engine.tables import ACES, EFFECTIVE_SUIT, NO_TRUMP, POWER, TRUMP_ORDER
@@ -30,10 +35,27 @@ CARD = 63
 # move fixed trumps (``deal.trump = "first_lead"``) and the mask of the trick's cards before.
 Undo = tuple[int, Trick, tuple[int, int, int, bool], bool, bool, int]
 TABLE_LIMIT = 400_000  # entries per table before it is cleared: bounded memory, same answers
+ONE: int = cython.declare(cython.ulonglong, 1)  # ``ONE << card``: a mask of one card, in 64 bits
+# A one-card mask's card, compiled: de Bruijn multiplication (mod 2**64 in both builds).
+DEBRUIJN: int = cython.declare(cython.ulonglong, 0x03F79D71B4CB0A89)
+WORD: int = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
+_DEBRUIJN_TABLE = [0] * 64
+for _bit in range(64):
+    _DEBRUIJN_TABLE[((1 << _bit) * 0x03F79D71B4CB0A89 & 0xFFFFFFFFFFFFFFFF) >> 58] = _bit
+DEBRUIJN_INDEX = tuple(_DEBRUIJN_TABLE)
 
 
 class OverBudget(Exception):
     """The search passed its node budget (ANALYSIS.md §4)."""
+
+
+@cython.cfunc
+@cython.inline
+def _card(low: cython.ulonglong) -> cython.int:
+    """The card of a mask holding one card."""
+    if cython.compiled:
+        return DEBRUIJN_INDEX[((low * DEBRUIJN) & WORD) >> 58]
+    return low.bit_length() - 1
 
 
 def _order_keys(pam: bool, trump: int) -> tuple[int, ...]:
@@ -45,11 +67,43 @@ def _order_keys(pam: bool, trump: int) -> tuple[int, ...]:
 ORDER_KEYS = tuple(tuple(_order_keys(p, t) for t in range(5)) for p in (False, True))
 
 
+@cython.cclass
 class Search:
     """One deal's position from a replay at the start of play (or later), with the search.
 
     ``advance`` plays the recorded cards; ``future`` and ``can`` answer for a player.
     """
+
+    state: DealState = cython.declare(object, visibility="public")
+    playing: tuple[int, ...] = cython.declare(tuple, visibility="public")
+    n: int = cython.declare(cython.int, visibility="public")  # players in the deal
+    trick: Trick = cython.declare(object, visibility="public")  # the trick under way
+    left: int = cython.declare(cython.int, visibility="public")  # tricks not yet complete
+    won: list[int] = cython.declare(list, visibility="public")  # tricks taken, by seat
+    nodes: int = cython.declare(cython.long, visibility="public")
+    o: Options
+    hands: list[int]  # the state's own list: what each seat holds now
+    rotation: list[tuple[int, ...]]
+    first_lead: cython.bint
+    size: cython.int
+    trick_mask: cython.ulonglong
+    in_play: cython.ulonglong
+    max_nodes: cython.long
+    tables: dict[int, dict[tuple[object, ...], tuple[int, int]]]
+    table: dict[tuple[object, ...], tuple[int, int]]
+    move_cache: dict[tuple[object, ...], tuple[int, ...]]
+    legal_cache: dict[tuple[object, ...], int]
+    player: cython.int
+    pam_announced: cython.bint
+    special_cache: dict[int, int]
+    # The state's values the search reads at every node, kept beside it as C values.
+    played: cython.ulonglong
+    trump: cython.int
+    trump_mask: cython.ulonglong
+    announce: cython.bint
+    pam: cython.bint
+    power: tuple[tuple[int, ...], ...]  # POWER under the trumps now, by suit led
+    effective: tuple[int, ...]  # EFFECTIVE_SUIT under the trumps now
 
     def __init__(self, replay: Replay, max_nodes: int) -> None:
         real = replay.state
@@ -68,11 +122,12 @@ class Search:
             retired=set(real.retired),
         )
         playing = real.playing()
+        self.hands = self.state.hands
         self.playing = tuple(playing)
         self.n = len(playing)
-        self.rotation = {
-            seat: tuple(playing[i:] + playing[:i]) for i, seat in enumerate(playing)
-        }  # the order of a trick led by each seat
+        self.rotation = [()] * len(real.seats)  # the order of a trick led by each seat
+        for i, seat in enumerate(playing):
+            self.rotation[seat] = tuple(playing[i:] + playing[:i])
         self.first_lead = replay.method == "first_lead"
         self.size = o.deal_hand_size
         current = real.trick
@@ -106,52 +161,71 @@ class Search:
         self.won = list(replay.result.tricks_won)
         self.max_nodes = max_nodes
         self.nodes = 0
-        self.tables: dict[int, dict[tuple[object, ...], tuple[int, int]]] = {s: {} for s in playing}
-        self.table: dict[tuple[object, ...], tuple[int, int]] = {}
-        self.move_cache: dict[tuple[object, ...], tuple[int, ...]] = {}
-        self.legal_cache: dict[tuple[object, ...], int] = {}
+        self.tables = {s: {} for s in playing}
+        self.table = {}
+        self.move_cache = {}
+        self.legal_cache = {}
         self.player = -1
         self.pam_announced = o.deal_pam and o.follow_pam_civil == "announced"
-        self.special_cache: dict[int, int] = {}
+        self.special_cache = {}
+        self.pam = o.deal_pam
+        self.played = self.state.played
+        self.announce = self.state.announce
+        self._trumps()
+
+    @cython.cfunc
+    def _trumps(self) -> None:
+        """Take the trump suit, its mask and its tables from the state."""
+        st = self.state
+        self.trump = st.trump
+        self.trump_mask = st.trump_mask
+        self.power = POWER[self.pam][self.trump]
+        self.effective = EFFECTIVE_SUIT[self.pam][self.trump]
 
     # -- stepping --------------------------------------------------------------
 
-    def to_move(self) -> int:
+    @cython.ccall
+    def to_move(self) -> cython.int:
         """The seat due to play now (-1 once the deal is over)."""
         if self.left == 0:
             return -1
         trick = self.trick
         return self.rotation[trick.leader][trick.live]
 
-    def play(self, move: int) -> Undo:
+    @cython.ccall
+    def play(self, move: cython.int) -> Undo:
         """Play ``move`` for the seat due; the undo record for ``unplay``.  Its first item is
         the winner of the trick the move completed, or -1."""
         st = self.state
         trick = self.trick
-        seat = self.rotation[trick.leader][trick.live]
-        card = move & CARD
-        announce = st.announce
-        fixed = False
-        if not trick.live:
-            st.announce = bool(move & ANNOUNCE)
-            if self.first_lead and st.trump == NO_TRUMP:
+        live: cython.int = trick.live
+        seat: cython.int = self.rotation[trick.leader][live]
+        card: cython.int = move & CARD
+        announce: cython.bint = st.announce
+        fixed: cython.bint = False
+        if not live:
+            st.announce = self.announce = bool(move & ANNOUNCE)
+            if self.first_lead and self.trump == NO_TRUMP:
                 st.fix_trump(card // 13)
+                self._trumps()
                 fixed = True
         saved = (trick.led, trick.win, trick.win_power, trick.trumped)
         add_card(st, trick, seat, card, 0)
-        trick_mask = self.trick_mask
-        if trick.live < self.n:
-            self.trick_mask = trick_mask | 1 << card
+        self.played |= ONE << card
+        trick_mask: cython.ulonglong = self.trick_mask
+        if live + 1 < self.n:
+            self.trick_mask = trick_mask | ONE << card
             return (-1, trick, saved, announce, fixed, trick_mask)
-        winner = trick.cards[trick.win][0]
+        winner: cython.int = trick.cards[trick.win][0]
         self.left -= 1
         following = Trick(number=trick.number + 1, leader=winner)
         st.tricks[0] = following
         self.trick = following
         self.trick_mask = 0
-        st.announce = False  # an announcement lasts for its trick
+        st.announce = self.announce = False  # an announcement lasts for its trick
         return (winner, trick, saved, announce, fixed, trick_mask)
 
+    @cython.ccall
     def unplay(self, undo: Undo) -> None:
         winner, trick, saved, announce, fixed, trick_mask = undo
         st = self.state
@@ -160,10 +234,12 @@ class Search:
             st.tricks[0] = trick
             self.trick = trick
         take_back(st, trick, saved)
+        self.played = st.played
         self.trick_mask = trick_mask
-        st.announce = announce
+        st.announce = self.announce = announce
         if fixed:
             st.fix_trump(NO_TRUMP)
+            self._trumps()
 
     def move(self, card: int, announce: bool) -> int:
         """The move of a recorded card: an announcement that changes nothing is no move."""
@@ -172,19 +248,20 @@ class Search:
 
     def advance(self, card: int, announce: bool) -> int:
         """Play a recorded card for good; the trick's winner when it completes it, else -1."""
-        winner = self.play(self.move(card, announce))[0]
+        winner: int = self.play(self.move(card, announce))[0]
         if winner != -1:
             self.won[winner] += 1
         return winner
 
-    def _announcing(self, card: int) -> bool:
+    @cython.ccall
+    def _announcing(self, card: cython.int) -> cython.bint:
         """Whether leading ``card`` is the two moves announce / not announce (RULES.md §4.1)."""
-        st = self.state
-        if not self.pam_announced or st.trump == NO_TRUMP or card != ACES[st.trump]:
+        trump: cython.int = self.trump
+        if not self.pam_announced or trump == NO_TRUMP or card != ACES[trump]:
             return False
-        others = 0
+        others: cython.ulonglong = 0
         for seat in self.playing:
-            others |= st.hands[seat]
+            others |= self.hands[seat]
         return bool(others >> PAM & 1)
 
     # -- moves -----------------------------------------------------------------
@@ -194,77 +271,90 @@ class Search:
         st = self.state
         seat = self.to_move()
         out: list[int] = []
-        mask = legal_cards(st, seat)
+        mask: cython.ulonglong = legal_cards(st, seat)
         leading = not self.trick.live
         while mask:
-            low = mask & -mask
-            card = low.bit_length() - 1
+            low: cython.ulonglong = mask & -mask
+            card = _card(low)
             mask ^= low
             out.append(card)
             if leading and self.pam_announced and self._announcing(card):
                 out.append(card | ANNOUNCE)
         return tuple(out)
 
-    def _special(self, trump: int) -> int:
+    @cython.cfunc
+    def _special(self, trump: cython.int) -> cython.ulonglong:
         """Cards that never stand for another: Pam and the ace of trumps where "Pam, be
         civil" can bind, and the top trump where it must be led (RULES.md §3, §4.1)."""
-        mask = self.special_cache.get(trump)
-        if mask is None:
-            o = self.o
-            st = self.state
-            mask = 0
-            if o.deal_pam:
-                mask |= 1 << PAM
-                if o.follow_pam_civil != "off":
-                    mask |= 1 << ACES[trump]
-            if o.lead_top_trump != "off":
-                for card in TRUMP_ORDER[o.deal_pam][trump]:
-                    if not st.turned >> card & 1:
-                        mask |= 1 << card
-                        break
-            self.special_cache[trump] = mask
+        known = self.special_cache.get(trump)
+        if known is not None:
+            return known
+        o = self.o
+        mask: cython.ulonglong = 0
+        if o.deal_pam:
+            mask |= ONE << PAM
+            if o.follow_pam_civil != "off":
+                mask |= ONE << ACES[trump]
+        if o.lead_top_trump != "off":
+            turned: cython.ulonglong = self.state.turned
+            for card in TRUMP_ORDER[o.deal_pam][trump]:
+                if not turned >> card & 1:
+                    mask |= ONE << card
+                    break
+        self.special_cache[trump] = mask
         return mask
 
-    def _legal(self, seat: int, hand: int, leading: bool) -> int:
+    @cython.cfunc
+    def _legal(
+        self, seat: cython.int, hand: cython.ulonglong, leading: cython.bint
+    ) -> cython.ulonglong:
         """``legal_cards`` for ``seat``, remembered by what it reads: following, the hand and
         the trick so far; leading, the hand, the trick's number and the trumps played (the
         top trump, runs of trumps)."""
         st = self.state
+        key: tuple[object, ...]
         if leading:
-            key: tuple[object, ...] = (hand, self.trick.number, st.played & st.trump_mask, st.trump)
+            key = (hand, self.trick.number, self.played & self.trump_mask, self.trump)
         else:
-            key = (hand, self.trick_mask, self.trick.lead, st.announce, st.trump)
-        legal = self.legal_cache.get(key)
-        if legal is None:
-            legal = legal_cards(st, seat)
-            if len(self.legal_cache) >= TABLE_LIMIT:
-                self.legal_cache.clear()
-            self.legal_cache[key] = legal
+            key = (hand, self.trick_mask, self.trick.lead, self.announce, self.trump)
+        known = self.legal_cache.get(key)
+        if known is not None:
+            return known
+        legal: cython.ulonglong = legal_cards(st, seat)
+        if len(self.legal_cache) >= TABLE_LIMIT:
+            self.legal_cache.clear()
+        self.legal_cache[key] = legal
         return legal
 
-    def _reduced(self, seat: int) -> tuple[int, ...]:
+    @cython.cfunc
+    def _reduced(self, seat: cython.int) -> tuple[int, ...]:
         """The legal moves of ``seat`` with equivalent cards reduced to the lowest, weakest
         first.  Two of the player's cards are equivalent when no card that anyone else still holds or
         has on the table lies between them in their suit (with ``two_players``, no trump
         still out of play either, since its run is reckoned over played cards only)."""
         st = self.state
-        trump = st.trump
-        hand = st.hands[seat]
-        leading = not self.trick.live
-        legal = self._legal(seat, hand, leading)
+        trump: cython.int = self.trump
+        hand: cython.ulonglong = self.hands[seat]
+        leading: cython.bint = not self.trick.live
+        legal: cython.ulonglong = self._legal(seat, hand, leading)
         moves: list[int] = []
+        keep: cython.ulonglong
+        low: cython.ulonglong
+        card: cython.int
         if trump == NO_TRUMP or legal & (legal - 1) == 0:
-            cards = legal
             keep = legal
         else:
-            trick_cards = self.trick_mask
-            blockers = (self.in_play & ~st.played | trick_cards) & ~hand
+            trick_cards: cython.ulonglong = self.trick_mask
+            played: cython.ulonglong = self.played
+            trump_mask: cython.ulonglong = self.trump_mask
+            blockers: cython.ulonglong = (self.in_play & ~played | trick_cards) & ~hand
             if self.o.lead_highest_trump == "two_players":
-                dead = (st.played & ~trick_cards) | st.turned | hand
-                blockers |= st.trump_mask & ~dead
-            special = self._special(trump)
+                dead: cython.ulonglong = (played & ~trick_cards) | st.turned | hand
+                blockers |= trump_mask & ~dead
+            special: cython.ulonglong = self._special(trump)
             keep = 0
-            cards = legal
+            last: cython.int
+            suited: cython.ulonglong
             for suit_mask in st.suit_masks:
                 suited = legal & suit_mask
                 if not suited:
@@ -272,43 +362,44 @@ class Search:
                 last = -1  # the last card kept of a run, by card number
                 while suited:
                     low = suited & -suited
-                    card = low.bit_length() - 1
+                    card = _card(low)
                     suited ^= low
                     if (
                         last < 0
                         or (special >> card | special >> last) & 1
-                        or blockers & ((1 << card) - (2 << last))
+                        or blockers & ((ONE << card) - (ONE << (last + 1)))
                     ):
                         keep |= low
                     last = card
-        keys = ORDER_KEYS[st.options.deal_pam][trump]
-        chosen = []
-        mask = keep & cards
-        while mask:
-            low = mask & -mask
-            chosen.append(low.bit_length() - 1)
-            mask ^= low
+        keys = ORDER_KEYS[self.pam][trump]
+        chosen: list[int] = []
+        while keep:
+            low = keep & -keep
+            chosen.append(_card(low))
+            keep ^= low
         chosen.sort(key=keys.__getitem__)
-        for card in chosen:
-            moves.append(card)
-            if leading and self.pam_announced and self._announcing(card):
-                moves.append(card | ANNOUNCE)
+        announcing: cython.bint = leading and self.pam_announced
+        for move in chosen:
+            moves.append(move)
+            if announcing and self._announcing(move):
+                moves.append(move | ANNOUNCE)
         return tuple(moves)
 
     # -- the search --------------------------------------------------------------
 
-    def study(self, player: int) -> None:
+    @cython.ccall
+    def study(self, player: cython.int) -> None:
         """Answer for ``player`` from now on (each player has a table of their own)."""
         self.player = player
         self.table = self.tables[player]
 
-    def future(self, player: int, low: int = 0, guess: int = 0) -> int:
-        """The tricks ``player`` can make sure of from here on, knowing at least ``low``.
-        A ``guess`` (what they took in the end, say) is asked first: right, it spares the
-        proofs of every smaller number; the answer is exact either way."""
+    def future(self, player: int, low: int = 0, guess: int = 0, high: int = 99) -> int:
+        """The tricks ``player`` can make sure of from here on, knowing at least ``low`` and
+        at most ``high``.  A ``guess`` (what they took in the end, say) is asked first:
+        right, it spares the proofs of every smaller number; the answer is exact either way."""
         self.study(player)
         f = max(0, low)
-        top = self.left
+        top = min(self.left, high)
         if f + 1 < guess <= top:
             if self.can(guess):
                 f = guess
@@ -318,84 +409,100 @@ class Search:
             f += 1
         return f
 
-    def _top_trumps(self, player: int) -> int:
+    @cython.cfunc
+    def _top_trumps(self, player: cython.int) -> cython.int:
         """How many of the highest trumps still in play ``player`` holds: each takes a trick."""
-        st = self.state
-        trump = st.trump
+        trump: cython.int = self.trump
         if trump == NO_TRUMP:
             return 0
-        hand = st.hands[player]
-        if not hand & st.trump_mask:
+        hand: cython.ulonglong = self.hands[player]
+        if not hand & self.trump_mask:
             return 0
-        live = self.in_play & ~st.played | self.trick_mask
-        count = 0
-        for card in TRUMP_ORDER[st.pam][trump]:
+        live: cython.ulonglong = self.in_play & ~self.played | self.trick_mask
+        count: cython.int = 0
+        card: cython.int
+        for card in TRUMP_ORDER[self.pam][trump]:
             if hand >> card & 1:
                 count += 1
             elif live >> card & 1:
                 break
         return count
 
-    def _cannot_win_trick(self, player: int) -> bool:
+    @cython.cfunc
+    def _cannot_win_trick(self, player: cython.int) -> cython.bint:
         """Whether ``player`` is already beaten in the trick being played."""
         trick = self.trick
         if not trick.live:
             return False
         if trick.seats >> player & 1:
             return trick.cards[trick.win][0] != player
-        st = self.state
-        powers = POWER[st.pam][st.trump][trick.led]
-        hand = st.hands[player]
-        win = trick.win_power
+        powers = self.power[trick.led]
+        hand: cython.ulonglong = self.hands[player]
+        win: cython.int = trick.win_power
+        low: cython.ulonglong
         while hand:
             low = hand & -hand
-            if powers[low.bit_length() - 1] > win:
+            if powers[_card(low)] > win:
                 return False
             hand ^= low
         return True
 
-    def _last_trick_winner(self) -> int:
+    @cython.cfunc
+    def _last_trick_winner(self) -> cython.int:
         """Who takes the last trick: each player holds one card, the one move
         ``legal_cards`` can leave them, so the trick is played out without a search."""
-        st = self.state
         trick = self.trick
-        suit_power = POWER[st.pam][st.trump]
+        suit_power = self.power
         seats = self.rotation[trick.leader]
+        hands = self.hands
+        best: cython.int
+        winner: cython.int
+        start: cython.int
+        power: cython.int
+        card: cython.int
         if trick.live:
             powers = suit_power[trick.led]
             best, winner = trick.win_power, trick.cards[trick.win][0]
             start = trick.live
         else:
-            card = st.hands[trick.leader].bit_length() - 1
-            powers = suit_power[EFFECTIVE_SUIT[st.pam][st.trump][card]]
+            card = _card(hands[trick.leader])
+            powers = suit_power[self.effective[card]]
             best, winner = powers[card], trick.leader
             start = 1
         for seat in seats[start:]:
-            power = powers[st.hands[seat].bit_length() - 1]
+            power = powers[_card(hands[seat])]
             if power > best:
                 best, winner = power, seat
         return winner
 
-    def _sure_to_win(self, seat: int, moves: tuple[int, ...]) -> bool:
+    @cython.cfunc
+    def _sure_to_win(self, seat: cython.int, moves: tuple[int, ...]) -> cython.bint:
         """Whether one of ``moves`` beats the table and every card the players after
         ``seat`` in this trick hold: it takes the trick whatever they play."""
-        st = self.state
         trick = self.trick
-        later = 0
+        hands = self.hands
+        later: cython.ulonglong = 0
         for other in self.rotation[trick.leader][trick.live + 1 :]:
-            later |= st.hands[other]
-        suit_power = POWER[st.pam][st.trump]
+            later |= hands[other]
+        suit_power = self.power
+        low: cython.ulonglong
+        power: cython.int
+        card: cython.int
         if trick.live:
             powers = suit_power[trick.led]
-            threat = trick.win_power
+            threat: cython.int = trick.win_power
             while later:
                 low = later & -later
-                threat = max(threat, powers[low.bit_length() - 1])
+                threat = max(threat, powers[_card(low)])
                 later ^= low
-            return any(powers[move & CARD] > threat for move in moves)
-        if st.trump == NO_TRUMP:
+            for move in moves:  # noqa: SIM110  (a loop compiles to C, a generator does not)
+                if powers[move & CARD] > threat:
+                    return True
+            return False
+        if self.trump == NO_TRUMP:
             return False  # the lead may fix trumps (``first_lead``)
-        effective = EFFECTIVE_SUIT[st.pam][st.trump]
+        effective = self.effective
+        rest: cython.ulonglong
         for move in moves:
             card = move & CARD
             powers = suit_power[effective[card]]
@@ -403,39 +510,45 @@ class Search:
             rest = later
             while rest:
                 low = rest & -rest
-                if powers[low.bit_length() - 1] > power:
+                if powers[_card(low)] > power:
                     break
                 rest ^= low
             else:
                 return True
         return False
 
+    @cython.cfunc
     def _cheapest_winners(self, moves: tuple[int, ...]) -> tuple[int, ...]:
         """``moves`` with the cards that beat the table first, lowest first, then the rest
         lowest first: how the others take a trick from the player under study."""
         trick = self.trick
-        st = self.state
-        powers = POWER[st.pam][st.trump][trick.led]
-        win = trick.win_power
-        beat = tuple(m for m in moves if powers[m & CARD] > win)
-        return beat + tuple(m for m in moves if powers[m & CARD] <= win)
+        powers = self.power[trick.led]
+        win: cython.int = trick.win_power
+        beat: list[int] = []
+        rest: list[int] = []
+        for m in moves:
+            (beat if powers[m & CARD] > win else rest).append(m)
+        return tuple(beat + rest)
 
-    def can(self, k: int) -> bool:
+    @cython.ccall
+    def can(self, k: cython.int) -> cython.bint:
         """Whether the player under study can make sure of ``k`` >= 1 more tricks."""
         self.nodes += 1
         if self.nodes > self.max_nodes:
             raise OverBudget
-        left = self.left
+        left: cython.int = self.left
         if k > left:
             return False
-        st = self.state
         trick = self.trick
-        player = self.player
+        player: cython.int = self.player
+        live: cython.int = trick.live
         # The position: hands are the deal's less the cards played, and each card's owner
         # says who played it to the trick under way.
-        key = (st.played, self.trick_mask, trick.leader, st.announce, st.trump)
+        key = (self.played, self.trick_mask, trick.leader, self.announce, self.trump)
         table = self.table
         entry = table.get(key)
+        lower: cython.int
+        upper: cython.int
         if entry is None:
             lower, upper = 0, left
         else:
@@ -445,30 +558,30 @@ class Search:
             if upper < k:
                 return False
         if left == 1:
-            won = self._last_trick_winner() == player
-            table[key] = (1, 1) if won else (0, 0)
-            return won
-        beaten = bool(trick.live) and self._cannot_win_trick(player)
+            taken: cython.int = 1 if self._last_trick_winner() == player else 0
+            table[key] = (taken, taken)
+            return taken == 1
+        beaten: cython.bint = live != 0 and self._cannot_win_trick(player)
         if beaten and k >= left:
             table[key] = (lower, left - 1)
             return False
-        if st.hands[player] & st.trump_mask:
-            top = self._top_trumps(player)
+        if self.hands[player] & self.trump_mask:
+            top: cython.int = self._top_trumps(player)
             if top >= k:
                 table[key] = (top, upper)
                 return True
         moves = self.move_cache.get(key)
-        seat = self.rotation[trick.leader][trick.live]
+        seat: cython.int = self.rotation[trick.leader][live]
         if moves is None:
             moves = self._reduced(seat)
             if len(self.move_cache) >= TABLE_LIMIT:
                 self.move_cache.clear()
             self.move_cache[key] = moves
-        mine = seat == player
+        mine: cython.bint = seat == player
         if mine and k == 1 and self._sure_to_win(seat, moves):
             table[key] = (1, upper)
             return True
-        result = not mine
+        result: cython.bint = not mine
         if mine:
             order = moves[::-1]  # their strongest first
         elif beaten:
@@ -477,6 +590,8 @@ class Search:
             order = self._cheapest_winners(moves)
         else:
             order = moves[::-1]  # they are still to play: the others play high
+        ok: cython.bint
+        need: cython.int
         for move in order:
             undo = self.play(move)
             need = k - 1 if undo[0] == player else k
@@ -487,5 +602,8 @@ class Search:
                 break
         if len(table) >= TABLE_LIMIT:
             table.clear()
-        table[key] = (k, upper) if result else (lower, k - 1)
+        if result:
+            table[key] = (k, upper)
+        else:
+            table[key] = (lower, k - 1)
         return result

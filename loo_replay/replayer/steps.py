@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from loo_replay.audit import SessionReport
-from loo_replay.engine.analysis import analyse_deal
+from loo_replay.engine.analysis import DealAnalysis, analyse_deal
 from loo_replay.engine.cards import SUIT_SYMBOLS, cards_of, display, display_cards
 from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.model import (
@@ -130,10 +130,16 @@ def context_of(report: SessionReport, deal: DealAudit) -> DealContext:
 
 
 def build_replay(
-    report: SessionReport, deal: DealAudit, analyse: bool = True, *, by_name: bool = True
+    report: SessionReport,
+    deal: DealAudit,
+    analyse: bool = True,
+    *,
+    by_name: bool = True,
+    analysis: DealAnalysis | None = None,
 ) -> DealReplay:
     """Replay ``deal`` of ``report`` event by event and snapshot every step; with
-    ``analyse``, mark it with the deal's double-dummy analysis (ANALYSIS.md).  The step texts
+    ``analyse``, mark it with the deal's double-dummy analysis (ANALYSIS.md): ``analysis``
+    when it is known already (stored by ``ingest``), else analysed now.  The step texts
     name the players as the log does (``display_names``), or by id (``by_name=False``, for
     the terminal, whose table of hands shows both)."""
     result = deal.result
@@ -159,7 +165,7 @@ def build_replay(
         options=options,
         audit=deal,
         steps=_place_findings(steps, builder, deal),
-        marks=marks_of(analyse_deal(deal, options), record.seats) if analyse else None,
+        marks=marks_of(analysis or analyse_deal(deal, options), record.seats) if analyse else None,
     )
 
 

@@ -20,6 +20,7 @@ from plotly.offline import get_plotlyjs, get_plotlyjs_version  # type: ignore[im
 from loo_replay import __version__
 from loo_replay.db.paths import database_file
 from loo_replay.db.schema import connect
+from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.fairness.table import stored
 from loo_replay.parallel import ordered_map
 from loo_replay.reports import assets, figures, pages, queries
@@ -119,7 +120,14 @@ def write_reports(
             if progress is not None:
                 progress(f"replays: {finished}/{len(rows)} session(s)")
 
-        outcomes = write_replays(out, jobs_list, db=database_file(con), processes=jobs, done=done)
+        outcomes = write_replays(
+            out,
+            jobs_list,
+            db=database_file(con),
+            processes=jobs,
+            done=done,
+            stored=lambda session_id: stored_analyses(con, session_id),
+        )
     links = {r["session_id"]: session_page_name(r["session_id"]) for r in rows}
     for r in rows:  # in the index's order
         if (found := outcomes.get(r["session_id"])) is not None:

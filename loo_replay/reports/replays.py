@@ -33,6 +33,7 @@ from loo_replay.reports.names import inside, safe_filename, session_page_name, w
 from loo_replay.rulesets import RuleChoice, Ruleset
 
 if TYPE_CHECKING:
+    from loo_replay.engine.analysis import DealAnalysis
     from loo_replay.replayer.steps import DealReplay
 
 REPLAYS = "replays"
@@ -106,9 +107,10 @@ def _reuse(out: Path, job: ReplayJob) -> ReplayOutcome | None:
 
 
 def _replayable(
-    report: SessionReport, only_findings: bool, analyse: bool
+    report: SessionReport, only_findings: bool, analyse: bool, stored: dict[int, DealAnalysis]
 ) -> Iterator[tuple[int, int, str, DealReplay]]:
-    """(deal index, number, page name, replay) of each deal that gets a page, one at a time."""
+    """(deal index, number, page name, replay) of each deal that gets a page, one at a time;
+    the analyses ``stored`` by the load are used, not searched again."""
     from loo_replay.replayer.steps import ReplayError, build_replay
 
     taken: set[str] = set()
@@ -118,7 +120,7 @@ def _replayable(
         if only_findings and not (deal.violations or deal.discrepancies):
             continue
         try:
-            rp = build_replay(report, deal, analyse)
+            rp = build_replay(report, deal, analyse, analysis=stored.get(index))
         except ReplayError:
             continue
         name = f"deal-{deal.number}.html"
@@ -128,9 +130,12 @@ def _replayable(
         yield index, deal.number, name, rp
 
 
-def render_session(out: Path, job: ReplayJob, raw: bytes) -> ReplayOutcome:
+def render_session(
+    out: Path, job: ReplayJob, raw: bytes, stored: dict[int, DealAnalysis] | None = None
+) -> ReplayOutcome:
     """Audit the document ``raw`` as loaded and write a page per deal that can be replayed,
-    each linked to its session's report and to the previous and next deal with a page."""
+    each linked to its session's report and to the previous and next deal with a page;
+    ``stored`` holds the deals' analyses as loaded, by deal index."""
     from loo_replay.replayer.html import Links, render_page
 
     outcome = ReplayOutcome(job.session_id)
@@ -163,7 +168,7 @@ def render_session(out: Path, job: ReplayJob, raw: bytes) -> ReplayOutcome:
     session = f"../../{session_page_name(job.session_id)}"  # from replays/<folder>/
     previous: tuple[int, str] | None = None
     pending: tuple[int, int, str, DealReplay] | None = None  # written once its next is known
-    for found in [*_replayable(report, job.only_findings, job.analysed), None]:
+    for found in [*_replayable(report, job.only_findings, job.analysed, stored or {}), None]:
         if pending is not None:
             index, number, name, rp = pending
             following = None if found is None else (found[1], found[2])
@@ -178,12 +183,14 @@ def render_session(out: Path, job: ReplayJob, raw: bytes) -> ReplayOutcome:
     return outcome
 
 
-def _render(task: tuple[str, ReplayJob, bytes] | ReplayOutcome) -> ReplayOutcome:
+def _render(
+    task: tuple[str, ReplayJob, bytes, dict[int, DealAnalysis]] | ReplayOutcome,
+) -> ReplayOutcome:
     """A session's pages from its document, or the outcome already known (its log is gone)."""
     if isinstance(task, ReplayOutcome):
         return task
-    out, job, raw = task
-    return render_session(Path(out), job, raw)
+    out, job, raw, stored = task
+    return render_session(Path(out), job, raw, stored)
 
 
 def _documents(
@@ -229,10 +236,12 @@ def write_replays(
     db: Path,
     processes: int = 1,
     done: Callable[[ReplayOutcome], None] | None = None,
+    stored: Callable[[str], dict[int, DealAnalysis]] | None = None,
 ) -> dict[str, ReplayOutcome]:
     """Replay pages for every deal of ``jobs`` (loaded into the database at ``db``) under
     ``out/replays``; per session id, which deal has which page, and a note where pages
-    are missing."""
+    are missing.  ``stored`` reads a session's analyses as loaded (by this process, which
+    holds the database)."""
     outcomes: dict[str, ReplayOutcome] = {}
     todo: list[ReplayJob] = []
     for job in jobs:
@@ -243,7 +252,12 @@ def write_replays(
             todo.append(job)
 
     documents = _documents(todo, db)
-    tasks = ((str(out), *item) if isinstance(item, tuple) else item for item in documents)
+    tasks = (
+        (str(out), *item, stored(item[0].session_id) if stored and item[0].analysed else {})
+        if isinstance(item, tuple)
+        else item
+        for item in documents
+    )
     # Spawned, never forked: the calling process holds DuckDB.  At most two documents per
     # process wait in memory.
     for outcome in ordered_map(_render, tasks, processes if len(todo) > 1 else 1, spawn=True):

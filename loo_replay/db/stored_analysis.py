@@ -1,0 +1,94 @@
+"""A loaded session's double-dummy analyses read back from the database.
+
+``ingest`` and ``audit`` analyse every deal once and store it (``analysis_deals``,
+``analysis_players``, ``analysis_notes``, ``analysis_cards``); the replay pages read it
+here instead of searching each deal again.  A solved deal whose cards were not stored
+(loaded before ``analysis_cards`` existed) is left out, and its page analyses it anew.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from loo_replay.engine.analysis import SOLVED, CardStep, DealAnalysis, Note, PlayerAnalysis
+from loo_replay.engine.cards import CARD_SPELLINGS
+
+
+def _card(code: str) -> int:
+    return CARD_SPELLINGS[code]
+
+
+def _cards(codes: list[str] | None) -> tuple[int, ...]:
+    return tuple(CARD_SPELLINGS[c] for c in codes or ())
+
+
+def stored_analyses(con: duckdb.DuckDBPyConnection, session_id: str) -> dict[int, DealAnalysis]:
+    """Each analysed deal of ``session_id`` by deal index, as ``analyse_deal`` gave it (the
+    deal's ``total`` of cards aside, which nothing shown reads)."""
+    players: dict[int, list[PlayerAnalysis]] = {}
+    # In the analysis's order: clockwise from the eldest hand, the dealer's left.
+    for index, *row in con.execute(
+        """
+        SELECT a.deal_index, a.player, a.guarantee, a.tricks, a.lost
+        FROM analysis_players a
+        JOIN seats s USING (session_id, deal_index, player)
+        JOIN seats d ON d.session_id = s.session_id AND d.deal_index = s.deal_index AND d.dealer
+        JOIN deals USING (session_id, deal_index)
+        WHERE a.session_id = ?
+        ORDER BY a.deal_index, (s.seat - d.seat - 1 + deals.seated) % deals.seated
+        """,
+        [session_id],
+    ).fetchall():
+        players.setdefault(index, []).append(PlayerAnalysis(*row))
+    notes: dict[int, list[Note]] = {}
+    for index, code, player, message, trick, card, before, after, better in con.execute(
+        """
+        SELECT deal_index, code, player, message, trick, card, before, after, better
+        FROM analysis_notes WHERE session_id = ? ORDER BY deal_index, note
+        """,
+        [session_id],
+    ).fetchall():
+        notes.setdefault(index, []).append(
+            Note(
+                code,
+                player,
+                message,
+                trick,
+                None if card is None else _card(card),
+                before,
+                after,
+                _cards(better),
+            )
+        )
+    steps: dict[int, list[CardStep]] = {}
+    for index, seat, trick, card, before, after, better, announced in con.execute(
+        """
+        SELECT deal_index, seat, trick, card, before, after, better, announced
+        FROM analysis_cards WHERE session_id = ? ORDER BY deal_index, step
+        """,
+        [session_id],
+    ).fetchall():
+        steps.setdefault(index, []).append(
+            CardStep(seat, trick, _card(card), before, after, _cards(better), announced)
+        )
+    out: dict[int, DealAnalysis] = {}
+    for index, status, reason, nodes, cards, stopped in con.execute(
+        """
+        SELECT deal_index, status, reason, nodes, cards, stopped
+        FROM analysis_deals WHERE session_id = ?
+        """,
+        [session_id],
+    ).fetchall():
+        if status == SOLVED and cards and index not in steps:
+            continue
+        out[index] = DealAnalysis(
+            status,
+            reason,
+            nodes,
+            cards,
+            stopped=stopped,
+            players=tuple(players.get(index, ())),
+            notes=tuple(notes.get(index, ())),
+            steps=tuple(steps.get(index, ())),
+        )
+    return out

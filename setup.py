@@ -1,0 +1,65 @@
+"""Builds the compiled part of loo-replay: the modules of COMPILED, compiled by Cython from
+their own annotated Python source (pure-Python mode, so one source is both the reference
+and the compiled module).  Everything else is in pyproject.toml.
+
+The build never fails the install: with LOO_REPLAY_PURE_BUILD=1 set, or without a working C
+compiler, the package installs as pure Python and behaves the same, more slowly
+(docs/performance.md, "The compiled part").
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+# The one list of compiled modules (issue 16 adds the validate path here).
+COMPILED = (
+    "loo_replay/engine/cards.py",
+    "loo_replay/engine/tables.py",
+    "loo_replay/engine/legal.py",
+    "loo_replay/engine/solver.py",
+)
+
+
+class OptionalBuildExt(build_ext):
+    """build_ext that warns and carries on when an extension cannot be compiled."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # no compiler, no Python headers: pure Python it is
+            _skip(exc)
+
+    def build_extension(self, ext: object) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as exc:
+            _skip(exc)
+
+
+def _skip(exc: BaseException) -> None:
+    print(f"loo-replay: not compiled ({exc}); installing as pure Python", file=sys.stderr)
+
+
+def _extensions() -> list[object]:
+    if os.environ.get("LOO_REPLAY_PURE_BUILD"):
+        return []
+    try:
+        from Cython.Build import cythonize
+    except ImportError as exc:
+        _skip(exc)
+        return []
+    return list(
+        cythonize(
+            list(COMPILED),
+            build_dir="build/cython",
+            compiler_directives={"language_level": 3},
+            quiet=True,
+        )
+    )
+
+
+setup(ext_modules=_extensions(), cmdclass={"build_ext": OptionalBuildExt})
