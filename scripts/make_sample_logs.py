@@ -3,6 +3,8 @@
 Each file shows a newcomer one family of rulesets or one kind of finding;
 README.md lists them.  The broken-deals file is a simulated session with
 deals spoiled by hand: a card the player never held, a card played twice.
+The table-recorded file is a simulated session written down as a scorer at a
+real table sees it: no hands, no Miss unless someone took it.
 """
 
 from __future__ import annotations
@@ -95,6 +97,48 @@ def with_flush(
         seed += 1
 
 
+def at_the_table(doc: dict[str, Any]) -> dict[str, Any]:
+    """The session as a scorer at the table writes it (RECORDING.md): the hands and the Miss
+    left out of every deal that was played or passed (a misdeal is seen by all, and kept),
+    but for the hand of a player who showed a flush: he laid it on the table."""
+    doc = copy.deepcopy(doc)
+    for deal in doc["deals"]:
+        if not deal.get("misdeal") and deal.get("events"):
+            shown = {e["player"] for e in deal["events"] if e["type"] == "show_flush"}
+            deal["hands"] = {p: h for p, h in deal["hands"].items() if p in shown}
+            if not deal["hands"]:
+                del deal["hands"]
+            deal.pop("miss", None)
+    return doc
+
+
+def table_recorded(sid: str, seed: int) -> Any:
+    """The first four-player three-card session from ``seed`` on whose record, hands left
+    out, proves a revoke and every finding and amount the full hands give."""
+    from loo_replay.audit import SessionReport, audit_document
+    from loo_replay.logs.reader import Document
+    from loo_replay.rulesets import RuleChoice
+
+    def audited(doc: dict[str, Any]) -> SessionReport:
+        report = audit_document(Document("", None, b"", doc), RuleChoice())
+        assert isinstance(report, SessionReport)
+        return report
+
+    while True:
+        full = session("three-card", sid, 4, 20, seed, "Ann's kitchen", violations=0.15)
+        doc = at_the_table(full)
+        deals, known = audited(doc).deals, audited(full).deals
+        proved = any(v.proved_by is not None for d in deals for v in d.violations)
+        same = [[v.code for v in d.violations] for d in deals] == [
+            [v.code for v in d.violations] for d in known
+        ]
+        no_misdeal = all(d.status != "misdeal" for d in deals)
+        if proved and same and no_misdeal and not any(d.discrepancies for d in deals):
+            doc["session"]["meta"] = {"recorded": "at the table: hands were never written down"}
+            return doc
+        seed += 1
+
+
 def write_json(name: str, doc: dict[str, Any]) -> None:
     (OUT / name).write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
 
@@ -160,6 +204,7 @@ def main() -> None:
     crooked = session("three-card", "crooked-dealer-2026-11-28", 4, 80, 13, "The Cocoa Tree",
                       crooked=Crooked("dan", 0.6))  # fmt: skip
     (OUT / "three-card-crooked-dealer.jsonl").write_bytes(orjson.dumps(crooked) + b"\n")
+    write_json("three-card-table-recorded.json", table_recorded("kitchen-table-2026-11-29", 14))
     write_json(
         "broken-deals.json",
         broken(

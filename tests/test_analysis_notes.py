@@ -333,6 +333,22 @@ def test_trumps_turned_on_a_void_are_not_known_at_the_start_analysis_1() -> None
     assert (a.status, a.reason) == (SKIPPED, "on_void")
 
 
+def test_a_deal_with_hands_left_out_is_skipped_as_partial_analysis_1() -> None:
+    """ANALYSIS.md §1 with RECORDING.md §1: a deal recorded at a table, no hand written
+    down, is audited from the plays but not analysed: a solver needs every hand."""
+    deal = deal_doc(
+        None,
+        ALL_PLAY
+        + trick_plays("ann 2S bob 3S cat 4S", "cat 4H ann 2H bob 3H", "cat 4C ann 2C bob 3C"),
+        number=1,
+        dealer="cat",
+        turn_up="9D",
+    )
+    audit, a = analyse(deal)
+    assert audit.status == "audited" and audit.knowledge == "partial"
+    assert (a.status, a.reason) == (SKIPPED, "partial")
+
+
 def test_a_violation_ends_the_analysed_stretch_analysis_1() -> None:
     """ANALYSIS.md §1: play is followed up to the first violation: ann leads 3♣ at trick 2
     and bob, holding 6♣, plays 4♥ (a revoke); the four cards before it are analysed."""

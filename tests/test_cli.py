@@ -39,7 +39,7 @@ def test_validate_text_report_of_the_samples_explains_each_finding() -> None:
     assert "REJECTED" in result.stdout and "VIOLATION" in result.stdout
     assert "DISCREPANCY" in result.stdout and "legal " in result.stdout
     assert "but does not hold it" in result.stdout
-    assert result.stdout.rstrip().splitlines()[-1].startswith("13 session(s), 300 deal(s)")
+    assert result.stdout.rstrip().splitlines()[-1].startswith("14 session(s), 320 deal(s)")
 
 
 def test_validate_json_is_the_audit_document_of_log_format() -> None:

@@ -67,13 +67,13 @@ def test_ingest_twice_keeps_one_copy_of_everything(samples_db: Path, tmp_path: P
     again = run("ingest", SAMPLES, "--db", db)
     assert again.returncode == 0, again.stderr
     c = counts(again)
-    assert (c["loaded"], c["rejected"], c["skipped"], c["conflicts"]) == (0, 0, 300, 0)
+    assert (c["loaded"], c["rejected"], c["skipped"], c["conflicts"]) == (0, 0, 320, 0)
     assert dump(db) == before
 
 
 def test_counts_add_up_and_every_deal_is_in_deals_or_rejects(samples_db: Path) -> None:
     summary = json.loads(run("validate", SAMPLES, "--format", "json").stdout)["summary"]
-    assert summary["deals"] == 300
+    assert summary["deals"] == 320
     ((deals,),) = sql(samples_db, "SELECT count(*) FROM deals")
     ((rejects,),) = sql(samples_db, "SELECT count(*) FROM rejects WHERE kind = 'deal'")
     assert deals == summary["audited"] + summary["misdeals"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa  # type: ignore[import-untyped]
 import pytest
 from db_helpers import SAMPLES, counts, dump, run, sql
 
@@ -19,12 +20,20 @@ from loo_replay.logs.reader import expand
 from loo_replay.rulesets import RuleChoice
 
 
+class _OlderLoader(Loader):
+    """An older loo-replay's loader: it wrote only the columns its tables had."""
+
+    def _insert(self, name: str, table: pa.Table) -> None:
+        have = {r[0] for r in self.con.execute(f"DESCRIBE {name}").fetchall()}
+        super()._insert(name, table.select([c for c in table.column_names if c in have]))
+
+
 def _load_at(db: Path, migrations: tuple[schema.Migration, ...], paths: list[Path]) -> None:
     """What an older loo-replay did: its migrations, then a load."""
     con = duckdb.connect(str(db))
     try:
         schema.migrate(con, migrations)
-        loader = Loader(con)
+        loader = _OlderLoader(con)
         auditor = Auditor(RuleChoice(), {})
         for piece in plan_pieces(expand(paths)):
             loader.begin()

@@ -17,7 +17,7 @@ from md_helpers import anchors, backticked, fenced, links, section, tables
 
 from loo_replay.cli import app
 from loo_replay.engine.analysis import NOTE_CODES
-from loo_replay.engine.model import ACTIONS, FINDING_CODES, REVOKE_CODES
+from loo_replay.engine.model import ACTIONS, FINDING_CODES, REVOKE_CODES, UNCHECKED_CHECKS
 from loo_replay.engine.options import OPTION_SPECS
 from loo_replay.fairness.stats import TESTS as FAIRNESS_TESTS
 from loo_replay.logs.parse import EVENT_FIELDS
@@ -134,6 +134,7 @@ def test_every_fairness_test_is_explained_in_the_fairness_page() -> None:
 
 def test_every_hyphenated_name_in_the_docs_is_a_finding_code_or_a_ruleset() -> None:
     known = set(FINDING_CODES) | set(NOTE_CODES) | set(FAIRNESS_TESTS) | set(builtin_names())
+    known |= set(UNCHECKED_CHECKS)
     known |= OTHER_HYPHENATED
     for path in [README, *PAGES]:
         for name in backticked(_read(path)):
@@ -227,6 +228,7 @@ def test_the_log_to_copy_validates_with_no_findings(tmp_path: Path) -> None:
         "violations": 0,
         "discrepancies": 0,
         "unreadable": 0,
+        "partial": 0,
     }
 
 
@@ -248,6 +250,33 @@ def test_the_suggested_change_gives_a_lead_top_trump_revoke(tmp_path: Path) -> N
     codes = [v["code"] for s in audit["sessions"] for d in s["deals"] for v in d["violations"]]
     assert codes == ["lead-top-trump"]
     assert audit["exit"] == 1
+
+
+# ----------------------------------------------------------------------- hands left out
+
+
+def test_every_unchecked_check_is_in_the_hands_left_out_table_in_order() -> None:
+    """RECORDING.md §1: the checks a partial deal cannot make are defined once, in the
+    engine, and the log-format page lists exactly those, in that order."""
+    text = section(_page("log-format.md"), "Hands left out")
+    assert _first_column(tables(text)[0]) == list(UNCHECKED_CHECKS)
+
+
+def test_the_deal_recorded_at_a_table_is_audited_as_the_page_says(tmp_path: Path) -> None:
+    """RECORDING.md §1: the first deal of the log to copy, no hand written down, gives the
+    full deal's verdict, ``partial`` and the unchecked list the page gives."""
+    (block,) = fenced(section(_page("log-format.md"), "Hands left out"), "json")
+    doc = _log_to_copy()
+    full = _validate(doc, tmp_path)["sessions"][0]["deals"][0]
+    doc["deals"] = [json.loads(block)]
+    audit = _validate(doc, tmp_path)
+    deal = audit["sessions"][0]["deals"][0]
+    assert (deal["knowledge"], audit["summary"]["partial"]) == ("partial", 1)
+    said = section(_page("log-format.md"), "Hands left out").split("`unchecked`")[-1]
+    assert json.dumps(deal["unchecked"]) in said
+    for member in ("knowledge", "unchecked", "discrepancies"):
+        del deal[member], full[member]
+    assert deal == full
 
 
 # ------------------------------------------------------------------ the JSON contract

@@ -105,7 +105,7 @@ def test_replay_pages_fit_390_800_and_1400_px_with_no_seat_covered_at_any_step(
         for d in sorted((reports / "replays").iterdir())
         if (pages := sorted(d.glob("deal-*.html")))
     ]
-    assert len(chosen) == 13  # one deal of every sample session
+    assert len(chosen) == 14  # one deal of every sample session
     for width in WIDTHS:
         page = _page(browser, width)
         for path in chosen:

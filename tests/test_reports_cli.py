@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import orjson
 import pytest
-from db_helpers import ROOT, run
+from db_helpers import ROOT, run, sql
 from plotly.offline import get_plotlyjs  # type: ignore[import-untyped]
 from report_helpers import hand_doc
 
@@ -52,10 +52,10 @@ def test_audit_sums_up_the_samples_as_validate_does(audited: tuple[Path, Path, s
     assert validate.returncode == 1
     assert _summary(stdout) == _summary(validate.stdout)
     assert (
-        f"reports: {out / 'index.html'} (13 session report(s), 298 replay page(s), 298 new)"
+        f"reports: {out / 'index.html'} (14 session report(s), 318 replay page(s), 318 new)"
         in stdout
     )
-    assert "loaded 298 deal(s), 2 rejected (kept in rejects), 0 already loaded" in stdout
+    assert "loaded 318 deal(s), 2 rejected (kept in rejects), 0 already loaded" in stdout
     assert f"into {db}" in stdout
 
 
@@ -66,7 +66,7 @@ def test_index_links_every_session_report_and_the_all_sessions_report(
     index = (out / "index.html").read_text("utf-8")
     links = HREF.findall(index)
     sessions = _sessions(db)
-    assert len(sessions) == 13
+    assert len(sessions) == 14
     for sid in sessions:
         assert session_page_name(sid) in links
         assert (out / session_page_name(sid)).is_file()
@@ -109,8 +109,8 @@ def test_a_second_audit_reuses_the_replay_pages(audited: tuple[Path, Path, str])
     db, out, _ = audited
     result = run("audit", "sample_logs", "--db", db, "--out", out)
     assert result.returncode == 1
-    assert "loaded 0 deal(s), 0 rejected (kept in rejects), 300 already loaded" in result.stdout
-    assert "298 replay page(s), 0 new" in result.stdout
+    assert "loaded 0 deal(s), 0 rejected (kept in rejects), 320 already loaded" in result.stdout
+    assert "318 replay page(s), 0 new" in result.stdout
 
 
 def test_report_writes_from_the_database_alone(
@@ -120,9 +120,9 @@ def test_report_writes_from_the_database_alone(
     out = tmp_path / "again"
     result = run("report", "--db", db, "--out", out, "--no-replays")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == f"reports: {out / 'index.html'} (13 session report(s))"
+    assert result.stdout.strip() == f"reports: {out / 'index.html'} (14 session report(s))"
     assert not (out / "replays").exists()
-    assert len(list(out.glob("session-*.html"))) == 13
+    assert len(list(out.glob("session-*.html"))) == 14
 
 
 def test_a_clean_log_exits_0(tmp_path: Path) -> None:
@@ -261,10 +261,33 @@ def test_pages_written_by_two_processes_equal_one_process_pages(
         out = tmp_path / f"jobs-{jobs}"
         with duckdb.connect(str(db), read_only=True) as con:
             result = build.write_reports(con, out, source="loo.duckdb", jobs=jobs)
-        assert result.replays == 298 and result.notes == []
+        assert result.replays == 318 and result.notes == []
         written[jobs] = {
             p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()
         }
-    assert len([n for n in written[1] if n.startswith("session-")]) == 13
-    assert len([n for n in written[1] if n.endswith(".html") and n.startswith("replays/")]) == 298
+    assert len([n for n in written[1] if n.startswith("session-")]) == 14
+    assert len([n for n in written[1] if n.endswith(".html") and n.startswith("replays/")]) == 318
     assert written[2] == written[1]
+
+
+def test_a_game_recorded_at_the_table_is_counted_and_says_what_was_not_checked(
+    audited: tuple[Path, Path, str],
+) -> None:
+    """RECORDING.md §1: the sample recorded at a table, its hands left out, is loaded as
+    partial deals with what could not be checked; its session page and the index count
+    them and the page names the checks; dan's revoke carries the card that proves it."""
+    db, out, _ = audited
+    sid = "kitchen-table-2026-11-29"
+    rows = sql(db, "SELECT knowledge, unchecked FROM deals WHERE session_id = ?", sid)
+    assert len(rows) == 20 and all(k == "partial" and "duplicate-card" in u for k, u in rows)
+    assert sql(db, "SELECT count(*) FROM deals WHERE knowledge = 'partial'") == [(20,)]
+    proved = sql(
+        db, "SELECT player, proved_by, proved_trick FROM findings WHERE proved_by IS NOT NULL"
+    )
+    assert proved == [("dan", "3S", 3)]
+    page = (out / session_page_name(sid)).read_text("utf-8")
+    assert "20 of 20 deals were recorded with hands left out" in page
+    assert "misdeal-hand-size, misdeal-miss, duplicate-card" in page
+    assert "proved by 3♠ played at trick 3" in page
+    index = (out / "index.html").read_text("utf-8")
+    assert "(20 hands left out)" in index and "deals with hands left out" in index

@@ -340,6 +340,8 @@ class FrameBuilder:
                 violations=len(d.violations),
                 discrepancies=len(d.discrepancies),
                 notes=list(d.notes),
+                knowledge=d.knowledge,
+                unchecked=list(d.unchecked),
             )
         )
         self._seats(sid, index, d)
@@ -362,6 +364,8 @@ class FrameBuilder:
                     penalty=v.penalty,
                     event=v.event,
                     message=v.message,
+                    proved_by=None if v.proved_by is None else _CARD[v.proved_by],
+                    proved_trick=v.proved_trick,
                 )
             )
         for x in d.discrepancies:

@@ -84,6 +84,8 @@ class DealRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     violations: I32
     discrepancies: I32
     notes: Texts
+    knowledge: Str  # full, or partial: hands left out (RECORDING.md §1)
+    unchecked: Texts  # the checks the unknown cards prevented
 
 
 class SeatRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
@@ -152,6 +154,8 @@ class FindingRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     penalty: I64
     event: OptI32
     message: Str
+    proved_by: OptStr  # a revoke from a derived hand: the later card that proves it
+    proved_trick: OptI32
 
 
 class DiscrepancyRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):

@@ -366,6 +366,13 @@ _ANALYSIS_CARDS = (  # each analysed card's G before and after: the replay pages
     )""",
 )
 
+_PARTIAL_HANDS = (  # RECORDING.md §1: deals recorded at a table, with hands left out
+    "ALTER TABLE deals ADD COLUMN knowledge VARCHAR NOT NULL DEFAULT 'full'",
+    "ALTER TABLE deals ADD COLUMN unchecked VARCHAR[] NOT NULL DEFAULT []",
+    "ALTER TABLE findings ADD COLUMN proved_by VARCHAR",
+    "ALTER TABLE findings ADD COLUMN proved_trick INTEGER",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -376,6 +383,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "table: fairness (the fairness tests, refreshed by audit)", _V3_FAIRNESS),
     Migration(4, "tables: analysis_deals, analysis_players, analysis_notes", _ANALYSIS_TABLES),
     Migration(5, "table: analysis_cards", _ANALYSIS_CARDS),
+    Migration(6, "columns: deals.knowledge, deals.unchecked, findings.proved_*", _PARTIAL_HANDS),
 )
 VERSION = MIGRATIONS[-1].version
 

@@ -19,7 +19,7 @@ from loo_replay.engine.replay import PLAYING, DealContext, DealResult, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.solver import ANNOUNCE, CARD, OverBudget, Search
 from loo_replay.engine.tables import NO_TRUMP
-from loo_replay.engine.vocab import Outcome, Status
+from loo_replay.engine.vocab import Knowledge, Outcome, Status
 
 DEFAULT_MAX_NODES = 2_000_000
 SOLVED, SKIPPED, UNSOLVED = "solved", "skipped", "unsolved"
@@ -87,6 +87,8 @@ def analyse_deal(
         return DealAnalysis(SKIPPED, audit.status)
     if result.outcome not in ANALYSED_OUTCOMES:
         return DealAnalysis(SKIPPED, result.outcome)
+    if result.knowledge == Knowledge.PARTIAL:  # RECORDING.md §1: a solver needs every hand
+        return DealAnalysis(SKIPPED, "partial")
     record = result.record
     replay = Replay(record, options, audit.context or DealContext())
     events = record.events

@@ -37,6 +37,15 @@ VIOLATION_CODES = (
     "dealer-rotation",
 )
 FINDING_CODES = REVOKE_CODES + VIOLATION_CODES
+# The checks a deal with unknown hands cannot make (RECORDING.md §1), in the order listed:
+UNCHECKED_CHECKS = (
+    "misdeal-hand-size",  # each unknown hand was dealt the right number of cards
+    "misdeal-miss",  # the unknown Miss was dealt, with the right number of cards
+    "flush-at-deal",  # no hand that is not wholly known held a flush where flushes are judged
+    "flush-shown",  # a flush shown from a hand that is not wholly known was a flush
+    "duplicate-card",  # no card of an unknown hand or Miss is also somewhere else
+    "draw-unseen",  # the cards drawn in an exchange were in no unknown hand or Miss
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +88,11 @@ Event = Declare | Exchange | ShowFlush | TurnUp | Play
 
 @dataclass(frozen=True, slots=True)
 class DealRecord:
-    """One recorded deal; seats are clockwise and the dealer is a seat index."""
+    """One recorded deal; seats are clockwise and the dealer is a seat index.
+
+    A hand of None is one the record leaves out: unknown (RECORDING.md §1), unless the deal
+    is recorded as a misdeal; ``miss`` None is no Miss, or an unknown one in a partial deal.
+    """
 
     number: int
     seats: tuple[str, ...]
@@ -113,6 +126,8 @@ class Violation:
     held: tuple[int, ...] = ()
     legal: tuple[int, ...] | None = None
     event: int | None = None  # index of the event in the deal, None for omissions
+    proved_by: int | None = None  # a derived hand's revoke: the later card that proves it
+    proved_trick: int | None = None  # the trick that card was played to, once played
 
     @property
     def is_revoke(self) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import NoReturn
 
 from loo_replay.engine.cards import CLUBS, display, display_cards, mask_of
+from loo_replay.engine.derive import derive, is_partial
 from loo_replay.engine.flush import best_flush, is_flush
 from loo_replay.engine.legal import add_card, breach, describe_play, explain, legal_cards
 from loo_replay.engine.model import (
@@ -21,6 +22,7 @@ from loo_replay.engine.model import (
     PASS,
     PLAY,
     TAKE_MISS,
+    UNCHECKED_CHECKS,
     Applied,
     DealRecord,
     Declare,
@@ -36,7 +38,7 @@ from loo_replay.engine.model import (
 from loo_replay.engine.options import Method, Options
 from loo_replay.engine.state import DealState
 from loo_replay.engine.tables import NO_TRUMP
-from loo_replay.engine.vocab import Action, Outcome, Phase, Status
+from loo_replay.engine.vocab import Action, Knowledge, Outcome, Phase, Status
 
 # Bound once: in Python 3.11 a member lookup on an Enum class goes through EnumType.__getattr__.
 DECLARING, PLAYING, OVER = Phase.DECLARING, Phase.PLAYING, Phase.OVER
@@ -78,6 +80,8 @@ class DealResult:
     notes: list[str] = field(default_factory=list)
     abandoned: bool = False
     hands: list[int] = field(default_factory=list)  # what each seat held when the deal ended
+    knowledge: Knowledge = Knowledge.FULL
+    unchecked: list[str] = field(default_factory=list)  # UNCHECKED_CHECKS not made, in order
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +131,13 @@ class _Rejected(Exception):
 class Replay:
     """The deal as it unfolds; ``state`` is valid after every ``apply``."""
 
-    def __init__(self, record: DealRecord, options: Options, context: DealContext) -> None:
+    def __init__(
+        self, record: DealRecord, options: Options, context: DealContext, *, prove: bool = True
+    ) -> None:
+        """``prove`` False: a revoke from a derived hand is not given its proof (the replay
+        that finds the proof's trick needs none)."""
         self.record = record
+        self._prove = prove
         self.o = options
         self.context = context
         n = len(record.seats)
@@ -148,12 +157,24 @@ class Replay:
         self._active_mask = 0  # seats in the play, once the declarations close
         self._flush_view: FlushView | None = None  # set where flushes are judged
         self._shown: list[ShowFlush] = []  # flushes shown before that, judged then
+        self._plan = deal_plan(options, context)
+        # The hands replayed: as recorded, or derived where the record leaves them out.
+        self._hands = record.hands
+        self._miss = record.miss
+        self._partial = is_partial(record)
+        self._derived_now: list[bool] = []  # partial: the seat's hand now is a derived one
+        self._known: list[bool] = []  # partial: the seat's hand now is wholly known
+        self._miss_known = self._miss_derived = False  # partial: the Miss wholly known, derived
+        self._where: dict[int, str] = {}  # partial: pointers to the events showing derived cards
+        self._unchecked: set[str] = set()
+        if self._partial:
+            self._derive()
         self.state = DealState(
             options=options,
             seats=record.seats,
             dealer=record.dealer,
-            hands=[mask_of(h) if h else 0 for h in record.hands],
-            order=[list(h) if h else [] for h in record.hands],
+            hands=[mask_of(h) if h else 0 for h in self._hands],
+            order=[list(h) if h else [] for h in self._hands],
             tricks=self.result.tricks,
         )
         try:
@@ -258,6 +279,8 @@ class Replay:
             r.notes.append(
                 f"{self._ignored} event(s) after the deal ended ({r.outcome}) were not judged"
             )
+        if self._partial:
+            r.unchecked = [c for c in UNCHECKED_CHECKS if c in self._unchecked]
         r.trump = self.state.trump
         r.retired = self.state.retired
         r.hands = list(self.state.hands)
@@ -289,6 +312,8 @@ class Replay:
         held: tuple[int, ...] = (),
         legal: tuple[int, ...] | None = None,
         event: int | None = None,
+        proved_by: int | None = None,
+        proved_trick: int | None = None,
     ) -> None:
         """Record a breach; ``penalized`` defaults to whether chips were charged."""
         self.result.violations.append(
@@ -303,6 +328,8 @@ class Replay:
                 held=held,
                 legal=legal,
                 event=event,
+                proved_by=proved_by,
+                proved_trick=proved_trick,
             )
         )
 
@@ -311,11 +338,55 @@ class Replay:
             pen = self.result.current_penalties
             pen[seat] = pen.get(seat, 0) + amount
 
+    # -- partial hands (RECORDING.md §1) ----------------------------------------
+
+    def _derive(self) -> None:
+        """Replay with the hands the record proves; list the checks that need the rest."""
+        d = derive(self.record)
+        size = self.o.deal_hand_size
+        self._hands, self._miss, self._where = d.hands, d.miss, d.where
+        self._derived_now = [not listed for listed in d.listed]
+        self._known = [
+            listed or len(hand) == size for listed, hand in zip(d.listed, d.hands, strict=True)
+        ]
+        self._miss_known = d.miss_listed or (d.miss is not None and len(d.miss) == size)
+        self._miss_derived = not d.miss_listed
+        self.result.knowledge = Knowledge.PARTIAL
+        self._unchecked.update(("misdeal-hand-size", "duplicate-card"))
+        if self._plan.miss and not d.miss_listed:
+            self._unchecked.add("misdeal-miss")
+
+    def _proof(self, seat: int, legal: int, index: int) -> Play | None:
+        """The first card ``seat`` plays after event ``index`` among ``legal``: the card that
+        proves a revoke from a derived hand (every card left in it is played later)."""
+        if not self._derived_now[seat]:
+            return None
+        return next(
+            (
+                e
+                for e in self.record.events
+                if isinstance(e, Play)
+                and e.seat == seat
+                and e.index > index
+                and legal >> e.card & 1
+            ),
+            None,
+        )
+
+    def _trick_of(self, play: Play) -> int | None:
+        """The trick ``play`` falls to, from a replay of the record up to it (tricks are
+        formed as the cards come, so the one way to know is to play them)."""
+        ahead = Replay(self.record, self.o, self.context, prove=False)
+        for event in self.record.events[: play.index + 1]:
+            if ahead.apply(event).error is not None:
+                return None
+        return len(ahead.state.tricks) or None
+
     # -- the deal (§2.1-2.4) -----------------------------------------------
 
     def _deal(self) -> None:
         rec, o, r = self.record, self.o, self.result
-        plan = deal_plan(o, self.context)
+        plan = self._plan
         self._method = plan.method
         self._check_unique()
         problems = self._misdeal_problems(plan)
@@ -331,6 +402,9 @@ class Replay:
             self._phase = OVER
             return
         self._stock = 52 - self._seen.bit_count()
+        if self._partial:  # every hand was dealt (no misdeal is known): the stock is the rest
+            dealt = len(rec.seats) + plan.miss
+            self._stock = 52 - dealt * o.deal_hand_size - (rec.turn_up is not None)
         if rec.turn_up is not None:
             self._fix_trump(rec.turn_up)
         club_must = o.declare_club_law and rec.turn_up is not None and rec.turn_up // 13 == CLUBS
@@ -340,7 +414,7 @@ class Replay:
 
     def _check_unique(self) -> None:
         rec = self.record
-        cards = [c for hand in rec.hands if hand for c in hand] + list(rec.miss or ())
+        cards = [c for hand in self._hands if hand for c in hand] + list(self._miss or ())
         if rec.turn_up is not None:
             cards.append(rec.turn_up)
         self._seen = mask_of(cards)
@@ -354,6 +428,13 @@ class Replay:
             places.append((f"/miss/{i}", "the Miss", card))
         if rec.turn_up is not None:
             places.append(("/turn_up", "the turn-up", rec.turn_up))
+        for seat, hand in enumerate(self._hands):  # derived cards last: the play is at fault
+            if rec.hands[seat] is None:
+                for card in hand or ():
+                    places.append((self._where[card], f"{self.name(seat)}'s hand", card))
+        if rec.miss is None:
+            for card in self._miss or ():
+                places.append((self._where[card], "the Miss", card))
         first: dict[int, str] = {}
         for path, where, card in places:
             if card in first:
@@ -371,13 +452,12 @@ class Replay:
             return ["recorded as a misdeal"]
         problems = []
         for seat, hand in enumerate(rec.hands):
-            if hand is None:
-                problems.append(f"no hand for {self.name(seat)}")
-            elif len(hand) != size:
+            if hand is not None and len(hand) != size:
                 problems.append(f"{self.name(seat)} has {len(hand)} cards, not {size}")
         want_miss = plan.miss
         if want_miss and rec.miss is None:
-            problems.append("no Miss dealt")
+            if not self._partial:  # a partial deal's Miss is unknown, not missing
+                problems.append("no Miss dealt")
         elif not want_miss and rec.miss is not None:
             why = "a must deal" if o.deal_miss else "this ruleset"
             problems.append(f"a Miss dealt, but {why} deals none")
@@ -409,6 +489,10 @@ class Replay:
         if not self._flushes_count():
             return
         held = {s: hands[s] for s in group}
+        if self._partial:  # a hand not wholly known is judged on no flush
+            held = {s: h for s, h in held.items() if self._known[s]}
+            if len(held) < len(group):
+                self._unchecked.add("flush-at-deal")
         winner = best_flush(held, group, self.state.trump, self.o)
         if winner is None:
             return
@@ -460,9 +544,12 @@ class Replay:
             )
         r.declarations[ev.seat] = action
         if action in (TAKE_MISS, DEFEND):
-            miss = self.record.miss or ()
+            miss = self._miss or ()
             self.state.hands[ev.seat] = mask_of(miss)
             self.state.order[ev.seat] = list(miss)
+            if self._partial:
+                self._derived_now[ev.seat] = self._miss_derived
+                self._known[ev.seat] = self._miss_known
             r.miss_taker = ev.seat
             if action == DEFEND:
                 r.defender = ev.seat
@@ -470,7 +557,7 @@ class Replay:
     def _check_miss(self, ev: Declare, path: str) -> None:
         r = self.result
         who = self.name(ev.seat)
-        if self.record.miss is None:
+        if not self.miss_dealt():
             raise self.reject(
                 f"{path}/action", f"{who} declares {ev.action}, but no Miss was dealt"
             )
@@ -558,6 +645,10 @@ class Replay:
             return "in a single pool that all before them passed, the last player and the dealer must play"
         return None
 
+    def miss_dealt(self) -> bool:
+        """A Miss lies on the table: recorded, or unknown in a partial deal that deals one."""
+        return self.record.miss is not None or (self._partial and self._plan.miss)
+
     def defend_allowed(self) -> bool:
         """The dealer may defend: exactly one other stands, on his own hand (§2.5)."""
         decl = self.result.declarations
@@ -572,7 +663,7 @@ class Replay:
         actions = [PLAY]
         if self.forced_reason(seat) is None:
             actions.append(PASS)
-        if self.record.miss is not None and r.miss_taker is None:
+        if self.miss_dealt() and r.miss_taker is None:
             actions.append(TAKE_MISS)
             if seat == self.record.dealer and self.defend_allowed():
                 actions.append(DEFEND)
@@ -628,6 +719,8 @@ class Replay:
             raise self.reject(
                 f"{path}/draw", f"{who} draws {len(ev.draw)} cards; the stock holds {self._stock}"
             )
+        if self._partial and ev.draw:
+            self._unchecked.add("draw-unseen")
         for i, card in enumerate(ev.draw):
             if self._seen >> card & 1:
                 raise self.reject(
@@ -653,8 +746,11 @@ class Replay:
         view = self._flush_view
         assert view is not None
         seat = ev.seat
+        if self._partial and not self._known[seat]:
+            self._unchecked.add("flush-shown")
+            return
         hand = view.hands[seat]
-        dealt = self.record.hands[seat] if view.dealt else self.state.order[seat]
+        dealt = self._hands[seat] if view.dealt else self.state.order[seat]
         held = tuple(c for c in dealt or () if hand >> c & 1)
         if not self._flushes_count():
             why = (
@@ -829,10 +925,18 @@ class Replay:
         if first:
             r.revokers.append(ev.seat)
         held = state.held(ev.seat)
+        said = f"{describe_play(state, ev.seat, ev.card)}: {explain(code, state, ev.seat)}"
+        proof = self._proof(ev.seat, legal, ev.index) if self._partial else None
+        proved_by = proved_trick = None
+        if proof is not None:
+            proved_by = proof.card
+            proved_trick = self._trick_of(proof) if self._prove else None
+            where = "later" if proved_trick is None else f"at trick {proved_trick}"
+            said += f" (proved by {display(proof.card)} played {where})"
         self.violate(
             code,
             ev.seat,
-            f"{describe_play(state, ev.seat, ev.card)}: {explain(code, state, ev.seat)}",
+            said,
             penalized=first,
             penalty=self.o.penalties_revoke_amount if first else 0,
             trick=trick.number,
@@ -840,6 +944,8 @@ class Replay:
             held=held,
             legal=tuple(c for c in held if legal >> c & 1),
             event=ev.index,
+            proved_by=proved_by,
+            proved_trick=proved_trick,
         )
 
     def _close_trick(self, trick: Trick) -> None:
@@ -860,12 +966,17 @@ class Replay:
         size = self.o.deal_hand_size
         if done >= size:
             return
-        if self.result.revokers:
+        if self.result.revokers or self._partial:
             self.result.abandoned = True
+            why = ", after a penalised revoke" if self.result.revokers else ""
             self.result.notes.append(
-                f"the record stops after {done} of {size} tricks, after a penalised revoke: "
-                "the hand was abandoned there"
+                f"the record stops after {done} of {size} tricks{why}: the hand was abandoned there"
             )
+            if self._partial:
+                self.result.notes.append(
+                    "cards never played stay unknown: what they would have decided "
+                    "(a revoke not proved, the tricks left) is not judged"
+                )
             return
         raise self.reject("", f"the record stops after {done} of {size} tricks")
 

@@ -17,7 +17,7 @@ from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DealContext, DealResult, replay_deal
 from loo_replay.engine.settle import Settlement, settle
 from loo_replay.engine.tables import NO_TRUMP
-from loo_replay.engine.vocab import Outcome, Status
+from loo_replay.engine.vocab import Knowledge, Outcome, Status
 
 # Bound once: in Python 3.11 a member lookup on an Enum class goes through EnumType.__getattr__.
 _AUDITED, _MISDEAL, _REJECTED = Status.AUDITED, Status.MISDEAL, Status.REJECTED
@@ -90,6 +90,8 @@ class DealAudit:
     discrepancies: list[Discrepancy] = field(default_factory=list)
     errors: list[LogError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    knowledge: Knowledge = Knowledge.FULL  # partial: hands left out (RECORDING.md §1)
+    unchecked: list[str] = field(default_factory=list)  # checks the unknown cards prevented
     result: DealResult | None = None
     settlement: Settlement | None = None
     context: DealContext | None = None  # how the deal opened: replays start from it
@@ -201,6 +203,7 @@ class SessionAudit:
         audit.context = context
         audit.antes = antes
         audit.notes.extend(result.notes)
+        audit.knowledge, audit.unchecked = result.knowledge, result.unchecked
         if result.status == _REJECTED:
             audit.status = _REJECTED
             audit.errors = [LogError(deal.pointer + e.path, e.message) for e in result.errors]

@@ -34,6 +34,13 @@ class Outcome(StrEnum):
     MISDEAL = "misdeal"
 
 
+class Knowledge(StrEnum):
+    """How much of a deal the record shows (RECORDING.md §1): every hand, or not."""
+
+    FULL = "full"
+    PARTIAL = "partial"
+
+
 class Action(StrEnum):
     """A declaration (RULES.md §2.5)."""
 

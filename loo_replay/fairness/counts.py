@@ -2,8 +2,9 @@
 
 One query per test family, each one scan of the dealt cards grouped by the
 scope (a session, a venue, or everything): no Python loop over deals.  Only
-audited deals count (misdeals and rejected deals are not fair or unfair
-deals).  A card's position is its seat counted clockwise from the eldest
+audited deals with every hand known count (misdeals and rejected deals are
+not fair or unfair deals, and a deal recorded with hands left out shows too
+few of its cards).  A card's position is its seat counted clockwise from the eldest
 (0) to the dealer (seated - 1), the Miss next (seated).  The top trumps come
 from a small table of the engine's trump order, registered beside the data.
 """
@@ -65,8 +66,8 @@ FROM deals d
 JOIN sessions s USING (session_id)
 JOIN seats z ON z.session_id = d.session_id AND z.deal_index = d.deal_index AND z.dealer
 LEFT JOIN deals nx ON nx.session_id = d.session_id AND nx.deal_index = d.deal_index + 1
-                  AND nx.status = 'audited'
-WHERE d.status = 'audited'
+                  AND nx.status = 'audited' AND nx.knowledge = 'full'
+WHERE d.status = 'audited' AND d.knowledge = 'full'
 """,
     """
 CREATE OR REPLACE TEMP TABLE fairness_cards AS

@@ -93,6 +93,7 @@ SKIP_REASONS = {
     Outcome.MISDEAL: "a misdeal",
     Status.REJECTED: "the record is rejected",
     "on_void": "trumps are turned during play, when a player is void (deal.trump on_void)",
+    "partial": "hands left out: a solver needs every hand",
 }
 
 

@@ -4,7 +4,8 @@ Field names and meanings are a contract with other programs.  Extensions,
 where the format is silent: ``summary.unreadable`` (documents that are not
 sessions), top-level ``errors`` for them, per session ``line``, ``rules``
 (the options in force) and per deal ``must``, ``stacks``, ``notes``; per
-violation ``held`` and ``penalty``.
+violation ``held`` and ``penalty``.  RECORDING.md adds ``summary.partial``, per
+deal ``knowledge`` and ``unchecked``, and per violation ``proved_by``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from loo_replay.audit import AuditItem, SessionReport, UnreadableDocument, Unrea
 from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
-from loo_replay.engine.vocab import Status
+from loo_replay.engine.vocab import Knowledge, Status
 
 # Bound once: in Python 3.11 a member lookup on an Enum class goes through EnumType.__getattr__.
 _AUDITED, _MISDEAL, _REJECTED = Status.AUDITED, Status.MISDEAL, Status.REJECTED
@@ -38,6 +39,7 @@ class Summary:
     violations: int = 0
     discrepancies: int = 0
     unreadable: int = 0
+    partial: int = 0  # deals recorded with hands left out (RECORDING.md §1)
     unreadable_files: int = 0
     session_errors: int = 0  # sessions with an error of their own (version, rules, players)
 
@@ -64,6 +66,7 @@ class Summary:
                 self.rejected += 1
             self.violations += len(deal.violations)
             self.discrepancies += len(deal.discrepancies)
+            self.partial += deal.knowledge == Knowledge.PARTIAL
 
     @property
     def nothing_read(self) -> bool:
@@ -89,6 +92,7 @@ class Summary:
             "violations": self.violations,
             "discrepancies": self.discrepancies,
             "unreadable": self.unreadable,
+            "partial": self.partial,
         }
 
 
@@ -145,6 +149,9 @@ def violation_json(v: Violation) -> dict[str, Any]:
         "message": v.message,
         "held": [canonical(c) for c in v.held],
         "penalty": v.penalty,
+        "proved_by": None
+        if v.proved_by is None
+        else {"card": canonical(v.proved_by), "trick": v.proved_trick},
     }
 
 
@@ -171,6 +178,8 @@ def deal_json(d: DealAudit) -> dict[str, Any]:
         "must": d.must,
         "stacks": d.stacks,
         "notes": d.notes,
+        "knowledge": d.knowledge,
+        "unchecked": d.unchecked,
     }
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from loo_replay.audit import AuditItem, SessionReport, UnreadableDocument
 from loo_replay.engine.cards import SUIT_SYMBOLS, display_cards
 from loo_replay.engine.session import DealAudit
-from loo_replay.engine.vocab import Status
+from loo_replay.engine.vocab import Knowledge, Status
 from loo_replay.output import wording
 from loo_replay.output.audit_json import Piece, Summary, has_findings
 
@@ -57,6 +57,8 @@ def deal_lines(d: DealAudit, style: Style = plain) -> list[str]:
     if d.trump is not None:
         parts.append(f"trumps {SUIT_SYMBOLS[d.trump]}")
     parts.append(str(d.outcome).replace("_", " "))
+    if d.knowledge == Knowledge.PARTIAL:
+        parts.append("hands left out")
     lines = [head + "  " + " · ".join(parts)]
     money = [
         _amounts("tricks", d.tricks) if d.tricks else None,
@@ -86,6 +88,8 @@ def deal_lines(d: DealAudit, style: Style = plain) -> list[str]:
             f"    {style('DISCREPANCY', 'warn')} {safe(wording.discrepancy(x.field, x.recorded, x.expected))}"
         )
     lines += [f"    note: {safe(n, 400)}" for n in d.notes]
+    if d.unchecked:
+        lines.append(f"    not checked (cards unknown): {', '.join(d.unchecked)}")
     return lines
 
 
@@ -117,6 +121,8 @@ def summary_line(summary: Summary) -> str:
         f"{s.sessions} session(s), {s.deals} deal(s): {s.audited} audited, {s.misdeals} misdeal(s), "
         f"{s.rejected} rejected; {s.violations} violation(s), {s.discrepancies} discrepancy(ies)"
     )
+    if s.partial:
+        text += f"; {s.partial} with hands left out"
     if s.unreadable or s.unreadable_files:
         text += f"; {s.unreadable} unreadable document(s), {s.unreadable_files} unreadable file(s)"
     return text

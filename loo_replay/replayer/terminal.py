@@ -80,7 +80,8 @@ def header_lines(rp: DealReplay, style: Style = plain) -> list[str]:
     title = f"Session {safe(rp.session_id)} · deal {rp.number} · ruleset {safe(rp.ruleset)}"
     lines = [style(title, "title"), f"  {where}", "  " + " · ".join(facts), ""]
     lines[2] = colour_cards(lines[2], style)
-    lines.append(style("Hands as dealt, clockwise from the eldest", "head"))
+    dealt = "as dealt" if a.knowledge == "full" else "as the plays show them (hands left out)"
+    lines.append(style(f"Hands {dealt}, clockwise from the eldest", "head"))
     width = max(len(p) for p in rp.seats)
     names = [safe(n, 40) if n else "" for n in rp.names]
     nwidth = max([len(n) for n in names] + [7])

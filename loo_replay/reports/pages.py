@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from loo_replay.engine.model import UNCHECKED_CHECKS
 from loo_replay.html import Markup, card, escape, script_json
 from loo_replay.output import wording
 from loo_replay.output.text import safe
@@ -226,6 +227,8 @@ def session_page(sp: SessionPage) -> str:
 
 def _notes(notes: Sequence[str], s: SessionSummary) -> str:
     shown: list[str] = [text(n, 400) for n in notes]
+    if s["partial"]:
+        shown.insert(0, _partial_notice(s))
     if s["errors"]:
         shown.insert(
             0,
@@ -233,6 +236,17 @@ def _notes(notes: Sequence[str], s: SessionSummary) -> str:
             f"{text(s['first_error'] or '', 300)}",
         )
     return "".join(f'<div class="notice">{n}</div>' for n in shown)
+
+
+def _partial_notice(s: SessionSummary) -> str:
+    """What a record with hands left out could not show (RECORDING.md §1)."""
+    unchecked = [c for c in UNCHECKED_CHECKS if c in s["unchecked"]]
+    return (
+        f"{s['partial']:,} of {s['deals']:,} deals were recorded with hands left out, as at "
+        "a real table: each card is judged against the hand its player's later cards prove, "
+        "and a revoke is found where the record proves it. Not checked for want of the "
+        f"cards: {text(', '.join(unchecked), 300)}. The double-dummy analysis skips these deals."
+    )
 
 
 def _session_tiles(s: SessionSummary) -> str:
@@ -252,6 +266,7 @@ def _session_tiles(s: SessionSummary) -> str:
                 _tile(s["flushes"], "flushes"),
                 _tile(s["pool_max"], "largest pool"),
             ]
+            + ([_tile(s["partial"], "with hands left out", "warn")] if s["partial"] else [])
         )
         + "</section>"
     )
@@ -345,6 +360,8 @@ def _deals_table(sp: SessionPage, shown: Mapping[str, str]) -> str:
             "unknown" if d["pool_start"] is None else f"{d['pool_start']:,} {text(d['pool'] or '')}"
         )
         outcome = text(str(d["outcome"] or d["status"]).replace("_", " "))
+        if d["knowledge"] == "partial":
+            outcome = Markup(f'{outcome} <span class="pill warn">hands left out</span>')
         looed = ", ".join(
             f"{text(shown.get(p, p), 80)} {a}"
             for p, a in zip(d["looed"] or [], d["loo_amounts"] or [], strict=False)
@@ -517,7 +534,7 @@ def _sessions_table(
             + _td(s["venue"] or "–")
             + _td(s["ruleset"] or "?", nowrap=True)
             + _td(s["players"], True)
-            + _td(s["deals"], True)
+            + _td(_deals_cell(s), True)
             + _td(_count(s["violations"], "bad"), True)
             + _td(_count(s["discrepancies"], "warn"), True)
             + _td(_count(s["rejected"], "bad"), True)
@@ -539,13 +556,24 @@ def _sessions_table(
     return _table(head, rows, scroll=scroll)
 
 
+def _deals_cell(s: SessionSummary) -> Markup:
+    """The deals, and how many of them were recorded with hands left out."""
+    if not s["partial"]:
+        return Markup(_num(s["deals"]))
+    return Markup(f'{s["deals"]:,} <span class="muted">({s["partial"]:,} hands left out)</span>')
+
+
 def _count(n: int, tone: str) -> Markup:
     return Markup(f'<span class="pill {tone}">{n:,}</span>' if n else "0")
 
 
 def _totals(sessions: Sequence[SessionSummary]) -> str:
-    def total(key: Literal["deals", "violations", "discrepancies", "rejected", "loos"]) -> int:
+    def total(
+        key: Literal["deals", "violations", "discrepancies", "rejected", "loos", "partial"],
+    ) -> int:
         return sum(int(s[key] or 0) for s in sessions)
+
+    partial = total("partial")
 
     violations, discrepancies, rejected = (
         total("violations"),
@@ -563,6 +591,7 @@ def _totals(sessions: Sequence[SessionSummary]) -> str:
                 _tile(rejected, "rejected deals", "bad" if rejected else ""),
                 _tile(total("loos"), "loos paid"),
             ]
+            + ([_tile(partial, "deals with hands left out", "warn")] if partial else [])
         )
         + "</section>"
     )

@@ -34,6 +34,8 @@ def sessions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
                 count(*) FILTER (WHERE status = 'audited') AS audited,
                 count(*) FILTER (WHERE status = 'misdeal') AS misdeals,
                 count(*) FILTER (WHERE outcome = 'flush') AS flushes,
+                count(*) FILTER (WHERE knowledge = 'partial') AS partial,
+                list_distinct(flatten(list(unchecked))) AS unchecked,
                 sum(violations) AS violations,
                 sum(discrepancies) AS discrepancies,
                 max(greatest(pool_start, pool_next)) AS pool_max
@@ -56,6 +58,8 @@ def sessions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
             coalesce(d.discrepancies, 0)::BIGINT AS discrepancies,
             coalesce(l.loos, 0) AS loos,
             coalesce(d.flushes, 0) AS flushes,
+            coalesce(d.partial, 0) AS partial,
+            coalesce(d.unchecked, []::VARCHAR[]) AS unchecked,
             d.pool_max,
             coalesce(p.players, 0) AS players,
             coalesce(a.analysed, 0) AS analysed,
@@ -170,7 +174,7 @@ def pool_history(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataF
         )
         SELECT
             d.session_id, d.deal_index, d.deal, d.dealer, d.status, d.pool, d.pool_start,
-            d.pool_next, d.outcome, d.violations, d.discrepancies,
+            d.pool_next, d.outcome, d.violations, d.discrepancies, d.knowledge,
             coalesce(l.loos, 0) AS loos, coalesce(l.loo_chips, 0)::BIGINT AS loo_chips,
             l.looed, l.loo_amounts,
             coalesce(r.revokes, 0) AS revokes, r.revokers, r.revoke_codes

@@ -32,6 +32,8 @@ class SessionSummary(TypedDict):
     discrepancies: int
     loos: int
     flushes: int
+    partial: int  # deals recorded with hands left out
+    unchecked: list[str]  # the checks their unknown cards prevented, in any deal
     pool_max: int | None
     players: int
     analysed: int
@@ -74,6 +76,7 @@ class PoolStep(TypedDict):
     outcome: str | None
     violations: int
     discrepancies: int
+    knowledge: str
     loos: int
     loo_chips: int
     looed: list[str] | None
