@@ -102,34 +102,31 @@ def test_loo_replay_pure_runs_the_python_source_and_the_version_says_which_build
     assert "engine.solver" in default and "engine.legal" in default
 
 
+def _both_builds(*args: str | Path, status: int) -> tuple[bytes, bytes]:
+    """Standard output and error of ``loo-replay ARGS`` from the compiled build, after
+    checking that the pure build gives the same bytes and both exit with ``status``."""
+    if "compiled (" not in _version(pure=False):
+        pytest.skip("no compiled build here; `make .venv/.installed-stamp` builds it")
+    compiled, pure = (_cli(*args, pure=p) for p in (False, True))
+    assert compiled.returncode == pure.returncode == status, compiled.stderr
+    assert (compiled.stdout, compiled.stderr) == (pure.stdout, pure.stderr)
+    return compiled.stdout, compiled.stderr
+
+
 def test_validate_json_is_byte_identical_from_the_compiled_and_the_pure_build(
     validate_corpus: Path,
 ) -> None:
-    """issue 16 point 2: validate's audit JSON of the same corpus, the same bytes out."""
-    if "compiled (" not in _version(pure=False):
-        pytest.skip("no compiled build here; `make .venv/.installed-stamp` builds it")
-    outputs = []
-    for pure in (False, True):
-        result = _cli("validate", SAMPLES, validate_corpus, "--format", "json", pure=pure)
-        assert result.returncode == 2, result.stderr  # documents that are not sessions
-        outputs.append((result.stdout, result.stderr))
-    compiled, pure_output = outputs
-    summary = orjson.loads(compiled[0])["summary"]
+    """issue 16 point 2: validate's audit JSON of the same corpus, the same bytes out;
+    status 2 for the documents that are not sessions."""
+    out, _ = _both_builds("validate", SAMPLES, validate_corpus, "--format", "json", status=2)
+    summary = orjson.loads(out)["summary"]
     assert summary["violations"] and summary["rejected"] and summary["unreadable"]
-    assert compiled == pure_output
 
 
 def test_analyse_json_is_byte_identical_from_the_compiled_and_the_pure_build(
     corpus: Path,
 ) -> None:
-    """issue 16 point 2: the same corpus through both builds, the same bytes out."""
-    if "compiled (" not in _version(pure=False):
-        pytest.skip("no compiled build here; `make .venv/.installed-stamp` builds it")
-    outputs = []
-    for pure in (False, True):
-        result = _cli("analyse", SAMPLES, corpus, "--format", "json", pure=pure)
-        assert result.returncode == 1, result.stderr  # violations found, as validate says
-        outputs.append(result.stdout)
-    compiled, pure_output = outputs
-    assert b'"status":"solved"' in compiled.replace(b" ", b"")
-    assert compiled == pure_output
+    """issue 16 point 2: the same corpus through both builds, the same bytes out; status 1
+    for the violations found, as validate says."""
+    out, _ = _both_builds("analyse", SAMPLES, corpus, "--format", "json", status=1)
+    assert b'"status":"solved"' in out.replace(b" ", b"")
