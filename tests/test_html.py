@@ -52,6 +52,7 @@ def test_a_log_text_in_a_table_cell_is_escaped_not_run() -> None:
         "rejected": 0,
         "pool_max": 3,
         "loos": 0,
+        "partial": 0,
     }
     page = index_page([row], {}, "loo.duckdb", "")
     assert "<td>&lt;img src=x onerror=alert(1)&gt;</td>" in page
