@@ -15,7 +15,7 @@ import sys
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-# The one list of compiled modules: the solver and the legality it calls, then the validate
+# The one list of compiled modules: the analysis, its solver and the legality they call, then the validate
 # path from a document's bytes to its audit JSON (reading, the record checks, the replay,
 # settlement, the output).
 COMPILED = (
@@ -23,6 +23,7 @@ COMPILED = (
     "loo_replay/engine/tables.py",
     "loo_replay/engine/legal.py",
     "loo_replay/engine/solver.py",
+    "loo_replay/engine/analysis.py",
     "loo_replay/engine/model.py",
     "loo_replay/engine/state.py",
     "loo_replay/engine/flush.py",

@@ -1,6 +1,6 @@
 """The compiled part and its pure-Python source give the same output, byte for byte.
 
-setup.py compiles its ``COMPILED`` modules (the solver and the legality it calls, the
+setup.py compiles its ``COMPILED`` modules (the analysis and the legality it calls, the
 validate path from bytes to audit JSON) with Cython from their own source;
 ``LOO_REPLAY_PURE=1`` runs that source instead in the same checkout
 (loo_replay/__init__.py).  The corpus: the sample logs, simulated sessions of every

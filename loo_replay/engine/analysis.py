@@ -137,9 +137,12 @@ class _Run:
 
     def follow(self, events: tuple[Event, ...]) -> None:
         replay, search = self.replay, self.search
-        for seat in search.playing:
+        taken_by = self.result.tricks_won
+        # Those who took most first: what they are sure of caps the others' queries (``_cap``),
+        # and those who took nothing often have nothing left to ask.
+        for seat in sorted(search.playing, key=lambda s: -taken_by[s]):
             won = search.won[seat]
-            taken = self.result.tricks_won[seat] - won  # a first guess at what they were sure of
+            taken = taken_by[seat] - won  # a first guess at what they were sure of
             self.known[seat] = won + search.future(seat, 0, taken, self._cap(seat))
         self.guarantee = dict(self.known)
         for event in events:

@@ -104,6 +104,8 @@ class Search:
     pam: cython.bint
     power: tuple[tuple[int, ...], ...]  # POWER under the trumps now, by suit led
     effective: tuple[int, ...]  # EFFECTIVE_SUIT under the trumps now
+    live: cython.int  # the trick's ``live`` and ``leader``
+    leader: cython.int
 
     def __init__(self, replay: Replay, max_nodes: int) -> None:
         real = replay.state
@@ -149,6 +151,8 @@ class Search:
         self.state.announce = real.announce and trick.live != 0
         self.state.tricks = [trick]
         self.trick = trick
+        self.live = trick.live  # cards played to it in turn, and its leader: the trick's own
+        self.leader = trick.leader
         self.trick_mask = 0  # the cards of the current trick (their owners say who played them)
         for _, card, legal, _ in trick.cards:
             if legal != DEAD:
@@ -189,8 +193,7 @@ class Search:
         """The seat due to play now (-1 once the deal is over)."""
         if self.left == 0:
             return -1
-        trick = self.trick
-        return self.rotation[trick.leader][trick.live]
+        return self.rotation[self.leader][self.live]
 
     @cython.ccall
     def play(self, move: cython.int) -> Undo:
@@ -198,8 +201,8 @@ class Search:
         the winner of the trick the move completed, or -1."""
         st = self.state
         trick = self.trick
-        live: cython.int = trick.live
-        seat: cython.int = self.rotation[trick.leader][live]
+        live: cython.int = self.live
+        seat: cython.int = self.rotation[self.leader][live]
         card: cython.int = move & CARD
         announce: cython.bint = st.announce
         fixed: cython.bint = False
@@ -214,6 +217,7 @@ class Search:
         self.played |= ONE << card
         trick_mask: cython.ulonglong = self.trick_mask
         if live + 1 < self.n:
+            self.live = live + 1
             self.trick_mask = trick_mask | ONE << card
             return (-1, trick, saved, announce, fixed, trick_mask)
         winner: cython.int = trick.cards[trick.win][0]
@@ -221,6 +225,8 @@ class Search:
         following = Trick(number=trick.number + 1, leader=winner)
         st.tricks[0] = following
         self.trick = following
+        self.live = 0
+        self.leader = winner
         self.trick_mask = 0
         st.announce = self.announce = False  # an announcement lasts for its trick
         return (winner, trick, saved, announce, fixed, trick_mask)
@@ -233,6 +239,10 @@ class Search:
             self.left += 1
             st.tricks[0] = trick
             self.trick = trick
+            self.leader = trick.leader
+            self.live = self.n - 1
+        else:
+            self.live -= 1
         take_back(st, trick, saved)
         self.played = st.played
         self.trick_mask = trick_mask
@@ -243,7 +253,7 @@ class Search:
 
     def move(self, card: int, announce: bool) -> int:
         """The move of a recorded card: an announcement that changes nothing is no move."""
-        leading = not self.trick.live
+        leading = not self.live
         return card | ANNOUNCE if announce and leading and self._announcing(card) else card
 
     def advance(self, card: int, announce: bool) -> int:
@@ -272,7 +282,7 @@ class Search:
         seat = self.to_move()
         out: list[int] = []
         mask: cython.ulonglong = legal_cards(st, seat)
-        leading = not self.trick.live
+        leading = not self.live
         while mask:
             low: cython.ulonglong = mask & -mask
             card = _card(low)
@@ -335,7 +345,7 @@ class Search:
         st = self.state
         trump: cython.int = self.trump
         hand: cython.ulonglong = self.hands[seat]
-        leading: cython.bint = not self.trick.live
+        leading: cython.bint = not self.live
         legal: cython.ulonglong = self._legal(seat, hand, leading)
         moves: list[int] = []
         keep: cython.ulonglong
@@ -432,7 +442,7 @@ class Search:
     def _cannot_win_trick(self, player: cython.int) -> cython.bint:
         """Whether ``player`` is already beaten in the trick being played."""
         trick = self.trick
-        if not trick.live:
+        if not self.live:
             return False
         if trick.seats >> player & 1:
             return trick.cards[trick.win][0] != player
@@ -453,21 +463,21 @@ class Search:
         ``legal_cards`` can leave them, so the trick is played out without a search."""
         trick = self.trick
         suit_power = self.power
-        seats = self.rotation[trick.leader]
+        seats = self.rotation[self.leader]
         hands = self.hands
         best: cython.int
         winner: cython.int
         start: cython.int
         power: cython.int
         card: cython.int
-        if trick.live:
+        if self.live:
             powers = suit_power[trick.led]
             best, winner = trick.win_power, trick.cards[trick.win][0]
-            start = trick.live
+            start = self.live
         else:
-            card = _card(hands[trick.leader])
+            card = _card(hands[self.leader])
             powers = suit_power[self.effective[card]]
-            best, winner = powers[card], trick.leader
+            best, winner = powers[card], self.leader
             start = 1
         for seat in seats[start:]:
             power = powers[_card(hands[seat])]
@@ -482,13 +492,13 @@ class Search:
         trick = self.trick
         hands = self.hands
         later: cython.ulonglong = 0
-        for other in self.rotation[trick.leader][trick.live + 1 :]:
+        for other in self.rotation[self.leader][self.live + 1 :]:
             later |= hands[other]
         suit_power = self.power
         low: cython.ulonglong
         power: cython.int
         card: cython.int
-        if trick.live:
+        if self.live:
             powers = suit_power[trick.led]
             threat: cython.int = trick.win_power
             while later:
@@ -541,10 +551,10 @@ class Search:
             return False
         trick = self.trick
         player: cython.int = self.player
-        live: cython.int = trick.live
+        live: cython.int = self.live
         # The position: hands are the deal's less the cards played, and each card's owner
         # says who played it to the trick under way.
-        key = (self.played, self.trick_mask, trick.leader, self.announce, self.trump)
+        key = (self.played, self.trick_mask, self.leader, self.announce, self.trump)
         table = self.table
         entry = table.get(key)
         lower: cython.int
@@ -571,7 +581,7 @@ class Search:
                 table[key] = (top, upper)
                 return True
         moves = self.move_cache.get(key)
-        seat: cython.int = self.rotation[trick.leader][live]
+        seat: cython.int = self.rotation[self.leader][live]
         if moves is None:
             moves = self._reduced(seat)
             if len(self.move_cache) >= TABLE_LIMIT:
