@@ -15,9 +15,9 @@ import sys
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-# The one list of compiled modules: the analysis, its solver and the legality they call, then the validate
-# path from a document's bytes to its audit JSON (reading, the record checks, the replay,
-# settlement, the output).
+# The one list of compiled modules: the analysis, its solver and the legality they call,
+# then the validate path from a document's bytes to its audit JSON (reading, the record
+# checks, the replay, settlement, the output).
 COMPILED = (
     "loo_replay/engine/cards.py",
     "loo_replay/engine/tables.py",
