@@ -15,13 +15,26 @@ import sys
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-# The one list of compiled modules (issue 16 adds the validate path here).
+# The one list of compiled modules: the analysis, its solver and the legality they call,
+# then the validate path from a document's bytes to its audit JSON (reading, the record
+# checks, the replay, settlement, the output).
 COMPILED = (
     "loo_replay/engine/cards.py",
     "loo_replay/engine/tables.py",
     "loo_replay/engine/legal.py",
     "loo_replay/engine/solver.py",
     "loo_replay/engine/analysis.py",
+    "loo_replay/engine/model.py",
+    "loo_replay/engine/state.py",
+    "loo_replay/engine/flush.py",
+    "loo_replay/engine/derive.py",
+    "loo_replay/engine/replay.py",
+    "loo_replay/engine/settle.py",
+    "loo_replay/engine/session.py",
+    "loo_replay/logs/reader.py",
+    "loo_replay/logs/parse.py",
+    "loo_replay/output/audit_json.py",
+    "loo_replay/audit.py",
 )
 
 

@@ -9,7 +9,12 @@ size, and cached in benchmarks/data/), then measures in one run:
   ``--jobs 1`` up to ``--single-core-up-to`` deals (the cost a deal is the same at
   every size, and one core over a million five-card deals takes 12 minutes);
 - ingest: ``ingest --jobs 2`` into a fresh DuckDB file;
-- report: ``report --jobs 2`` of that database.
+- report: ``report --jobs 2`` of that database;
+- instructions: ``validate --format json --jobs 1`` under callgrind (valgrind), on the first
+  ``--callgrind-deals`` deals, in the compiled build and in pure Python
+  (``LOO_REPLAY_PURE=1``): the instructions a deal takes on one core, less the start-up (a
+  one-session run subtracted).  Counts are stable where times are not; without valgrind
+  they are left out.
 
 Each figure is printed as deals/s, MB/s, its time relative to the floor and
 the peak RSS of the largest process, and all are written to
@@ -23,6 +28,8 @@ import argparse
 import json
 import os
 import platform
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,6 +56,15 @@ class Figure:
     mb_per_s: float
     ratio_to_floor: float
     peak_rss_mb: float
+
+
+@dataclass
+class Instructions:
+    ruleset: str
+    build: str  # "compiled" or "pure Python"
+    deals: int
+    instructions: int  # callgrind's total for the whole command
+    per_deal: int  # less a one-session run's total, divided by the deals beyond it
 
 
 def cli(*args: str) -> list[str]:
@@ -110,6 +126,57 @@ def floor(path: Path) -> float:
         for line in f:
             orjson.loads(line)
     return time.perf_counter() - start
+
+
+def callgrind(log: Path, pure: bool) -> int:
+    """Instructions callgrind counts for ``validate LOG --format json --jobs 1``."""
+    env = {k: v for k, v in os.environ.items() if k != "LOO_REPLAY_PURE"}
+    if pure:
+        env["LOO_REPLAY_PURE"] = "1"
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={Path(tmp) / 'out'}",
+            *cli("validate", str(log), "--format", "json", "--jobs", "1"),
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode not in (0, 1) or found is None:
+        raise SystemExit(f"callgrind of {log} failed: {done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def instructions(ruleset: str, log: Path, deals: int) -> list[Instructions]:
+    """The instructions of ``validate --jobs 1`` over the first ``deals`` deals of ``log``,
+    compiled and pure, each with its count a deal beyond a one-session run."""
+    lines = log.read_bytes().splitlines(keepends=True)
+    sessions = max(2, -(-deals // DEALS_PER_SESSION))
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        many, one = Path(tmp) / "many.jsonl", Path(tmp) / "one.jsonl"
+        many.write_bytes(b"".join(lines[:sessions]))
+        one.write_bytes(lines[0])
+        deals = sessions * DEALS_PER_SESSION
+        for pure in (False, True):
+            total, start = callgrind(many, pure), callgrind(one, pure)
+            per_deal = round((total - start) / (deals - DEALS_PER_SESSION))
+            which = "pure Python" if pure else "compiled"
+            out.append(Instructions(ruleset, which, deals, total, per_deal))
+            print(f"{ruleset:11} {deals:>9,} callgrind {which:11} {per_deal:>12,} a deal")
+    return out
+
+
+def instructions_table(counts: list[Instructions]) -> str:
+    lines = [
+        "| ruleset | build | deals | instructions | a deal |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for c in counts:
+        lines.append(
+            f"| {c.ruleset} | {c.build} | {c.deals:,} | {c.instructions:,} | {c.per_deal:,} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def report(
@@ -206,14 +273,35 @@ def main() -> None:
     parser.add_argument("--results", default="latest", help="name of the results files")
     parser.add_argument("--results-dir", type=Path, default=RESULTS, metavar="DIR")
     parser.add_argument("--data", type=Path, default=DATA, metavar="DIR", help="the logs' cache")
+    parser.add_argument(
+        "--callgrind-deals",
+        type=int,
+        default=10_000,
+        metavar="DEALS",
+        help="deals counted under callgrind per ruleset and build (0: none)",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    figures = run(args.rulesets.split(","), sizes, args.single_core_up_to, args.data)
+    rulesets = args.rulesets.split(",")
+    figures = run(rulesets, sizes, args.single_core_up_to, args.data)
+    counts: list[Instructions] = []
+    if args.callgrind_deals and shutil.which("valgrind") is None:
+        print("valgrind not found: no instruction counts")
+    elif args.callgrind_deals:
+        for ruleset in rulesets:
+            deals = -(-args.callgrind_deals // DEALS_PER_SESSION) * DEALS_PER_SESSION
+            counts += instructions(ruleset, build(ruleset, deals, args.data), deals)
     results: Path = args.results_dir
     results.mkdir(parents=True, exist_ok=True)
-    result = {"machine": machine(), "figures": [asdict(f) for f in figures]}
+    result = {
+        "machine": machine(),
+        "figures": [asdict(f) for f in figures],
+        "instructions": [asdict(c) for c in counts],
+    }
     (results / f"{args.results}.json").write_text(json.dumps(result, indent=2) + "\n")
     (results / f"{args.results}.md").write_text(table(figures))
+    if counts:
+        (results / f"{args.results}-instructions.md").write_text(instructions_table(counts))
     print(f"written {results / args.results}.json and .md")
 
 

@@ -1,6 +1,7 @@
 # The part of Cython's pure-Python mode ("import cython") that loo-replay's compiled modules
 # use, typed for mypy: each C type reads as the Python type that holds its values.
 import builtins
+import dataclasses as dataclasses  # cython.dataclasses.dataclass: the standard one, for mypy
 from collections.abc import Callable
 from typing import Any, TypeAlias, TypeVar
 

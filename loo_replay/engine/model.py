@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import cython
+
 from loo_replay.engine.vocab import Action, FindingClass
 
 PLAY, PASS, TAKE_MISS, DEFEND = Action.PLAY, Action.PASS, Action.TAKE_MISS, Action.DEFEND
@@ -75,12 +77,16 @@ class TurnUp:
     card: int
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
 class Play:
-    index: int
-    seat: int
-    card: int
-    announce: bool = False  # "Pam, be civil" announced with this lead
+    """A card played; compiled, an extension type with C fields (the commonest event: a
+    frozen dataclass's ``__init__`` runs in the interpreter, this one does not)."""
+
+    index: cython.int
+    seat: cython.int
+    card: cython.int
+    announce: cython.bint = False  # "Pam, be civil" announced with this lead
 
 
 Event = Declare | Exchange | ShowFlush | TurnUp | Play
