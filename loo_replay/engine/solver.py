@@ -89,13 +89,15 @@ class Search:
     trick_mask: cython.ulonglong
     in_play: cython.ulonglong
     max_nodes: cython.long
-    tables: dict[int, dict[tuple[object, ...], tuple[int, int]]]
-    table: dict[tuple[object, ...], tuple[int, int]]
-    move_cache: dict[tuple[object, ...], tuple[int, ...]]
+    tables: dict[int, dict[object, tuple[int, int]]]
+    table: dict[object, tuple[int, int]]
+    move_cache: dict[object, tuple[int, ...]]
     legal_cache: dict[tuple[object, ...], int]
     player: cython.int
     pam_announced: cython.bint
     special_cache: dict[int, int]
+    two_players: cython.bint  # ``lead.highest_trump = "two_players"``, read at every node
+    turned: cython.ulonglong  # the cards turned up to fix trumps: they never move
     # The state's values the search reads at every node, kept beside it as C values.
     played: cython.ulonglong
     trump: cython.int
@@ -172,6 +174,8 @@ class Search:
         self.player = -1
         self.pam_announced = o.deal_pam and o.follow_pam_civil == "announced"
         self.special_cache = {}
+        self.two_players = o.lead_highest_trump == "two_players"
+        self.turned = self.state.turned
         self.pam = o.deal_pam
         self.played = self.state.played
         self.announce = self.state.announce
@@ -306,9 +310,8 @@ class Search:
             if o.follow_pam_civil != "off":
                 mask |= ONE << ACES[trump]
         if o.lead_top_trump != "off":
-            turned: cython.ulonglong = self.state.turned
             for card in TRUMP_ORDER[o.deal_pam][trump]:
-                if not turned >> card & 1:
+                if not self.turned >> card & 1:
                     mask |= ONE << card
                     break
         self.special_cache[trump] = mask
@@ -358,8 +361,8 @@ class Search:
             played: cython.ulonglong = self.played
             trump_mask: cython.ulonglong = self.trump_mask
             blockers: cython.ulonglong = (self.in_play & ~played | trick_cards) & ~hand
-            if self.o.lead_highest_trump == "two_players":
-                dead: cython.ulonglong = (played & ~trick_cards) | st.turned | hand
+            if self.two_players:
+                dead: cython.ulonglong = (played & ~trick_cards) | self.turned | hand
                 blockers |= trump_mask & ~dead
             special: cython.ulonglong = self._special(trump)
             keep = 0
@@ -540,6 +543,20 @@ class Search:
             (beat if powers[m & CARD] > win else rest).append(m)
         return tuple(beat + rest)
 
+    @cython.cfunc
+    def _key(self) -> object:
+        """The position, for the tables: the hands are the deal's less the cards played, and
+        each card's owner says who played it to the trick under way.  At a trick's start
+        (most entries) it is one 62-bit int, cheap to build and hash, else that int beside
+        the trick's cards.  A seat number fits in 6 bits (52 cards, 52 seats at most)."""
+        leader: cython.ulonglong = self.leader  # 64-bit before shifting
+        trump: cython.ulonglong = self.trump
+        announce: cython.ulonglong = self.announce
+        packed: cython.ulonglong = self.played | leader << 52 | trump << 58 | announce << 61
+        if self.live or self.trick_mask:
+            return (packed, self.trick_mask)
+        return packed
+
     @cython.ccall
     def can(self, k: cython.int) -> cython.bint:
         """Whether the player under study can make sure of ``k`` >= 1 more tricks."""
@@ -552,9 +569,7 @@ class Search:
         trick = self.trick
         player: cython.int = self.player
         live: cython.int = self.live
-        # The position: hands are the deal's less the cards played, and each card's owner
-        # says who played it to the trick under way.
-        key = (self.played, self.trick_mask, self.leader, self.announce, self.trump)
+        key = self._key()
         table = self.table
         entry = table.get(key)
         lower: cython.int
