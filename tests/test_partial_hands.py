@@ -222,6 +222,17 @@ def test_derived_card_also_listed_elsewhere_is_a_card_in_two_places() -> None:
     assert "two places" in error.message
 
 
+def test_derived_card_played_by_two_players_points_at_the_second_play() -> None:
+    """RECORDING.md §1 with LOG-FORMAT.md: two unknown hands cannot both hold a card; the
+    second play of it is the slip, and the error says who played it first."""
+    events = [*declarations("ann play", "bob play", "cat pass"), *plays("ann 4S", "bob 4S")]
+    result = audit(deal_doc({}, events, turn_up="9D"))
+    assert result.status == "rejected"
+    (error,) = result.errors
+    assert error.path == "/deals/0/events/4/card"
+    assert error.message.startswith("4♠ is played by bob, but it was already played by ann")
+
+
 # -- the property: a complete record proves what the full hands give ------------------------
 
 

@@ -25,7 +25,9 @@ class Derived:
     miss: Hand | None  # listed, derived for its taker, or None (unknown, not taken)
     listed: tuple[bool, ...]  # the seat's hand is in the record
     miss_listed: bool
-    where: dict[int, str]  # a derived card to the pointer of the event that shows it
+    # each derived card, as (seat, card), to the pointer of the event that shows it and
+    # that event in words ("played by bob", "discarded by bob"); a taken Miss's under its taker
+    where: dict[tuple[int, int], tuple[str, str]]
 
 
 def is_partial(record: DealRecord) -> bool:
@@ -47,20 +49,25 @@ def derive(record: DealRecord) -> Derived:
                 exchanges[ev.seat] = ev
         elif isinstance(ev, Declare) and ev.action in (TAKE_MISS, DEFEND) and taker is None:
             taker = ev.seat
-    where: dict[int, str] = {}
+    where: dict[tuple[int, int], tuple[str, str]] = {}
 
     def own(seat: int) -> Hand:
         """What the seat held before any exchange, as far as the record shows it."""
         cards: dict[int, None] = {}
         ex = exchanges[seat]
-        drawn = set(ex.draw) if ex else set()
-        for i, card in enumerate(ex.discard if ex else ()):
-            cards[card] = None
-            where.setdefault(card, f"/events/{ex.index}/discard/{i}" if ex else "")
+        who = record.seats[seat]
+        drawn: set[int] = set()
+        if ex is not None:
+            drawn.update(ex.draw)
+            for i, card in enumerate(ex.discard):
+                if card in cards:
+                    continue
+                cards[card] = None
+                where[seat, card] = (f"/events/{ex.index}/discard/{i}", f"discarded by {who}")
         for ev in plays[seat]:
             if ev.card not in drawn and ev.card not in cards:
                 cards[ev.card] = None
-                where.setdefault(ev.card, f"/events/{ev.index}/card")
+                where[seat, ev.card] = (f"/events/{ev.index}/card", f"played by {who}")
         return tuple(cards)
 
     hands: list[Hand] = []

@@ -165,7 +165,8 @@ class Replay:
         self._derived_now: list[bool] = []  # partial: the seat's hand now is a derived one
         self._known: list[bool] = []  # partial: the seat's hand now is wholly known
         self._miss_known = self._miss_derived = False  # partial: the Miss wholly known, derived
-        self._where: dict[int, str] = {}  # partial: pointers to the events showing derived cards
+        # partial: the events showing derived cards (pointer, in words)
+        self._where: dict[tuple[int, int], tuple[str, str]] = {}
         self._unchecked: set[str] = set()
         if self._partial:
             self._derive()
@@ -420,8 +421,7 @@ class Replay:
         self._seen = mask_of(cards)
         if self._seen.bit_count() == len(cards):
             return
-        # (pointer, where in words, card, the same after "already"): dealt places first, then
-        # the derived cards, whose play is at fault
+        # (pointer, where in words, card, the same after "already"): dealt places first
         places: list[tuple[str, str, int, str]] = []
         for seat, hand in enumerate(rec.hands):
             where = f"{self.name(seat)}'s hand"
@@ -431,24 +431,24 @@ class Replay:
             places.append((f"/miss/{i}", "the Miss", card, "in the Miss"))
         if rec.turn_up is not None:
             places.append(("/turn_up", "the turn-up", rec.turn_up, "turned up"))
-        for seat, hand in enumerate(self._hands):
-            if rec.hands[seat] is None:
-                played = f"played by {self.name(seat)}"
-                for card in hand or ():
-                    places.append((self._where[card], played, card, played))
-        if rec.miss is None:
-            for card in self._miss or ():
-                places.append((self._where[card], "the Miss", card, "in the Miss"))
         first: dict[int, tuple[str, str]] = {}
         for path, where, card, already in places:
             if card in first:
-                earlier, earlier_already = first[card]
-                if where.startswith("played by"):  # a scorer's slip: say what the card was
-                    said = f"{display(card)} is {where}, but it was already {earlier_already}"
-                else:
-                    said = f"{display(card)} is dealt twice, to {where} and to {earlier}"
-                raise self.reject(path, f"{said}: a card in two places")
+                raise self.reject(
+                    path,
+                    f"{display(card)} is dealt twice, to {where} and to {first[card][0]}: "
+                    "a card in two places",
+                )
             first[card] = (where, already)
+        # then the derived cards: the event that shows one is at fault (a scorer's slip)
+        for (_, card), (path, shown) in self._where.items():
+            if card in first:
+                raise self.reject(
+                    path,
+                    f"{display(card)} is {shown}, but it was already {first[card][1]}: "
+                    "a card in two places",
+                )
+            first[card] = (shown, shown)
 
     def _misdeal_problems(self, plan: DealPlan) -> list[str]:
         rec, o = self.record, self.o
