@@ -89,7 +89,7 @@ def deal_lines(d: DealAudit, style: Style = plain) -> list[str]:
         )
     lines += [f"    note: {safe(n, 400)}" for n in d.notes]
     if d.unchecked:
-        lines.append(f"    not checked (cards unknown): {', '.join(d.unchecked)}")
+        lines.append(f"    {wording.unchecked(d.unchecked)}")
     return lines
 
 

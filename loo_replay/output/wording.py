@@ -75,3 +75,13 @@ def display_names(
     for text in shown.values():
         worn[text] = worn.get(text, 0) + 1
     return {p: f"{t} ({p})" if worn[t] > 1 and t != p else t for p, t in shown.items()}
+
+
+# A deal recorded at a table (RECORDING.md §1): how its hands are shown, and what its
+# unknown cards left unchecked, in the text audit and both replays alike.
+DERIVED_HANDS = "as the plays show them (hands left out)"
+
+
+def unchecked(checks: Iterable[str]) -> str:
+    """The checks a partial deal could not make: ``not checked (cards unknown): …``."""
+    return f"not checked (cards unknown): {', '.join(checks)}"

@@ -22,7 +22,7 @@ from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Knowledge
 from loo_replay.html import escape, script_json
 from loo_replay.output.text import safe
-from loo_replay.output.wording import discrepancy
+from loo_replay.output.wording import DERIVED_HANDS, discrepancy, unchecked
 from loo_replay.replayer.assets import PAGE_CSS, PAGE_JS
 from loo_replay.replayer.marks import CardMark, Marks
 from loo_replay.replayer.steps import DealReplay, Step, TrickView, build_replay
@@ -94,9 +94,9 @@ def page_data(rp: DealReplay, links: Links | None = None) -> dict[str, Any]:
         f"trumps {SUIT_SYMBOLS[first.trump]}" if first.trump is not None else "no trumps yet"
     )
     if a.knowledge == Knowledge.PARTIAL:  # recorded at a table: the hands shown are derived
-        facts.append("hands as the plays show them (hands left out)")
+        facts.append(f"hands {DERIVED_HANDS}")
         if a.unchecked:
-            facts.append(f"not checked (cards unknown): {', '.join(a.unchecked)}")
+            facts.append(unchecked(a.unchecked))
     return {
         "session": safe(rp.session_id),
         "file": safe(rp.file),

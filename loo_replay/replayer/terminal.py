@@ -16,6 +16,7 @@ from loo_replay.engine.cards import DIAMONDS, HEARTS, PAM, display
 from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
 from loo_replay.output.text import safe
+from loo_replay.output.wording import DERIVED_HANDS
 from loo_replay.replayer.steps import DealReplay, Step
 
 Style = Callable[[str, str], str]
@@ -80,7 +81,7 @@ def header_lines(rp: DealReplay, style: Style = plain) -> list[str]:
     title = f"Session {safe(rp.session_id)} · deal {rp.number} · ruleset {safe(rp.ruleset)}"
     lines = [style(title, "title"), f"  {where}", "  " + " · ".join(facts), ""]
     lines[2] = colour_cards(lines[2], style)
-    dealt = "as dealt" if a.knowledge == "full" else "as the plays show them (hands left out)"
+    dealt = "as dealt" if a.knowledge == "full" else DERIVED_HANDS
     lines.append(style(f"Hands {dealt}, clockwise from the eldest", "head"))
     width = max(len(p) for p in rp.seats)
     names = [safe(n, 40) if n else "" for n in rp.names]
