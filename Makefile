@@ -14,10 +14,11 @@ CHROMIUM := /usr/bin/chromium
 .PHONY: audit test lint conformance bench clean
 
 # The editable install also compiles setup.py's COMPILED modules in place (Cython, gcc); it runs
-# again when one of them changes, as a compiled module older than its source is not used.
+# again when one of them (or a .pxd of their C types) changes: a build older than its source
+# is not used.
 COMPILED_SOURCES := $(shell sed -n 's/^    "\(loo_replay\/.*\.py\)",$$/\1/p' setup.py)
 
-$(STAMP): pyproject.toml setup.py $(COMPILED_SOURCES)
+$(STAMP): pyproject.toml setup.py $(COMPILED_SOURCES) $(wildcard loo_replay/*/*.pxd)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'

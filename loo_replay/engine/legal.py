@@ -1,192 +1,281 @@
 """Which cards a player may play: RULES.md §3 (leading) and §4 (following).
 
 ``legal_cards`` is the single source of legality; the validator, the
-simulator and the replayer all ask it.  The rules are a sequence of steps,
-each narrowing the legal set; a card outside the final set breaks the first
-step that excluded it, and that step's code names the revoke.
+simulator, the replayer and the solver all ask it.  The rules are a sequence
+of steps (``_judge``), each narrowing the legal set; a card outside the final
+set breaks the first step that excluded it, and that step's code names the
+revoke (``breach``).
+
+Compiled (legal.pxd), the state, the trick and the masks are C values: the
+solver calls these functions at every node of its search.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import cython
 
 from loo_replay.engine.cards import (
     PAM,
     SUIT_SYMBOLS,
-    cards_of,
     display,
     display_cards,
 )
-from loo_replay.engine.model import Trick
+from loo_replay.engine.model import REVOKE_CODES, Trick
 from loo_replay.engine.state import DealState
 from loo_replay.engine.tables import ACES, NO_TRUMP, POWER, TRUMP_ORDER
 
-Step = tuple[str, int]
+# The steps of ``_judge``, numbered as REVOKE_CODES names them.
+LEAD_TOP_TRUMP: int = cython.declare(cython.int, 0)
+LEAD_HIGHEST_TRUMP: int = cython.declare(cython.int, 1)
+LEAD_TRUMP: int = cython.declare(cython.int, 2)
+TRUMP_AFTER_TRICK: int = cython.declare(cython.int, 3)
+PAM_BE_CIVIL: int = cython.declare(cython.int, 4)
+FOLLOW_SUIT: int = cython.declare(cython.int, 5)
+HEAD_TRICK: int = cython.declare(cython.int, 6)
+MUST_TRUMP: int = cython.declare(cython.int, 7)
+MUST_OVERTRUMP: int = cython.declare(cython.int, 8)
+ONE: int = cython.declare(cython.ulonglong, 1)
+# A one-card mask's card, compiled: de Bruijn multiplication (mod 2**64 in both builds).
+DEBRUIJN: int = cython.declare(cython.ulonglong, 0x03F79D71B4CB0A89)
+WORD: int = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
+_DEBRUIJN_TABLE = [0] * 64
+for _bit in range(64):
+    _DEBRUIJN_TABLE[((1 << _bit) * 0x03F79D71B4CB0A89 & 0xFFFFFFFFFFFFFFFF) >> 58] = _bit
+DEBRUIJN_INDEX = tuple(_DEBRUIJN_TABLE)
+Saved = tuple[int, int, int, bool]  # a trick's (led, win, win_power, trumped), for ``take_back``
 
 
 def add_card(
-    state: DealState, trick: Trick, seat: int, card: int, legal: int, event: int = -1
+    state: DealState,
+    trick: Trick,
+    seat: cython.int,
+    card: cython.int,
+    legal: cython.longlong,
+    event: cython.int = -1,
 ) -> None:
     """Play ``card`` to ``trick``: the one place where the suit led, the winning card and
     whether the trick is trumped are decided (RULES.md §1, winning card)."""
-    trump = state.trump
-    pam = state.pam
-    cards = trick.cards
+    trump: cython.int = state.trump
+    pam: cython.bint = state.pam
+    led: cython.int
     if trick.live:
         led = trick.led
     else:
-        led = trick.led = trump if pam and card == PAM and trump != NO_TRUMP else card // 13
+        led = trump if pam and card == PAM and trump != NO_TRUMP else card // 13
+        trick.led = led
         trick.lead = card
-    power = POWER[pam][trump][led][card]
+    power: cython.int = POWER[pam][trump][led][card]
     if power > trick.win_power:
-        trick.win, trick.win_power = len(cards), power
+        trick.win = len(trick.cards)
+        trick.win_power = power
     if trump != NO_TRUMP and led != trump and state.trump_mask >> card & 1:
         trick.trumped = True
-    cards.append((seat, card, legal, event))
+    trick.cards.append((seat, card, legal, event))
     trick.live += 1
-    trick.seats |= 1 << seat
-    state.hands[seat] &= ~(1 << card)
-    state.played |= 1 << card
+    trick.seats |= ONE << seat
+    state.hands[seat] &= ~(ONE << card)
+    state.played |= ONE << card
 
 
-def take_back(state: DealState, trick: Trick, saved: tuple[int, int, int, bool]) -> None:
+def take_back(state: DealState, trick: Trick, saved: Saved) -> None:
     """Undo the last ``add_card`` of ``trick``; ``saved`` is its (led, win, win_power,
     trumped) from before that card.  A search steps through positions with the two."""
+    seat: cython.int
+    card: cython.int
     seat, card, _, _ = trick.cards.pop()
     trick.live -= 1
     trick.led, trick.win, trick.win_power, trick.trumped = saved
-    trick.seats &= ~(1 << seat)
-    state.hands[seat] |= 1 << card
-    state.played &= ~(1 << card)
+    trick.seats &= ~(ONE << seat)
+    state.hands[seat] |= ONE << card
+    state.played &= ~(ONE << card)
 
 
-def _higher(mask: int, powers: tuple[int, ...], than: int) -> int:
-    out = 0
-    for card in cards_of(mask):
+@cython.ccall
+def card_of(low: cython.ulonglong) -> cython.int:
+    """The card of a mask holding one card."""
+    if cython.compiled:
+        return DEBRUIJN_INDEX[((low * DEBRUIJN) & WORD) >> 58]
+    return low.bit_length() - 1
+
+
+@cython.cfunc
+def _higher(mask: cython.ulonglong, powers: tuple[int, ...], than: cython.int) -> cython.ulonglong:
+    out: cython.ulonglong = 0
+    low: cython.ulonglong
+    card: cython.int
+    while mask:
+        low = mask & (~mask + 1)
+        mask ^= low
+        card = card_of(low)
         if powers[card] > than:
-            out |= 1 << card
+            out |= low
     return out
 
 
-def _highest(mask: int, state: DealState) -> int:
+@cython.cfunc
+def _highest(mask: cython.ulonglong, state: DealState) -> cython.int:
     for card in TRUMP_ORDER[state.pam][state.trump]:
         if mask >> card & 1:
             return card
     raise ValueError("no trump in mask")
 
 
-def _run_from_highest(mask: int, state: DealState) -> int:
+@cython.cfunc
+def _run_from_highest(mask: cython.ulonglong, state: DealState) -> cython.ulonglong:
     """Trumps held in an unbroken run down from the highest held; gaps filled by
     cards already played or turned up (``lead.highest_trump = "two_players"``)."""
-    run, started = 0, False
-    filled = state.played | state.turned
+    run: cython.ulonglong = 0
+    started: cython.bint = False
+    filled: cython.ulonglong = state.played | state.turned
     for card in TRUMP_ORDER[state.pam][state.trump]:
         if mask >> card & 1:
-            run |= 1 << card
+            run |= ONE << card
             started = True
         elif started and not filled >> card & 1:
             break
     return run
 
 
-def lead_steps(state: DealState, seat: int, trick_no: int) -> Iterator[Step]:
-    """RULES.md §3: each option that binds the leader, in order of precedence."""
-    if state.trump == NO_TRUMP:
-        return
-    o = state.options
-    hand = state.hands[seat]
-    trumps = hand & state.trump_mask
-    if not trumps:
-        return
-    count = trumps.bit_count()
-    if o.lead_top_trump == "every" or (o.lead_top_trump == "first" and trick_no == 1):
-        top = state.top_trump()
-        if top is not None and hand >> top & 1:
-            yield "lead-top-trump", 1 << top
-    rule = o.lead_highest_trump
-    if count >= 2:
-        if rule == "always" or (rule == "first" and trick_no == 1):
-            yield "lead-highest-trump", 1 << _highest(trumps, state)
-        elif rule == "two_players" and len(state.playing()) == 2:
-            yield "lead-highest-trump", _run_from_highest(trumps, state)
-    if o.lead_trump_if and count >= o.lead_trump_if:
-        yield "lead-trump", trumps
-    if o.lead_trump_after_trick and trick_no >= 2:
-        yield "trump-after-trick", trumps
+@cython.cfunc
+def _playing_two(state: DealState) -> cython.bint:
+    """Whether exactly two players are still playing cards."""
+    count: cython.int = 0
+    for seat in state.active:
+        if seat not in state.retired:
+            count += 1
+    return count == 2
 
 
-def follow_steps(state: DealState, seat: int, trick: Trick) -> Iterator[Step]:
-    """RULES.md §4: the steps that bind a player following to ``trick``."""
+@cython.cfunc
+def _current(state: DealState) -> Trick | None:
+    """The trick being played (``DealState.trick``), as a C call."""
+    tricks = state.tricks
+    if tricks:
+        last: Trick = tricks[-1]
+        if last.winner is None:
+            return last
+    return None
+
+
+@cython.cfunc
+def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longlong:
+    """The steps that bind ``seat`` to play now, in order of precedence (RULES.md §3
+    leading, §4 following), each narrowing the legal set.  The legal mask; judging a
+    ``card`` (>= 0) that a step excludes, ``-1 - i`` for the first such step,
+    ``REVOKE_CODES[i]``."""
+    hand: cython.ulonglong = state.hands[seat]
+    legal: cython.ulonglong = hand
+    mask: cython.ulonglong
+    trump: cython.int = state.trump
     o = state.options
-    hand = state.hands[seat]
-    led = trick.led
-    if pam_barred(state, seat, trick):
-        hand &= ~(1 << PAM)
-        yield "pam-be-civil", hand
-    suited = hand & state.suit_masks[led]
-    powers = POWER[state.pam][state.trump][led]
-    win = trick.win_power
+    trick = _current(state)
+    if trick is None or not trick.live:  # leading: RULES.md §3
+        if trump == NO_TRUMP:
+            return legal
+        trumps: cython.ulonglong = hand & state.trump_mask
+        if not trumps:
+            return legal
+        number: cython.int = trick.number if trick is not None else len(state.tricks) + 1
+        count: cython.int = int(trumps).bit_count()
+        top_rule = o.lead_top_trump
+        if top_rule == "every" or (top_rule == "first" and number == 1):
+            top = state.top_trump()
+            if top is not None and hand >> top & 1:
+                mask = ONE << top
+                if card >= 0 and not mask >> card & 1:
+                    return -1 - LEAD_TOP_TRUMP
+                legal &= mask
+        rule = o.lead_highest_trump
+        if count >= 2:
+            mask = 0
+            if rule == "always" or (rule == "first" and number == 1):
+                mask = ONE << _highest(trumps, state)
+            elif rule == "two_players" and _playing_two(state):
+                mask = _run_from_highest(trumps, state)
+            if mask:
+                if card >= 0 and not mask >> card & 1:
+                    return -1 - LEAD_HIGHEST_TRUMP
+                legal &= mask
+        trump_if: cython.int = o.lead_trump_if
+        if trump_if and count >= trump_if:
+            if card >= 0 and not trumps >> card & 1:
+                return -1 - LEAD_TRUMP
+            legal &= trumps
+        if o.lead_trump_after_trick and number >= 2:
+            if card >= 0 and not trumps >> card & 1:
+                return -1 - TRUMP_AFTER_TRICK
+            legal &= trumps
+        return legal
+    led: cython.int = trick.led  # following: RULES.md §4
+    if _pam_barred(state, hand, trick):
+        hand &= ~(ONE << PAM)
+        if card >= 0 and not hand >> card & 1:
+            return -1 - PAM_BE_CIVIL
+        legal &= hand
+    suited: cython.ulonglong = hand & state.suit_masks[led]
+    powers = POWER[state.pam][trump][led]
+    win: cython.int = trick.win_power
+    higher: cython.ulonglong
     if suited:
-        yield "follow-suit", suited
+        if card >= 0 and not suited >> card & 1:
+            return -1 - FOLLOW_SUIT
+        legal &= suited
         if o.follow_head and not trick.trumped:
             higher = _higher(suited, powers, win)
             if higher:
-                yield "head-trick", higher
-        return
-    if state.trump == NO_TRUMP:
-        return
+                if card >= 0 and not higher >> card & 1:
+                    return -1 - HEAD_TRICK
+                legal &= higher
+        return legal
+    if trump == NO_TRUMP:
+        return legal
     trumps = hand & state.trump_mask
     if not trumps:
-        return
+        return legal
     higher = _higher(trumps, powers, win)
-    if o.follow_void == "trump":
-        yield "must-trump", trumps
+    void = o.follow_void
+    if void == "trump":
+        if card >= 0 and not trumps >> card & 1:
+            return -1 - MUST_TRUMP
+        legal &= trumps
         if higher:
-            yield "must-overtrump", higher
-    elif o.follow_void == "overtrump" and higher:
-        yield ("must-overtrump" if trick.trumped else "must-trump"), higher
+            if card >= 0 and not higher >> card & 1:
+                return -1 - MUST_OVERTRUMP
+            legal &= higher
+    elif void == "overtrump" and higher:
+        if card >= 0 and not higher >> card & 1:
+            return -1 - (MUST_OVERTRUMP if trick.trumped else MUST_TRUMP)
+        legal &= higher
+    return legal
 
 
-def pam_barred(state: DealState, seat: int, trick: Trick) -> bool:
-    """Whether "Pam, be civil" forbids ``seat`` to play Pam to ``trick`` (RULES.md §4.1)."""
+@cython.cfunc
+def _pam_barred(state: DealState, hand: cython.ulonglong, trick: Trick) -> cython.bint:
+    """Whether "Pam, be civil" forbids the holder of ``hand`` to play Pam to ``trick``
+    (RULES.md §4.1)."""
+    trump: cython.int = state.trump
+    if not (state.pam and trump != NO_TRUMP and hand >> PAM & 1):
+        return False
+    if trick.lead != ACES[trump]:
+        return False
     o = state.options
-    hand = state.hands[seat]
-    if not (state.pam and state.trump != NO_TRUMP and hand >> PAM & 1):
-        return False
-    if trick.lead != ACES[state.trump]:
-        return False
-    if not (
-        o.follow_pam_civil == "always" or (o.follow_pam_civil == "announced" and state.announce)
-    ):
+    civil = o.follow_pam_civil
+    if not (civil == "always" or (civil == "announced" and state.announce)):
         return False
     if o.follow_pam_civil_strict:
-        return hand != 1 << PAM
-    return bool(hand & state.trump_mask & ~(1 << PAM))
+        return hand != ONE << PAM
+    return (hand & state.trump_mask & ~(ONE << PAM)) != 0
 
 
-def steps(state: DealState, seat: int) -> Iterator[Step]:
-    """The binding steps for ``seat`` to play now: leading or following."""
-    trick = state.trick
-    if trick is None or not trick.live:
-        number = trick.number if trick is not None else len(state.tricks) + 1
-        return lead_steps(state, seat, number)
-    return follow_steps(state, seat, trick)
-
-
-def legal_cards(state: DealState, seat: int) -> int:
+def legal_cards(state: DealState, seat: cython.int) -> cython.ulonglong:
     """The mask of cards ``seat`` may play now; never empty while he holds a card."""
-    legal = state.hands[seat]
-    for _, mask in steps(state, seat):
-        legal &= mask  # each binding step narrows what the ones before left
-    return legal
+    return _judge(state, seat, -1)
 
 
 def breach(state: DealState, seat: int, card: int) -> str | None:
     """The code of the first step that ``card`` breaks, or None when it is legal."""
-    for code, mask in steps(state, seat):
-        if not mask >> card & 1:
-            return code
-    return None
+    judged: cython.longlong = _judge(state, seat, card)
+    return REVOKE_CODES[-1 - judged] if judged < 0 else None
 
 
 def explain(code: str, state: DealState, seat: int) -> str:

@@ -8,7 +8,7 @@ for a record that cannot describe a real game.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import cython
 
@@ -148,27 +148,83 @@ DEAD = -1  # the legal mask of a card played out of turn: dead, never judged (RU
 TrickCard = tuple[int, int, int, int]  # seat, card, legal mask (or DEAD), event index (or -1)
 
 
-@dataclass(slots=True)
 class Trick:
     """One trick as played: ``cards`` in the order they fell, dead ones in place.
 
     ``led``, ``win``/``win_power`` and ``trumped`` are kept up to date card by card
     (``legal.add_card``) so that judging the next card costs a few integer operations.
+    Compiled, it is an extension type with C fields (model.pxd) that legality and the
+    solver read as C values.
     """
 
     number: int
     leader: int
-    order: list[int] = field(default_factory=list)  # seats due to play, from the leader
-    cards: list[TrickCard] = field(default_factory=list)
-    live: int = 0  # cards played in turn: the position in ``order`` of the next to play
-    lead: int = -1  # the card led, once led
-    winner: int | None = None
-    void: bool = False  # someone could not follow the suit led (on_void trump turns)
-    led: int = -1  # the suit led, once led
-    win: int = 0  # index in ``cards`` of the card winning so far
-    win_power: int = -2
-    trumped: bool = False  # led in a plain suit and a trump played to it
-    seats: int = 0  # mask of the seats that have played
+    order: list[int]  # seats due to play, from the leader
+    cards: list[TrickCard]
+    live: int  # cards played in turn: the position in ``order`` of the next to play
+    lead: int  # the card led, once led
+    winner: int | None
+    void: bool  # someone could not follow the suit led (on_void trump turns)
+    led: int  # the suit led, once led
+    win: int  # index in ``cards`` of the card winning so far
+    win_power: int
+    trumped: bool  # led in a plain suit and a trump played to it
+    seats: int  # mask of the seats that have played
+
+    def __init__(
+        self,
+        number: int,
+        leader: int,
+        order: list[int] | None = None,
+        cards: list[TrickCard] | None = None,
+        live: int = 0,
+        lead: int = -1,
+        winner: int | None = None,
+        void: bool = False,
+        led: int = -1,
+        win: int = 0,
+        win_power: int = -2,
+        trumped: bool = False,
+        seats: int = 0,
+    ) -> None:
+        self.number = number
+        self.leader = leader
+        self.order = [] if order is None else order
+        self.cards = [] if cards is None else cards
+        self.live = live
+        self.lead = lead
+        self.winner = winner
+        self.void = void
+        self.led = led
+        self.win = win
+        self.win_power = win_power
+        self.trumped = trumped
+        self.seats = seats
+
+    def _fields(self) -> tuple[object, ...]:
+        return (
+            self.number,
+            self.leader,
+            self.order,
+            self.cards,
+            self.live,
+            self.lead,
+            self.winner,
+            self.void,
+            self.led,
+            self.win,
+            self.win_power,
+            self.trumped,
+            self.seats,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Trick) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: unhashable, as a dataclass
+
+    def __repr__(self) -> str:
+        return f"Trick(number={self.number}, leader={self.leader}, cards={self.cards!r})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import cython
 
 from loo_replay.engine.cards import PAM
-from loo_replay.engine.legal import add_card, legal_cards, take_back
+from loo_replay.engine.legal import add_card, card_of, legal_cards, take_back
 from loo_replay.engine.model import DEAD, Trick
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import Replay
@@ -34,28 +34,13 @@ CARD = 63
 # trick, its (led, win, win_power, trumped) before, the announcement before, whether the
 # move fixed trumps (``deal.trump = "first_lead"``) and the mask of the trick's cards before.
 Undo = tuple[int, Trick, tuple[int, int, int, bool], bool, bool, int]
+Moves = tuple[int, ...]  # moves in the order they are tried
 TABLE_LIMIT = 400_000  # entries per table before it is cleared: bounded memory, same answers
 ONE: int = cython.declare(cython.ulonglong, 1)  # ``ONE << card``: a mask of one card, in 64 bits
-# A one-card mask's card, compiled: de Bruijn multiplication (mod 2**64 in both builds).
-DEBRUIJN: int = cython.declare(cython.ulonglong, 0x03F79D71B4CB0A89)
-WORD: int = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
-_DEBRUIJN_TABLE = [0] * 64
-for _bit in range(64):
-    _DEBRUIJN_TABLE[((1 << _bit) * 0x03F79D71B4CB0A89 & 0xFFFFFFFFFFFFFFFF) >> 58] = _bit
-DEBRUIJN_INDEX = tuple(_DEBRUIJN_TABLE)
 
 
 class OverBudget(Exception):
     """The search passed its node budget (ANALYSIS.md §4)."""
-
-
-@cython.cfunc
-@cython.inline
-def _card(low: cython.ulonglong) -> cython.int:
-    """The card of a mask holding one card."""
-    if cython.compiled:
-        return DEBRUIJN_INDEX[((low * DEBRUIJN) & WORD) >> 58]
-    return low.bit_length() - 1
 
 
 def _order_keys(pam: bool, trump: int) -> tuple[int, ...]:
@@ -74,13 +59,13 @@ class Search:
     ``advance`` plays the recorded cards; ``future`` and ``can`` answer for a player.
     """
 
-    state: DealState = cython.declare(object, visibility="public")
-    playing: tuple[int, ...] = cython.declare(tuple, visibility="public")
-    n: int = cython.declare(cython.int, visibility="public")  # players in the deal
-    trick: Trick = cython.declare(object, visibility="public")  # the trick under way
-    left: int = cython.declare(cython.int, visibility="public")  # tricks not yet complete
-    won: list[int] = cython.declare(list, visibility="public")  # tricks taken, by seat
-    nodes: int = cython.declare(cython.long, visibility="public")
+    state: DealState
+    playing: tuple[int, ...]
+    n: int  # players in the deal
+    trick: Trick  # the trick under way
+    left: int  # tricks not yet complete
+    won: list[int]  # tricks taken, by seat
+    nodes: int
     o: Options
     hands: list[int]  # the state's own list: what each seat holds now
     rotation: list[tuple[int, ...]]
@@ -289,7 +274,7 @@ class Search:
         leading = not self.live
         while mask:
             low: cython.ulonglong = mask & -mask
-            card = _card(low)
+            card = card_of(low)
             mask ^= low
             out.append(card)
             if leading and self.pam_announced and self._announcing(card):
@@ -340,7 +325,7 @@ class Search:
         return legal
 
     @cython.cfunc
-    def _reduced(self, seat: cython.int) -> tuple[int, ...]:
+    def _reduced(self, seat: cython.int) -> Moves:
         """The legal moves of ``seat`` with equivalent cards reduced to the lowest, weakest
         first.  Two of the player's cards are equivalent when no card that anyone else still holds or
         has on the table lies between them in their suit (with ``two_players``, no trump
@@ -375,7 +360,7 @@ class Search:
                 last = -1  # the last card kept of a run, by card number
                 while suited:
                     low = suited & -suited
-                    card = _card(low)
+                    card = card_of(low)
                     suited ^= low
                     if (
                         last < 0
@@ -388,7 +373,7 @@ class Search:
         chosen: list[int] = []
         while keep:
             low = keep & -keep
-            chosen.append(_card(low))
+            chosen.append(card_of(low))
             keep ^= low
         chosen.sort(key=keys.__getitem__)
         announcing: cython.bint = leading and self.pam_announced
@@ -455,7 +440,7 @@ class Search:
         low: cython.ulonglong
         while hand:
             low = hand & -hand
-            if powers[_card(low)] > win:
+            if powers[card_of(low)] > win:
                 return False
             hand ^= low
         return True
@@ -478,18 +463,18 @@ class Search:
             best, winner = trick.win_power, trick.cards[trick.win][0]
             start = self.live
         else:
-            card = _card(hands[self.leader])
+            card = card_of(hands[self.leader])
             powers = suit_power[self.effective[card]]
             best, winner = powers[card], self.leader
             start = 1
         for seat in seats[start:]:
-            power = powers[_card(hands[seat])]
+            power = powers[card_of(hands[seat])]
             if power > best:
                 best, winner = power, seat
         return winner
 
     @cython.cfunc
-    def _sure_to_win(self, seat: cython.int, moves: tuple[int, ...]) -> cython.bint:
+    def _sure_to_win(self, seat: cython.int, moves: Moves) -> cython.bint:
         """Whether one of ``moves`` beats the table and every card the players after
         ``seat`` in this trick hold: it takes the trick whatever they play."""
         trick = self.trick
@@ -506,7 +491,7 @@ class Search:
             threat: cython.int = trick.win_power
             while later:
                 low = later & -later
-                threat = max(threat, powers[_card(low)])
+                threat = max(threat, powers[card_of(low)])
                 later ^= low
             for move in moves:  # noqa: SIM110  (a loop compiles to C, a generator does not)
                 if powers[move & CARD] > threat:
@@ -523,7 +508,7 @@ class Search:
             rest = later
             while rest:
                 low = rest & -rest
-                if powers[_card(low)] > power:
+                if powers[card_of(low)] > power:
                     break
                 rest ^= low
             else:
@@ -531,7 +516,7 @@ class Search:
         return False
 
     @cython.cfunc
-    def _cheapest_winners(self, moves: tuple[int, ...]) -> tuple[int, ...]:
+    def _cheapest_winners(self, moves: Moves) -> Moves:
         """``moves`` with the cards that beat the table first, lowest first, then the rest
         lowest first: how the others take a trick from the player under study."""
         trick = self.trick

@@ -2,37 +2,62 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from loo_replay.engine.model import Trick
 from loo_replay.engine.options import Options
 from loo_replay.engine.tables import NO_TRUMP, SUIT_MASK_TABLE, TRUMP_ORDER
 
 
-@dataclass(slots=True)
 class DealState:
-    """Mutable replay state; ``hands`` are masks of the cards each seat still holds."""
+    """Mutable replay state; ``hands`` are masks of the cards each seat still holds.
+
+    Compiled, it is an extension type with C fields (state.pxd): legality and the solver
+    read its masks as C integers.
+    """
 
     options: Options
     seats: tuple[str, ...]
     dealer: int
     hands: list[int]
     order: list[list[int]]  # each seat's cards in the order received, for display
-    trump: int = NO_TRUMP
-    turned: int = 0  # mask of cards turned up to fix trumps
-    played: int = 0  # mask of cards played to tricks
-    active: list[int] = field(default_factory=list)  # clockwise from the eldest
-    retired: set[int] = field(default_factory=set)
-    tricks: list[Trick] = field(default_factory=list)
-    announce: bool = False  # "Pam, be civil" announced with the current lead
+    trump: int
+    turned: int  # mask of cards turned up to fix trumps
+    played: int  # mask of cards played to tricks
+    active: list[int]  # clockwise from the eldest
+    retired: set[int]
+    tricks: list[Trick]
+    announce: bool  # "Pam, be civil" announced with the current lead
+    pam: bool
+    suit_masks: tuple[int, ...]  # the suits as cards belong to them now
+    trump_mask: int  # every trump, Pam included where he counts
 
-    pam: bool = field(init=False)
-    suit_masks: tuple[int, ...] = field(init=False)  # the suits as cards belong to them now
-    trump_mask: int = 0  # every trump, Pam included where he counts
-
-    def __post_init__(self) -> None:
-        self.pam = self.options.deal_pam
-        self.fix_trump(self.trump)
+    def __init__(
+        self,
+        options: Options,
+        seats: tuple[str, ...],
+        dealer: int,
+        hands: list[int],
+        order: list[list[int]],
+        trump: int = NO_TRUMP,
+        turned: int = 0,
+        played: int = 0,
+        active: list[int] | None = None,
+        retired: set[int] | None = None,
+        tricks: list[Trick] | None = None,
+        announce: bool = False,
+    ) -> None:
+        self.options = options
+        self.seats = seats
+        self.dealer = dealer
+        self.hands = hands
+        self.order = order
+        self.turned = turned
+        self.played = played
+        self.active = [] if active is None else active
+        self.retired = set() if retired is None else retired
+        self.tricks = [] if tricks is None else tricks
+        self.announce = announce
+        self.pam = options.deal_pam
+        self.fix_trump(trump)
 
     def fix_trump(self, suit: int) -> None:
         """Trumps are ``suit`` from now on (``NO_TRUMP`` for none)."""
@@ -53,7 +78,7 @@ class DealState:
 
     def top_trump(self) -> int | None:
         """The card ``lead.top_trump`` calls for, if not yet played (RULES.md §3)."""
-        for card in TRUMP_ORDER[self.options.deal_pam][self.trump]:
+        for card in TRUMP_ORDER[self.pam][self.trump]:
             if not self.turned >> card & 1:
                 return None if self.played >> card & 1 else card
         return None

@@ -1,0 +1,9 @@
+# C signatures of legal.py for the compiled modules that call it (pure-Python mode:
+# legal.py is the source, this file adds the C types).
+from loo_replay.engine.model cimport Trick
+from loo_replay.engine.state cimport DealState
+
+cpdef add_card(DealState state, Trick trick, int seat, int card, long long legal, int event=*)
+cpdef take_back(DealState state, Trick trick, object saved)
+cpdef unsigned long long legal_cards(DealState state, int seat) except? 0
+cpdef int card_of(unsigned long long low)
