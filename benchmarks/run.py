@@ -8,13 +8,15 @@ size, and cached in benchmarks/data/), then measures in one run:
 - validate: ``loo-replay validate --format json`` end to end, ``--jobs 2``, and
   ``--jobs 1`` up to ``--single-core-up-to`` deals (the cost a deal is the same at
   every size, and one core over a million five-card deals takes 12 minutes);
-- ingest: ``ingest --jobs 2`` into a fresh DuckDB file;
+- ingest: ``ingest --jobs 2 --no-analysis`` into a fresh DuckDB file (the audit and the
+  load alone), then ``ingest --jobs 2`` into another (with the double-dummy analysis, on by
+  default);
 - report: ``report --jobs 2`` of that database;
 - instructions: ``validate --format json --jobs 1`` under callgrind (valgrind), on the first
   ``--callgrind-deals`` deals, in the compiled build and in pure Python
   (``LOO_REPLAY_PURE=1``): the instructions a deal takes on one core, less the start-up (a
-  one-session run subtracted).  Counts are stable where times are not; without valgrind
-  they are left out.
+  run of the first half of those deals subtracted).  Counts are stable where times are not;
+  without valgrind they are left out.
 
 Each figure is printed as deals/s, MB/s, its time relative to the floor and
 the peak RSS of the largest process, and all are written to
@@ -64,7 +66,7 @@ class Instructions:
     build: str  # "compiled" or "pure Python"
     deals: int
     instructions: int  # callgrind's total for the whole command
-    per_deal: int  # less a one-session run's total, divided by the deals beyond it
+    per_deal: int  # what the second half of the deals adds, a deal
 
 
 def cli(*args: str) -> list[str]:
@@ -149,18 +151,19 @@ def callgrind(log: Path, pure: bool) -> int:
 
 def instructions(ruleset: str, log: Path, deals: int) -> list[Instructions]:
     """The instructions of ``validate --jobs 1`` over the first ``deals`` deals of ``log``,
-    compiled and pure, each with its count a deal beyond a one-session run."""
+    compiled and pure, each as a deal's share of what the second half of them adds to a
+    run of the first half (start-up, and any cost of a first run, cancel out)."""
     lines = log.read_bytes().splitlines(keepends=True)
-    sessions = max(2, -(-deals // DEALS_PER_SESSION))
+    sessions = max(2, -(-deals // DEALS_PER_SESSION) // 2 * 2)
     out = []
     with tempfile.TemporaryDirectory() as tmp:
-        many, one = Path(tmp) / "many.jsonl", Path(tmp) / "one.jsonl"
+        many, half = Path(tmp) / "many.jsonl", Path(tmp) / "half.jsonl"
         many.write_bytes(b"".join(lines[:sessions]))
-        one.write_bytes(lines[0])
+        half.write_bytes(b"".join(lines[: sessions // 2]))
         deals = sessions * DEALS_PER_SESSION
         for pure in (False, True):
-            total, start = callgrind(many, pure), callgrind(one, pure)
-            per_deal = round((total - start) / (deals - DEALS_PER_SESSION))
+            total, start = callgrind(many, pure), callgrind(half, pure)
+            per_deal = round((total - start) / (deals // 2))
             which = "pure Python" if pure else "compiled"
             out.append(Instructions(ruleset, which, deals, total, per_deal))
             print(f"{ruleset:11} {deals:>9,} callgrind {which:11} {per_deal:>12,} a deal")
@@ -193,7 +196,7 @@ def report(
         round(rss, 1),
     )
     print(
-        f"{ruleset:11} {deals:>9,} {step:18} {fig.seconds:8.2f}s "
+        f"{ruleset:11} {deals:>9,} {step:29} {fig.seconds:8.2f}s "
         f"{fig.deals_per_s:>9,} deals/s {fig.mb_per_s:7.1f} MB/s "
         f"x{fig.ratio_to_floor:<6} {fig.peak_rss_mb:7.1f} MB",
         flush=True,
@@ -221,6 +224,11 @@ def run(rulesets: list[str], sizes: list[int], single_core_up_to: int, data: Pat
                 add(f"validate --jobs {jobs}", seconds, rss)
             with tempfile.TemporaryDirectory() as tmp:
                 db = str(Path(tmp) / "bench.duckdb")
+                bare = str(Path(tmp) / "bare.duckdb")
+                seconds, rss = measure(
+                    cli("ingest", str(log), "--db", bare, "--jobs", "2", "--no-analysis")
+                )
+                add("ingest --jobs 2 --no-analysis", seconds, rss)
                 seconds, rss = measure(cli("ingest", str(log), "--db", db, "--jobs", "2"))
                 add("ingest --jobs 2", seconds, rss)
                 out = str(Path(tmp) / "reports")

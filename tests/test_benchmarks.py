@@ -16,6 +16,7 @@ STEPS = [
     "floor (orjson, 1 core)",
     "validate --jobs 1",
     "validate --jobs 2",
+    "ingest --jobs 2 --no-analysis",
     "ingest --jobs 2",
     "report --jobs 2",
 ]

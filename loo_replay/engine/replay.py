@@ -824,8 +824,9 @@ class Replay:
                 )
             self._ignored += 1
             return (False, began, False, None, None)
-        state = self.state
-        seat, card = ev.seat, ev.card
+        state: DealState = self.state
+        seat: int = ev.seat
+        card: int = ev.card
         trick = state.trick
         if trick is None:
             trick = self._new_trick(ev)
@@ -909,7 +910,7 @@ class Replay:
     def _judge(self, ev: Play, trick: Trick, seat: int, card: int) -> int:
         """Check ``seat``'s ``card`` (the event ``ev``) against ``legal_cards`` and play it;
         the legal mask."""
-        state = self.state
+        state: DealState = self.state
         if not trick.live:
             state.announce = ev.announce
         legal = legal_cards(state, seat)
