@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -130,3 +131,36 @@ def test_analyse_json_is_byte_identical_from_the_compiled_and_the_pure_build(
     for the violations found, as validate says."""
     out, _ = _both_builds("analyse", SAMPLES, corpus, "--format", "json", status=1)
     assert b'"status":"solved"' in out.replace(b" ", b"")
+
+
+def _build_of_copy(package: Path) -> str:
+    """What ``loo_replay.build()`` says when the package is imported from ``package``'s
+    parent folder."""
+    env = {k: v for k, v in os.environ.items() if k != PURE_ENV}
+    env["PYTHONPATH"] = str(package.parent)
+    done = subprocess.run(
+        [sys.executable, "-c", "import loo_replay; print(loo_replay.__file__, loo_replay.build())"],
+        capture_output=True,
+        text=True,
+        cwd=package.parent,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    where, _, build = done.stdout.strip().partition(" ")
+    assert Path(where).parent == package
+    return build
+
+
+def test_an_edit_since_the_build_runs_every_module_as_source(tmp_path: Path) -> None:
+    """The compiled modules read each other's C types (the .pxd files), so one source or
+    .pxd newer than its compiled module makes the package import all of them as source:
+    never a compiled module beside the pure-Python one it was built against."""
+    if "compiled (" not in _version(pure=False):
+        pytest.skip("no compiled build here; `make .venv/.installed-stamp` builds it")
+    package = tmp_path / "loo_replay"
+    shutil.copytree(ROOT / "loo_replay", package)  # copy2: the build's times are kept
+    assert _build_of_copy(package).startswith("compiled (")
+    later = max(p.stat().st_mtime for p in package.rglob("*.so")) + 60
+    os.utime(package / "engine" / "state.pxd", (later, later))
+    assert _build_of_copy(package) == "pure Python"

@@ -73,7 +73,8 @@ def add_card(
     trick.cards.append((seat, card, legal, event))
     trick.live += 1
     trick.seats |= ONE << seat
-    state.hands[seat] &= ~(ONE << card)
+    hand: cython.ulonglong = state.hands[seat]  # a C value: no Python integer arithmetic
+    state.hands[seat] = hand & ~(ONE << card)
     state.played |= ONE << card
 
 
@@ -86,7 +87,8 @@ def take_back(state: DealState, trick: Trick, saved: Saved) -> None:
     trick.live -= 1
     trick.led, trick.win, trick.win_power, trick.trumped = saved
     trick.seats &= ~(ONE << seat)
-    state.hands[seat] |= ONE << card
+    hand: cython.ulonglong = state.hands[seat]
+    state.hands[seat] = hand | ONE << card
     state.played &= ~(ONE << card)
 
 
