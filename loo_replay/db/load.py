@@ -237,12 +237,18 @@ class Loader:
         c.rejected += item.rejected
 
     def _insert(self, name: str, table: pa.Table) -> None:
-        self.con.register("frame", table)
-        try:
-            self.con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM frame")
-        finally:
-            with contextlib.suppress(duckdb.Error):  # fails in an aborted transaction
-                self.con.unregister("frame")
+        insert_table(self.con, name, table)
+
+
+def insert_table(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
+    """Insert the rows of an Arrow ``table`` into the table ``name``, by column name: one
+    statement (DuckDB's ``executemany`` inserts a row at a time)."""
+    con.register("frame", table)
+    try:
+        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM frame")
+    finally:
+        with contextlib.suppress(duckdb.Error):  # fails in an aborted transaction
+            con.unregister("frame")
 
 
 def _slices(table: pa.Table, ranges: list[tuple[int, int]]) -> pa.Table:

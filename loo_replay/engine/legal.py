@@ -139,24 +139,10 @@ def _run_from_highest(mask: cython.ulonglong, state: DealState) -> cython.ulongl
 
 
 @cython.cfunc
-def _playing_two(state: DealState) -> cython.bint:
-    """Whether exactly two players are still playing cards."""
-    count: cython.int = 0
-    for seat in state.active:
-        if seat not in state.retired:
-            count += 1
-    return count == 2
-
-
-@cython.cfunc
-def _current(state: DealState) -> Trick | None:
-    """The trick being played (``DealState.trick``), as a C call."""
-    tricks = state.tricks
-    if tricks:
-        last: Trick = tricks[-1]
-        if last.winner is None:
-            return last
-    return None
+@cython.inline
+def _breaks(card: cython.int, mask: cython.ulonglong) -> cython.bint:
+    """Whether the ``card`` being judged (none when < 0) is outside a step's ``mask``."""
+    return card >= 0 and not mask >> card & 1
 
 
 @cython.cfunc
@@ -170,7 +156,7 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
     mask: cython.ulonglong
     trump: cython.int = state.trump
     o = state.options
-    trick = _current(state)
+    trick = state.current()
     if trick is None or not trick.live:  # leading: RULES.md §3
         if trump == NO_TRUMP:
             return legal
@@ -184,7 +170,7 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
             top = state.top_trump()
             if top is not None and hand >> top & 1:
                 mask = ONE << top
-                if card >= 0 and not mask >> card & 1:
+                if _breaks(card, mask):
                     return -1 - LEAD_TOP_TRUMP
                 legal &= mask
         rule = o.lead_highest_trump
@@ -192,26 +178,26 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
             mask = 0
             if rule == "always" or (rule == "first" and number == 1):
                 mask = ONE << _highest(trumps, state)
-            elif rule == "two_players" and _playing_two(state):
+            elif rule == "two_players" and len(state.playing()) == 2:
                 mask = _run_from_highest(trumps, state)
             if mask:
-                if card >= 0 and not mask >> card & 1:
+                if _breaks(card, mask):
                     return -1 - LEAD_HIGHEST_TRUMP
                 legal &= mask
         trump_if: cython.int = o.lead_trump_if
         if trump_if and count >= trump_if:
-            if card >= 0 and not trumps >> card & 1:
+            if _breaks(card, trumps):
                 return -1 - LEAD_TRUMP
             legal &= trumps
         if o.lead_trump_after_trick and number >= 2:
-            if card >= 0 and not trumps >> card & 1:
+            if _breaks(card, trumps):
                 return -1 - TRUMP_AFTER_TRICK
             legal &= trumps
         return legal
     led: cython.int = trick.led  # following: RULES.md §4
     if _pam_barred(state, hand, trick):
         hand &= ~(ONE << PAM)
-        if card >= 0 and not hand >> card & 1:
+        if _breaks(card, hand):
             return -1 - PAM_BE_CIVIL
         legal &= hand
     suited: cython.ulonglong = hand & state.suit_masks[led]
@@ -219,13 +205,13 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
     win: cython.int = trick.win_power
     higher: cython.ulonglong
     if suited:
-        if card >= 0 and not suited >> card & 1:
+        if _breaks(card, suited):
             return -1 - FOLLOW_SUIT
         legal &= suited
         if o.follow_head and not trick.trumped:
             higher = _higher(suited, powers, win)
             if higher:
-                if card >= 0 and not higher >> card & 1:
+                if _breaks(card, higher):
                     return -1 - HEAD_TRICK
                 legal &= higher
         return legal
@@ -237,15 +223,15 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
     higher = _higher(trumps, powers, win)
     void = o.follow_void
     if void == "trump":
-        if card >= 0 and not trumps >> card & 1:
+        if _breaks(card, trumps):
             return -1 - MUST_TRUMP
         legal &= trumps
         if higher:
-            if card >= 0 and not higher >> card & 1:
+            if _breaks(card, higher):
                 return -1 - MUST_OVERTRUMP
             legal &= higher
     elif void == "overtrump" and higher:
-        if card >= 0 and not higher >> card & 1:
+        if _breaks(card, higher):
             return -1 - (MUST_OVERTRUMP if trick.trumped else MUST_TRUMP)
         legal &= higher
     return legal

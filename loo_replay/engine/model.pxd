@@ -14,4 +14,3 @@ cdef class Trick:
     cdef public int win_power
     cdef public bint trumped
     cdef public unsigned long long seats
-    cpdef tuple _fields(self)

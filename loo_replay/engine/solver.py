@@ -21,7 +21,7 @@ from __future__ import annotations
 import cython
 
 from loo_replay.engine.cards import PAM
-from loo_replay.engine.legal import add_card, card_of, legal_cards, take_back
+from loo_replay.engine.legal import Saved, add_card, card_of, legal_cards, take_back
 from loo_replay.engine.model import DEAD, Trick
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import Replay
@@ -33,7 +33,7 @@ CARD = 63
 # What ``play`` returns for ``unplay``: the winner of the trick it completed (or -1), the
 # trick, its (led, win, win_power, trumped) before, the announcement before, whether the
 # move fixed trumps (``deal.trump = "first_lead"``) and the mask of the trick's cards before.
-Undo = tuple[int, Trick, tuple[int, int, int, bool], bool, bool, int]
+Undo = tuple[int, Trick, Saved, bool, bool, int]
 Moves = tuple[int, ...]  # moves in the order they are tried
 TABLE_LIMIT = 400_000  # entries per table before it is cleared: bounded memory, same answers
 ONE: int = cython.declare(cython.ulonglong, 1)  # ``ONE << card``: a mask of one card, in 64 bits

@@ -1,4 +1,6 @@
 # The C layout of state.py's DealState (pure-Python mode: state.py is the source).
+from loo_replay.engine.model cimport Trick
+
 cdef class DealState:
     cdef public object options
     cdef public tuple seats
@@ -15,3 +17,4 @@ cdef class DealState:
     cdef public bint pam
     cdef public tuple suit_masks
     cdef public unsigned long long trump_mask
+    cpdef Trick current(self)

@@ -68,8 +68,14 @@ class DealState:
     @property
     def trick(self) -> Trick | None:
         """The trick being played, or None between tricks."""
-        if self.tricks and self.tricks[-1].winner is None:
-            return self.tricks[-1]
+        return self.current()
+
+    def current(self) -> Trick | None:
+        """``trick`` as a method, which compiled modules call as C (state.pxd)."""
+        if self.tricks:
+            last: Trick = self.tricks[-1]
+            if last.winner is None:
+                return last
         return None
 
     def playing(self) -> list[int]:

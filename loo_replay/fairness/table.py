@@ -13,6 +13,7 @@ import duckdb
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 
+from loo_replay.db.load import insert_table
 from loo_replay.fairness.audit import DEFAULT_BY, Report, fairness
 from loo_replay.fairness.stats import Verdict
 
@@ -39,14 +40,8 @@ def store(con: duckdb.DuckDBPyConnection, report: Report) -> None:
         con.execute("DELETE FROM fairness")
         rows = [_row(v, report.alpha) for v in report.verdicts]
         if rows:
-            # One Arrow table, not ``executemany``: DuckDB inserts those a row at a time,
-            # seconds for the thousands of verdicts of a hundred sessions.
-            frame = pa.table({c: pa.array([r[i] for r in rows]) for i, c in enumerate(COLUMNS)})
-            con.register("fairness_rows", frame)
-            try:
-                con.execute("INSERT INTO fairness BY NAME SELECT * FROM fairness_rows")
-            finally:
-                con.unregister("fairness_rows")
+            columns = {c: pa.array([r[i] for r in rows]) for i, c in enumerate(COLUMNS)}
+            insert_table(con, "fairness", pa.table(columns))
         con.commit()
     except BaseException:
         con.rollback()
