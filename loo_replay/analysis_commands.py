@@ -55,7 +55,7 @@ def analyse_batch(task: tuple[list[Document | UnreadableFile], AnalyseSpec]) -> 
             analyses = [
                 analyse_deal(d, options, spec.max_nodes)
                 if options is not None
-                else DealAnalysis(SKIPPED, d.status)
+                else DealAnalysis(SKIPPED, str(d.status))
                 for d in item.deals
             ]
         pieces.append(analysed_piece(item, analyses, spec.json, spec.indent, spec.colour))

@@ -10,7 +10,7 @@ the node budget runs out (never half reported).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import cython
 
 from loo_replay.engine.cards import display
 from loo_replay.engine.model import Event, Play, Violation
@@ -26,24 +26,30 @@ SOLVED, SKIPPED, UNSOLVED = "solved", "skipped", "unsolved"
 ANALYSED_OUTCOMES = (Outcome.PLAYED, Outcome.REVOKE)
 
 
-@dataclass(frozen=True, slots=True)
+# The results are frozen dataclasses; compiled, extension types (as ``Play`` in model.py),
+# whose ``__init__`` does not run in the interpreter: a deal makes one for each card analysed.
+
+
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
 class CardStep:
     """One analysed card: its player's guarantee just before and just after it."""
 
-    seat: int
-    trick: int
-    card: int
-    before: int
-    after: int
+    seat: cython.int
+    trick: cython.int
+    card: cython.int
+    before: cython.int
+    after: cython.int
     better: tuple[int, ...]  # their legal cards that kept ``before``, when ``after`` is lower
-    announced: bool = False  # led with "Pam, be civil" announced; ``better`` may then hold
+    announced: cython.bint = False  # led with "Pam, be civil" announced; ``better`` may then hold
     # ``card`` itself: the other choice of announcement kept ``before``
 
 
 NOTE_CODES = ("lost-trick", "avoidable-loo", "no-safe-trick")  # ANALYSIS.md §3
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
 class Note:
     """A note of ANALYSIS.md §3; card fields are None for ``no-safe-trick``."""
 
@@ -57,21 +63,23 @@ class Note:
     better: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
 class PlayerAnalysis:
     player: str
-    guarantee: int  # G at the start of play
-    tricks: int  # tricks taken in the deal
-    lost: int  # tricks their own cards threw away
+    guarantee: cython.int  # G at the start of play
+    tricks: cython.int  # tricks taken in the deal
+    lost: cython.int  # tricks their own cards threw away
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
 class DealAnalysis:
     status: str  # solved | skipped | unsolved
-    reason: str | None = None  # why skipped or unsolved
-    nodes: int = 0
-    cards: int = 0  # cards analysed
-    total: int = 0  # cards of the deal's play
+    reason: str | None = None  # why skipped or unsolved (plain text: the type is exact, compiled)
+    nodes: cython.longlong = 0
+    cards: cython.int = 0  # cards analysed
+    total: cython.int = 0  # cards of the deal's play
     stopped: str | None = None  # why the analysed stretch ends before the deal does
     players: tuple[PlayerAnalysis, ...] = ()
     notes: tuple[Note, ...] = ()
@@ -84,9 +92,9 @@ def analyse_deal(
     """The analysis of one audited deal (ANALYSIS.md §1: what is analysed, what skipped)."""
     result = audit.result
     if audit.status != Status.AUDITED or result is None:
-        return DealAnalysis(SKIPPED, audit.status)
+        return DealAnalysis(SKIPPED, str(audit.status))
     if result.outcome not in ANALYSED_OUTCOMES:
-        return DealAnalysis(SKIPPED, result.outcome)
+        return DealAnalysis(SKIPPED, str(result.outcome))
     if result.knowledge == Knowledge.PARTIAL:  # RECORDING.md §1: a solver needs every hand
         return DealAnalysis(SKIPPED, "partial")
     record = result.record
@@ -97,7 +105,7 @@ def analyse_deal(
         replay.apply(event)
     replay.begin_play()
     if replay.phase != PLAYING:
-        return DealAnalysis(SKIPPED, result.outcome)
+        return DealAnalysis(SKIPPED, str(result.outcome))
     if replay.state.trump == NO_TRUMP and replay.method == "on_void":
         return DealAnalysis(SKIPPED, "on_void")
     run = _Run(replay, Search(replay, max_nodes), result)

@@ -227,16 +227,18 @@ class Trick:
         return f"Trick(number={self.number}, leader={self.leader}, cards={self.cards!r})"
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
 class Applied:
     """What one event did, as ``Replay.apply`` returns it (PokerKit's operation record): the
-    replayer, the database and the simulator read this instead of comparing states."""
+    replayer, the database and the simulator read this instead of comparing states.
+    Compiled, an extension type like ``Play``: one is made for every event replayed."""
 
     event: Event
-    judged: bool = True  # False: ignored, the deal had ended (or was rejected) before it
-    began: bool = False  # this card closed the declarations (RULES.md §2.6)
-    led: bool = False  # this card led its trick
-    dead: bool = False  # played out of turn: dead, and the player retires (§2.9)
+    judged: cython.bint = True  # False: ignored, the deal had ended (or was rejected) before it
+    began: cython.bint = False  # this card closed the declarations (RULES.md §2.6)
+    led: cython.bint = False  # this card led its trick
+    dead: cython.bint = False  # played out of turn: dead, and the player retires (§2.9)
     legal: int | None = None  # a card judged in turn: the mask of the cards that were legal
     violations: tuple[Violation, ...] = ()  # found at this event
     closed: Trick | None = None  # the trick this card completed (``winner`` -1: nobody's)

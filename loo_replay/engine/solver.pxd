@@ -23,7 +23,6 @@ cdef class Search:
     cdef dict tables
     cdef dict table
     cdef dict move_cache
-    cdef dict legal_cache
     cdef int player
     cdef bint pam_announced
     cdef dict special_cache
@@ -45,7 +44,6 @@ cdef class Search:
     cpdef unplay(self, undo)
     cpdef bint _announcing(self, int card)
     cdef unsigned long long _special(self, int trump)
-    cdef unsigned long long _legal(self, int seat, unsigned long long hand, bint leading)
     cdef _reduced(self, int seat)
     cpdef study(self, int player)
     cdef int _top_trumps(self, int player)

@@ -39,6 +39,14 @@ TABLE_LIMIT = 400_000  # entries per table before it is cleared: bounded memory,
 ONE: int = cython.declare(cython.ulonglong, 1)  # ``ONE << card``: a mask of one card, in 64 bits
 
 
+@cython.cfunc
+@cython.inline
+def _bounds(lower: cython.int, upper: cython.int) -> int:
+    """A table entry: what the player under study is sure of at least, and at most, from a
+    position, as one int below 256 (a hand has 5 cards at most), which Python never allocates."""
+    return lower << 4 | upper
+
+
 class OverBudget(Exception):
     """The search passed its node budget (ANALYSIS.md §4)."""
 
@@ -74,10 +82,9 @@ class Search:
     trick_mask: cython.ulonglong
     in_play: cython.ulonglong
     max_nodes: cython.long
-    tables: dict[int, dict[object, tuple[int, int]]]
-    table: dict[object, tuple[int, int]]
+    tables: dict[int, dict[object, int]]
+    table: dict[object, int]  # position -> its bounds, packed by ``_bounds``
     move_cache: dict[object, tuple[int, ...]]
-    legal_cache: dict[tuple[object, ...], int]
     player: cython.int
     pam_announced: cython.bint
     special_cache: dict[int, int]
@@ -155,7 +162,6 @@ class Search:
         self.tables = {s: {} for s in playing}
         self.table = {}
         self.move_cache = {}
-        self.legal_cache = {}
         self.player = -1
         self.pam_announced = o.deal_pam and o.follow_pam_civil == "announced"
         self.special_cache = {}
@@ -303,28 +309,6 @@ class Search:
         return mask
 
     @cython.cfunc
-    def _legal(
-        self, seat: cython.int, hand: cython.ulonglong, leading: cython.bint
-    ) -> cython.ulonglong:
-        """``legal_cards`` for ``seat``, remembered by what it reads: following, the hand and
-        the trick so far; leading, the hand, the trick's number and the trumps played (the
-        top trump, runs of trumps)."""
-        st = self.state
-        key: tuple[object, ...]
-        if leading:
-            key = (hand, self.trick.number, self.played & self.trump_mask, self.trump)
-        else:
-            key = (hand, self.trick_mask, self.trick.lead, self.announce, self.trump)
-        known = self.legal_cache.get(key)
-        if known is not None:
-            return known
-        legal: cython.ulonglong = legal_cards(st, seat)
-        if len(self.legal_cache) >= TABLE_LIMIT:
-            self.legal_cache.clear()
-        self.legal_cache[key] = legal
-        return legal
-
-    @cython.cfunc
     def _reduced(self, seat: cython.int) -> Moves:
         """The legal moves of ``seat`` with equivalent cards reduced to the lowest, weakest
         first.  Two of the player's cards are equivalent when no card that anyone else still holds or
@@ -334,7 +318,7 @@ class Search:
         trump: cython.int = self.trump
         hand: cython.ulonglong = self.hands[seat]
         leading: cython.bint = not self.live
-        legal: cython.ulonglong = self._legal(seat, hand, leading)
+        legal: cython.ulonglong = legal_cards(st, seat)  # cheaper than remembering it
         moves: list[int] = []
         keep: cython.ulonglong
         low: cython.ulonglong
@@ -370,14 +354,19 @@ class Search:
                         keep |= low
                     last = card
         keys = ORDER_KEYS[self.pam][trump]
-        chosen: list[int] = []
+        ranked: list[int] = []  # each card as its order key and the card: weakest first,
+        rank: cython.int  # cards of one strength in card order, by a sort of plain ints
         while keep:
             low = keep & -keep
-            chosen.append(card_of(low))
+            card = card_of(low)
+            rank = keys[card]
+            ranked.append(rank << 6 | card)
             keep ^= low
-        chosen.sort(key=keys.__getitem__)
+        ranked.sort()
         announcing: cython.bint = leading and self.pam_announced
-        for move in chosen:
+        move: cython.int
+        for rank in ranked:
+            move = rank & CARD
             moves.append(move)
             if announcing and self._announcing(move):
                 moves.append(move | ANNOUNCE)
@@ -562,23 +551,24 @@ class Search:
         if entry is None:
             lower, upper = 0, left
         else:
-            lower, upper = entry
+            packed: cython.int = entry
+            lower, upper = packed >> 4, packed & 15
             if lower >= k:
                 return True
             if upper < k:
                 return False
         if left == 1:
             taken: cython.int = 1 if self._last_trick_winner() == player else 0
-            table[key] = (taken, taken)
+            table[key] = _bounds(taken, taken)
             return taken == 1
         beaten: cython.bint = live != 0 and self._cannot_win_trick(player)
         if beaten and k >= left:
-            table[key] = (lower, left - 1)
+            table[key] = _bounds(lower, left - 1)
             return False
         if self.hands[player] & self.trump_mask:
             top: cython.int = self._top_trumps(player)
             if top >= k:
-                table[key] = (top, upper)
+                table[key] = _bounds(top, upper)
                 return True
         moves = self.move_cache.get(key)
         seat: cython.int = self.rotation[self.leader][live]
@@ -589,7 +579,7 @@ class Search:
             self.move_cache[key] = moves
         mine: cython.bint = seat == player
         if mine and k == 1 and self._sure_to_win(seat, moves):
-            table[key] = (1, upper)
+            table[key] = _bounds(1, upper)
             return True
         result: cython.bint = not mine
         if mine:
@@ -613,7 +603,7 @@ class Search:
         if len(table) >= TABLE_LIMIT:
             table.clear()
         if result:
-            table[key] = (k, upper)
+            table[key] = _bounds(k, upper)
         else:
-            table[key] = (lower, k - 1)
+            table[key] = _bounds(lower, k - 1)
         return result
