@@ -11,7 +11,9 @@ shared, and other processes' load does not count against us):
   measured alternately and the best of each kept, as a ratio;
 - three-card: the ``loo-replay audit`` command itself (load into DuckDB, reports,
   replay pages, ``--jobs 1``) with the analysis and with ``--no-analysis``, CPU of the
-  child processes, alternately, best of each, with and without the replay pages.
+  child processes, alternately, best of each, with and without the replay pages;
+- the same command on a larger log (``--large-deals``, past ``REPLAY_ALL_LIMIT``): there
+  only deals with findings get a replay page, so the analysis weighs most.
 
 Which build ran (compiled or pure Python, ``LOO_REPLAY_PURE=1``) is in the results.
 
@@ -47,6 +49,7 @@ from loo_replay.engine.analysis import (  # noqa: E402
     analyse_deal,
 )
 from loo_replay.logs.reader import Document  # noqa: E402
+from loo_replay.reports.build import REPLAY_ALL_LIMIT  # noqa: E402
 from loo_replay.rulesets import RuleChoice, builtin  # noqa: E402
 from loo_replay.simulate import Simulator  # noqa: E402
 
@@ -156,15 +159,20 @@ def _child_cpu(args: list[str]) -> float:
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
-def audit_command(deals: int, seed: int, rounds: int) -> dict[str, float]:
+def audit_command(
+    deals: int,
+    seed: int,
+    rounds: int,
+    pages_options: tuple[str, ...] = ("--replays", "--no-replays"),
+) -> dict[str, float]:
     """CPU seconds of ``loo-replay audit --jobs 1`` on three-card sessions with the analysis
-    and with ``--no-analysis``, with replay pages and without, best of ``rounds``."""
+    and with ``--no-analysis``, for each of ``pages_options``, best of ``rounds``."""
     docs = documents("three-card", 6, deals, seed)
     out: dict[str, float] = {"deals": len(docs) * DEALS_PER_SESSION}
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "three.jsonl"
         log.write_bytes(b"".join(doc.raw + b"\n" for doc in docs))
-        for pages in ("--replays", "--no-replays"):
+        for pages in pages_options:
             seconds: dict[str, list[float]] = {"with": [], "without": []}
             for i in range(rounds * 2):
                 kind = ("with", "without")[i % 2]
@@ -179,7 +187,12 @@ def audit_command(deals: int, seed: int, rounds: int) -> dict[str, float]:
     return out
 
 
-def table(figures: list[Figure], cost: dict[str, float], command: dict[str, float | str]) -> str:
+def table(
+    figures: list[Figure],
+    cost: dict[str, float],
+    command: dict[str, float | str],
+    large: dict[str, float],
+) -> str:
     lines = [
         "| ruleset | players | deals | analysed/s | all deals/s | nodes median | p99 | max "
         "| unsolved |",
@@ -206,6 +219,13 @@ def table(figures: list[Figure], cost: dict[str, float], command: dict[str, floa
         f"{command['no_replays_without_s']} s (× {command['no_replays_ratio']})."
     )
     lines.append("")
+    pages = "for every deal" if large["deals"] <= REPLAY_ALL_LIMIT else "for deals with findings"
+    lines.append(
+        f"The same command on a larger log ({large['deals']:,} deals, replay pages {pages}): "
+        f"{large['replays_with_s']} s vs {large['replays_without_s']} s "
+        f"(× {large['replays_ratio']})."
+    )
+    lines.append("")
     lines.append(f"Build: {command['build']}.")
     return "\n".join(lines) + "\n"
 
@@ -216,6 +236,8 @@ def main() -> None:
     parser.add_argument("--audit-deals", type=int, default=1000, metavar="DEALS")
     parser.add_argument("--rounds", type=int, default=3, help="alternating audit runs")
     parser.add_argument("--command-deals", type=int, default=3000, metavar="DEALS")
+    parser.add_argument("--large-deals", type=int, default=20000, metavar="DEALS")
+    parser.add_argument("--large-rounds", type=int, default=2, metavar="N")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--max-nodes", type=int, default=DEFAULT_MAX_NODES)
     parser.add_argument("--results", default="analysis", help="name of the results files")
@@ -231,6 +253,8 @@ def main() -> None:
     command: dict[str, float | str] = {"build": build()}
     command.update(audit_command(args.command_deals, args.seed, args.rounds))
     print(command, flush=True)
+    large = audit_command(args.large_deals, args.seed, args.large_rounds, ("--replays",))
+    print(large, flush=True)
     out: Path = args.results_dir
     out.mkdir(parents=True, exist_ok=True)
     result = {
@@ -241,10 +265,11 @@ def main() -> None:
         "build": build(),
         "audit": cost,
         "audit_command": command,
+        "audit_command_large": large,
     }
     (out / f"{args.results}.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / f"{args.results}.md").write_text(table(figures, cost, command))
-    print(table(figures, cost, command))
+    (out / f"{args.results}.md").write_text(table(figures, cost, command, large))
+    print(table(figures, cost, command, large))
 
 
 if __name__ == "__main__":

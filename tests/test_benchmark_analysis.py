@@ -14,7 +14,7 @@ SCRIPT = ROOT / "benchmarks" / "analysis.py"
 
 def test_the_analysis_benchmark_measures_both_tables_and_the_audit_cost(tmp_path: Path) -> None:
     args = ["--deals", "100", "--audit-deals", "100", "--rounds", "1", "--results", "t"]
-    args += ["--command-deals", "100"]
+    args += ["--command-deals", "100", "--large-deals", "200", "--large-rounds", "1"]
     result = subprocess.run(
         [sys.executable, str(SCRIPT), *args, "--results-dir", str(tmp_path)],
         capture_output=True,
@@ -36,6 +36,9 @@ def test_the_analysis_benchmark_measures_both_tables_and_the_audit_cost(tmp_path
     assert command["deals"] == 100
     for pages in ("replays", "no_replays"):
         assert command[f"{pages}_with_s"] > 0 and command[f"{pages}_without_s"] > 0
+    large = written["audit_command_large"]
+    assert large["deals"] == 200 and large["replays_with_s"] > 0 < large["replays_without_s"]
+    assert "no_replays_ratio" not in large
     assert written["build"] == command["build"]
     assert written["build"] == "pure Python" or written["build"].startswith("compiled (")
     assert (tmp_path / "t.md").read_text().startswith("| ruleset | players |")
