@@ -22,7 +22,7 @@ from loo_replay.engine.model import DealRecord, Event, Play
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DealContext, Replay
 from loo_replay.engine.session import DealAudit
-from loo_replay.engine.solver import ANNOUNCE, Search
+from loo_replay.engine.solver import ANNOUNCE, Search, taker
 from loo_replay.engine.tables import ACES, NO_TRUMP
 from loo_replay.rulesets import builtin, builtin_names
 from loo_replay.simulate import Simulator, max_players
@@ -142,7 +142,7 @@ def test_guarantee_equals_plain_minimax_every_ruleset(ruleset: str, data: st.Dat
         card, announce = move & 63, bool(move & ANNOUNCE)
         child = [*events, Play(len(events), seat, card, announce)]
         undo = search.play(move)
-        got = search.won[seat] + (undo[0] == seat) + search.future(seat)
+        got = search.won[seat] + (taker(undo) == seat) + search.future(seat)
         search.unplay(undo)
         assert got == minimax(record, options, context, child)[seat], (move, events)
 

@@ -17,7 +17,7 @@ from loo_replay.engine.model import Event, Play, Violation
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import PLAYING, DealContext, DealResult, Replay
 from loo_replay.engine.session import DealAudit
-from loo_replay.engine.solver import ANNOUNCE, CARD, OverBudget, Search
+from loo_replay.engine.solver import ANNOUNCE, CARD, OverBudget, Search, taker
 from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.engine.vocab import Knowledge, Outcome, Status
 
@@ -177,7 +177,7 @@ class _Run:
         if self._keeps(seat, played, before):
             return CardStep(seat, trick, card, before, before, (), said)
         undo = search.play(played)
-        after = search.won[seat] + (undo[0] == seat) + search.future(seat)
+        after = search.won[seat] + (taker(undo) == seat) + search.future(seat)
         search.unplay(undo)
         better = sorted(
             {m & CARD for m in search.legal_moves() if m != played and self._keeps(seat, m, before)}
@@ -197,7 +197,7 @@ class _Run:
         """Whether ``move`` still leaves ``seat`` sure of ``target`` tricks."""
         search = self.search
         undo = search.play(move)
-        need = target - search.won[seat] - (undo[0] == seat)
+        need = target - search.won[seat] - (taker(undo) == seat)
         search.study(seat)
         ok = need <= 0 or search.can(need)
         search.unplay(undo)

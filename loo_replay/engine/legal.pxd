@@ -4,6 +4,6 @@ from loo_replay.engine.model cimport Trick
 from loo_replay.engine.state cimport DealState
 
 cpdef add_card(DealState state, Trick trick, int seat, int card, long long legal, int event=*)
-cpdef take_back(DealState state, Trick trick, object saved)
+cpdef int take_back(DealState state, Trick trick, int led, int win, int win_power, bint trumped)
 cpdef unsigned long long legal_cards(DealState state, int seat) except? 0
 cpdef int card_of(unsigned long long low)

@@ -42,7 +42,6 @@ _DEBRUIJN_TABLE = [0] * 64
 for _bit in range(64):
     _DEBRUIJN_TABLE[((1 << _bit) * 0x03F79D71B4CB0A89 & 0xFFFFFFFFFFFFFFFF) >> 58] = _bit
 DEBRUIJN_INDEX = tuple(_DEBRUIJN_TABLE)
-Saved = tuple[int, int, int, bool]  # a trick's (led, win, win_power, trumped), for ``take_back``
 
 
 def add_card(
@@ -78,18 +77,27 @@ def add_card(
     state.played |= ONE << card
 
 
-def take_back(state: DealState, trick: Trick, saved: Saved) -> None:
-    """Undo the last ``add_card`` of ``trick``; ``saved`` is its (led, win, win_power,
-    trumped) from before that card.  A search steps through positions with the two."""
+def take_back(
+    state: DealState,
+    trick: Trick,
+    led: cython.int,
+    win: cython.int,
+    win_power: cython.int,
+    trumped: cython.bint,
+) -> cython.int:
+    """Undo the last ``add_card`` of ``trick``, given its ``led``, ``win``, ``win_power`` and
+    ``trumped`` from before that card; the card taken back.  A search steps through
+    positions with the two."""
     seat: cython.int
     card: cython.int
     seat, card, _, _ = trick.cards.pop()
     trick.live -= 1
-    trick.led, trick.win, trick.win_power, trick.trumped = saved
+    trick.led, trick.win, trick.win_power, trick.trumped = led, win, win_power, trumped
     trick.seats &= ~(ONE << seat)
     hand: cython.ulonglong = state.hands[seat]
     state.hands[seat] = hand | ONE << card
     state.played &= ~(ONE << card)
+    return card
 
 
 @cython.ccall

@@ -11,6 +11,7 @@ cdef class Search:
     cdef public Trick trick
     cdef public int left
     cdef public list won
+    cdef list done
     cdef public long nodes
     cdef object o
     cdef list hands
@@ -38,10 +39,11 @@ cdef class Search:
     cdef int live
     cdef int leader
 
+    cdef unsigned long long _cards_of(self, Trick trick)
     cdef _trumps(self)
     cpdef int to_move(self)
-    cpdef play(self, int move)
-    cpdef unplay(self, undo)
+    cpdef long long play(self, int move)
+    cpdef unplay(self, long long undo)
     cpdef bint _announcing(self, int card)
     cdef unsigned long long _special(self, int trump)
     cdef _reduced(self, int seat)

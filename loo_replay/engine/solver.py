@@ -21,7 +21,7 @@ from __future__ import annotations
 import cython
 
 from loo_replay.engine.cards import PAM
-from loo_replay.engine.legal import Saved, add_card, card_of, legal_cards, take_back
+from loo_replay.engine.legal import add_card, card_of, legal_cards, take_back
 from loo_replay.engine.model import DEAD, Trick
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import Replay
@@ -30,10 +30,6 @@ from loo_replay.engine.tables import ACES, EFFECTIVE_SUIT, NO_TRUMP, POWER, TRUM
 
 ANNOUNCE = 64  # a move is a card, plus ANNOUNCE for the ace of trumps led with "Pam, be civil"
 CARD = 63
-# What ``play`` returns for ``unplay``: the winner of the trick it completed (or -1), the
-# trick, its (led, win, win_power, trumped) before, the announcement before, whether the
-# move fixed trumps (``deal.trump = "first_lead"``) and the mask of the trick's cards before.
-Undo = tuple[int, Trick, Saved, bool, bool, int]
 Moves = tuple[int, ...]  # moves in the order they are tried
 TABLE_LIMIT = 400_000  # entries per table before it is cleared: bounded memory, same answers
 ONE: int = cython.declare(cython.ulonglong, 1)  # ``ONE << card``: a mask of one card, in 64 bits
@@ -45,6 +41,11 @@ def _bounds(lower: cython.int, upper: cython.int) -> int:
     """A table entry: what the player under study is sure of at least, and at most, from a
     position, as one int below 256 (a hand has 5 cards at most), which Python never allocates."""
     return lower << 4 | upper
+
+
+def taker(undo: int) -> int:
+    """Who took the trick the move of ``undo`` (``Search.play``) completed; -1 if none."""
+    return (undo & 127) - 1
 
 
 class OverBudget(Exception):
@@ -73,6 +74,7 @@ class Search:
     trick: Trick  # the trick under way
     left: int  # tricks not yet complete
     won: list[int]  # tricks taken, by seat
+    done: list[Trick]
     nodes: int
     o: Options
     hands: list[int]  # the state's own list: what each seat holds now
@@ -147,10 +149,8 @@ class Search:
         self.trick = trick
         self.live = trick.live  # cards played to it in turn, and its leader: the trick's own
         self.leader = trick.leader
-        self.trick_mask = 0  # the cards of the current trick (their owners say who played them)
-        for _, card, legal, _ in trick.cards:
-            if legal != DEAD:
-                self.trick_mask |= 1 << card
+        self.trick_mask = self._cards_of(trick)
+        self.done = []  # the tricks the moves played have completed, for ``unplay``
         in_play = self.trick_mask
         for seat in playing:
             in_play |= real.hands[seat]
@@ -173,6 +173,17 @@ class Search:
         self._trumps()
 
     @cython.cfunc
+    def _cards_of(self, trick: Trick) -> cython.ulonglong:
+        """The mask of the cards played to ``trick``, dead ones aside: their owners say who
+        played them."""
+        mask: cython.ulonglong = 0
+        card: cython.int
+        for _, card, legal, _ in trick.cards:
+            if legal != DEAD:
+                mask |= ONE << card
+        return mask
+
+    @cython.cfunc
     def _trumps(self) -> None:
         """Take the trump suit, its mask and its tables from the state."""
         st = self.state
@@ -191,32 +202,39 @@ class Search:
         return self.rotation[self.leader][self.live]
 
     @cython.ccall
-    def play(self, move: cython.int) -> Undo:
-        """Play ``move`` for the seat due; the undo record for ``unplay``.  Its first item is
-        the winner of the trick the move completed, or -1."""
+    def play(self, move: cython.int) -> cython.longlong:
+        """Play ``move`` for the seat due; the undo record for ``unplay``, packed in one C
+        integer so that a node allocates nothing for it (``taker`` reads who took the trick
+        the move completed).  From bit 0: that taker + 1 (0: no trick completed, 7 bits); the
+        trick's led + 1 (3), win (6) and win_power + 2 (8) before the move; the announcement
+        before; whether the move fixed trumps."""
         st = self.state
         trick = self.trick
         live: cython.int = self.live
         seat: cython.int = self.rotation[self.leader][live]
         card: cython.int = move & CARD
-        announce: cython.bint = st.announce
-        fixed: cython.bint = False
+        undo: cython.longlong = (
+            (trick.led + 1) << 7
+            | trick.win << 10
+            | (trick.win_power + 2) << 16
+            | trick.trumped << 24
+            | st.announce << 25
+        )
         if not live:
             st.announce = self.announce = bool(move & ANNOUNCE)
             if self.first_lead and self.trump == NO_TRUMP:
                 st.fix_trump(card // 13)
                 self._trumps()
-                fixed = True
-        saved = (trick.led, trick.win, trick.win_power, trick.trumped)
+                undo |= 1 << 26
         add_card(st, trick, seat, card, 0)
         self.played |= ONE << card
-        trick_mask: cython.ulonglong = self.trick_mask
         if live + 1 < self.n:
             self.live = live + 1
-            self.trick_mask = trick_mask | ONE << card
-            return (-1, trick, saved, announce, fixed, trick_mask)
+            self.trick_mask |= ONE << card
+            return undo
         winner: cython.int = trick.cards[trick.win][0]
         self.left -= 1
+        self.done.append(trick)
         following = Trick(number=trick.number + 1, leader=winner)
         st.tricks[0] = following
         self.trick = following
@@ -224,25 +242,37 @@ class Search:
         self.leader = winner
         self.trick_mask = 0
         st.announce = self.announce = False  # an announcement lasts for its trick
-        return (winner, trick, saved, announce, fixed, trick_mask)
+        return undo | (winner + 1)
 
     @cython.ccall
-    def unplay(self, undo: Undo) -> None:
-        winner, trick, saved, announce, fixed, trick_mask = undo
+    def unplay(self, undo: cython.longlong) -> None:
         st = self.state
-        if winner != -1:
+        trick: Trick
+        if undo & 127:
+            trick = self.done.pop()
             self.left += 1
             st.tricks[0] = trick
             self.trick = trick
             self.leader = trick.leader
             self.live = self.n - 1
         else:
+            trick = self.trick
             self.live -= 1
-        take_back(st, trick, saved)
+        card: cython.int = take_back(
+            st,
+            trick,
+            (undo >> 7 & 7) - 1,
+            undo >> 10 & 63,
+            (undo >> 16 & 255) - 2,
+            bool(undo >> 24 & 1),
+        )
         self.played = st.played
-        self.trick_mask = trick_mask
-        st.announce = self.announce = announce
-        if fixed:
+        if undo & 127:
+            self.trick_mask = self._cards_of(trick)
+        else:
+            self.trick_mask &= ~(ONE << card)
+        st.announce = self.announce = bool(undo >> 25 & 1)
+        if undo >> 26 & 1:
             st.fix_trump(NO_TRUMP)
             self._trumps()
 
@@ -253,7 +283,7 @@ class Search:
 
     def advance(self, card: int, announce: bool) -> int:
         """Play a recorded card for good; the trick's winner when it completes it, else -1."""
-        winner: int = self.play(self.move(card, announce))[0]
+        winner: int = taker(self.play(self.move(card, announce)))
         if winner != -1:
             self.won[winner] += 1
         return winner
@@ -592,9 +622,10 @@ class Search:
             order = moves[::-1]  # they are still to play: the others play high
         ok: cython.bint
         need: cython.int
+        undo: cython.longlong
         for move in order:
             undo = self.play(move)
-            need = k - 1 if undo[0] == player else k
+            need = k - 1 if (undo & 127) - 1 == player else k
             ok = need <= 0 or self.can(need)
             self.unplay(undo)
             if ok == mine:
