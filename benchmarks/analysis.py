@@ -4,11 +4,13 @@ One core, in this process, CPU time (``time.process_time``: the machine is
 shared, and other processes' load does not count against us):
 
 - three-card with 6 players and five-card with 5 players: deals analysed per
-  second, nodes per deal (median, p99, max), the share of deals over the node
-  budget (unsolved);
+  second (each analysis replays its deal to the start of play, as for an audit
+  that kept nothing), nodes per deal (median, p99, max), the share of deals over
+  the node budget (unsolved);
 - three-card: what auditing costs per deal without and with the analysis (the
-  audit of the documents, then the same plus ``analyse_deal`` for every deal),
-  measured alternately and the best of each kept, as a ratio;
+  audit of the documents, then the same keeping the start of play, as ``ingest``
+  does, plus ``analyse_deal`` for every deal), measured alternately and the best
+  of each kept, as a ratio;
 - three-card: the ``loo-replay audit`` command itself (load into DuckDB, reports,
   replay pages, ``--jobs 1``) with the analysis and with ``--no-analysis``, CPU of the
   child processes, alternately, best of each, with and without the replay pages;
@@ -47,7 +49,9 @@ from loo_replay.engine.analysis import (  # noqa: E402
     UNSOLVED,
     DealAnalysis,
     analyse_deal,
+    start_of_play,
 )
+from loo_replay.engine.replay import AtPlay  # noqa: E402
 from loo_replay.logs.reader import Document  # noqa: E402
 from loo_replay.reports.build import REPLAY_ALL_LIMIT  # noqa: E402
 from loo_replay.rulesets import RuleChoice, builtin  # noqa: E402
@@ -85,10 +89,10 @@ def documents(ruleset: str, players: int, deals: int, seed: int) -> list[Documen
     ]
 
 
-def audited(docs: list[Document]) -> list[SessionReport]:
+def audited(docs: list[Document], at_play: AtPlay | None = None) -> list[SessionReport]:
     out = []
     for doc in docs:
-        report = audit_document(doc, RuleChoice())
+        report = audit_document(doc, RuleChoice(), at_play)
         assert isinstance(report, SessionReport)
         out.append(report)
     return out
@@ -138,7 +142,7 @@ def audit_cost(deals: int, seed: int, max_nodes: int, rounds: int) -> dict[str, 
         audited(docs)
         without.append(time.process_time() - start)
         start = time.process_time()
-        analyse_all(audited(docs), max_nodes)
+        analyse_all(audited(docs, start_of_play), max_nodes)  # as ingest does
         with_analysis.append(time.process_time() - start)
     count = len(docs) * DEALS_PER_SESSION
     return {

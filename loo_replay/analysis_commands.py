@@ -23,7 +23,13 @@ from loo_replay.cli_options import (
     rule_choice,
 )
 from loo_replay.cli_output import finish_audit, wants_colour
-from loo_replay.engine.analysis import DEFAULT_MAX_NODES, SKIPPED, DealAnalysis, analyse_deal
+from loo_replay.engine.analysis import (
+    DEFAULT_MAX_NODES,
+    SKIPPED,
+    DealAnalysis,
+    analyse_deal,
+    start_of_play,
+)
 from loo_replay.logs.reader import Document
 from loo_replay.output.analysis import AnalysisSummary, analysed_piece, summary_line
 from loo_replay.output.audit_json import Piece
@@ -48,7 +54,7 @@ def analyse_batch(task: tuple[list[Document | UnreadableFile], AnalyseSpec]) -> 
         if isinstance(doc, UnreadableFile):
             pieces.append(analysed_piece(doc, [], spec.json, spec.indent, spec.colour))
             continue
-        item = audit_document(doc, spec.choice)
+        item = audit_document(doc, spec.choice, start_of_play)
         analyses: list[DealAnalysis] = []
         if isinstance(item, SessionReport):
             options = item.options

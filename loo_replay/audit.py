@@ -16,6 +16,7 @@ from typing import Any
 
 from loo_replay.engine.model import LogError
 from loo_replay.engine.options import OptionError, Options
+from loo_replay.engine.replay import AtPlay
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.vocab import Status
 from loo_replay.logs.parse import Bad, ParsedDocument, SessionHeader, parse_deal, parse_document
@@ -60,8 +61,11 @@ class UnreadableFile:
 AuditItem = SessionReport | UnreadableDocument | UnreadableFile
 
 
-def audit_document(doc: Document, choice: RuleChoice) -> SessionReport | UnreadableDocument:
-    """Audit one session document (parsing its bytes first if need be)."""
+def audit_document(
+    doc: Document, choice: RuleChoice, at_play: AtPlay | None = None
+) -> SessionReport | UnreadableDocument:
+    """Audit one session document (parsing its bytes first if need be); ``at_play`` goes to
+    each deal's replay (``Replay``)."""
     doc = decode(doc)
     if doc.error is not None:
         return UnreadableDocument(doc.file, doc.line, "", doc.error, doc.raw)
@@ -69,10 +73,12 @@ def audit_document(doc: Document, choice: RuleChoice) -> SessionReport | Unreada
         parsed = parse_document(doc.value)
     except Bad as bad:
         return UnreadableDocument(doc.file, doc.line, bad.path, bad.message, doc.raw)
-    return _audit_parsed(doc, parsed, choice)
+    return _audit_parsed(doc, parsed, choice, at_play)
 
 
-def _audit_parsed(doc: Document, parsed: ParsedDocument, choice: RuleChoice) -> SessionReport:
+def _audit_parsed(
+    doc: Document, parsed: ParsedDocument, choice: RuleChoice, at_play: AtPlay | None = None
+) -> SessionReport:
     header = parsed.header
     sid = parsed.session_id or f"{doc.file}:{doc.line or 1}"
     report = SessionReport(
@@ -107,7 +113,7 @@ def _audit_parsed(doc: Document, parsed: ParsedDocument, choice: RuleChoice) -> 
             )
         return report
     report.options = options
-    chain = SessionAudit(header.players, options, header.chips)
+    chain = SessionAudit(header.players, options, header.chips, at_play)
     for i, raw in enumerate(parsed.raw_deals):
         deal: DealInput = parse_deal(raw, f"/deals/{i}", header)
         report.deals.append(chain.audit(deal))

@@ -16,6 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from loo_replay.audit import SessionReport, audit_document
+from loo_replay.engine.analysis import analyse_deal, start_of_play
 from loo_replay.engine.cards import PAM
 from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.model import DealRecord, Event, Play
@@ -24,7 +26,8 @@ from loo_replay.engine.replay import DealContext, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.solver import ANNOUNCE, Search, taker
 from loo_replay.engine.tables import ACES, NO_TRUMP
-from loo_replay.rulesets import builtin, builtin_names
+from loo_replay.logs.reader import Document
+from loo_replay.rulesets import RuleChoice, builtin, builtin_names
 from loo_replay.simulate import Simulator, max_players
 from tests.loo_helpers import audit_session
 
@@ -157,3 +160,26 @@ def test_pam_reaches_the_positions_it_should() -> None:
                 c == PAM for t in deal.result.tricks for _, c, _, _ in t.cards
             )
     assert held > 0
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_the_start_of_play_kept_by_the_audit_gives_the_same_analysis_analysis_1(
+    ruleset: str,
+) -> None:
+    """ANALYSIS.md §1: an audit that keeps the start of play (``start_of_play``, as ingest
+    and analyse do) spares the analysis its own replay; every deal, clean or with findings
+    (which replay again, to stop at the first), gets the analysis the replay gives."""
+    options = builtin(ruleset).options
+    players = min(5, max_players(options))
+    doc = Simulator(options, ruleset, players, 11, violations=0.2).session("sim", 30)
+    plain = audit_session(doc)
+    keeping = audit_document(Document("test.json", None, b"", doc), RuleChoice(), start_of_play)
+    assert isinstance(keeping, SessionReport) and plain.options is not None
+    kept = [d for d in keeping.deals if d.result is not None and d.result.at_play is not None]
+    assert any(not d.violations for d in kept) and any(d.violations for d in kept)
+    for before, after in zip(plain.deals, keeping.deals, strict=True):
+        assert before.result is None or before.result.at_play is None
+        expected = analyse_deal(before, plain.options)
+        assert analyse_deal(after, plain.options) == expected
+        if after in kept and not after.violations:
+            assert after.result is not None and after.result.at_play is None  # used once

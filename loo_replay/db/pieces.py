@@ -23,6 +23,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.audit import UnreadableDocument, audit_document
 from loo_replay.db.frames import Batch, FrameBuilder, SessionItem, clean, rules_fingerprint
+from loo_replay.engine.analysis import start_of_play
 from loo_replay.engine.options import OptionError
 from loo_replay.logs.parse import Bad, parse_document
 from loo_replay.logs.reader import Document, ReadError, decode, log_kind, read_documents
@@ -128,6 +129,7 @@ class Auditor:
     ) -> None:
         self.choice = choice
         self.analyse = analyse
+        self.at_play = start_of_play if analyse else None  # the audit keeps it for the analysis
         self.known = known
         self.digests = {digest for digest, _ in known.values()}
         self.batch_deals = batch_deals
@@ -145,7 +147,7 @@ class Auditor:
                 if skipped is not None:
                     builder.skipped(skipped)
                 else:
-                    item = audit_document(doc, self.choice)
+                    item = audit_document(doc, self.choice, self.at_play)
                     if isinstance(item, UnreadableDocument):
                         builder.unreadable(item)
                     else:

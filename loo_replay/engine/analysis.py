@@ -98,17 +98,25 @@ def analyse_deal(
     if result.knowledge == Knowledge.PARTIAL:  # RECORDING.md §1: a solver needs every hand
         return DealAnalysis(SKIPPED, "partial")
     record = result.record
-    replay = Replay(record, options, audit.context or DealContext())
     events = record.events
     first = next((i for i, e in enumerate(events) if isinstance(e, Play)), len(events))
-    for event in events[:first]:
-        replay.apply(event)
-    replay.begin_play()
-    if replay.phase != PLAYING:
-        return DealAnalysis(SKIPPED, str(result.outcome))
-    if replay.state.trump == NO_TRUMP and replay.method == "on_void":
-        return DealAnalysis(SKIPPED, "on_void")
-    run = _Run(replay, Search(replay, max_nodes), result)
+    kept = result.at_play
+    if isinstance(kept, Search) and not result.violations:
+        # The audit kept the start of play (``start_of_play``) and found the cards within
+        # the rules: no replay to set the position up, none to judge the cards again.
+        result.at_play = None  # a search is used once
+        kept.max_nodes = max_nodes
+        run = _Run(None, kept, result)
+    else:
+        replay = Replay(record, options, audit.context or DealContext())
+        for event in events[:first]:
+            replay.apply(event)
+        replay.begin_play()
+        if replay.phase != PLAYING:
+            return DealAnalysis(SKIPPED, str(result.outcome))
+        if _unfixed(replay):
+            return DealAnalysis(SKIPPED, "on_void")
+        run = _Run(replay, Search(replay, max_nodes), result)
     try:
         run.follow(events[first:])
     except OverBudget:
@@ -122,6 +130,18 @@ def analyse_deal(
     return run.analysis()
 
 
+def start_of_play(replay: Replay) -> Search | None:
+    """The search at the start of play, for the audit to keep (``Replay``'s ``at_play``):
+    ``analyse_deal`` then takes it instead of replaying the deal a second time."""
+    return None if _unfixed(replay) else Search(replay, DEFAULT_MAX_NODES)
+
+
+def _unfixed(replay: Replay) -> bool:
+    """Trumps are not fixed at the start of play, and an ``on_void`` turn may fix them
+    during it: the search does not know that turn (ANALYSIS.md §1)."""
+    return replay.state.trump == NO_TRUMP and replay.method == "on_void"
+
+
 def _why_stopped(found: tuple[Violation, ...]) -> str:
     if found:
         v = found[0]
@@ -133,7 +153,8 @@ def _why_stopped(found: tuple[Violation, ...]) -> str:
 class _Run:
     """Follows the recorded cards with the search, collecting each card's step."""
 
-    def __init__(self, replay: Replay, search: Search, result: DealResult) -> None:
+    def __init__(self, replay: Replay | None, search: Search, result: DealResult) -> None:
+        """``replay`` None: the audit found no violation, so no card needs judging again."""
         self.replay = replay
         self.search = search
         self.result = result
@@ -156,10 +177,11 @@ class _Run:
         for event in events:
             if search.left == 0:
                 break
-            applied = replay.apply(event)  # the engine judges the card; the search is before it
-            if applied.violations or applied.error is not None:
-                self.stopped = _why_stopped(applied.violations)
-                return
+            if replay is not None:
+                applied = replay.apply(event)  # the engine judges the card; the search is before it
+                if applied.violations or applied.error is not None:
+                    self.stopped = _why_stopped(applied.violations)
+                    return
             if isinstance(event, Play):
                 seat = event.seat
                 step = self._step(seat, event.card, event.announce, self.known[seat])

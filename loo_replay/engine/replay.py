@@ -9,6 +9,7 @@ stops the replay with a ``LogError`` and the deal is rejected.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -82,6 +83,7 @@ class DealResult:
     hands: list[int] = field(default_factory=list)  # what each seat held when the deal ended
     knowledge: Knowledge = Knowledge.FULL
     unchecked: list[str] = field(default_factory=list)  # UNCHECKED_CHECKS not made, in order
+    at_play: object = None  # what the replay's ``at_play`` gave at the start of play
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +126,9 @@ _IGNORED: _Taken = (False, False, False, None, None)
 _TAKEN: _Taken = (True, False, False, None, None)
 
 
+AtPlay = Callable[["Replay"], object]  # see ``Replay``'s ``at_play``
+
+
 class _Rejected(Exception):
     """Internal: the record cannot describe a real game; ends the replay."""
 
@@ -132,12 +137,21 @@ class Replay:
     """The deal as it unfolds; ``state`` is valid after every ``apply``."""
 
     def __init__(
-        self, record: DealRecord, options: Options, context: DealContext, *, prove: bool = True
+        self,
+        record: DealRecord,
+        options: Options,
+        context: DealContext,
+        *,
+        prove: bool = True,
+        at_play: AtPlay | None = None,
     ) -> None:
         """``prove`` False: a revoke from a derived hand is not given its proof (the replay
-        that finds the proof's trick needs none)."""
+        that finds the proof's trick needs none).  ``at_play`` is called with the replay
+        when play begins, and what it gives is kept in ``result.at_play``: the analysis
+        takes its position there instead of replaying the deal a second time."""
         self.record = record
         self._prove = prove
+        self._at_play = at_play
         self.o = options
         self.context = context
         n = len(record.seats)
@@ -627,6 +641,8 @@ class Replay:
         self._shown.clear()
         if self._phase == DECLARING:
             self._phase = PLAYING if r.outcome == _PLAYED else OVER
+            if self._phase is PLAYING and self._at_play is not None:
+                r.at_play = self._at_play(self)
 
     def forced_reason(self, seat: int) -> str | None:
         """Why ``seat`` may not pass outside a must deal, given the declarations before his
@@ -987,6 +1003,8 @@ class Replay:
         raise self.reject("", f"the record stops after {done} of {size} tricks")
 
 
-def replay_deal(record: DealRecord, options: Options, context: DealContext) -> DealResult:
+def replay_deal(
+    record: DealRecord, options: Options, context: DealContext, at_play: AtPlay | None = None
+) -> DealResult:
     """Replay ``record`` to its end and return what happened."""
-    return Replay(record, options, context).run()
+    return Replay(record, options, context, at_play=at_play).run()

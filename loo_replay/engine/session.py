@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from loo_replay.engine.model import DealRecord, LogError, Violation
 from loo_replay.engine.options import Options
-from loo_replay.engine.replay import DealContext, DealResult, replay_deal
+from loo_replay.engine.replay import AtPlay, DealContext, DealResult, replay_deal
 from loo_replay.engine.settle import Settlement, settle
 from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.engine.vocab import Knowledge, Outcome, Status
@@ -101,10 +101,16 @@ class SessionAudit:
     """Carries pools and stacks from deal to deal and audits each in turn."""
 
     def __init__(
-        self, players: tuple[str, ...], options: Options, chips: Mapping[str, int] | None
+        self,
+        players: tuple[str, ...],
+        options: Options,
+        chips: Mapping[str, int] | None,
+        at_play: AtPlay | None = None,
     ) -> None:
+        """``at_play``: given to each deal's replay (``Replay``)."""
         self.players = players
         self.o = options
+        self.at_play = at_play
         self.total: int | None = None
         self.stacks: dict[str, int] | None = None
         if chips is not None and all(p in chips for p in players):
@@ -198,7 +204,7 @@ class SessionAudit:
         continuous = consecutive and prev is not None and prev.status != _REJECTED
         single = opening.context.single
         context = opening.context
-        result = replay_deal(rec, o, context)
+        result = replay_deal(rec, o, context, self.at_play)
         audit.result = result
         audit.context = context
         audit.antes = antes

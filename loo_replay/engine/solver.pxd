@@ -20,7 +20,7 @@ cdef class Search:
     cdef int size
     cdef unsigned long long trick_mask
     cdef unsigned long long in_play
-    cdef long max_nodes
+    cdef public long max_nodes
     cdef dict tables
     cdef dict table
     cdef dict move_cache
