@@ -65,7 +65,7 @@ def audit_document(
     doc: Document, choice: RuleChoice, at_play: AtPlay | None = None
 ) -> SessionReport | UnreadableDocument:
     """Audit one session document (parsing its bytes first if need be); ``at_play`` goes to
-    each deal's replay (``Replay``)."""
+    each deal's replay (``Replay.run``)."""
     doc = decode(doc)
     if doc.error is not None:
         return UnreadableDocument(doc.file, doc.line, "", doc.error, doc.raw)

@@ -126,7 +126,7 @@ _IGNORED: _Taken = (False, False, False, None, None)
 _TAKEN: _Taken = (True, False, False, None, None)
 
 
-AtPlay = Callable[["Replay"], object]  # see ``Replay``'s ``at_play``
+AtPlay = Callable[["Replay"], object]  # see ``Replay.run``
 
 
 class _Rejected(Exception):
@@ -137,21 +137,12 @@ class Replay:
     """The deal as it unfolds; ``state`` is valid after every ``apply``."""
 
     def __init__(
-        self,
-        record: DealRecord,
-        options: Options,
-        context: DealContext,
-        *,
-        prove: bool = True,
-        at_play: AtPlay | None = None,
+        self, record: DealRecord, options: Options, context: DealContext, *, prove: bool = True
     ) -> None:
         """``prove`` False: a revoke from a derived hand is not given its proof (the replay
-        that finds the proof's trick needs none).  ``at_play`` is called with the replay
-        when play begins, and what it gives is kept in ``result.at_play``: the analysis
-        takes its position there instead of replaying the deal a second time."""
+        that finds the proof's trick needs none)."""
         self.record = record
         self._prove = prove
-        self._at_play = at_play
         self.o = options
         self.context = context
         n = len(record.seats)
@@ -220,8 +211,18 @@ class Replay:
 
     # -- driving -----------------------------------------------------------
 
-    def run(self) -> DealResult:
+    def run(self, at_play: AtPlay | None = None) -> DealResult:
+        """Replay every event.  ``at_play`` is called with the replay when play begins (the
+        declarations closed, no card played yet), and what it gives is kept in
+        ``result.at_play``: the analysis takes its position there instead of replaying the
+        deal a second time.  (A hook kept on the replay would cost every deal: one more
+        attribute ends the instance's shared-key dictionary.)"""
         for event in self.record.events:
+            if at_play is not None and isinstance(event, Play):
+                self.begin_play()  # as the card would close the declarations
+                if self._phase is PLAYING:
+                    self.result.at_play = at_play(self)
+                at_play = None
             self._take(event)  # the validator needs no records: none are built
         return self.finish()
 
@@ -641,8 +642,6 @@ class Replay:
         self._shown.clear()
         if self._phase == DECLARING:
             self._phase = PLAYING if r.outcome == _PLAYED else OVER
-            if self._phase is PLAYING and self._at_play is not None:
-                r.at_play = self._at_play(self)
 
     def forced_reason(self, seat: int) -> str | None:
         """Why ``seat`` may not pass outside a must deal, given the declarations before his
@@ -1007,4 +1006,4 @@ def replay_deal(
     record: DealRecord, options: Options, context: DealContext, at_play: AtPlay | None = None
 ) -> DealResult:
     """Replay ``record`` to its end and return what happened."""
-    return Replay(record, options, context, at_play=at_play).run()
+    return Replay(record, options, context).run(at_play)

@@ -107,7 +107,7 @@ class SessionAudit:
         chips: Mapping[str, int] | None,
         at_play: AtPlay | None = None,
     ) -> None:
-        """``at_play``: given to each deal's replay (``Replay``)."""
+        """``at_play``: given to each deal's replay (``Replay.run``)."""
         self.players = players
         self.o = options
         self.at_play = at_play
