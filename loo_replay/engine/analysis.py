@@ -131,7 +131,7 @@ def analyse_deal(
 
 
 def start_of_play(replay: Replay) -> Search | None:
-    """The search at the start of play, for the audit to keep (``Replay``'s ``at_play``):
+    """The search at the start of play, for the audit to keep (``Replay.run``'s ``at_play``):
     ``analyse_deal`` then takes it instead of replaying the deal a second time."""
     return None if _unfixed(replay) else Search(replay, DEFAULT_MAX_NODES)
 

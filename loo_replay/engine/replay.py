@@ -83,7 +83,7 @@ class DealResult:
     hands: list[int] = field(default_factory=list)  # what each seat held when the deal ended
     knowledge: Knowledge = Knowledge.FULL
     unchecked: list[str] = field(default_factory=list)  # UNCHECKED_CHECKS not made, in order
-    at_play: object = None  # what the replay's ``at_play`` gave at the start of play
+    at_play: object = None  # what ``Replay.run``'s ``at_play`` gave at the start of play
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,8 @@ def _bounds(lower: cython.int, upper: cython.int) -> int:
     return lower << 4 | upper
 
 
-def taker(undo: int) -> int:
+@cython.ccall
+def taker(undo: cython.longlong) -> cython.int:
     """Who took the trick the move of ``undo`` (``Search.play``) completed; -1 if none."""
     return (undo & 127) - 1
 
@@ -248,7 +249,8 @@ class Search:
     def unplay(self, undo: cython.longlong) -> None:
         st = self.state
         trick: Trick
-        if undo & 127:
+        completed: cython.bint = taker(undo) != -1
+        if completed:
             trick = self.done.pop()
             self.left += 1
             st.tricks[0] = trick
@@ -267,7 +269,7 @@ class Search:
             bool(undo >> 24 & 1),
         )
         self.played = st.played
-        if undo & 127:
+        if completed:
             self.trick_mask = self._cards_of(trick)
         else:
             self.trick_mask &= ~(ONE << card)
@@ -625,7 +627,7 @@ class Search:
         undo: cython.longlong
         for move in order:
             undo = self.play(move)
-            need = k - 1 if (undo & 127) - 1 == player else k
+            need = k - 1 if taker(undo) == player else k
             ok = need <= 0 or self.can(need)
             self.unplay(undo)
             if ok == mine:
