@@ -37,7 +37,13 @@ class SessionReport:
     deals: list[DealAudit] = field(default_factory=list)
     raw_deals: list[Any] = field(default_factory=list)  # JSON of each deal, for rejects
     errors: list[LogError] = field(default_factory=list)  # errors of the document itself
-    digest: str = ""  # sha256 of the document's bytes as read: same digest, same content
+    raw: bytes = field(default=b"", repr=False)  # the document's bytes as read
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the document's bytes as read: same digest, same content.  Computed when
+        asked (the database keeps it), not by every audit: hashing costs validate 4%."""
+        return hashlib.sha256(self.raw).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -89,7 +95,7 @@ def _audit_parsed(
         None,
         header,
         raw_deals=parsed.raw_deals,
-        digest=hashlib.sha256(doc.raw).hexdigest(),
+        raw=doc.raw,
     )
     options = None
     if header is not None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from loo_replay.audit import UnreadableFile, audit_document, read_paths
+from loo_replay.collector import fewer_collections
 from loo_replay.logs.reader import Document
 from loo_replay.output.audit_json import Piece, json_piece
 from loo_replay.output.text import text_piece
@@ -35,12 +36,13 @@ class RenderSpec:
 def render_batch(task: tuple[list[Document | UnreadableFile], RenderSpec]) -> list[Piece]:
     batch, spec = task
     pieces = []
-    for doc in batch:
-        item = doc if isinstance(doc, UnreadableFile) else audit_document(doc, spec.choice)
-        if spec.json:
-            pieces.append(json_piece(item, spec.indent, spec.findings_only))
-        else:
-            pieces.append(text_piece(item, spec.colour, spec.findings_only))
+    with fewer_collections():
+        for doc in batch:
+            item = doc if isinstance(doc, UnreadableFile) else audit_document(doc, spec.choice)
+            if spec.json:
+                pieces.append(json_piece(item, spec.indent, spec.findings_only))
+            else:
+                pieces.append(text_piece(item, spec.colour, spec.findings_only))
     return pieces
 
 

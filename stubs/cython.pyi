@@ -15,6 +15,8 @@ long: TypeAlias = builtins.int
 longlong: TypeAlias = builtins.int
 ulonglong: TypeAlias = builtins.int
 Py_ssize_t: TypeAlias = builtins.int
+uchar: TypeAlias = builtins.int
+p_const_uchar: TypeAlias = builtins.bytes  # the bytes of a bytes object, read in place
 bint: TypeAlias = builtins.bool
 
 def cclass(cls: _C) -> _C: ...

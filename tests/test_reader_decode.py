@@ -1,7 +1,7 @@
 """The reader's two parsers agree (LOG-FORMAT.md: a key said twice is a log error).
 
-``decode`` parses with orjson and proves by a count of keys and colons that no key was
-said twice, else reads the document again with Python's parser, which names the key.
+``decode`` parses with orjson and proves by a scan of the bytes that no key was said
+twice, else reads the document again with Python's parser, which names the key.
 Property: whatever the bytes, ``decode`` gives what Python's parser with duplicate keys
 refused gives, the same value or the same error.
 """
@@ -88,3 +88,16 @@ def test_a_key_said_twice_is_named_whichever_parser_reads_first() -> None:
         doc = decode(Document("x.jsonl", 1, raw))
         assert doc.value is None and doc.error is not None
         assert "duplicate key" in doc.error
+
+
+def test_a_key_said_twice_is_found_past_the_keys_and_depth_the_scan_holds() -> None:
+    """Objects wider than the scan's 512 keys or deeper than its 64 levels go to Python's
+    parser: still the same value, still the same refusal."""
+    wide = "{" + ",".join(f'"k{i}":{i}' for i in range(600)) + "}"
+    deep = '{"a":' * 70 + "1" + "}" * 70
+    for text in (wide, deep):
+        doc = decode(Document("x.jsonl", 1, text.encode()))
+        assert doc.error is None and doc.value == json.loads(text)
+    for text in (wide[:-1] + ',"k3":0}', '{"a":' * 70 + '{"b":1,"b":2}' + "}" * 70):
+        doc = decode(Document("x.jsonl", 1, text.encode()))
+        assert doc.value is None and doc.error is not None and "duplicate key" in doc.error

@@ -229,12 +229,12 @@ class FrameBuilder:
     def session(self, report: SessionReport) -> None:
         start = self._mark()
         sid, file = clean(report.id), clean(report.file)
-        header = report.header
+        header, digest = report.header, report.digest
         fingerprint = rules_fingerprint(report.ruleset, report.options)
         self._add(
             SessionRow(
                 session_id=sid,
-                digest=report.digest,
+                digest=digest,
                 rules_fingerprint=fingerprint,
                 file=file,
                 line=report.line,
@@ -276,7 +276,7 @@ class FrameBuilder:
         self.items.append(
             SessionItem(
                 sid,
-                report.digest,
+                digest,
                 fingerprint,
                 file,
                 report.line,

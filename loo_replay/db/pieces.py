@@ -9,8 +9,6 @@ same rows.  This module imports no database: it is what worker processes run.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import itertools
 import pickle
@@ -22,6 +20,7 @@ from pathlib import Path
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.audit import UnreadableDocument, audit_document
+from loo_replay.collector import fewer_collections
 from loo_replay.db.frames import Batch, FrameBuilder, SessionItem, clean, rules_fingerprint
 from loo_replay.engine.analysis import start_of_play
 from loo_replay.engine.options import OptionError
@@ -135,7 +134,7 @@ class Auditor:
         self.batch_deals = batch_deals
 
     def batches(self, piece: Piece) -> Iterator[Batch]:
-        with _fewer_collections():
+        with fewer_collections():
             yield from self._batches(piece)
 
     def _batches(self, piece: Piece) -> Iterator[Batch]:
@@ -184,22 +183,6 @@ class Auditor:
         deals = len(parsed.raw_deals)
         file = clean(doc.file)
         return SessionItem(sid, digest, fingerprint, file, doc.line, deals, 0, audited=False)
-
-
-@contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """Run the cyclic garbage collector a hundred times less often meanwhile.
-
-    Audits and rows are acyclic data in large numbers; with the default
-    thresholds the collector rescans them over and over (PERF-NOTES.md: 9 of
-    15 seconds).  Cycles are still collected, just in bigger sweeps.
-    """
-    before = gc.get_threshold()
-    gc.set_threshold(max(before[0], 1) * 100, *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 # -- worker processes ------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cython
 import orjson
 
 SUFFIXES = (".json", ".jsonl", ".ndjson")
@@ -101,51 +102,109 @@ def _constant(name: str) -> Any:
 _SLOW = object()  # what ``_fast`` returns when Python's parser must read the document
 
 
-def _keys_and_colons(value: Any) -> int:
-    """The keys of every object in ``value`` plus the colons in its strings; -1 where a
-    float is met (orjson reads an integer beyond 64 bits as a float, Python's parser not)."""
-    n = 0
-    items = value
-    if type(value) is dict:
-        n = len(value)
-        for key in value:
-            if ":" in key:
-                n += key.count(":")
-        items = value.values()
-    for item in items:
-        kind = type(item)
-        if kind is dict or kind is list:
-            inner = _keys_and_colons(item)
-            if inner < 0:
-                return -1
-            n += inner
-        elif kind is str and ":" in item:
-            n += item.count(":")
-        elif kind is float:
-            return -1
-    return n
+# keys of the open objects _plain_json compares, and the open objects and arrays it
+# follows; past those, Python's parser reads the document
+KEYS_HELD: int = cython.declare(cython.Py_ssize_t, 512)
+DEPTH_HELD: int = cython.declare(cython.Py_ssize_t, 64)
+
+
+@cython.cfunc
+def _plain_json(raw: bytes) -> cython.bint:
+    """Whether ``raw`` (JSON orjson has read) says no key twice in one object and holds no
+    number that orjson and Python's parser might read apart (a fraction, an exponent, more
+    than 18 digits: orjson reads an integer beyond 64 bits as a float).  Keys are compared
+    as bytes, so a key with an escape sends the document to Python's parser too.  Compiled,
+    this runs on C arrays, without a Python object made: the key spans of the open objects,
+    and where each open container's keys begin (-1 for an array)."""
+    text: cython.p_const_uchar = raw
+    n: cython.Py_ssize_t = len(raw)
+    escapes: cython.bint = b"\\" in raw
+    # C arrays (mypy cannot read their type): KEYS_HELD and DEPTH_HELD long
+    key_at = cython.declare(cython.Py_ssize_t[512])  # type: ignore[misc, valid-type]
+    key_size = cython.declare(cython.Py_ssize_t[512])  # type: ignore[misc, valid-type]
+    first_key = cython.declare(cython.Py_ssize_t[64])  # type: ignore[misc, valid-type]
+    keys: cython.Py_ssize_t = 0
+    depth: cython.Py_ssize_t = 0
+    i: cython.Py_ssize_t = 0
+    end: cython.Py_ssize_t
+    k: cython.Py_ssize_t
+    c: cython.uchar
+    want_key: cython.bint = False
+    while i < n:
+        c = text[i]
+        if c == 34:  # a string: a key, or a value whose bytes matter not
+            end = i + 1
+            if cython.compiled or escapes:
+                while text[end] != 34:
+                    if text[end] == 92:
+                        if want_key:
+                            return False
+                        end += 1
+                    end += 1
+            else:
+                end = raw.find(b'"', end)
+            if want_key:
+                if keys == KEYS_HELD:
+                    return False
+                for k in range(first_key[depth - 1], keys):
+                    if key_size[k] == end - i and _same(text, key_at[k], i, end - i):
+                        return False
+                key_at[keys] = i
+                key_size[keys] = end - i
+                keys += 1
+                want_key = False
+            i = end + 1
+        elif c == 123 or c == 91:  # { [
+            if depth == DEPTH_HELD:
+                return False
+            first_key[depth] = keys if c == 123 else -1
+            depth += 1
+            want_key = c == 123
+            i += 1
+        elif c == 125 or c == 93:  # } ]
+            depth -= 1
+            if first_key[depth] >= 0:
+                keys = first_key[depth]
+            want_key = False
+            i += 1
+        elif c == 44:  # ,
+            want_key = first_key[depth - 1] >= 0
+            i += 1
+        elif c == 45 or 48 <= c <= 57:  # a number
+            end = i + 1
+            while end < n and 48 <= text[end] <= 57:
+                end += 1
+            if end - i > 18 or (end < n and (text[end] == 46 or text[end] | 32 == 101)):
+                return False  # . e E
+            i = end
+        else:  # white space, a colon, true, false, null
+            i += 1
+    return True
+
+
+@cython.cfunc
+@cython.inline
+def _same(
+    text: cython.p_const_uchar, a: cython.Py_ssize_t, b: cython.Py_ssize_t, size: cython.Py_ssize_t
+) -> cython.bint:
+    """Whether the ``size`` bytes of ``text`` at ``a`` and at ``b`` are the same."""
+    k: cython.Py_ssize_t
+    for k in range(size):  # noqa: SIM110  (a loop compiles to C, a generator does not)
+        if text[a + k] != text[b + k]:
+            return False
+    return True
 
 
 def _fast(raw: bytes) -> Any:
     """``raw`` parsed by orjson when that is sure to equal Python's parser with duplicate
-    keys refused, else ``_SLOW``.  Without ``\\u`` escapes, each colon in the bytes is a key's
-    or one inside a string kept in the value; a key said twice leaves one colon uncounted."""
+    keys refused (``_plain_json``), else ``_SLOW``."""
     if b"\\u" in raw:
         return _SLOW
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return _SLOW
-    kind = type(value)
-    if kind is float:
-        return _SLOW
-    if kind is dict or kind is list:
-        try:
-            if _keys_and_colons(value) != raw.count(b":"):
-                return _SLOW
-        except RecursionError:
-            return _SLOW
-    return value
+    return value if _plain_json(raw) else _SLOW
 
 
 def decode(doc: Document) -> Document:
