@@ -3,3 +3,50 @@
 from loo_replay.engine.model cimport Trick
 from loo_replay.engine.state cimport DealState
 from loo_replay.engine.legal cimport add_card, legal_cards
+
+# The replay's own fields as C fields of an extension type: a plain class keeps them in an
+# instance dictionary, and every look-up of one went through it.
+cdef class Replay:
+    cdef public object record
+    cdef bint _prove
+    cdef public object o
+    cdef public object context
+    cdef public int n
+    cdef public list clockwise
+    cdef public object result
+    cdef object _phase
+    cdef object _seen
+    cdef int _stock
+    cdef set _exchanged
+    cdef object _method
+    cdef int _leader
+    cdef bint _turn_due
+    cdef int _ignored
+    cdef unsigned long long _active_mask
+    cdef object _flush_view
+    cdef list _shown
+    cdef object _plan
+    cdef object _hands
+    cdef object _miss
+    cdef bint _partial
+    cdef list _derived_now
+    cdef list _known
+    cdef bint _miss_known
+    cdef bint _miss_derived
+    cdef dict _where
+    cdef set _unchecked
+    cdef public DealState state
+
+    cdef tuple _take(self, event)
+    cdef tuple _play(self, ev)
+    cdef Trick _new_trick(self, ev)
+    cdef object _judge(self, ev, Trick trick, int seat, int card)
+    cdef _close_trick(self, Trick trick)
+    cdef _declare(self, ev)
+    cdef _close_declarations(self, int index)
+    cdef _exchange(self, ev)
+    cdef _show_flush(self, ev)
+    cdef _turn_up(self, ev)
+    cdef _fix_trump(self, int card)
+    cdef _deal(self)
+    cdef _check_unique(self)

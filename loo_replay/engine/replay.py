@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+import cython
+
 from loo_replay.engine.cards import CLUBS, display, display_cards, mask_of
 from loo_replay.engine.derive import derive, is_partial
 from loo_replay.engine.flush import best_flush, is_flush
@@ -492,9 +494,9 @@ class Replay:
             )
         return problems
 
-    def _fix_trump(self, card: int) -> None:
+    def _fix_trump(self, card: cython.int) -> None:
         self.state.fix_trump(card // 13)
-        self.state.turned |= 1 << card
+        self.state.turned |= cython.cast(cython.ulonglong, 1) << card  # in 64 bits
 
     def _flushes_count(self) -> bool:
         return self.o.flush_kind != "none" and (
@@ -598,7 +600,7 @@ class Replay:
                     "standing on their own hand",
                 )
 
-    def _close_declarations(self, index: int) -> None:
+    def _close_declarations(self, index: cython.int) -> None:
         """All declared: find forced-play breaches, the active players and the outcome."""
         r, o = self.result, self.o
         dealer = self.record.dealer
@@ -842,7 +844,7 @@ class Replay:
         state: DealState = self.state
         seat: int = ev.seat
         card: int = ev.card
-        trick = state.trick
+        trick: Trick | None = state.current()
         if trick is None:
             trick = self._new_trick(ev)
         if not self._active_mask >> seat & 1 or seat in state.retired or trick.seats >> seat & 1:
@@ -922,7 +924,7 @@ class Replay:
             event=ev.index,
         )
 
-    def _judge(self, ev: Play, trick: Trick, seat: int, card: int) -> int:
+    def _judge(self, ev: Play, trick: Trick, seat: cython.int, card: cython.int) -> int:
         """Check ``seat``'s ``card`` (the event ``ev``) against ``legal_cards`` and play it;
         the legal mask."""
         state: DealState = self.state
