@@ -50,10 +50,13 @@ UNCHECKED_CHECKS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
 class Declare:
-    index: int  # position in the deal's events, for JSON pointers
-    seat: int
+    """A declaration; compiled, an extension type like ``Play`` (six a deal, or more)."""
+
+    index: cython.int  # position in the deal's events, for JSON pointers
+    seat: cython.int
     action: Action
 
 
@@ -92,7 +95,9 @@ class Play:
 Event = Declare | Exchange | ShowFlush | TurnUp | Play
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
+@cython.annotation_typing(False)  # the fields stay Python objects, whatever a caller passes
 class DealRecord:
     """One recorded deal; seats are clockwise and the dealer is a seat index.
 

@@ -330,7 +330,7 @@ def _compare_map(
     absent_is_zero: bool,
 ) -> None:
     """Differences player by player; a player a map leaves out has zero when ``absent_is_zero``."""
-    if recorded is None or expected is None:
+    if recorded is None or expected is None or recorded == expected:
         return
     keys = list(recorded) if not absent_is_zero else list(dict.fromkeys([*expected, *recorded]))
     for player in keys:

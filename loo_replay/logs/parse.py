@@ -10,7 +10,7 @@ at fault and says what was expected.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NoReturn
@@ -30,6 +30,7 @@ from loo_replay.engine.model import (
 )
 from loo_replay.engine.options import OPTION_SPECS, OptionError, check_option
 from loo_replay.engine.session import DealInput, Recorded
+from loo_replay.engine.vocab import Action
 from loo_replay.rulesets import builtin_names
 
 MAX_INT = 2**53 - 1
@@ -132,11 +133,20 @@ def _card(value: Any, path: str) -> int:
         _fail(path, f'expected a card such as "AS", "10H", "th" or "T♥", got {_shown(value)}')
 
 
+def _plain_cards(value: Any) -> tuple[int, ...] | None:
+    """A list of card spellings as card numbers, without building any path; None sends the
+    value through the full check in ``_cards``."""
+    if type(value) is not list or len(value) > 52:
+        return None
+    spellings: dict[str, int] = CARD_SPELLINGS
+    plain = [spellings.get(c, -1) if type(c) is str else -1 for c in value]
+    return None if -1 in plain else tuple(plain)
+
+
 def _cards(value: Any, path: str, least: int = 0) -> tuple[int, ...]:
-    if type(value) is list and least <= len(value) <= 52:
-        plain = [CARD_SPELLINGS.get(c, -1) if type(c) is str else -1 for c in value]
-        if -1 not in plain:
-            return tuple(plain)
+    plain = _plain_cards(value)
+    if plain is not None and len(plain) >= least:
+        return plain
     items = _list(value, path, "a list of cards", 52)
     if len(items) < least:
         _fail(path, f"expected at least {least} card(s)")
@@ -296,7 +306,10 @@ def parse_session(value: Any) -> SessionHeader:
     )
 
 
-def _seat(value: Any, path: str, seats: Mapping[str, int]) -> int:
+def _seat(value: Any, path: str, seats: dict[str, int]) -> int:
+    seat = seats.get(value) if type(value) is str else None
+    if seat is not None:
+        return seat  # a seated player's id, checked with the session's players
     pid = _player_id(value, path)
     seat = seats.get(pid)
     if seat is None:
@@ -304,33 +317,38 @@ def _seat(value: Any, path: str, seats: Mapping[str, int]) -> int:
     return seat
 
 
-def _events(value: Any, path: str, seats: Mapping[str, int]) -> Iterator[Event]:
+def _events(value: Any, path: str, seats: dict[str, int]) -> tuple[Event, ...]:
+    events: list[Event] = []
     for i, raw in enumerate(_list(value, path, "the events")):
         event = _plain_event(i, raw, seats)
-        yield event if event is not None else _event(i, raw, path, seats)
+        events.append(event if event is not None else _event(i, raw, path, seats))
+    return tuple(events)
 
 
-def _plain_event(i: int, ev: Any, seats: Mapping[str, int]) -> Event | None:
+def _plain_event(i: int, raw: Any, seats: dict[str, int]) -> Event | None:
     """The common shapes (a bare play or declaration, nothing odd) without building any
     path; None sends the event through the full check in ``_event``."""
-    if type(ev) is not dict or len(ev) != 3:
+    if type(raw) is not dict or len(raw) != 3:
         return None
+    ev: dict[str, Any] = raw
     kind, player = ev.get("type"), ev.get("player")
     seat = seats.get(player) if type(player) is str else None
     if seat is None:
         return None
     if kind == "play":
         card = ev.get("card")
-        number = CARD_SPELLINGS.get(card) if type(card) is str else None
+        spellings: dict[str, int] = CARD_SPELLINGS
+        number = spellings.get(card) if type(card) is str else None
         return None if number is None else Play(i, seat, number)
     if kind == "declare":
         word = ev.get("action")
-        action = ACTION_OF.get(word) if type(word) is str else None
+        actions: dict[str, Action] = ACTION_OF
+        action = actions.get(word) if type(word) is str else None
         return None if action is None else Declare(i, seat, action)
     return None
 
 
-def _event(i: int, raw: Any, path: str, seats: Mapping[str, int]) -> Event:
+def _event(i: int, raw: Any, path: str, seats: dict[str, int]) -> Event:
     """One event, every field checked, every error with its pointer."""
     where = f"{path}/{i}"
     ev = _object(raw, where, "an event")
@@ -379,7 +397,6 @@ def _recorded(value: Any, path: str, players: frozenset[str]) -> Recorded:
     maps: dict[str, dict[str, int]] = {}
     for key in RECORDED_MAPS:
         if key in r:
-            where = f"{path}/{key}"
             least = -MAX_INT if key == "stacks" else 0
             raw = r[key]
             if type(raw) is dict and all(
@@ -387,6 +404,7 @@ def _recorded(value: Any, path: str, players: frozenset[str]) -> Recorded:
             ):
                 maps[key] = raw  # player ids of the session and plain counts: nothing to check
                 continue
+            where = f"{path}/{key}"
             out: dict[str, int] = {}
             for pid, val in _object(raw, where, f"recorded {key}").items():
                 _player_id(pid, where)
@@ -433,12 +451,17 @@ def _parse_deal(value: Any, path: str, header: SessionHeader) -> DealInput:
     hands: list[tuple[int, ...] | None] = [None] * len(seats_list)
     if "hands" in d:
         for pid, cards in _object(d["hands"], f"{path}/hands", "the hands").items():
-            _player_id(pid, f"{path}/hands")
-            where = f"{path}/hands/{pointer_token(pid)}"
             seat = seats.get(pid)
             if seat is None:
-                _fail(where, f"a hand for {pid!r}, who is not seated in this deal")
-            hands[seat] = _cards(cards, where)
+                _player_id(pid, f"{path}/hands")
+                _fail(
+                    f"{path}/hands/{pointer_token(pid)}",
+                    f"a hand for {pid!r}, who is not seated in this deal",
+                )
+            plain = _plain_cards(cards)
+            hands[seat] = (
+                plain if plain is not None else _cards(cards, f"{path}/hands/{pointer_token(pid)}")
+            )
     miss = _cards(d["miss"], f"{path}/miss") if "miss" in d else None
     turn_up = _card(d["turn_up"], f"{path}/turn_up") if "turn_up" in d else None
     misdeal = False
