@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+import cython
+
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
 SUIT_SYMBOLS = "♠♥♦♣"
@@ -72,9 +74,11 @@ def display(card: int) -> str:
 
 
 def mask_of(cards: Iterable[int]) -> int:
-    mask = 0
+    """The mask of ``cards`` (each 0-51)."""
+    mask: cython.ulonglong = 0
+    card: cython.int
     for card in cards:
-        mask |= 1 << card
+        mask |= cython.cast(cython.ulonglong, 1) << card
     return mask
 
 

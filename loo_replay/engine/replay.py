@@ -49,7 +49,9 @@ _AUDITED, _MISDEAL, _REJECTED = Status.AUDITED, Status.MISDEAL, Status.REJECTED
 _PLAYED, _ALL_PASSED, _UNOPPOSED = Outcome.PLAYED, Outcome.ALL_PASSED, Outcome.UNOPPOSED
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
+@cython.annotation_typing(False)  # fields stay Python objects
 class DealContext:
     """What the session knows before the deal: is its pool single, is it the first deal."""
 
@@ -57,7 +59,9 @@ class DealContext:
     first: bool = False
 
 
-@dataclass(slots=True)
+@cython.dataclasses.dataclass
+@cython.cclass
+@cython.annotation_typing(False)  # fields stay Python objects
 class DealResult:
     """Everything the settlement, the reports and the replayer need of a replayed deal."""
 
@@ -100,7 +104,9 @@ class FlushView:
     dealt: bool
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
+@cython.annotation_typing(False)  # fields stay Python objects
 class DealPlan:
     """What the dealer must lay out for a deal (RULES.md §2.2-2.3)."""
 
@@ -535,16 +541,21 @@ class Replay:
 
     def _declare(self, ev: Declare) -> None:
         r, o = self.result, self.o
-        path = f"/events/{ev.index}"
         if self._phase != DECLARING:
-            raise self.reject(path, f"{self.name(ev.seat)} declares after play began")
+            raise self.reject(
+                f"/events/{ev.index}", f"{self.name(ev.seat)} declares after play began"
+            )
         if r.declarations[ev.seat] is not None:
-            raise self.reject(path, f"second declaration by {self.name(ev.seat)}")
+            raise self.reject(f"/events/{ev.index}", f"second declaration by {self.name(ev.seat)}")
         action = ev.action
         if action in (TAKE_MISS, DEFEND):
-            self._check_miss(ev, path)
+            self._check_miss(ev, f"/events/{ev.index}")
         if not r.must:
-            expected = next(s for s in self.clockwise if r.declarations[s] is None)
+            expected = ev.seat
+            for seat in self.clockwise:  # the first seat not yet declared
+                if r.declarations[seat] is None:
+                    expected = seat
+                    break
             if expected != ev.seat:
                 amount = o.penalties_declare_out_of_turn
                 self.charge_current(ev.seat, amount)

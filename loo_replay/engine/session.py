@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import cython
+
 from loo_replay.engine.model import DealRecord, LogError, Violation
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import AtPlay, DealContext, DealResult, replay_deal
@@ -23,7 +25,9 @@ from loo_replay.engine.vocab import Knowledge, Outcome, Status
 _AUDITED, _MISDEAL, _REJECTED = Status.AUDITED, Status.MISDEAL, Status.REJECTED
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
+@cython.annotation_typing(False)  # fields stay Python objects
 class Recorded:
     """What the log says happened; each field present is compared."""
 
@@ -36,7 +40,9 @@ class Recorded:
     stacks: Mapping[str, int] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
+@cython.annotation_typing(False)  # fields stay Python objects
 class DealInput:
     """A deal as read: a record to replay, or the log errors that rejected it."""
 
@@ -55,7 +61,9 @@ class Discrepancy:
     expected: int
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
+@cython.annotation_typing(False)  # fields stay Python objects
 class Opening:
     """How a deal opens: its pool, the antes paid into it, and the deal's context."""
 
@@ -67,7 +75,9 @@ class Opening:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
+@cython.dataclasses.dataclass
+@cython.cclass
+@cython.annotation_typing(False)  # fields stay Python objects
 class DealAudit:
     """The verdict on one deal, as the JSON audit output and the database carry it."""
 

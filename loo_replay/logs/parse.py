@@ -399,9 +399,7 @@ def _recorded(value: Any, path: str, players: frozenset[str]) -> Recorded:
         if key in r:
             least = -MAX_INT if key == "stacks" else 0
             raw = r[key]
-            if type(raw) is dict and all(
-                type(v) is int and least <= v <= MAX_INT and p in players for p, v in raw.items()
-            ):
+            if _plain_counts(raw, least, players):
                 maps[key] = raw  # player ids of the session and plain counts: nothing to check
                 continue
             where = f"{path}/{key}"
@@ -411,6 +409,17 @@ def _recorded(value: Any, path: str, players: frozenset[str]) -> Recorded:
                 out[pid] = _int(val, f"{where}/{pointer_token(pid)}", least)
             maps[key] = out
     return Recorded(**ints, **maps)  # type: ignore[arg-type]
+
+
+def _plain_counts(raw: Any, least: int, players: frozenset[str]) -> bool:
+    """Whether ``raw`` maps players of the session to integers from ``least`` up."""
+    if type(raw) is not dict:
+        return False
+    counts: dict[str, Any] = raw
+    for player, value in counts.items():
+        if type(value) is not int or not least <= value <= MAX_INT or player not in players:
+            return False
+    return True
 
 
 def parse_deal(value: Any, path: str, header: SessionHeader) -> DealInput:
