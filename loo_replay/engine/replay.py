@@ -59,9 +59,9 @@ class DealContext:
     first: bool = False
 
 
-@cython.dataclasses.dataclass
-@cython.cclass
-@cython.annotation_typing(False)  # fields stay Python objects
+# A Python dataclass: compiled as a Cython one, its __init__ would import ``dataclasses``
+# again for each field with a default_factory, every time (measured: dearer, not cheaper).
+@dataclass(slots=True)
 class DealResult:
     """Everything the settlement, the reports and the replayer need of a replayed deal."""
 
