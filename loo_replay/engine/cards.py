@@ -73,12 +73,15 @@ def display(card: int) -> str:
     return ("10" if rank == "T" else rank) + SUIT_SYMBOLS[card // 13]
 
 
+ONE: int = cython.declare(cython.ulonglong, 1)  # ``ONE << card``: a one-card mask, in 64 bits
+
+
 def mask_of(cards: Iterable[int]) -> int:
     """The mask of ``cards`` (each 0-51)."""
     mask: cython.ulonglong = 0
     card: cython.int
     for card in cards:
-        mask |= cython.cast(cython.ulonglong, 1) << card
+        mask |= ONE << card
     return mask
 
 

@@ -257,23 +257,24 @@ class SessionAudit:
         """RULES.md §5.5: the next seated player clockwise deals, or the same after a misdeal."""
         if prev.dealer is None:
             return
-        if prev.status == _MISDEAL and self.o.penalties_misdeal_redeal == "same_dealer":
-            due = prev.dealer
-            why = f"after {prev.dealer}'s misdeal the same dealer deals again"
-        else:
+        same = prev.status == _MISDEAL and self.o.penalties_misdeal_redeal == "same_dealer"
+        due = prev.dealer
+        if not same:
             order = list(self.players)
             start = order.index(prev.dealer) if prev.dealer in order else 0
             seated = set(rec.seats)
-            due = prev.dealer
             for i in range(1, len(order) + 1):
                 candidate = order[(start + i) % len(order)]
                 if candidate in seated:
                     due = candidate
                     break
-            why = f"the deal passes clockwise from {prev.dealer}"
-            if prev.status == _MISDEAL:
-                why += " (after a misdeal the next dealer deals)"
-        if audit.dealer != due:
+        if audit.dealer != due:  # the reason is worded only for a breach
+            if same:
+                why = f"after {prev.dealer}'s misdeal the same dealer deals again"
+            else:
+                why = f"the deal passes clockwise from {prev.dealer}"
+                if prev.status == _MISDEAL:
+                    why += " (after a misdeal the next dealer deals)"
             seat = rec.dealer
             audit.violations.append(
                 Violation(

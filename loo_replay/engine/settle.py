@@ -38,6 +38,13 @@ def _add(amounts: dict[int, int], seat: int, chips: int) -> None:
         amounts[seat] = amounts.get(seat, 0) + chips
 
 
+def _loo(o: Options, pool: int) -> int:
+    """What a looed player pays into the next pool (RULES.md §5.1)."""
+    if o.stakes_loo == "limited":
+        return o.stakes_loo_amount
+    return min(pool, o.stakes_loo_cap) if o.stakes_loo_cap > 0 else pool
+
+
 def settle(r: DealResult, o: Options, pool_start: int) -> Settlement:
     """Who takes what from the pool, who is looed for how much, and what carries."""
     dealer = r.record.dealer
@@ -45,12 +52,6 @@ def settle(r: DealResult, o: Options, pool_start: int) -> Settlement:
     pool = pool_start + sum(r.current_penalties.values())
     s = Settlement(pool_start=pool_start, pool=pool, penalties=dict(r.current_penalties))
     to_next = 0
-
-    def loo() -> int:
-        if o.stakes_loo == "limited":
-            return o.stakes_loo_amount
-        return min(pool, o.stakes_loo_cap) if o.stakes_loo_cap > 0 else pool
-
     if r.outcome == _MISDEAL:
         _add(s.penalties, dealer, o.penalties_misdeal)
         s.pool_next = pool + o.penalties_misdeal
@@ -62,7 +63,7 @@ def settle(r: DealResult, o: Options, pool_start: int) -> Settlement:
         if everyone:
             for seat in range(n):
                 if seat != taker:
-                    _add(s.looed, seat, loo())
+                    _add(s.looed, seat, _loo(o, pool))
     elif r.outcome == _FLUSH:
         winner = r.flush_winner
         assert winner is not None
@@ -74,7 +75,7 @@ def settle(r: DealResult, o: Options, pool_start: int) -> Settlement:
                 continue
             if o.flush_exempt_pam and seat in pam_holders:
                 continue
-            _add(s.looed, seat, loo() if o.flush_pay == "loo" else o.stakes_ante)
+            _add(s.looed, seat, _loo(o, pool) if o.flush_pay == "loo" else o.stakes_ante)
     else:
         revokers = set(r.revokers)
         for seat in r.revokers:
@@ -97,6 +98,6 @@ def settle(r: DealResult, o: Options, pool_start: int) -> Settlement:
             candidates = range(n) if everyone else r.active
             for seat in candidates:
                 if r.tricks_won[seat] == 0 and seat != r.defender and seat not in r.retired:
-                    _add(s.looed, seat, loo())
+                    _add(s.looed, seat, _loo(o, pool))
     s.pool_next = pool - sum(s.payouts.values()) + sum(s.looed.values()) + to_next
     return s

@@ -12,6 +12,7 @@ import gzip
 import io
 import json
 import zlib
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,15 +115,15 @@ def _plain_json(raw: bytes) -> cython.bint:
     number that orjson and Python's parser might read apart (a fraction, an exponent, more
     than 18 digits: orjson reads an integer beyond 64 bits as a float).  Keys are compared
     as bytes, so a key with an escape sends the document to Python's parser too.  Compiled,
-    this runs on C arrays, without a Python object made: the key spans of the open objects,
-    and where each open container's keys begin (-1 for an array)."""
+    this is a C loop over the bytes that makes no Python object: the key spans of the open
+    objects and where each open container's keys begin (-1 for an array) are read through
+    typed memoryviews of three arrays (in pure Python, the arrays themselves)."""
     text: cython.p_const_uchar = raw
     n: cython.Py_ssize_t = len(raw)
     escapes: cython.bint = b"\\" in raw
-    # C arrays (mypy cannot read their type): KEYS_HELD and DEPTH_HELD long
-    key_at = cython.declare(cython.Py_ssize_t[512])  # type: ignore[misc, valid-type]
-    key_size = cython.declare(cython.Py_ssize_t[512])  # type: ignore[misc, valid-type]
-    first_key = cython.declare(cython.Py_ssize_t[64])  # type: ignore[misc, valid-type]
+    key_at = cython.declare(cython.longlong[::1], array("q", bytes(8 * KEYS_HELD)))  # type: ignore[misc]
+    key_size = cython.declare(cython.longlong[::1], array("q", bytes(8 * KEYS_HELD)))  # type: ignore[misc]
+    first_key = cython.declare(cython.longlong[::1], array("q", bytes(8 * DEPTH_HELD)))  # type: ignore[misc]
     keys: cython.Py_ssize_t = 0
     depth: cython.Py_ssize_t = 0
     i: cython.Py_ssize_t = 0

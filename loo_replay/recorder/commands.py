@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from prompt_toolkit import prompt
 
 from loo_replay.cli_options import SetOpt, rule_choice
 from loo_replay.cli_output import fail, wants_colour
@@ -25,7 +24,6 @@ from loo_replay.recorder.journal import (
     write_atomic,
 )
 from loo_replay.recorder.judge import RecorderError
-from loo_replay.recorder.prompts import Recorder, encoded
 from loo_replay.rulesets import DEFAULT, builtin_names
 
 
@@ -72,6 +70,8 @@ def record(
             session = _session(file, players, ruleset, settings, chips, session_id, venue)
             entries, opened = [session_entry(session)], Journal(journal, new=True)
             opened.append(entries[0])
+        from loo_replay.recorder.prompts import Recorder, encoded  # prompt_toolkit, when recording
+
         recorder = Recorder(file, opened, entries, colour=wants_colour(False))
         if recorder.standing.errors:  # a log written elsewhere whose last deal is rejected
             first = recorder.standing.errors[0]
@@ -123,6 +123,8 @@ def _session(
         fail(f"unknown ruleset {ruleset!r}; built-in rulesets: {', '.join(builtin_names())}")
     choice = rule_choice(ruleset, settings)
     if players is None:
+        from prompt_toolkit import prompt  # loaded only to ask (every command starts faster)
+
         try:
             players = prompt("Players in clockwise seating order (e.g. ann bob cat dan): ")
         except (EOFError, KeyboardInterrupt):
