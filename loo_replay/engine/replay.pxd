@@ -43,7 +43,7 @@ cdef class Replay:
     cdef object _judge(self, ev, Trick trick, int seat, int card)
     cdef _close_trick(self, Trick trick)
     cdef _declare(self, ev)
-    cdef _close_declarations(self, int index)
+    cdef _close_declarations(self)
     cdef _exchange(self, ev)
     cdef _show_flush(self, ev)
     cdef _turn_up(self, ev)

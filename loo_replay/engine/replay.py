@@ -277,7 +277,7 @@ class Replay:
         """Close the declarations now (the first card does it too); idempotent."""
         if self._phase == DECLARING:
             try:
-                self._close_declarations(len(self.record.events))
+                self._close_declarations()
             except _Rejected:
                 self._phase = OVER
 
@@ -294,7 +294,7 @@ class Replay:
         r = self.result
         try:
             if self._phase == DECLARING:
-                self._close_declarations(len(self.record.events))
+                self._close_declarations()
             if self._phase == PLAYING:
                 self._check_complete()
         except _Rejected:
@@ -541,7 +541,7 @@ class Replay:
 
     def _declare(self, ev: Declare) -> None:
         r, o = self.result, self.o
-        if self._phase != DECLARING:
+        if self._phase != DECLARING:  # the pointers are built only to reject
             raise self.reject(
                 f"/events/{ev.index}", f"{self.name(ev.seat)} declares after play began"
             )
@@ -549,7 +549,7 @@ class Replay:
             raise self.reject(f"/events/{ev.index}", f"second declaration by {self.name(ev.seat)}")
         action = ev.action
         if action in (TAKE_MISS, DEFEND):
-            self._check_miss(ev, f"/events/{ev.index}")
+            self._check_miss(ev)
         if not r.must:
             expected = ev.seat
             for seat in self.clockwise:  # the first seat not yet declared
@@ -587,31 +587,30 @@ class Replay:
             if action == DEFEND:
                 r.defender = ev.seat
 
-    def _check_miss(self, ev: Declare, path: str) -> None:
+    def _check_miss(self, ev: Declare) -> None:
         r = self.result
+        path = f"/events/{ev.index}/action"
         who = self.name(ev.seat)
         if not self.miss_dealt():
-            raise self.reject(
-                f"{path}/action", f"{who} declares {ev.action}, but no Miss was dealt"
-            )
+            raise self.reject(path, f"{who} declares {ev.action}, but no Miss was dealt")
         if r.must:
-            raise self.reject(f"{path}/action", f"{who} takes the Miss in a must deal")
+            raise self.reject(path, f"{who} takes the Miss in a must deal")
         if r.miss_taker is not None:
             raise self.reject(
-                f"{path}/action",
+                path,
                 f"{who} takes the Miss, already taken by {self.name(r.miss_taker)}",
             )
         if ev.action == DEFEND:
             if ev.seat != self.record.dealer:
-                raise self.reject(f"{path}/action", f"{who} defends, but only the dealer may")
+                raise self.reject(path, f"{who} defends, but only the dealer may")
             if not self.defend_allowed():
                 raise self.reject(
-                    f"{path}/action",
+                    path,
                     f"{who} defends, but the dealer defends only against exactly one player "
                     "standing on their own hand",
                 )
 
-    def _close_declarations(self, index: cython.int) -> None:
+    def _close_declarations(self) -> None:
         """All declared: find forced-play breaches, the active players and the outcome."""
         r, o = self.result, self.o
         dealer = self.record.dealer
@@ -841,7 +840,7 @@ class Replay:
     def _play(self, ev: Play) -> _Taken:
         began = self._phase is DECLARING
         if began:
-            self._close_declarations(ev.index)
+            self._close_declarations()
         if self._phase is OVER:
             r = self.result
             if r.outcome in (_ALL_PASSED, _UNOPPOSED):
