@@ -17,7 +17,7 @@ from setuptools.command.build_ext import build_ext
 
 # The one list of compiled modules: the analysis, its solver and the legality they call,
 # then the validate path from a document's bytes to its audit JSON (reading, the record
-# checks, the replay, settlement, the output).
+# checks, the replay, settlement, the output), and the loader's frames of each deal.
 COMPILED = (
     "loo_replay/engine/cards.py",
     "loo_replay/engine/tables.py",
@@ -35,6 +35,7 @@ COMPILED = (
     "loo_replay/logs/parse.py",
     "loo_replay/output/audit_json.py",
     "loo_replay/audit.py",
+    "loo_replay/db/frames.py",
 )
 
 

@@ -22,7 +22,7 @@ import pytest
 
 from loo_replay import PURE_ENV
 from loo_replay.rulesets import builtin_names
-from tests.db_helpers import ROOT, SAMPLES, run
+from tests.db_helpers import ROOT, SAMPLES, dump, run
 from tests.test_fuzz import BASES, NASTY, paths_of
 
 # Simulated deals of each ruleset for the validate comparison: 20,000 (about three minutes
@@ -131,6 +131,26 @@ def test_analyse_json_is_byte_identical_from_the_compiled_and_the_pure_build(
     for the violations found, as validate says."""
     out, _ = _both_builds("analyse", SAMPLES, corpus, "--format", "json", status=1)
     assert b'"status":"solved"' in out.replace(b" ", b"")
+
+
+def test_ingest_loads_the_same_rows_from_the_compiled_and_the_pure_build(
+    corpus: Path, validate_corpus: Path, tmp_path: Path
+) -> None:
+    """issue 16: the loader's frames are compiled too; the same corpus (with its
+    double-dummy analysis, rejected deals and unreadable documents) loads the same rows."""
+    if "compiled (" not in _version(pure=False):
+        pytest.skip("no compiled build here; `make .venv/.installed-stamp` builds it")
+    broken = validate_corpus / "broken.jsonl"
+    dumps = []
+    for pure in (False, True):
+        db = tmp_path / f"{'pure' if pure else 'compiled'}.duckdb"
+        done = _cli("ingest", SAMPLES, corpus, broken, "--db", db, pure=pure)
+        assert done.returncode == 2, done.stderr  # the unreadable documents
+        dumps.append(dump(db))
+    compiled, pure = dumps
+    assert compiled == pure
+    assert compiled["plays"] and compiled["findings"] and compiled["analysis_cards"]
+    assert compiled["rejects"]
 
 
 def _build_of_copy(package: Path) -> str:

@@ -1,10 +1,16 @@
-"""Audited sessions to Arrow tables, one column list per table column.
+"""Audited sessions to Arrow tables, gathered column by column.
 
 The database is loaded in bulk from these tables (PERF-NOTES.md: DuckDB takes
 Arrow frames far faster than row inserts).  A ``FrameBuilder`` gathers the
 rows of a bounded batch of sessions and remembers, per session, which rows of
 each table are its own, so that the loader can keep or drop a session (a
 re-ingest, a conflict) by slicing, without looking at the rows.
+
+The tables of every deal (deals, seats, tricks, plays) are the loader's hot
+path, compiled with the audit (docs/performance.md): their values go straight
+into one list per column, named as ``db.rows`` declares them, and lists of
+cards into ``CardLists``, which Arrow builds from card numbers; the rarer
+tables take a row struct at a time.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import cython
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 from msgspec.structs import astuple
@@ -32,12 +39,9 @@ from loo_replay.db.rows import (
     DiscrepancyRow,
     FindingRow,
     PlayerRow,
-    PlayRow,
     RejectRow,
     Row,
-    SeatRow,
     SessionRow,
-    TrickRow,
 )
 from loo_replay.db.rows import (
     schema as row_schema,
@@ -54,6 +58,8 @@ SCHEMAS: dict[str, pa.Schema] = {table: row_schema(row) for table, row in ROWS.i
 TABLES = tuple(SCHEMAS)
 
 _CARD = tuple(canonical(c) for c in range(52))
+_CARD_NAMES = pa.array(_CARD, pa.string())
+_CARDS_TYPE = pa.list_(pa.string())
 
 
 def cards(values: Sequence[int] | None) -> list[str] | None:
@@ -164,33 +170,182 @@ class Batch:
         return sum(i.deals for i in self.items if isinstance(i, SessionItem))
 
 
+@cython.cclass
+class CardLists:
+    """A column of card lists (``Cards``/``OptCards``) kept as card numbers and offsets:
+    Arrow makes the strings by taking from the 52 card names, not one Python string at a
+    time."""
+
+    cards: list[int]  # every list's cards, one after another
+    offsets: list[int]  # where each list starts in ``cards``, then where the last ends
+    missing: list[bool]  # per list: None rather than a list
+
+    def __init__(self) -> None:
+        self.cards = []
+        self.offsets = [0]
+        self.missing = []
+
+    def __len__(self) -> int:
+        return len(self.missing)
+
+    @cython.ccall
+    def append(self, values: Sequence[int] | None) -> None:
+        if values is not None:
+            self.cards.extend(values)
+        self.offsets.append(len(self.cards))
+        self.missing.append(values is None)
+
+    @cython.ccall
+    def append_mask(self, mask: cython.longlong) -> None:
+        """The cards of a legal mask, lowest first; ``DEAD`` (a dead card, never judged) is
+        None."""
+        if mask == DEAD:
+            self.append(None)
+            return
+        cards = self.cards
+        while mask:
+            low: cython.longlong = mask & -mask
+            cards.append(_bit(low))
+            mask ^= low
+        self.offsets.append(len(cards))
+        self.missing.append(False)
+
+    def array(self) -> Any:
+        values = _CARD_NAMES.take(pa.array(self.cards, pa.int8()))
+        offsets = pa.array(self.offsets, pa.int32())
+        mask = pa.array(self.missing, pa.bool_()) if True in self.missing else None
+        return pa.ListArray.from_arrays(offsets, values, type=_CARDS_TYPE, mask=mask)
+
+
+@cython.cfunc
+@cython.inline
+def _bit(low: cython.longlong) -> cython.int:
+    """The card whose one bit ``low`` is."""
+    if cython.compiled:  # count the zeros below it: no Python integer made
+        n: cython.int = 0
+        while not low & 1:
+            low >>= 1
+            n += 1
+        return n
+    return int(low).bit_length() - 1
+
+
+@cython.cclass
+class Columns:
+    """One table's values, a column (a list, or ``CardLists``) per field of the row type
+    that declares the table, in its order."""
+
+    names: tuple[str, ...]
+    values: list[Any]
+
+    def __init__(self, row: type[Row], card_lists: frozenset[str] = frozenset()) -> None:
+        self.names = row.__struct_fields__
+        self.values = [CardLists() if n in card_lists else [] for n in self.names]
+
+    def __len__(self) -> int:
+        return len(self.values[0])
+
+    def columns(self, *names: str) -> tuple[Any, ...]:
+        """The columns called ``names``, for a hot path to append to."""
+        return tuple(self.values[self.names.index(n)] for n in names)
+
+    def add(self, row: Row) -> None:
+        for column, value in zip(self.values, astuple(row), strict=True):
+            column.append(value)
+
+    def table(self, schema: pa.Schema) -> pa.Table:
+        rows = len(self)
+        arrays = []
+        for name, column, f in zip(self.names, self.values, schema, strict=True):
+            if len(column) != rows:  # a hot path forgot a column: never load skewed rows
+                raise RuntimeError(f"column {name} has {len(column)} values, not {rows}")
+            arrays.append(
+                column.array() if isinstance(column, CardLists) else _array(column, f.type)
+            )
+        return pa.Table.from_arrays(arrays, schema=schema)
+
+
+# The list-of-cards columns that the hot path fills from card numbers.
+_CARD_LISTS = {"seats": frozenset({"hand"}), "plays": frozenset({"legal_cards"})}
+
+
 class FrameBuilder:
     """Column lists per table; ``batch`` turns them into Arrow tables.  With ``analyse``,
     each loaded deal gets its double-dummy analysis (ANALYSIS.md) in the analysis tables."""
 
     def __init__(self, analyse: bool = False) -> None:
         self.analyse = analyse
-        self.rows: dict[str, list[Row]] = {}
+        self.tables: dict[str, Columns] = {}
+        self.seat_columns: tuple[Any, ...] = ()
+        self.trick_columns: tuple[Any, ...] = ()
+        self.play_columns: tuple[Any, ...] = ()
         self.items: list[Item] = []
         self.deal_count = 0
         self._reset()
 
     def _reset(self) -> None:
-        self.rows = {name: [] for name in TABLES}
+        self.tables = {
+            name: Columns(row, _CARD_LISTS.get(name, frozenset())) for name, row in ROWS.items()
+        }
         self.items = []
         self.deal_count = 0
-
-    def _size(self, table: str) -> int:
-        return len(self.rows[table])
+        # The hot tables' columns, named here once a batch and unpacked by name per deal.
+        self.seat_columns = self.tables["seats"].columns(
+            "session_id",
+            "deal_index",
+            "deal",
+            "seat",
+            "player",
+            "dealer",
+            "declaration",
+            "active",
+            "retired",
+            "hand",
+            "tricks",
+            "ante",
+            "payout",
+            "loo",
+            "looed",
+            "penalties",
+            "net",
+            "stack",
+        )
+        self.trick_columns = self.tables["tricks"].columns(
+            "session_id",
+            "deal_index",
+            "deal",
+            "trick",
+            "leader",
+            "led",
+            "winner",
+            "cards",
+            "dead",
+        )
+        self.play_columns = self.tables["plays"].columns(
+            "session_id",
+            "deal_index",
+            "deal",
+            "trick",
+            "position",
+            "event",
+            "seat",
+            "player",
+            "card",
+            "dead",
+            "legal",
+            "legal_cards",
+            "wins",
+            "finding",
+        )
 
     def _mark(self) -> dict[str, int]:
-        return {name: self._size(name) for name in TABLES}
+        return {name: len(columns) for name, columns in self.tables.items()}
 
     def _rows(self, start: dict[str, int]) -> dict[str, Rows]:
-        return {name: (start[name], self._size(name)) for name in TABLES}
+        return {name: (start[name], len(columns)) for name, columns in self.tables.items()}
 
     def _add(self, row: Row) -> None:
-        self.rows[TABLE_OF[type(row)]].append(row)  # columns are made by transposing at the end
+        self.tables[TABLE_OF[type(row)]].add(row)
 
     # -- items ---------------------------------------------------------------
 
@@ -451,42 +606,48 @@ class FrameBuilder:
         rec = result.record
         known = d.payouts is not None
         payouts = d.payouts or {}
-        looed = d.looed or {}
+        looed_by = d.looed or {}
         penalties = d.penalties or {}
         stacks = d.stacks
+        antes = d.antes
         active = set(result.active)
+        retired = result.retired
         declarations = result.declarations or [None] * len(rec.seats)
         tricks_won = result.tricks_won or [0] * len(rec.seats)
+        dealer = rec.dealer
+        number = rec.number
+        hands = rec.hands
+        (
+            c_session_id, c_deal_index, c_deal, c_seat, c_player, c_dealer, c_declaration,
+            c_active, c_retired, c_hand, c_tricks, c_ante, c_payout, c_loo, c_looed,
+            c_penalties, c_net, c_stack,
+        ) = self.seat_columns  # fmt: skip
         for seat, player in enumerate(rec.seats):
-            ante = d.antes.get(player, 0)
+            ante = antes.get(player, 0)
             payout = payouts.get(player, 0) if known else None
-            loo = looed.get(player, 0) if known else None
+            loo = looed_by.get(player, 0) if known else None
             penalty = penalties.get(player, 0) if known else None
             net = None
             if payout is not None and loo is not None and penalty is not None:
                 net = payout - loo - penalty - ante
-            self._add(
-                SeatRow(
-                    session_id=sid,
-                    deal_index=index,
-                    deal=rec.number,
-                    seat=seat,
-                    player=player,
-                    dealer=seat == rec.dealer,
-                    declaration=declarations[seat],
-                    active=seat in active,
-                    retired=seat in result.retired,
-                    hand=cards(rec.hands[seat]),
-                    tricks=tricks_won[seat],
-                    ante=ante,
-                    payout=payout,
-                    loo=loo,
-                    looed=None if loo is None else loo > 0,
-                    penalties=penalty,
-                    net=net,
-                    stack=None if stacks is None else stacks.get(player),
-                )
-            )
+            c_session_id.append(sid)
+            c_deal_index.append(index)
+            c_deal.append(number)
+            c_seat.append(seat)
+            c_player.append(player)
+            c_dealer.append(seat == dealer)
+            c_declaration.append(declarations[seat])
+            c_active.append(seat in active)
+            c_retired.append(seat in retired)
+            c_hand.append(hands[seat])
+            c_tricks.append(tricks_won[seat])
+            c_ante.append(ante)
+            c_payout.append(payout)
+            c_loo.append(loo)
+            c_looed.append(None if loo is None else loo > 0)
+            c_penalties.append(penalty)
+            c_net.append(net)
+            c_stack.append(None if stacks is None else stacks.get(player))
 
     def _tricks(self, sid: str, index: int, d: DealAudit) -> None:
         """Tricks and their cards; the hot path of the loader (one row per card played)."""
@@ -501,63 +662,53 @@ class FrameBuilder:
             for v in reversed(d.violations)  # the first finding at a card wins
             if v.event is not None and v.card is not None
         }
-        add_play = self.rows["plays"].append
-        add_trick = self.rows["tricks"].append
+        (
+            t_session_id, t_deal_index, t_deal, t_trick, t_leader, t_led, t_winner, t_cards,
+            t_dead,
+        ) = self.trick_columns  # fmt: skip
+        (
+            p_session_id, p_deal_index, p_deal, p_trick, p_position, p_event, p_seat,
+            p_player, p_card, p_dead, p_legal, p_legal_cards, p_wins, p_finding,
+        ) = self.play_columns  # fmt: skip
+        legal_cards: CardLists = p_legal_cards
+        position: cython.int
+        card: cython.int
+        mask: cython.longlong
         for t in result.tricks:
             trick = t.number
             winner = t.winner if t.winner is not None and t.winner >= 0 else None
-            add_trick(
-                TrickRow(
-                    session_id=sid,
-                    deal_index=index,
-                    deal=number,
-                    trick=trick,
-                    leader=ids[t.leader],
-                    led=card_name[t.lead] if t.live else None,
-                    winner=None if winner is None else ids[winner],
-                    cards=t.live,
-                    dead=len(t.cards) - t.live,
-                )
-            )
+            t_session_id.append(sid)
+            t_deal_index.append(index)
+            t_deal.append(number)
+            t_trick.append(trick)
+            t_leader.append(ids[t.leader])
+            t_led.append(card_name[t.lead] if t.live else None)
+            t_winner.append(None if winner is None else ids[winner])
+            t_cards.append(t.live)
+            t_dead.append(len(t.cards) - t.live)
             for position, (seat, card, mask, event) in enumerate(t.cards, start=1):
                 player = ids[seat]
-                legal: list[str] | None = None
-                if mask != DEAD:
-                    legal = []
-                    m = mask
-                    while m:
-                        low = m & -m
-                        legal.append(card_name[low.bit_length() - 1])
-                        m ^= low
-                add_play(
-                    PlayRow(
-                        session_id=sid,
-                        deal_index=index,
-                        deal=number,
-                        trick=trick,
-                        position=position,
-                        event=event,
-                        seat=seat,
-                        player=player,
-                        card=card_name[card],
-                        dead=mask == DEAD,
-                        legal=None if mask == DEAD else mask >> card & 1 == 1,
-                        legal_cards=legal,
-                        wins=mask != DEAD and seat == winner,
-                        finding=found.get((event, player, card)) if found else None,
-                    )
-                )
+                dead = mask == DEAD
+                p_session_id.append(sid)
+                p_deal_index.append(index)
+                p_deal.append(number)
+                p_trick.append(trick)
+                p_position.append(position)
+                p_event.append(event)
+                p_seat.append(seat)
+                p_player.append(player)
+                p_card.append(card_name[card])
+                p_dead.append(dead)
+                p_legal.append(None if dead else mask >> card & 1 == 1)
+                legal_cards.append_mask(mask)
+                p_wins.append(not dead and seat == winner)
+                p_finding.append(found.get((event, player, card)) if found else None)
 
     # -- output ------------------------------------------------------------------
 
     def batch(self) -> Batch:
         """The gathered rows as Arrow tables; the builder starts over empty."""
-        tables = {}
-        for name, schema in SCHEMAS.items():
-            rows = self.rows[name]
-            columns = list(zip(*map(astuple, rows), strict=True)) if rows else [()] * len(schema)
-            arrays = [_array(col, f.type) for col, f in zip(columns, schema, strict=True)]
-            tables[name] = pa.Table.from_arrays(arrays, schema=schema)
+        tables = {name: self.tables[name].table(schema) for name, schema in SCHEMAS.items()}
         out = Batch(self.items, tables)
         self._reset()
         return out

@@ -39,7 +39,10 @@ from loo_replay.rulesets import RuleChoice
 
 # One transaction per file, but no more uncommitted deals than this: DuckDB keeps a
 # transaction's rows in memory (about 3 kB a deal), so a 1M-deal file would need gigabytes.
-TRANSACTION_DEALS = 10_000
+# Not fewer either: each commit writes its rows to the write-ahead log and then, past 16 MB
+# of log, into the database file again; at 10,000 deals that was 40% of loading's CPU,
+# at 30,000 a sixth, for 10 MB more memory (docs/performance.md).
+TRANSACTION_DEALS = 30_000
 
 Progress = Callable[[int, int], None]  # (bytes of input just done, deals so far)
 FileDone = Callable[[str, Counts], None]  # (file, what happened to it)
