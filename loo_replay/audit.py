@@ -9,7 +9,7 @@ memory holds one session at a time.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from loo_replay.engine.replay import AtPlay
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.vocab import Status
 from loo_replay.logs.parse import Bad, ParsedDocument, SessionHeader, parse_deal, parse_document
+from loo_replay.logs.plain import read_plain
 from loo_replay.logs.reader import Document, ReadError, decode, expand, read_documents
 from loo_replay.rulesets import RuleChoice, resolve
 
@@ -35,7 +36,7 @@ class SessionReport:
     options: Options | None
     header: SessionHeader | None
     deals: list[DealAudit] = field(default_factory=list)
-    raw_deals: list[Any] = field(default_factory=list)  # JSON of each deal, for rejects
+    raw_deals: Sequence[Any] = field(default_factory=list)  # JSON of each deal, for rejects
     errors: list[LogError] = field(default_factory=list)  # errors of the document itself
     raw: bytes = field(default=b"", repr=False)  # the document's bytes as read
 
@@ -71,7 +72,12 @@ def audit_document(
     doc: Document, choice: RuleChoice, at_play: AtPlay | None = None
 ) -> SessionReport | UnreadableDocument:
     """Audit one session document (parsing its bytes first if need be); ``at_play`` goes to
-    each deal's replay (``Replay.run``)."""
+    each deal's replay (``Replay.run``).  A document written plainly is read by the plain
+    reader (``logs/plain.py``), any other by the full one: the verdicts are the same."""
+    if doc.value is None and doc.error is None:
+        plain = read_plain(doc.raw)
+        if plain is not None:
+            return _audit_parsed(doc, plain.parsed, choice, at_play, plain.deals)
     doc = decode(doc)
     if doc.error is not None:
         return UnreadableDocument(doc.file, doc.line, "", doc.error, doc.raw)
@@ -83,7 +89,11 @@ def audit_document(
 
 
 def _audit_parsed(
-    doc: Document, parsed: ParsedDocument, choice: RuleChoice, at_play: AtPlay | None = None
+    doc: Document,
+    parsed: ParsedDocument,
+    choice: RuleChoice,
+    at_play: AtPlay | None = None,
+    inputs: Iterable[DealInput] | None = None,
 ) -> SessionReport:
     header = parsed.header
     sid = parsed.session_id or f"{doc.file}:{doc.line or 1}"
@@ -120,8 +130,9 @@ def _audit_parsed(
         return report
     report.options = options
     chain = SessionAudit(header.players, options, header.chips, at_play)
-    for i, raw in enumerate(parsed.raw_deals):
-        deal: DealInput = parse_deal(raw, f"/deals/{i}", header)
+    if inputs is None:
+        inputs = (parse_deal(raw, f"/deals/{i}", header) for i, raw in enumerate(parsed.raw_deals))
+    for deal in inputs:
         report.deals.append(chain.audit(deal))
     return report
 
@@ -143,5 +154,5 @@ def read_paths(paths: Iterable[Path], parse: bool = True) -> Iterator[Document |
 
 def audit_paths(paths: Iterable[Path], choice: RuleChoice) -> Iterator[AuditItem]:
     """Every session under ``paths``, audited in order."""
-    for doc in read_paths(paths):
+    for doc in read_paths(paths, parse=False):
         yield doc if isinstance(doc, UnreadableFile) else audit_document(doc, choice)

@@ -96,10 +96,10 @@ def _split_points(path: Path, piece_bytes: int) -> list[tuple[int, int]]:
 
 def read_piece(piece: Piece) -> Iterator[Document]:
     """The documents of a piece, numbered as ``read_documents`` numbers the whole file, and
-    not yet parsed (``decode`` does that, as for every reader)."""
+    not yet parsed (the audit reads them, plainly or in full: ``audit_document``)."""
     path = Path(piece.file)
     if piece.stop is None:
-        yield from read_documents(path, name=piece.name)
+        yield from read_documents(path, parse=False, name=piece.name)
         return
     try:
         with path.open("rb") as stream:
@@ -141,7 +141,6 @@ class Auditor:
         builder = FrameBuilder(self.analyse)
         try:
             for doc in read_piece(piece):
-                doc = decode(doc)
                 skipped = self._already_loaded(doc)
                 if skipped is not None:
                     builder.skipped(skipped)
@@ -158,10 +157,15 @@ class Auditor:
         yield builder.batch()
 
     def _already_loaded(self, doc: Document) -> SessionItem | None:
-        if doc.error is not None or not self.digests:
+        """The session ``doc`` holds, if it is loaded already with the same bytes and rules;
+        the document is parsed here only then (the audit reads it otherwise)."""
+        if not self.digests:
             return None
         digest = hashlib.sha256(doc.raw).hexdigest()
         if digest not in self.digests:
+            return None
+        doc = decode(doc)
+        if doc.error is not None:
             return None
         try:
             parsed = parse_document(doc.value)

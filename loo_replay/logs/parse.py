@@ -10,7 +10,7 @@ at fault and says what was expected.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NoReturn
@@ -195,7 +195,7 @@ class ParsedDocument:
 
     header: SessionHeader | None
     header_error: LogError | None
-    raw_deals: list[Any]
+    raw_deals: Sequence[Any]  # a list, or the plain reader's RawDeals
     session_id: str | None = None
 
 

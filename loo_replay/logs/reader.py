@@ -100,7 +100,7 @@ def _constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-_SLOW = object()  # what ``_fast`` returns when Python's parser must read the document
+NOT_PLAIN = object()  # what ``plain_value`` returns when Python's parser must read the JSON
 
 
 # keys of the open objects _plain_json compares, and the open objects and arrays it
@@ -196,16 +196,16 @@ def _same(
     return True
 
 
-def _fast(raw: bytes) -> Any:
+def plain_value(raw: bytes) -> Any:
     """``raw`` parsed by orjson when that is sure to equal Python's parser with duplicate
-    keys refused (``_plain_json``), else ``_SLOW``."""
+    keys refused (``_plain_json``), else ``NOT_PLAIN``."""
     if b"\\u" in raw:
-        return _SLOW
+        return NOT_PLAIN
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return _SLOW
-    return value if _plain_json(raw) else _SLOW
+        return NOT_PLAIN
+    return value if _plain_json(raw) else NOT_PLAIN
 
 
 def decode(doc: Document) -> Document:
@@ -214,12 +214,12 @@ def decode(doc: Document) -> Document:
     Python's own parser reports duplicate keys (orjson keeps the last silently, and an
     audit must not guess which of two values the recorder meant), at about three times
     orjson's cost; so orjson parses first, and a count of keys and colons proves that no key
-    was said twice (``_fast``), else Python's parser reads the document again and says why.
+    was said twice (``plain_value``), else Python's parser reads the document again and says why.
     """
     if doc.value is not None or doc.error is not None:
         return doc
-    value = _fast(doc.raw)
-    if value is not _SLOW:
+    value = plain_value(doc.raw)
+    if value is not NOT_PLAIN:
         return Document(doc.file, doc.line, doc.raw, value)
     try:
         text = doc.raw.decode("utf-8")
