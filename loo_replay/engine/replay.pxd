@@ -4,6 +4,35 @@ from loo_replay.engine.model cimport Trick
 from loo_replay.engine.state cimport DealState
 from loo_replay.engine.legal cimport add_card, legal_cards
 
+# The result of a replay: fields the replay sets as struct members (typed where they are
+# C values), public for everything that reads a result.
+cdef class DealResult:
+    cdef public object record
+    cdef public object status
+    cdef public bint must
+    cdef public int trump
+    cdef public object outcome
+    cdef public object declarations
+    cdef public object active
+    cdef public object miss_taker
+    cdef public object defender
+    cdef public object retired
+    cdef public object tricks_won
+    cdef public object tricks
+    cdef public object revokers
+    cdef public object flush_winner
+    cdef public object flush_losers
+    cdef public object flush_group
+    cdef public object current_penalties
+    cdef public object violations
+    cdef public object errors
+    cdef public object notes
+    cdef public bint abandoned
+    cdef public object hands
+    cdef public object knowledge
+    cdef public object unchecked
+    cdef public object at_play
+
 # The replay's own fields as C fields of an extension type: a plain class keeps them in an
 # instance dictionary, and every look-up of one went through it.
 cdef class Replay:
@@ -13,7 +42,7 @@ cdef class Replay:
     cdef public object context
     cdef public int n
     cdef public list clockwise
-    cdef public object result
+    cdef public DealResult result
     cdef object _phase
     cdef object _seen
     cdef int _stock

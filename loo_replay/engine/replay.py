@@ -10,7 +10,7 @@ stops the replay with a ``LogError`` and the deal is rejected.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NoReturn
 
 import cython
@@ -59,37 +59,43 @@ class DealContext:
     first: bool = False
 
 
-# A Python dataclass: compiled as a Cython one, its __init__ would import ``dataclasses``
-# again for each field with a default_factory, every time (measured: dearer, not cheaper).
-@dataclass(slots=True)
+@cython.cclass
 class DealResult:
-    """Everything the settlement, the reports and the replayer need of a replayed deal."""
+    """Everything the settlement, the reports and the replayer need of a replayed deal.
 
-    record: DealRecord
-    status: Status
-    must: bool = False
-    trump: int = NO_TRUMP
-    outcome: Outcome | None = None
-    declarations: list[Action | None] = field(default_factory=list)
-    active: list[int] = field(default_factory=list)
-    miss_taker: int | None = None
-    defender: int | None = None
-    retired: set[int] = field(default_factory=set)
-    tricks_won: list[int] = field(default_factory=list)
-    tricks: list[Trick] = field(default_factory=list)
-    revokers: list[int] = field(default_factory=list)  # seats with a penalised revoke, in order
-    flush_winner: int | None = None
-    flush_losers: set[int] = field(default_factory=set)
-    flush_group: list[int] = field(default_factory=list)  # seats among whom flushes counted
-    current_penalties: dict[int, int] = field(default_factory=dict)  # paid into this pool
-    violations: list[Violation] = field(default_factory=list)
-    errors: list[LogError] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    abandoned: bool = False
-    hands: list[int] = field(default_factory=list)  # what each seat held when the deal ended
-    knowledge: Knowledge = Knowledge.FULL
-    unchecked: list[str] = field(default_factory=list)  # UNCHECKED_CHECKS not made, in order
-    at_play: object = None  # what ``Replay.run``'s ``at_play`` gave at the start of play
+    Compiled, an extension type whose fields ``replay.pxd`` declares, so the replay reads
+    and writes them as C struct members; an explicit ``__init__``, because a dataclass's
+    would import ``dataclasses`` again for each of its many list fields, every deal."""
+
+    def __init__(self, record: DealRecord, status: Status) -> None:
+        self.record = record
+        self.status = status
+        self.must: bool = False
+        self.trump: int = NO_TRUMP
+        self.outcome: Outcome | None = None
+        self.declarations: list[Action | None] = []
+        self.active: list[int] = []
+        self.miss_taker: int | None = None
+        self.defender: int | None = None
+        self.retired: set[int] = set()
+        self.tricks_won: list[int] = []
+        self.tricks: list[Trick] = []
+        self.revokers: list[int] = []  # seats with a penalised revoke, in order
+        self.flush_winner: int | None = None
+        self.flush_losers: set[int] = set()
+        self.flush_group: list[int] = []  # seats among whom flushes counted
+        self.current_penalties: dict[int, int] = {}  # paid into this pool
+        self.violations: list[Violation] = []
+        self.errors: list[LogError] = []
+        self.notes: list[str] = []
+        self.abandoned: bool = False
+        self.hands: list[int] = []  # what each seat held when the deal ended
+        self.knowledge: Knowledge = Knowledge.FULL
+        self.unchecked: list[str] = []  # UNCHECKED_CHECKS not made, in order
+        self.at_play: object = None  # what ``Replay.run``'s ``at_play`` gave at the start of play
+
+    def __repr__(self) -> str:
+        return f"DealResult(number={self.record.number}, status={self.status!s})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +162,7 @@ class Replay:
         n = len(record.seats)
         self.n = n
         self.clockwise = [(record.dealer + 1 + i) % n for i in range(n)]  # eldest first
-        self.result = DealResult(record=record, status=_AUDITED)
+        self.result = DealResult(record, _AUDITED)
         self.result.declarations = [None] * n
         self.result.tricks_won = [0] * n
         self._phase = DECLARING
@@ -237,7 +243,7 @@ class Replay:
     def apply(self, event: Event) -> Applied:
         """Take one event and say what it did; after a rejection or the end of the deal,
         events are ignored (``judged`` False)."""
-        r = self.result
+        r: DealResult = self.result
         found, errors, trump = len(r.violations), len(r.errors), self.state.trump
         judged, began, led, legal, closed = self._take(event)
         return Applied(
@@ -291,7 +297,7 @@ class Replay:
         return trick.order[trick.live] if trick.live < len(trick.order) else None
 
     def finish(self) -> DealResult:
-        r = self.result
+        r: DealResult = self.result
         try:
             if self._phase == DECLARING:
                 self._close_declarations()
@@ -524,7 +530,7 @@ class Replay:
         winner = best_flush(held, group, self.state.trump, self.o)
         if winner is None:
             return
-        r = self.result
+        r: DealResult = self.result
         r.outcome = Outcome.FLUSH
         r.flush_winner = winner
         r.flush_group = list(group)
@@ -540,29 +546,29 @@ class Replay:
     # -- declarations (§2.5-2.6) --------------------------------------------
 
     def _declare(self, ev: Declare) -> None:
-        r, o = self.result, self.o
+        r: DealResult = self.result
+        o = self.o
+        seat: int = ev.seat
         if self._phase != DECLARING:  # the pointers are built only to reject
-            raise self.reject(
-                f"/events/{ev.index}", f"{self.name(ev.seat)} declares after play began"
-            )
-        if r.declarations[ev.seat] is not None:
-            raise self.reject(f"/events/{ev.index}", f"second declaration by {self.name(ev.seat)}")
+            raise self.reject(f"/events/{ev.index}", f"{self.name(seat)} declares after play began")
+        if r.declarations[seat] is not None:
+            raise self.reject(f"/events/{ev.index}", f"second declaration by {self.name(seat)}")
         action = ev.action
         if action in (TAKE_MISS, DEFEND):
             self._check_miss(ev)
         if not r.must:
-            expected = ev.seat
-            for seat in self.clockwise:  # the first seat not yet declared
-                if r.declarations[seat] is None:
-                    expected = seat
+            expected = seat
+            for other in self.clockwise:  # the first seat not yet declared
+                if r.declarations[other] is None:
+                    expected = other
                     break
-            if expected != ev.seat:
+            if expected != seat:
                 amount = o.penalties_declare_out_of_turn
-                self.charge_current(ev.seat, amount)
+                self.charge_current(seat, amount)
                 self.violate(
                     "declare-out-of-turn",
-                    ev.seat,
-                    f"{self.name(ev.seat)} declared {action} before {self.name(expected)}, "
+                    seat,
+                    f"{self.name(seat)} declared {action} before {self.name(expected)}, "
                     "whose turn it was",
                     penalty=amount,
                     event=ev.index,
@@ -570,25 +576,25 @@ class Replay:
         elif action == PASS:
             self.violate(
                 "forced-play",
-                ev.seat,
-                f"{self.name(ev.seat)} passed in a must deal, where everyone must play; "
+                seat,
+                f"{self.name(seat)} passed in a must deal, where everyone must play; "
                 "the pass stands and they are out",
                 event=ev.index,
             )
-        r.declarations[ev.seat] = action
+        r.declarations[seat] = action
         if action in (TAKE_MISS, DEFEND):
             miss = self._miss or ()
-            self.state.hands[ev.seat] = mask_of(miss)
-            self.state.order[ev.seat] = list(miss)
+            self.state.hands[seat] = mask_of(miss)
+            self.state.order[seat] = list(miss)
             if self._partial:
-                self._derived_now[ev.seat] = self._miss_derived
-                self._known[ev.seat] = self._miss_known
-            r.miss_taker = ev.seat
+                self._derived_now[seat] = self._miss_derived
+                self._known[seat] = self._miss_known
+            r.miss_taker = seat
             if action == DEFEND:
-                r.defender = ev.seat
+                r.defender = seat
 
     def _check_miss(self, ev: Declare) -> None:
-        r = self.result
+        r: DealResult = self.result
         path = f"/events/{ev.index}/action"
         who = self.name(ev.seat)
         if not self.miss_dealt():
@@ -612,7 +618,8 @@ class Replay:
 
     def _close_declarations(self) -> None:
         """All declared: find forced-play breaches, the active players and the outcome."""
-        r, o = self.result, self.o
+        r: DealResult = self.result
+        o = self.o
         dealer = self.record.dealer
         decl = r.declarations
         others = self.clockwise[:-1]
@@ -689,7 +696,7 @@ class Replay:
 
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """The declarations ``seat`` may make now without a violation or a log error."""
-        r = self.result
+        r: DealResult = self.result
         if r.must:
             return (PLAY,)
         actions = [PLAY]
@@ -720,7 +727,8 @@ class Replay:
     # -- exchanges, flushes shown, trump turns --------------------------------
 
     def _exchange(self, ev: Exchange) -> None:
-        r, o = self.result, self.o
+        r: DealResult = self.result
+        o = self.o
         path = f"/events/{ev.index}"
         who = self.name(ev.seat)
         if not o.deal_exchange or r.must:
@@ -842,7 +850,7 @@ class Replay:
         if began:
             self._close_declarations()
         if self._phase is OVER:
-            r = self.result
+            r: DealResult = self.result
             if r.outcome in (_ALL_PASSED, _UNOPPOSED):
                 raise self.reject(
                     f"/events/{ev.index}",

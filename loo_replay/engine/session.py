@@ -214,7 +214,7 @@ class SessionAudit:
         continuous = consecutive and prev is not None and prev.status != _REJECTED
         single = opening.context.single
         context = opening.context
-        result = replay_deal(rec, o, context, self.at_play)
+        result: DealResult = replay_deal(rec, o, context, self.at_play)
         audit.result = result
         audit.context = context
         audit.antes = antes
