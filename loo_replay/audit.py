@@ -20,7 +20,7 @@ from loo_replay.engine.replay import AtPlay
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.vocab import Status
 from loo_replay.logs.parse import Bad, ParsedDocument, SessionHeader, parse_deal, parse_document
-from loo_replay.logs.plain import read_plain
+from loo_replay.logs.plain import FASTER, read_plain
 from loo_replay.logs.reader import Document, ReadError, decode, expand, read_documents
 from loo_replay.rulesets import RuleChoice, resolve
 
@@ -69,15 +69,16 @@ AuditItem = SessionReport | UnreadableDocument | UnreadableFile
 
 
 def audit_document(
-    doc: Document, choice: RuleChoice, at_play: AtPlay | None = None
+    doc: Document, choice: RuleChoice, at_play: AtPlay | None = None, plain: bool = FASTER
 ) -> SessionReport | UnreadableDocument:
     """Audit one session document (parsing its bytes first if need be); ``at_play`` goes to
-    each deal's replay (``Replay.run``).  A document written plainly is read by the plain
-    reader (``logs/plain.py``), any other by the full one: the verdicts are the same."""
-    if doc.value is None and doc.error is None:
-        plain = read_plain(doc.raw)
-        if plain is not None:
-            return _audit_parsed(doc, plain.parsed, choice, at_play, plain.deals)
+    each deal's replay (``Replay.run``).  With ``plain``, a document written plainly is read
+    by the plain reader (``logs/plain.py``), any other by the full one: the verdicts are
+    the same.  The default uses the plain reader where it is the faster: compiled."""
+    if plain and doc.value is None and doc.error is None:
+        found = read_plain(doc.raw)
+        if found is not None:
+            return _audit_parsed(doc, found.parsed, choice, at_play, found.deals)
     doc = decode(doc)
     if doc.error is not None:
         return UnreadableDocument(doc.file, doc.line, "", doc.error, doc.raw)

@@ -4,8 +4,8 @@
 read plainly it hands to the full reader (orjson, then ``parse.py``), a deal or the whole
 document.  So the audit of any bytes must be the same whichever reader starts: the same
 verdicts, errors and JSON pointers, the same JSON of every deal kept for a rejection.
-``audit_document`` uses the plain reader for a document not yet parsed, the full reader
-for one that ``decode`` has parsed.
+``audit_document(plain=True)`` uses the plain reader for a document not yet parsed (the
+default where it is compiled), the full reader for one that ``decode`` has parsed.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ CHOICE = RuleChoice()
 
 
 def _audit(doc: Document) -> dict[str, Any]:
-    item = audit_document(doc, CHOICE)
+    item = audit_document(doc, CHOICE, plain=True)
     if isinstance(item, UnreadableDocument):
         return {"unreadable": (item.path, item.message)}
     assert isinstance(item, SessionReport)
