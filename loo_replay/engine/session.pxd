@@ -3,6 +3,33 @@
 # dictionary.  The replay's result is read as the extension type it is.
 from loo_replay.engine.replay cimport DealResult
 
+# The verdict on a deal, set field by field as struct members; public for its readers.
+cdef class DealAudit:
+    cdef public object number
+    cdef public object status
+    cdef public object dealer
+    cdef public object pool
+    cdef public object pool_start
+    cdef public object trump
+    cdef public object outcome
+    cdef public bint must
+    cdef public object tricks
+    cdef public object payouts
+    cdef public object looed
+    cdef public object penalties
+    cdef public object pool_next
+    cdef public object stacks
+    cdef public object antes
+    cdef public object violations
+    cdef public object discrepancies
+    cdef public object errors
+    cdef public object notes
+    cdef public object knowledge
+    cdef public object unchecked
+    cdef public object result
+    cdef public object settlement
+    cdef public object context
+
 cdef class SessionAudit:
     cdef public object players
     cdef public object o

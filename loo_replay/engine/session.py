@@ -10,7 +10,7 @@ streams through in constant memory; each call returns that deal's
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import cython
 
@@ -75,36 +75,48 @@ class Opening:
     notes: tuple[str, ...] = ()
 
 
-# A Python dataclass: compiled as a Cython one, its __init__ would import ``dataclasses``
-# again for each field with a default_factory, every time (measured: dearer, not cheaper).
-@dataclass(slots=True)
+@cython.cclass
 class DealAudit:
-    """The verdict on one deal, as the JSON audit output and the database carry it."""
+    """The verdict on one deal, as the JSON audit output and the database carry it.
 
-    number: int | None
-    status: Status
-    dealer: str | None
-    pool: str | None = None
-    pool_start: int | None = None
-    trump: int | None = None
-    outcome: Outcome | None = None
-    must: bool = False
-    tricks: dict[str, int] | None = None
-    payouts: dict[str, int] | None = None
-    looed: dict[str, int] | None = None
-    penalties: dict[str, int] | None = None
-    pool_next: int | None = None
-    stacks: dict[str, int] | None = None
-    antes: dict[str, int] = field(default_factory=dict)
-    violations: list[Violation] = field(default_factory=list)
-    discrepancies: list[Discrepancy] = field(default_factory=list)
-    errors: list[LogError] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    knowledge: Knowledge = Knowledge.FULL  # partial: hands left out (RECORDING.md §1)
-    unchecked: list[str] = field(default_factory=list)  # checks the unknown cards prevented
-    result: DealResult | None = None
-    settlement: Settlement | None = None
-    context: DealContext | None = None  # how the deal opened: replays start from it
+    Compiled, an extension type whose fields ``session.pxd`` declares, so the session's
+    audit sets them as C struct members; an explicit ``__init__``, because a dataclass's
+    would import ``dataclasses`` again for each of its list fields, every deal."""
+
+    def __init__(
+        self,
+        number: int | None,
+        status: Status,
+        dealer: str | None,
+        errors: list[LogError] | None = None,
+    ) -> None:
+        self.number = number
+        self.status = status
+        self.dealer = dealer
+        self.pool: str | None = None
+        self.pool_start: int | None = None
+        self.trump: int | None = None
+        self.outcome: Outcome | None = None
+        self.must: bool = False
+        self.tricks: dict[str, int] | None = None
+        self.payouts: dict[str, int] | None = None
+        self.looed: dict[str, int] | None = None
+        self.penalties: dict[str, int] | None = None
+        self.pool_next: int | None = None
+        self.stacks: dict[str, int] | None = None
+        self.antes: dict[str, int] = {}
+        self.violations: list[Violation] = []
+        self.discrepancies: list[Discrepancy] = []
+        self.errors: list[LogError] = [] if errors is None else errors
+        self.notes: list[str] = []
+        self.knowledge: Knowledge = Knowledge.FULL  # partial: hands left out (RECORDING.md §1)
+        self.unchecked: list[str] = []  # checks the unknown cards prevented
+        self.result: DealResult | None = None
+        self.settlement: Settlement | None = None
+        self.context: DealContext | None = None  # how the deal opened: replays start from it
+
+    def __repr__(self) -> str:
+        return f"DealAudit(number={self.number}, status={self.status!s})"
 
 
 class SessionAudit:
@@ -200,7 +212,7 @@ class SessionAudit:
         o = self.o
         prev = self.prev
         dealer = rec.seats[rec.dealer]
-        audit = DealAudit(rec.number, _AUDITED, dealer)
+        audit: DealAudit = DealAudit(rec.number, _AUDITED, dealer)
         recorded = deal.recorded or Recorded()
         opening = self.open_deal(rec.number, dealer, rec.seats, recorded.pool_start)
         if self.first_number is None:

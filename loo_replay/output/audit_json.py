@@ -57,6 +57,7 @@ class Summary:
             return
         self.sessions += 1
         self.session_errors += bool(item.errors)
+        deal: DealAudit
         for deal in item.deals:
             self.deals += 1
             if deal.status == _AUDITED:
