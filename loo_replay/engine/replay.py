@@ -73,12 +73,12 @@ class DealResult:
         self.must: bool = False
         self.trump: int = NO_TRUMP
         self.outcome: Outcome | None = None
-        self.declarations: list[Action | None] = []
+        self.declarations: list[Action | None] = [None] * len(record.seats)  # by seat
         self.active: list[int] = []
         self.miss_taker: int | None = None
         self.defender: int | None = None
         self.retired: set[int] = set()
-        self.tricks_won: list[int] = []
+        self.tricks_won: list[int] = [0] * len(record.seats)  # by seat
         self.tricks: list[Trick] = []
         self.revokers: list[int] = []  # seats with a penalised revoke, in order
         self.flush_winner: int | None = None
@@ -163,8 +163,6 @@ class Replay:
         self.n = n
         self.clockwise = [(record.dealer + 1 + i) % n for i in range(n)]  # eldest first
         self.result = DealResult(record, _AUDITED)
-        self.result.declarations = [None] * n
-        self.result.tricks_won = [0] * n
         self._phase = DECLARING
         self._seen = 0  # every card that has been dealt, turned or drawn
         self._stock = 0  # cards left to draw from

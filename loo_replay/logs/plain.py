@@ -19,7 +19,7 @@ reader's, errors and JSON pointers included:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any, overload
 
 import cython
@@ -452,15 +452,13 @@ def read_plain(raw: bytes) -> PlainDocument | None:
 @cython.cfunc
 def _document(s: Scanner) -> PlainDocument:
     envelope: dict[str, Any] = {}
+    seen: cython.uint = 0
     key: cython.Py_ssize_t
     if not s.opens(123, 125):
         raise NotPlain
     while True:
-        s.string()
-        key = s.word(DOC_KEYS)
-        if key < 0 or DOC_FIELDS[key] in envelope:
-            raise NotPlain
-        s.expect(58)
+        key = s.member(DOC_KEYS, seen)
+        seen |= 1 << key
         if DOC_FIELDS[key] == "deals":
             break
         envelope[DOC_FIELDS[key]] = s.value()
@@ -708,6 +706,3 @@ class RawDeals(Sequence[Any]):
         if index in self.values:
             return self.values[index]
         return orjson.loads(self.raw[self.spans[2 * index] : self.spans[2 * index + 1]])
-
-    def __iter__(self) -> Iterator[Any]:
-        return (self[k] for k in range(len(self)))
