@@ -682,7 +682,7 @@ class _Table:
             self.between_tricks(trick_no)
         rogue = self.inject.rogue(seat, trick_no)
         if rogue is not None:
-            self.emit(Play(self.index(), *rogue))
+            self.emit(Play(self.index(), *rogue, False))
             return True
         leading = trick is None or not trick.live
         announce = leading and self.bots[seat].announce()

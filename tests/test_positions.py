@@ -67,7 +67,9 @@ def _scripted(options: Options, cards: int) -> Replay:
     replay = Replay(record, options, DealContext(single=False))
     events: list[Declare | Play] = [Declare(i, s, Action.PLAY) for i, s in enumerate((0, 1, 2))]
     order = [(0, "AS"), (1, "5S"), (2, "8S"), (0, "9D"), (1, "6S"), (2, "9S")][:cards]
-    events += [Play(i, seat, parse_card(card)) for i, (seat, card) in enumerate(order, start=3)]
+    events += [
+        Play(i, seat, parse_card(card), False) for i, (seat, card) in enumerate(order, start=3)
+    ]
     for event in events:
         applied = replay.apply(event)
         assert applied.judged and applied.error is None and not applied.violations

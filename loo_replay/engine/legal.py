@@ -21,7 +21,7 @@ from loo_replay.engine.cards import (
     display_cards,
 )
 from loo_replay.engine.model import REVOKE_CODES, Trick
-from loo_replay.engine.state import DealState
+from loo_replay.engine.state import HIGHEST_TRUMP, PAM_CIVIL, TOP_TRUMP, VOID, DealState
 from loo_replay.engine.tables import ACES, NO_TRUMP, POWER, TRUMP_ORDER
 
 # The steps of ``_judge``, numbered as REVOKE_CODES names them.
@@ -35,6 +35,16 @@ HEAD_TRICK: int = cython.declare(cython.int, 6)
 MUST_TRUMP: int = cython.declare(cython.int, 7)
 MUST_OVERTRUMP: int = cython.declare(cython.int, 8)
 ONE: int = cython.declare(cython.ulonglong, 1)
+# The values of the options ``_judge`` asks, as DealState holds them.
+TOP_FIRST: int = cython.declare(cython.int, TOP_TRUMP.index("first"))
+TOP_EVERY: int = cython.declare(cython.int, TOP_TRUMP.index("every"))
+HIGHEST_FIRST: int = cython.declare(cython.int, HIGHEST_TRUMP.index("first"))
+HIGHEST_ALWAYS: int = cython.declare(cython.int, HIGHEST_TRUMP.index("always"))
+HIGHEST_TWO: int = cython.declare(cython.int, HIGHEST_TRUMP.index("two_players"))
+VOID_TRUMP: int = cython.declare(cython.int, VOID.index("trump"))
+VOID_OVERTRUMP: int = cython.declare(cython.int, VOID.index("overtrump"))
+CIVIL_ANNOUNCED: int = cython.declare(cython.int, PAM_CIVIL.index("announced"))
+CIVIL_ALWAYS: int = cython.declare(cython.int, PAM_CIVIL.index("always"))
 # A one-card mask's card, compiled: de Bruijn multiplication (mod 2**64 in both builds).
 DEBRUIJN: int = cython.declare(cython.ulonglong, 0x03F79D71B4CB0A89)
 WORD: int = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
@@ -163,7 +173,6 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
     legal: cython.ulonglong = hand
     mask: cython.ulonglong
     trump: cython.int = state.trump
-    o = state.options
     trick = state.current()
     if trick is None or not trick.live:  # leading: RULES.md §3
         if trump == NO_TRUMP:
@@ -173,31 +182,31 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
             return legal
         number: cython.int = trick.number if trick is not None else len(state.tricks) + 1
         count: cython.int = int(trumps).bit_count()
-        top_rule = o.lead_top_trump
-        if top_rule == "every" or (top_rule == "first" and number == 1):
+        top_rule: cython.int = state.top_rule
+        if top_rule == TOP_EVERY or (top_rule == TOP_FIRST and number == 1):
             top = state.top_trump()
             if top is not None and hand >> top & 1:
                 mask = ONE << top
                 if _breaks(card, mask):
                     return -1 - LEAD_TOP_TRUMP
                 legal &= mask
-        rule = o.lead_highest_trump
+        rule: cython.int = state.highest_rule
         if count >= 2:
             mask = 0
-            if rule == "always" or (rule == "first" and number == 1):
+            if rule == HIGHEST_ALWAYS or (rule == HIGHEST_FIRST and number == 1):
                 mask = ONE << _highest(trumps, state)
-            elif rule == "two_players" and len(state.playing()) == 2:
+            elif rule == HIGHEST_TWO and len(state.playing()) == 2:
                 mask = _run_from_highest(trumps, state)
             if mask:
                 if _breaks(card, mask):
                     return -1 - LEAD_HIGHEST_TRUMP
                 legal &= mask
-        trump_if: cython.int = o.lead_trump_if
+        trump_if: cython.int = state.trump_if
         if trump_if and count >= trump_if:
             if _breaks(card, trumps):
                 return -1 - LEAD_TRUMP
             legal &= trumps
-        if o.lead_trump_after_trick and number >= 2:
+        if state.after_trick and number >= 2:
             if _breaks(card, trumps):
                 return -1 - TRUMP_AFTER_TRICK
             legal &= trumps
@@ -216,7 +225,7 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
         if _breaks(card, suited):
             return -1 - FOLLOW_SUIT
         legal &= suited
-        if o.follow_head and not trick.trumped:
+        if state.head and not trick.trumped:
             higher = _higher(suited, powers, win)
             if higher:
                 if _breaks(card, higher):
@@ -229,8 +238,8 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
     if not trumps:
         return legal
     higher = _higher(trumps, powers, win)
-    void = o.follow_void
-    if void == "trump":
+    void: cython.int = state.void_rule
+    if void == VOID_TRUMP:
         if _breaks(card, trumps):
             return -1 - MUST_TRUMP
         legal &= trumps
@@ -238,7 +247,7 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
             if _breaks(card, higher):
                 return -1 - MUST_OVERTRUMP
             legal &= higher
-    elif void == "overtrump" and higher:
+    elif void == VOID_OVERTRUMP and higher:
         if _breaks(card, higher):
             return -1 - (MUST_OVERTRUMP if trick.trumped else MUST_TRUMP)
         legal &= higher
@@ -254,11 +263,10 @@ def _pam_barred(state: DealState, hand: cython.ulonglong, trick: Trick) -> cytho
         return False
     if trick.lead != ACES[trump]:
         return False
-    o = state.options
-    civil = o.follow_pam_civil
-    if not (civil == "always" or (civil == "announced" and state.announce)):
+    civil: cython.int = state.civil_rule
+    if not (civil == CIVIL_ALWAYS or (civil == CIVIL_ANNOUNCED and state.announce)):
         return False
-    if o.follow_pam_civil_strict:
+    if state.civil_strict:
         return hand != ONE << PAM
     return (hand & state.trump_mask & ~(ONE << PAM)) != 0
 

@@ -84,12 +84,14 @@ class TurnUp:
 @cython.cclass
 class Play:
     """A card played; compiled, an extension type with C fields (the commonest event: a
-    frozen dataclass's ``__init__`` runs in the interpreter, this one does not)."""
+    frozen dataclass's ``__init__`` runs in the interpreter, this one does not) that the
+    replay reads as struct members (model.pxd).  Every field is given: a default would be
+    lost where model.pxd declares the fields."""
 
     index: cython.int
     seat: cython.int
     card: cython.int
-    announce: cython.bint = False  # "Pam, be civil" announced with this lead
+    announce: cython.bint  # "Pam, be civil" announced with this lead
 
 
 Event = Declare | Exchange | ShowFlush | TurnUp | Play

@@ -1,6 +1,6 @@
 # C types for replay.py (pure-Python mode: replay.py is the source).  The replay's state and
 # tricks are extension types, and it calls legality as C functions.
-from loo_replay.engine.model cimport Trick
+from loo_replay.engine.model cimport Declare, Play, Trick
 from loo_replay.engine.state cimport DealState
 from loo_replay.engine.legal cimport add_card, legal_cards
 
@@ -51,6 +51,10 @@ cdef class Replay:
     cdef int _leader
     cdef bint _turn_due
     cdef int _ignored
+    cdef bint _began
+    cdef bint _led
+    cdef long long _legal
+    cdef object _closed
     cdef unsigned long long _active_mask
     cdef object _flush_view
     cdef list _shown
@@ -66,12 +70,12 @@ cdef class Replay:
     cdef set _unchecked
     cdef public DealState state
 
-    cdef tuple _take(self, event)
-    cdef tuple _play(self, ev)
-    cdef Trick _new_trick(self, ev)
-    cdef object _judge(self, ev, Trick trick, int seat, int card)
+    cdef bint _take(self, event) except -1
+    cdef bint _play(self, Play ev) except -1
+    cdef Trick _new_trick(self, Play ev)
+    cdef long long _judge(self, Play ev, Trick trick, int seat, int card) except? -3
     cdef _close_trick(self, Trick trick)
-    cdef _declare(self, ev)
+    cdef _declare(self, Declare ev)
     cdef _close_declarations(self)
     cdef _exchange(self, ev)
     cdef _show_flush(self, ev)

@@ -10,7 +10,6 @@ stops the replay with a ``LogError`` and the deal is rejected.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NoReturn
 
 import cython
@@ -98,11 +97,14 @@ class DealResult:
         return f"DealResult(number={self.record.number}, status={self.status!s})"
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
+@cython.annotation_typing(False)  # fields stay Python objects
 class FlushView:
     """The hands a flush is judged on (RULES.md §2.4, §2.8): as dealt, among every seated
     player (``flush.when = "dealt"``), or the final hands of the active players
-    (``"declared"``), with the trumps of that moment."""
+    (``"declared"``), with the trumps of that moment.  An extension type like ``DealPlan``:
+    one is made every deal where flushes are judged."""
 
     hands: tuple[int, ...]
     trump: int
@@ -133,11 +135,8 @@ def deal_plan(o: Options, context: DealContext) -> DealPlan:
     return DealPlan(must_pool, method, o.deal_miss and not must_pool, method == "turn_up")
 
 
-# What one event did, as ``_take`` says it: judged, began, led, the legal mask (DEAD for a
-# dead card, None for no card judged), the trick closed.  ``apply`` makes it an ``Applied``.
-_Taken = tuple[bool, bool, bool, int | None, Trick | None]
-_IGNORED: _Taken = (False, False, False, None, None)
-_TAKEN: _Taken = (True, False, False, None, None)
+# The legal mask ``_take`` leaves when no card was judged (DEAD: a dead card was played).
+UNJUDGED: int = cython.declare(cython.longlong, -2)
 
 
 AtPlay = Callable[["Replay"], object]  # see ``Replay.run``
@@ -171,6 +170,12 @@ class Replay:
         self._leader = -1
         self._turn_due = False  # on_void: a trump turn is due before the next trick
         self._ignored = 0
+        # What the last event did, as ``_take`` leaves it for ``apply`` (a tuple made for
+        # every event cost the validator, which reads none of it): it began the play, it
+        # led, the legal mask (DEAD, UNJUDGED), the trick it closed.
+        self._began = self._led = False
+        self._legal = UNJUDGED
+        self._closed: Trick | None = None
         self._active_mask = 0  # seats in the play, once the declarations close
         self._flush_view: FlushView | None = None  # set where flushes are judged
         self._shown: list[ShowFlush] = []  # flushes shown before that, judged then
@@ -243,25 +248,31 @@ class Replay:
         events are ignored (``judged`` False)."""
         r: DealResult = self.result
         found, errors, trump = len(r.violations), len(r.errors), self.state.trump
-        judged, began, led, legal, closed = self._take(event)
+        judged = self._take(event)
+        legal = self._legal
         return Applied(
             event,
             judged,
-            began,
-            led,
+            self._began,
+            self._led,
             judged and legal == DEAD,
-            None if legal is None or legal == DEAD else legal,
+            None if legal < 0 else legal,  # DEAD or UNJUDGED: no legal mask to give
             tuple(r.violations[found:]),
-            closed,
+            self._closed,
             None if self.state.trump == trump else self.state.trump,
             r.errors[-1] if len(r.errors) > errors else None,
         )
 
-    def _take(self, event: Event) -> _Taken:
+    def _take(self, event: Event) -> bool:
+        """Whether ``event`` was judged (not ignored); what it did is left in ``_began``,
+        ``_led``, ``_legal`` and ``_closed``."""
+        self._began = self._led = False
+        self._legal = UNJUDGED
+        self._closed = None
         if self._phase is OVER:
             if self.result.status is _AUDITED:
                 self._ignored += 1
-            return _IGNORED
+            return False
         try:
             if isinstance(event, Play):
                 return self._play(event)
@@ -274,8 +285,11 @@ class Replay:
             else:
                 self._turn_up(event)
         except _Rejected:
+            self._began = self._led = False
+            self._legal = UNJUDGED
+            self._closed = None
             self._phase = OVER
-        return _TAKEN
+        return True
 
     def begin_play(self) -> None:
         """Close the declarations now (the first card does it too); idempotent."""
@@ -843,7 +857,7 @@ class Replay:
 
     # -- play (§2.9) -----------------------------------------------------------
 
-    def _play(self, ev: Play) -> _Taken:
+    def _play(self, ev: Play) -> bool:
         began = self._phase is DECLARING
         if began:
             self._close_declarations()
@@ -856,31 +870,36 @@ class Replay:
                     f"({r.outcome.replace('_', ' ')})",
                 )
             self._ignored += 1
-            return (False, began, False, None, None)
+            self._began = began
+            return False
         state: DealState = self.state
-        seat: int = ev.seat
-        card: int = ev.card
+        seat: cython.int = ev.seat
+        card: cython.int = ev.card
         trick: Trick | None = state.current()
         if trick is None:
             trick = self._new_trick(ev)
         if not self._active_mask >> seat & 1 or seat in state.retired or trick.seats >> seat & 1:
             self._impossible_play(ev, trick)
-        if not state.hands[seat] >> card & 1:
+        held: cython.ulonglong = state.hands[seat]
+        if not held >> card & 1:
             raise self.reject(
                 f"/events/{ev.index}/card",
                 f"{self.name(seat)} plays {display(card)} but does not hold it "
                 f"({self.name(seat)} holds {display_cards(state.held(seat))})",
             )
-        live, order = trick.live, trick.order
-        if seat != order[live]:
-            self._out_of_turn(ev, trick, order[live])
-            legal, led = DEAD, False
+        order: list[int] = trick.order
+        on_turn: cython.int = order[trick.live]
+        self._began = began
+        if seat != on_turn:
+            self._out_of_turn(ev, trick, on_turn)
+            self._legal = DEAD
         else:
-            legal, led = self._judge(ev, trick, seat, card), not live
+            self._led = not trick.live
+            self._legal = self._judge(ev, trick, seat, card)
         if trick.live == len(order):
             self._close_trick(trick)
-            return (True, began, led, legal, trick)
-        return (True, began, led, legal, None)
+            self._closed = trick
+        return True
 
     def _new_trick(self, ev: Play) -> Trick:
         state = self.state
@@ -900,7 +919,7 @@ class Replay:
                 trick=number,
                 event=ev.index,
             )
-        trick = Trick(number=number, leader=self._leader)
+        trick = Trick(number, self._leader)  # positional: keywords take a slower call
         playing = state.playing()
         start = playing.index(self._leader) if self._leader in playing else 0
         trick.order = playing[start:] + playing[:start]
@@ -940,17 +959,19 @@ class Replay:
             event=ev.index,
         )
 
-    def _judge(self, ev: Play, trick: Trick, seat: cython.int, card: cython.int) -> int:
+    def _judge(self, ev: Play, trick: Trick, seat: cython.int, card: cython.int) -> cython.longlong:
         """Check ``seat``'s ``card`` (the event ``ev``) against ``legal_cards`` and play it;
         the legal mask."""
         state: DealState = self.state
         if not trick.live:
             state.announce = ev.announce
-        legal = legal_cards(state, seat)
+        legal: cython.ulonglong = legal_cards(state, seat)
         if not legal >> card & 1:
             self._revoke(ev, trick, legal)
         if trick.live:
-            if not state.hands[seat] & state.suit_masks[trick.led]:
+            held: cython.ulonglong = state.hands[seat]
+            suit: cython.ulonglong = state.suit_masks[trick.led]
+            if not held & suit:
                 trick.void = True
         elif state.trump == NO_TRUMP and self._method == "first_lead":
             state.fix_trump(card // 13)

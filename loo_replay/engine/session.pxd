@@ -2,6 +2,7 @@
 # source): what it carries from deal to deal is C struct members, not an instance
 # dictionary.  The replay's result is read as the extension type it is.
 from loo_replay.engine.replay cimport DealResult
+from loo_replay.engine.settle cimport Settlement
 
 # The verdict on a deal, set field by field as struct members; public for its readers.
 cdef class DealAudit:

@@ -249,14 +249,14 @@ class SessionAudit:
         ids = rec.seats
         audit.tricks = {ids[s]: result.tricks_won[s] for s in result.active}
         if pool_start is not None:
-            s = settle(result, o, pool_start)
-            audit.settlement = s
+            settled: Settlement = settle(result, o, pool_start)
+            audit.settlement = settled
             audit.pool_start = pool_start
-            audit.payouts = {ids[k]: v for k, v in s.payouts.items() if v}
-            audit.looed = {ids[k]: v for k, v in s.looed.items() if v}
-            audit.penalties = {ids[k]: v for k, v in s.penalties.items() if v}
-            audit.pool_next = s.pool_next
-            self.carry = s.pool_next
+            audit.payouts = {ids[k]: v for k, v in settled.payouts.items() if v}
+            audit.looed = {ids[k]: v for k, v in settled.looed.items() if v}
+            audit.penalties = {ids[k]: v for k, v in settled.penalties.items() if v}
+            audit.pool_next = settled.pool_next
+            self.carry = settled.pool_next
         else:
             self.carry = None
         if prev is not None and not continuous:
@@ -299,16 +299,17 @@ class SessionAudit:
 
     def _move_chips(self, audit: DealAudit, recorded: Recorded) -> None:
         """RULES.md §5.4: stacks pay antes, loos and penalties and take payouts."""
-        s = audit.settlement
-        if self.stacks is not None and s is not None and audit.result is not None:
+        s: Settlement | None = audit.settlement
+        stacks: dict[str, int] | None = self.stacks
+        if stacks is not None and s is not None and audit.result is not None:
             ids = audit.result.record.seats
             for player, chips in audit.antes.items():
-                self.stacks[player] = self.stacks.get(player, 0) - chips
+                stacks[player] = stacks.get(player, 0) - chips
             for seat, player in enumerate(ids):
-                if player in self.stacks:
-                    self.stacks[player] += s.payouts.get(seat, 0) - s.paid_by(seat)
-            audit.stacks = dict(self.stacks)
-            if self.total is not None and sum(self.stacks.values()) + s.pool_next != self.total:
+                if player in stacks:
+                    stacks[player] += s.payouts.get(seat, 0) - s.paid_by(seat)
+            audit.stacks = dict(stacks)
+            if self.total is not None and sum(stacks.values()) + s.pool_next != self.total:
                 audit.notes.append(
                     "chip conservation broken: stacks plus pool differ from the start"
                 )

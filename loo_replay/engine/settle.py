@@ -7,7 +7,7 @@ larger penalties, into ``pool_next``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import cython
 
 from loo_replay.engine.cards import PAM
 from loo_replay.engine.options import Options
@@ -19,16 +19,25 @@ _MISDEAL, _ALL_PASSED, _UNOPPOSED = Outcome.MISDEAL, Outcome.ALL_PASSED, Outcome
 _FLUSH, _REVOKE = Outcome.FLUSH, Outcome.REVOKE
 
 
-@dataclass(slots=True)
 class Settlement:
-    pool_start: int
-    pool: int
-    payouts: dict[int, int] = field(default_factory=dict)
-    looed: dict[int, int] = field(default_factory=dict)
-    penalties: dict[int, int] = field(default_factory=dict)  # every penalty, wherever it went
-    pool_next: int = 0
+    """A deal's pool settled, amounts by seat.  Compiled, an extension type (settle.pxd)
+    whose fields the session reads as struct members: one is made every deal."""
 
-    def paid_by(self, seat: int) -> int:
+    def __init__(self, pool_start: int, pool: int, penalties: dict[int, int]) -> None:
+        self.pool_start = pool_start
+        self.pool = pool
+        self.payouts: dict[int, int] = {}
+        self.looed: dict[int, int] = {}
+        self.penalties = penalties  # every penalty, wherever it went
+        self.pool_next: int = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"Settlement(pool_start={self.pool_start}, pool={self.pool}, payouts={self.payouts}, "
+            f"looed={self.looed}, penalties={self.penalties}, pool_next={self.pool_next})"
+        )
+
+    def paid_by(self, seat: cython.int) -> cython.longlong:
         """Chips ``seat`` paid during the deal (loo and penalties; antes are the session's)."""
         return self.looed.get(seat, 0) + self.penalties.get(seat, 0)
 
@@ -50,7 +59,7 @@ def settle(r: DealResult, o: Options, pool_start: int) -> Settlement:
     dealer = r.record.dealer
     n = len(r.record.seats)
     pool = pool_start + sum(r.current_penalties.values())
-    s = Settlement(pool_start=pool_start, pool=pool, penalties=dict(r.current_penalties))
+    s: Settlement = Settlement(pool_start, pool, dict(r.current_penalties))
     to_next = 0
     if r.outcome == _MISDEAL:
         _add(s.penalties, dealer, o.penalties_misdeal)

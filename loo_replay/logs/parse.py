@@ -339,7 +339,7 @@ def _plain_event(i: int, raw: Any, seats: dict[str, int]) -> Event | None:
         card = ev.get("card")
         spellings: dict[str, int] = CARD_SPELLINGS
         number = spellings.get(card) if type(card) is str else None
-        return None if number is None else Play(i, seat, number)
+        return None if number is None else Play(i, seat, number, False)
     if kind == "declare":
         word = ev.get("action")
         actions: dict[str, Action] = ACTION_OF

@@ -253,7 +253,7 @@ def read_documents(path: Path, parse: bool = True, name: str | None = None) -> I
                 yield decode(doc) if parse else doc
                 return
             for number, raw in enumerate(stream, start=1):
-                if raw.strip():
+                if not raw.isspace():  # a blank line; ``strip`` would copy every line to say so
                     doc = Document(name, number, raw.rstrip(b"\r\n"))
                     yield decode(doc) if parse else doc
     except (OSError, EOFError, zlib.error) as exc:
