@@ -76,7 +76,7 @@ def display(card: int) -> str:
 ONE: int = cython.declare(cython.ulonglong, 1)  # ``ONE << card``: a one-card mask, in 64 bits
 
 
-def mask_of(cards: Iterable[int]) -> int:
+def mask_of(cards: Iterable[int]) -> cython.ulonglong:
     """The mask of ``cards`` (each 0-51)."""
     mask: cython.ulonglong = 0
     card: cython.int

@@ -920,9 +920,15 @@ class Replay:
                 event=ev.index,
             )
         trick = Trick(number, self._leader)  # positional: keywords take a slower call
-        playing = state.playing()
-        start = playing.index(self._leader) if self._leader in playing else 0
-        trick.order = playing[start:] + playing[:start]
+        playing: list[int] = state.playing()
+        n: cython.Py_ssize_t = len(playing)
+        start: cython.Py_ssize_t = 0
+        i: cython.Py_ssize_t
+        for i in range(n):  # the order of play: the seats playing, from the leader's
+            if playing[i] == self._leader:
+                start = i
+                break
+        trick.order = [playing[(start + i) % n] for i in range(n)]
         state.tricks.append(trick)
         return trick
 

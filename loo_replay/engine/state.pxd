@@ -26,3 +26,4 @@ cdef class DealState:
     cdef public int civil_rule
     cdef public bint civil_strict
     cpdef Trick current(self)
+    cpdef list playing(self)
