@@ -71,6 +71,7 @@ cdef class Replay:
     cdef public DealState state
 
     cdef bint _take(self, event) except -1
+    cdef void _did_nothing(self) noexcept
     cdef bint _play(self, Play ev) except -1
     cdef Trick _new_trick(self, Play ev)
     cdef long long _judge(self, Play ev, Trick trick, int seat, int card) except? -3

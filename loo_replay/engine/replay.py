@@ -266,9 +266,7 @@ class Replay:
     def _take(self, event: Event) -> bool:
         """Whether ``event`` was judged (not ignored); what it did is left in ``_began``,
         ``_led``, ``_legal`` and ``_closed``."""
-        self._began = self._led = False
-        self._legal = UNJUDGED
-        self._closed = None
+        self._did_nothing()
         if self._phase is OVER:
             if self.result.status is _AUDITED:
                 self._ignored += 1
@@ -285,11 +283,14 @@ class Replay:
             else:
                 self._turn_up(event)
         except _Rejected:
-            self._began = self._led = False
-            self._legal = UNJUDGED
-            self._closed = None
+            self._did_nothing()  # a rejected event began, led and closed nothing
             self._phase = OVER
         return True
+
+    def _did_nothing(self) -> None:
+        self._began = self._led = False
+        self._legal = UNJUDGED
+        self._closed = None
 
     def begin_play(self) -> None:
         """Close the declarations now (the first card does it too); idempotent."""
