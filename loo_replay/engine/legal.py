@@ -294,14 +294,14 @@ def explain(code: str, state: DealState, seat: int) -> str:
             return "the ace of trumps must be led"
         return f"the top trump {display(top or 0)} must be led (the ace is turned up)"
     if code == "lead-highest-trump":
-        if state.options.lead_highest_trump == "two_players":
+        if state.highest_rule == HIGHEST_TWO:
             return (
                 "with two players standing, holding two or more trumps, the highest "
                 "(or one in unbroken sequence with it) must be led"
             )
         return "holding two or more trumps, the highest must be led"
     if code == "lead-trump":
-        n = state.options.lead_trump_if
+        n = state.trump_if
         return f"holding {'a trump' if n == 1 else f'{n} or more trumps'}, a trump must be led"
     if code == "trump-after-trick":
         return "the winner of a trick must lead a trump"
@@ -309,7 +309,7 @@ def explain(code: str, state: DealState, seat: int) -> str:
     led = SUIT_SYMBOLS[trick.led]
     winner = display(trick.cards[trick.win][1])
     if code == "pam-be-civil":
-        if state.options.follow_pam_civil_strict:
+        if state.civil_strict:
             return 'the ace of trumps was led: "Pam, be civil" bars Pam unless it is the last card held'
         return 'the ace of trumps was led: "Pam, be civil" bars Pam while another trump is held'
     if code == "follow-suit":

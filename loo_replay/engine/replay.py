@@ -170,12 +170,7 @@ class Replay:
         self._leader = -1
         self._turn_due = False  # on_void: a trump turn is due before the next trick
         self._ignored = 0
-        # What the last event did, as ``_take`` leaves it for ``apply`` (a tuple made for
-        # every event cost the validator, which reads none of it): it began the play, it
-        # led, the legal mask (DEAD, UNJUDGED), the trick it closed.
-        self._began = self._led = False
-        self._legal = UNJUDGED
-        self._closed: Trick | None = None
+        self._did_nothing()
         self._active_mask = 0  # seats in the play, once the declarations close
         self._flush_view: FlushView | None = None  # set where flushes are judged
         self._shown: list[ShowFlush] = []  # flushes shown before that, judged then
@@ -288,9 +283,12 @@ class Replay:
         return True
 
     def _did_nothing(self) -> None:
+        """What the last event did, as ``_take`` leaves it for ``apply`` (a tuple made for
+        every event cost the validator, which reads none of it): it began the play, it led,
+        the legal mask (DEAD, UNJUDGED), the trick it closed; here, nothing."""
         self._began = self._led = False
         self._legal = UNJUDGED
-        self._closed = None
+        self._closed: Trick | None = None
 
     def begin_play(self) -> None:
         """Close the declarations now (the first card does it too); idempotent."""
