@@ -6,6 +6,7 @@ nowhere else: 0 nothing found, 1 findings, 2 bad usage or unreadable input.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -189,4 +190,9 @@ app.command(cls=PlainCommand)(record_commands.record)
 
 
 def main() -> None:
+    # NumPy (which pyarrow and SciPy import) starts an OpenBLAS thread per core that
+    # competes with the audit's own processes while doing nothing of use here: nothing we
+    # call is a parallel matrix product.  One thread, for this process and the workers it
+    # starts, unless the user chose otherwise (docs/performance.md).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     app(prog_name="loo-replay")  # the same name in help and errors, however it was started

@@ -48,8 +48,9 @@ from loo_replay.db.rows import (
 )
 from loo_replay.engine.analysis import DealAnalysis, analyse_deal
 from loo_replay.engine.cards import SUITS, canonical
-from loo_replay.engine.model import DEAD, LogError
+from loo_replay.engine.model import DEAD, LogError, Trick
 from loo_replay.engine.options import Options
+from loo_replay.engine.replay import DealResult
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
 from loo_replay.output.audit_json import Summary
@@ -469,7 +470,7 @@ class FrameBuilder:
     # -- one audited deal ------------------------------------------------------
 
     def _deal(self, sid: str, index: int, d: DealAudit) -> None:
-        result = d.result
+        result: DealResult | None = d.result
         assert result is not None
         rec = result.record
         ids = rec.seats
@@ -601,7 +602,7 @@ class FrameBuilder:
             )
 
     def _seats(self, sid: str, index: int, d: DealAudit) -> None:
-        result = d.result
+        result: DealResult | None = d.result
         assert result is not None
         rec = result.record
         known = d.payouts is not None
@@ -651,7 +652,7 @@ class FrameBuilder:
 
     def _tricks(self, sid: str, index: int, d: DealAudit) -> None:
         """Tricks and their cards; the hot path of the loader (one row per card played)."""
-        result = d.result
+        result: DealResult | None = d.result
         assert result is not None
         rec = result.record
         ids = rec.seats
@@ -672,8 +673,10 @@ class FrameBuilder:
         ) = self.play_columns  # fmt: skip
         legal_cards: CardLists = p_legal_cards
         position: cython.int
+        seat: cython.int
         card: cython.int
         mask: cython.longlong
+        t: Trick
         for t in result.tricks:
             trick = t.number
             winner = t.winner if t.winner is not None and t.winner >= 0 else None
