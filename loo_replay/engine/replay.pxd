@@ -1,8 +1,9 @@
 # C types for replay.py (pure-Python mode: replay.py is the source).  The replay's state and
-# tricks are extension types, and it calls legality as C functions.
+# tricks are extension types, and it calls legality and ``mask_of`` as C functions.
 from loo_replay.engine.model cimport Declare, Play, Trick
 from loo_replay.engine.state cimport DealState
 from loo_replay.engine.legal cimport add_card, legal_cards
+from loo_replay.engine.cards cimport mask_of
 
 # The result of a replay: fields the replay sets as struct members (typed where they are
 # C values), public for everything that reads a result.

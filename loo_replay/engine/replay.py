@@ -158,9 +158,10 @@ class Replay:
         self._prove = prove
         self.o = options
         self.context = context
-        n = len(record.seats)
+        n: cython.int = len(record.seats)
+        dealer: cython.int = record.dealer
         self.n = n
-        self.clockwise = [(record.dealer + 1 + i) % n for i in range(n)]  # eldest first
+        self.clockwise = [(dealer + 1 + i) % n for i in range(n)]  # eldest first
         self.result = DealResult(record, _AUDITED)
         self._phase = DECLARING
         self._seen = 0  # every card that has been dealt, turned or drawn
@@ -190,7 +191,7 @@ class Replay:
         self.state = DealState(
             options=options,
             seats=record.seats,
-            dealer=record.dealer,
+            dealer=dealer,
             hands=[mask_of(h) if h else 0 for h in self._hands],
             order=[list(h) if h else [] for h in self._hands],
             tricks=self.result.tricks,
