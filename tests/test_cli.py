@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -168,3 +169,28 @@ def test_rulesets_lists_all_eleven_and_shows_one_with_sources() -> None:
     assert shown.returncode == 0
     assert "follow.pam_civil" in shown.stdout and "always" in shown.stdout
     assert "source: 001" in shown.stdout
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("3", "3")])
+def test_one_openblas_thread_unless_the_user_chose(given: str | None, expected: str) -> None:
+    """docs/performance.md: NumPy's OpenBLAS would start a spinning thread per core beside
+    the audit's own processes; the command sets one thread for itself and the workers it
+    starts, and leaves a value the user set alone."""
+    script = (
+        "import os, sys\n"
+        "from loo_replay.cli import main\n"
+        "sys.argv = ['loo-replay', '--version']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    no_traceback(result)
+    assert result.stdout.splitlines()[-1] == expected
