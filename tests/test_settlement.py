@@ -1313,6 +1313,29 @@ def test_unlimited_session_pool_balloons_as_each_looed_player_pays_the_pool() ->
     check_session(audits, expected, stacks)
 
 
+def test_unlimited_loo_past_64_bits_settles_and_moves_chips_exactly() -> None:
+    """§5.1 unlimited loo, §2.1, §5.4: the pool doubles with every deal where two players
+    are looed, so amounts outgrow 64 bits; chips are still settled and moved exactly (the
+    compiled build once paid them through a C integer and stopped with an overflow)."""
+    start = 2**53 - 2  # the largest recorded amount the log allows that 3 divides
+    dealers = ["cat", "ann", "bob"]
+    deals = [sweep(k, dealers[(k - 1) % 3]) for k in range(1, 13)]
+    deals[0]["recorded"] = {"pool_start": start}
+    audits = audit_deals(deals, players=THREE, rules={"stakes.loo": "unlimited"}, chips=CHIPS_100)
+    pool = start  # adopted by the first deal, its antes in it
+    for k, a in enumerate(audits):
+        assert_clean(a)
+        # The eldest sweeps: three shares of a pool that 3 divides, the whole pool; the
+        # other two each pay the pool into the next, which the next dealer's ante joins.
+        eldest, *looed = THREE[k % 3 :] + THREE[: k % 3]
+        assert money(a) == row(
+            "double", pool, "played", {eldest: pool}, dict.fromkeys(looed, pool), 2 * pool
+        ), a.number
+        conserved(a, 300 + start - 3)  # the chips, and what the adopted pool carried in
+        pool = 2 * pool + 3
+    assert max(audits[-1].looed.values()) > 2**63
+
+
 # ======================================================================================
 # §2.1 continuity: gaps, rejected deals, an adopted pool_start
 # ======================================================================================

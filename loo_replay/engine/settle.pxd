@@ -10,4 +10,4 @@ cdef class Settlement:
     cdef public dict looed
     cdef public dict penalties
     cdef public object pool_next
-    cpdef long long paid_by(self, int seat) except? -1
+    cpdef object paid_by(self, int seat)  # a Python int: loos grow past 64 bits

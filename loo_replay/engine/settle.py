@@ -37,8 +37,9 @@ class Settlement:
             f"looed={self.looed}, penalties={self.penalties}, pool_next={self.pool_next})"
         )
 
-    def paid_by(self, seat: cython.int) -> cython.longlong:
-        """Chips ``seat`` paid during the deal (loo and penalties; antes are the session's)."""
+    def paid_by(self, seat: cython.int) -> int:
+        """Chips ``seat`` paid during the deal (loo and penalties; antes are the session's):
+        a Python integer, since unlimited loos grow past 64 bits."""
         return self.looed.get(seat, 0) + self.penalties.get(seat, 0)
 
 
