@@ -69,16 +69,21 @@ AuditItem = SessionReport | UnreadableDocument | UnreadableFile
 
 
 def audit_document(
-    doc: Document, choice: RuleChoice, at_play: AtPlay | None = None, plain: bool = FASTER
+    doc: Document,
+    choice: RuleChoice,
+    at_play: AtPlay | None = None,
+    plain: bool = FASTER,
+    keep: bool = True,
 ) -> SessionReport | UnreadableDocument:
     """Audit one session document (parsing its bytes first if need be); ``at_play`` goes to
     each deal's replay (``Replay.run``).  With ``plain``, a document written plainly is read
     by the plain reader (``logs/plain.py``), any other by the full one: the verdicts are
-    the same.  The default uses the plain reader where it is the faster: compiled."""
+    the same.  The default uses the plain reader where it is the faster: compiled.
+    ``keep`` False: the verdicts drop their replays (``SessionAudit``), for output only."""
     if plain and doc.value is None and doc.error is None:
         found = read_plain(doc.raw)
         if found is not None:
-            return _audit_parsed(doc, found.parsed, choice, at_play, found.deals)
+            return _audit_parsed(doc, found.parsed, choice, at_play, found.deals, keep)
     doc = decode(doc)
     if doc.error is not None:
         return UnreadableDocument(doc.file, doc.line, "", doc.error, doc.raw)
@@ -86,7 +91,7 @@ def audit_document(
         parsed = parse_document(doc.value)
     except Bad as bad:
         return UnreadableDocument(doc.file, doc.line, bad.path, bad.message, doc.raw)
-    return _audit_parsed(doc, parsed, choice, at_play)
+    return _audit_parsed(doc, parsed, choice, at_play, keep=keep)
 
 
 def _audit_parsed(
@@ -95,6 +100,7 @@ def _audit_parsed(
     choice: RuleChoice,
     at_play: AtPlay | None = None,
     inputs: Iterable[DealInput] | None = None,
+    keep: bool = True,
 ) -> SessionReport:
     header = parsed.header
     sid = parsed.session_id or f"{doc.file}:{doc.line or 1}"
@@ -130,7 +136,7 @@ def _audit_parsed(
             )
         return report
     report.options = options
-    chain = SessionAudit(header.players, options, header.chips, at_play)
+    chain = SessionAudit(header.players, options, header.chips, at_play, keep)
     if inputs is None:
         inputs = (parse_deal(raw, f"/deals/{i}", header) for i, raw in enumerate(parsed.raw_deals))
     for deal in inputs:

@@ -36,7 +36,6 @@ from loo_replay.output.text import summary_line
 from loo_replay.pipeline import RenderSpec, rendered
 from loo_replay.replayer import commands as replay_commands
 from loo_replay.rulesets import RulesetError, builtin, builtin_names, load
-from loo_replay.simulate import Simulator, parse_crooked, parse_shuffle, write_simulation
 
 app = typer.Typer(
     help="Audit, settle, load and replay recorded games of Loo (Lanterloo).",
@@ -140,6 +139,8 @@ def simulate(
     Bots play every deal through the engine, choosing from the legal cards and
     declarations; violations and corrupted records are injected on request.
     """
+    from loo_replay.simulate import Simulator, parse_crooked, parse_shuffle, write_simulation
+
     try:
         crooked = None if crooked_dealer is None else parse_crooked(crooked_dealer)
         riffles = parse_shuffle(shuffle)

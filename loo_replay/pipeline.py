@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from loo_replay.audit import UnreadableFile, audit_document, read_paths
+from loo_replay.audit import AuditItem, UnreadableFile, audit_document, read_paths
 from loo_replay.collector import fewer_collections
 from loo_replay.logs.reader import Document
 from loo_replay.output.audit_json import Piece, json_piece
@@ -41,7 +41,10 @@ def render_batch(task: tuple[list[Document | UnreadableFile], RenderSpec]) -> li
     pieces = []
     with fewer_collections():
         for doc in batch:
-            item = doc if isinstance(doc, UnreadableFile) else audit_document(doc, spec.choice)
+            if isinstance(doc, UnreadableFile):
+                item: AuditItem = doc
+            else:  # rendering reads the verdicts only: their replays go deal by deal
+                item = audit_document(doc, spec.choice, keep=False)
             if spec.json:
                 pieces.append(json_piece(item, spec.indent, spec.findings_only))
             else:

@@ -35,6 +35,7 @@ cdef class SessionAudit:
     cdef public object players
     cdef public object o
     cdef public object at_play
+    cdef public bint keep
     cdef public object total
     cdef public object stacks
     cdef public object carry

@@ -10,16 +10,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from loo_replay.cli_options import rule_choice
 from loo_replay.output.text import safe
-from loo_replay.replayer.html import render_page
-from loo_replay.replayer.locate import NotFound, Rejected, find_deal, find_session
-from loo_replay.replayer.steps import DealReplay, ReplayError, build_replay
-from loo_replay.replayer.terminal import step_through, styler, transcript
+
+if TYPE_CHECKING:  # imported by the command itself: every other command starts without them
+    from loo_replay.replayer.steps import DealReplay
 
 
 def _fail(message: str, status: int) -> typer.Exit:
@@ -78,6 +77,9 @@ def replay(
     double-dummy analysis: each player's guarantee G before each of their cards,
     "?" on a card that threw a trick away.
     """
+    from loo_replay.replayer.locate import NotFound, Rejected, find_deal, find_session
+    from loo_replay.replayer.steps import ReplayError, build_replay
+
     choice = rule_choice(ruleset, settings)
     try:
         report = find_session([file], choice, session)
@@ -100,6 +102,8 @@ def replay(
 
 
 def _write_page(rp: DealReplay, path: Path) -> None:
+    from loo_replay.replayer.html import render_page
+
     try:
         path.write_text(render_page(rp), encoding="utf-8")
     except OSError as exc:
@@ -110,6 +114,8 @@ def _write_page(rp: DealReplay, path: Path) -> None:
 
 
 def _show(rp: DealReplay, step: bool) -> None:
+    from loo_replay.replayer.terminal import step_through, styler, transcript
+
     colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     style = styler(colour)
     if step and sys.stdin.isatty():
