@@ -15,10 +15,12 @@ import sys
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-# The one list of compiled modules: the analysis, its solver and the legality they call,
-# then the validate path from a document's bytes to its audit JSON (reading, the record
-# checks, the replay, settlement, the output), and the loader's frames of each deal.
+# The one list of compiled modules: the rule options every other module reads, the analysis,
+# its solver and the legality they call, then the validate path from a document's bytes
+# to its audit JSON (reading, the record checks, the replay, settlement, the output), and
+# the loader's frames of each deal.
 COMPILED = (
+    "loo_replay/engine/options.py",
     "loo_replay/engine/cards.py",
     "loo_replay/engine/tables.py",
     "loo_replay/engine/legal.py",

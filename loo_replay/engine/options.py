@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+import cython
+
 # The values of each choice option, as types: a misspelt value is a mypy error, and
 # ``OPTION_SPECS`` takes its choices from here, so the two cannot drift.
 HandSize = Literal[3, 5]
@@ -137,9 +139,13 @@ OPTION_SPECS: dict[str, OptionSpec] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@cython.dataclasses.dataclass(frozen=True)
+@cython.cclass
 class Options:
-    """Every option of RULES.md §7; attribute = dotted name with ``_`` for ``.``."""
+    """Every option of RULES.md §7; attribute = dotted name with ``_`` for ``.``.
+
+    Compiled, an extension type whose fields ``options.pxd`` declares: the engine reads
+    them as struct members."""
 
     deal_hand_size: HandSize
     deal_miss: bool

@@ -4,6 +4,7 @@ from loo_replay.engine.model cimport Declare, Play, Trick
 from loo_replay.engine.state cimport DealState
 from loo_replay.engine.legal cimport add_card, legal_cards
 from loo_replay.engine.cards cimport mask_of
+from loo_replay.engine.options cimport Options
 
 # The result of a replay: fields the replay sets as struct members (typed where they are
 # C values), public for everything that reads a result.
@@ -39,7 +40,7 @@ cdef class DealResult:
 cdef class Replay:
     cdef public object record
     cdef bint _prove
-    cdef public object o
+    cdef public Options o
     cdef public object context
     cdef public int n
     cdef public list clockwise

@@ -3,6 +3,7 @@
 # dictionary.  The replay's result is read as the extension type it is.
 from loo_replay.engine.replay cimport DealResult
 from loo_replay.engine.settle cimport Settlement
+from loo_replay.engine.options cimport Options
 
 # The verdict on a deal, set field by field as struct members; public for its readers.
 cdef class DealAudit:
@@ -33,7 +34,7 @@ cdef class DealAudit:
 
 cdef class SessionAudit:
     cdef public object players
-    cdef public object o
+    cdef public Options o
     cdef public object at_play
     cdef public bint keep
     cdef public object total

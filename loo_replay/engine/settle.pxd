@@ -2,6 +2,7 @@
 # read as the extension type it is, field by field as struct members, and the settlement
 # is one too, for the session that reads it.
 from loo_replay.engine.replay cimport DealResult
+from loo_replay.engine.options cimport Options
 
 cdef class Settlement:
     cdef public object pool_start

@@ -1,8 +1,9 @@
 # The C layout of state.py's DealState (pure-Python mode: state.py is the source).
 from loo_replay.engine.model cimport Trick
+from loo_replay.engine.options cimport Options
 
 cdef class DealState:
-    cdef public object options
+    cdef public Options options
     cdef public tuple seats
     cdef public int dealer
     cdef public list hands
