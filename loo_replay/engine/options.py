@@ -62,6 +62,8 @@ class OptionSpec:
             ok = isinstance(value, int) and not isinstance(value, bool) and value >= self.minimum
         else:
             ok = not isinstance(value, bool) and value in self.choices
+            if ok:  # the choice itself: compared with the engine's own, it is the same object
+                value = self.choices[self.choices.index(value)]
         if not ok:
             raise OptionError(f"option {name} cannot be {value!r}; it takes {self.describe()}")
         return value

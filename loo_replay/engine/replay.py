@@ -456,11 +456,21 @@ class Replay:
 
     def _check_unique(self) -> None:
         rec = self.record
-        cards = [c for hand in self._hands if hand for c in hand] + list(self._miss or ())
+        seen: cython.ulonglong = 0
+        one: cython.ulonglong = 1
+        count: cython.Py_ssize_t = 0
+        for hand in self._hands:  # hand by hand: no list of every card, every deal
+            if hand:
+                seen |= mask_of(hand)
+                count += len(hand)
+        if self._miss:
+            seen |= mask_of(self._miss)
+            count += len(self._miss)
         if rec.turn_up is not None:
-            cards.append(rec.turn_up)
-        self._seen = mask_of(cards)
-        if self._seen.bit_count() == len(cards):
+            seen |= one << rec.turn_up
+            count += 1
+        self._seen = seen
+        if self._seen.bit_count() == count:
             return
         # (pointer, where in words, card, the same after "already"): dealt places first
         places: list[tuple[str, str, int, str]] = []
