@@ -9,7 +9,7 @@ memory holds one session at a time.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,8 @@ class UnreadableFile:
 
 
 AuditItem = SessionReport | UnreadableDocument | UnreadableFile
+# Called with a session, a deal's index and its verdict, as soon as the deal is audited.
+DealHook = Callable[[SessionReport, int, DealAudit], None]
 
 
 def audit_document(
@@ -74,16 +76,20 @@ def audit_document(
     at_play: AtPlay | None = None,
     plain: bool = FASTER,
     keep: bool = True,
+    each: DealHook | None = None,
 ) -> SessionReport | UnreadableDocument:
     """Audit one session document (parsing its bytes first if need be); ``at_play`` goes to
     each deal's replay (``Replay.run``).  With ``plain``, a document written plainly is read
     by the plain reader (``logs/plain.py``), any other by the full one: the verdicts are
     the same.  The default uses the plain reader where it is the faster: compiled.
-    ``keep`` False: the verdicts drop their replays (``SessionAudit``), for output only."""
+    ``each`` is called with every deal's verdict as soon as it is made, its replay still on
+    it.  ``keep`` False: each verdict then drops its replay (``result``, ``settlement``,
+    ``context``), for callers that need no more: a session's replays live one deal at a
+    time instead of a hundred, and stay in the processor's caches."""
     if plain and doc.value is None and doc.error is None:
         found = read_plain(doc.raw)
         if found is not None:
-            return _audit_parsed(doc, found.parsed, choice, at_play, found.deals, keep)
+            return _audit_parsed(doc, found.parsed, choice, at_play, found.deals, keep, each)
     doc = decode(doc)
     if doc.error is not None:
         return UnreadableDocument(doc.file, doc.line, "", doc.error, doc.raw)
@@ -91,7 +97,7 @@ def audit_document(
         parsed = parse_document(doc.value)
     except Bad as bad:
         return UnreadableDocument(doc.file, doc.line, bad.path, bad.message, doc.raw)
-    return _audit_parsed(doc, parsed, choice, at_play, keep=keep)
+    return _audit_parsed(doc, parsed, choice, at_play, None, keep, each)
 
 
 def _audit_parsed(
@@ -101,6 +107,7 @@ def _audit_parsed(
     at_play: AtPlay | None = None,
     inputs: Iterable[DealInput] | None = None,
     keep: bool = True,
+    each: DealHook | None = None,
 ) -> SessionReport:
     header = parsed.header
     sid = parsed.session_id or f"{doc.file}:{doc.line or 1}"
@@ -126,21 +133,27 @@ def _audit_parsed(
         first = report.errors[0]
         for i, raw in enumerate(parsed.raw_deals):
             number = raw.get("deal") if isinstance(raw, dict) else None
-            report.deals.append(
-                DealAudit(
-                    number if isinstance(number, int) else None,
-                    Status.REJECTED,
-                    None,
-                    errors=[LogError(first.path, f"deal {i} not audited: {first.message}")],
-                )
+            rejected = DealAudit(
+                number if isinstance(number, int) else None,
+                Status.REJECTED,
+                None,
+                errors=[LogError(first.path, f"deal {i} not audited: {first.message}")],
             )
+            report.deals.append(rejected)
+            if each is not None:
+                each(report, i, rejected)
         return report
     report.options = options
-    chain = SessionAudit(header.players, options, header.chips, at_play, keep)
+    chain = SessionAudit(header.players, options, header.chips, at_play)
     if inputs is None:
         inputs = (parse_deal(raw, f"/deals/{i}", header) for i, raw in enumerate(parsed.raw_deals))
-    for deal in inputs:
-        report.deals.append(chain.audit(deal))
+    for index, deal in enumerate(inputs):
+        audit = chain.audit(deal)  # the chain keeps only the verdict of the deal before
+        report.deals.append(audit)
+        if each is not None:
+            each(report, index, audit)
+        if not keep:
+            audit.result = audit.settlement = audit.context = None
     return report
 
 

@@ -282,6 +282,11 @@ class FrameBuilder:
         self.play_columns: tuple[Any, ...] = ()
         self.items: list[Item] = []
         self.deal_count = 0
+        # The session whose deals' rows are being taken (``deal``), and what its rows share.
+        self._open: SessionReport | None = None
+        self._start: dict[str, int] = {}
+        self._rejected = 0
+        self._sid = self._file = self._digest = self._fingerprint = ""
         self._reset()
 
     def _reset(self) -> None:
@@ -382,11 +387,55 @@ class FrameBuilder:
         )
         self.items.append(DocumentItem(file, doc.line, digest, doc.message, self._rows(start)))
 
-    def session(self, report: SessionReport) -> None:
-        start = self._mark()
+    def deal(self, report: SessionReport, index: int, deal: DealAudit) -> None:
+        """The rows of deal ``index`` of ``report``, its replay still on it: the loader takes
+        them as the audit makes each verdict (``audit_document``'s ``each``), while the deal
+        is in the processor's caches.  The session's own rows come before its first deal's;
+        ``close_session`` ends it."""
+        if report is not self._open:
+            self._open_session(report)
+        if deal.status == Status.REJECTED or deal.result is None:
+            self._rejected += 1
+            raw = report.raw_deals[index] if index < len(report.raw_deals) else None
+            self._reject(self._sid, self._file, report.line, index, deal, raw)
+        else:
+            self._deal(self._sid, index, deal)
+            if self.analyse and report.options is not None:
+                record = deal.result.record
+                analysis = analyse_deal(deal, report.options)
+                self._analysis(self._sid, index, record.number, record.seats, analysis)
+
+    def close_session(self, report: SessionReport) -> None:
+        """The session audited, every deal's rows taken (``deal``)."""
+        if report is not self._open:
+            self._open_session(report)  # a session without deals
+        counts = Summary()
+        counts.add(report)
+        self.items.append(
+            SessionItem(
+                self._sid,
+                self._digest,
+                self._fingerprint,
+                self._file,
+                report.line,
+                len(report.deals),
+                self._rejected,
+                True,
+                self._rows(self._start),
+                counts,
+            )
+        )
+        self.deal_count += len(report.deals)
+        self._open = None
+
+    def _open_session(self, report: SessionReport) -> None:
+        self._open = report
+        self._start = self._mark()
+        self._rejected = 0
         sid, file = clean(report.id), clean(report.file)
         header, digest = report.header, report.digest
         fingerprint = rules_fingerprint(report.ruleset, report.options)
+        self._sid, self._file, self._digest, self._fingerprint = sid, file, digest, fingerprint
         self._add(
             SessionRow(
                 session_id=sid,
@@ -399,7 +448,7 @@ class FrameBuilder:
                 started_at=header.started_at if header else None,
                 venue=header.venue if header else None,
                 meta=_json_text(header.meta if header else None),
-                deals=len(report.deals),
+                deals=len(report.raw_deals),  # one verdict each, as the audit makes them
                 errors=_errors(report.errors),
             )
         )
@@ -415,35 +464,6 @@ class FrameBuilder:
                         chips=chips.get(player),
                     )
                 )
-        rejected = 0
-        for index, deal in enumerate(report.deals):
-            if deal.status == Status.REJECTED or deal.result is None:
-                rejected += 1
-                raw = report.raw_deals[index] if index < len(report.raw_deals) else None
-                self._reject(sid, file, report.line, index, deal, raw)
-            else:
-                self._deal(sid, index, deal)
-                if self.analyse and report.options is not None:
-                    record = deal.result.record
-                    analysis = analyse_deal(deal, report.options)
-                    self._analysis(sid, index, record.number, record.seats, analysis)
-        counts = Summary()
-        counts.add(report)
-        self.items.append(
-            SessionItem(
-                sid,
-                digest,
-                fingerprint,
-                file,
-                report.line,
-                len(report.deals),
-                rejected,
-                True,
-                self._rows(start),
-                counts,
-            )
-        )
-        self.deal_count += len(report.deals)
 
     def _reject(
         self, sid: str, file: str, line: int | None, index: int, deal: DealAudit, raw: Any

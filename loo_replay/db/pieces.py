@@ -145,11 +145,13 @@ class Auditor:
                 if skipped is not None:
                     builder.skipped(skipped)
                 else:
-                    item = audit_document(doc, self.choice, self.at_play)
+                    item = audit_document(
+                        doc, self.choice, self.at_play, keep=False, each=builder.deal
+                    )
                     if isinstance(item, UnreadableDocument):
                         builder.unreadable(item)
                     else:
-                        builder.session(item)
+                        builder.close_session(item)
                 if builder.deal_count >= self.batch_deals:
                     yield builder.batch()
         except ReadError as exc:

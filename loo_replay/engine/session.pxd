@@ -36,7 +36,6 @@ cdef class SessionAudit:
     cdef public object players
     cdef public Options o
     cdef public object at_play
-    cdef public bint keep
     cdef public object total
     cdef public object stacks
     cdef public object carry

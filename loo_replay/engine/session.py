@@ -128,16 +128,11 @@ class SessionAudit:
         options: Options,
         chips: Mapping[str, int] | None,
         at_play: AtPlay | None = None,
-        keep: bool = True,
     ) -> None:
-        """``at_play``: given to each deal's replay (``Replay.run``).  ``keep`` False: a
-        deal's verdict drops its replay (``result``, ``settlement``, ``context``) once
-        audited, for callers that need only the verdict: a session's replays then live one
-        deal at a time instead of a hundred, and stay in the processor's caches."""
+        """``at_play``: given to each deal's replay (``Replay.run``)."""
         self.players = players
         self.o = options
         self.at_play = at_play
-        self.keep = keep
         self.total: int | None = None
         self.stacks: dict[str, int] | None = None
         if chips is not None and all(p in chips for p in players):
@@ -172,8 +167,6 @@ class SessionAudit:
             self.prev = audit
             return audit
         audit = self._audit_record(deal, deal.record)
-        if not self.keep:
-            audit.result = audit.settlement = audit.context = None
         self.prev = audit
         return audit
 
