@@ -38,6 +38,7 @@ COMPILED = (
     "loo_replay/logs/plain.py",
     "loo_replay/output/audit_json.py",
     "loo_replay/audit.py",
+    "loo_replay/db/columns.py",
     "loo_replay/db/frames.py",
 )
 

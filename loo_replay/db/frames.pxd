@@ -4,3 +4,4 @@
 from loo_replay.engine.model cimport Trick
 from loo_replay.engine.replay cimport DealResult
 from loo_replay.engine.session cimport DealAudit
+from loo_replay.db.columns cimport CardLists, Ints, Texts

@@ -8,9 +8,10 @@ re-ingest, a conflict) by slicing, without looking at the rows.
 
 The tables of every deal (deals, seats, tricks, plays) are the loader's hot
 path, compiled with the audit (docs/performance.md): their values go straight
-into one list per column, named as ``db.rows`` declares them, and lists of
-cards into ``CardLists``, which Arrow builds from card numbers; the rarer
-tables take a row struct at a time.
+into typed columns (``db.columns``), named as ``db.rows`` declares them:
+integers and card numbers as C integers, texts as codes into the batch's
+distinct texts, lists of cards as card numbers; Arrow makes each column from
+its stored bytes.  The rarer tables take a row struct at a time.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from msgspec.structs import astuple
 
 from loo_replay import __version__
 from loo_replay.audit import SessionReport, UnreadableDocument
+from loo_replay.db.columns import CardLists, Ints, Objects, Texts, clean
 from loo_replay.db.rows import (
     ROWS,
     TABLE_OF,
@@ -59,8 +61,6 @@ SCHEMAS: dict[str, pa.Schema] = {table: row_schema(row) for table, row in ROWS.i
 TABLES = tuple(SCHEMAS)
 
 _CARD = tuple(canonical(c) for c in range(52))
-_CARD_NAMES = pa.array(_CARD, pa.string())
-_CARDS_TYPE = pa.list_(pa.string())
 
 
 def cards(values: Sequence[int] | None) -> list[str] | None:
@@ -83,22 +83,6 @@ def rules_fingerprint(ruleset: str | None, options: Options | None) -> str:
         return ""
     judged = [__version__, ruleset, options.dotted()]
     return hashlib.sha256(json_bytes(judged, sort_keys=True)).hexdigest()
-
-
-def clean(value: Any) -> Any:
-    """``value`` with lone surrogates (which JSON's ``\\ud800`` escapes can make) replaced by
-    ``?``: Arrow and DuckDB take only valid UTF-8, and a log must not stop a load."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "replace").decode("utf-8")
-        return value
-    if isinstance(value, list | tuple):
-        return [clean(v) for v in value]
-    if isinstance(value, dict):
-        return {clean(k): clean(v) for k, v in value.items()}
-    return value
 
 
 def json_bytes(value: Any, *, sort_keys: bool = False) -> bytes:
@@ -172,82 +156,31 @@ class Batch:
 
 
 @cython.cclass
-class CardLists:
-    """A column of card lists (``Cards``/``OptCards``) kept as card numbers and offsets:
-    Arrow makes the strings by taking from the 52 card names, not one Python string at a
-    time."""
-
-    cards: list[int]  # every list's cards, one after another
-    offsets: list[int]  # where each list starts in ``cards``, then where the last ends
-    missing: list[bool]  # per list: None rather than a list
-
-    def __init__(self) -> None:
-        self.cards = []
-        self.offsets = [0]
-        self.missing = []
-
-    def __len__(self) -> int:
-        return len(self.missing)
-
-    @cython.ccall
-    def append(self, values: Sequence[int] | None) -> None:
-        if values is not None:
-            self.cards.extend(values)
-        self.offsets.append(len(self.cards))
-        self.missing.append(values is None)
-
-    @cython.ccall
-    def append_mask(self, mask: cython.longlong) -> None:
-        """The cards of a legal mask, lowest first; ``DEAD`` (a dead card, never judged) is
-        None."""
-        if mask == DEAD:
-            self.append(None)
-            return
-        cards = self.cards
-        while mask:
-            low: cython.longlong = mask & -mask
-            cards.append(_bit(low))
-            mask ^= low
-        self.offsets.append(len(cards))
-        self.missing.append(False)
-
-    def array(self) -> Any:
-        values = _CARD_NAMES.take(pa.array(self.cards, pa.int8()))
-        offsets = pa.array(self.offsets, pa.int32())
-        mask = pa.array(self.missing, pa.bool_()) if True in self.missing else None
-        return pa.ListArray.from_arrays(offsets, values, type=_CARDS_TYPE, mask=mask)
-
-
-@cython.cfunc
-@cython.inline
-def _bit(low: cython.longlong) -> cython.int:
-    """The card whose one bit ``low`` is."""
-    if cython.compiled:  # count the zeros below it: no Python integer made
-        n: cython.int = 0
-        while not low & 1:
-            low >>= 1
-            n += 1
-        return n
-    return int(low).bit_length() - 1
-
-
-@cython.cclass
 class Columns:
-    """One table's values, a column (a list, or ``CardLists``) per field of the row type
-    that declares the table, in its order."""
+    """One table's values, a column per field of the row type that declares the table, in
+    its order, each kept as its type is best kept (``db.columns``)."""
 
     names: tuple[str, ...]
     values: list[Any]
 
-    def __init__(self, row: type[Row], card_lists: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        row: type[Row],
+        schema: pa.Schema,
+        card_lists: frozenset[str] = frozenset(),
+        card_names: frozenset[str] = frozenset(),
+    ) -> None:
         self.names = row.__struct_fields__
-        self.values = [CardLists() if n in card_lists else [] for n in self.names]
+        self.values = [
+            _column(n, f.type, card_lists, card_names)
+            for n, f in zip(self.names, schema, strict=True)
+        ]
 
     def __len__(self) -> int:
         return len(self.values[0])
 
     def columns(self, *names: str) -> tuple[Any, ...]:
-        """The columns called ``names``, for a hot path to append to."""
+        """The columns called ``names``, for a hot path to add to."""
         return tuple(self.values[self.names.index(n)] for n in names)
 
     def add(self, row: Row) -> None:
@@ -260,14 +193,23 @@ class Columns:
         for name, column, f in zip(self.names, self.values, schema, strict=True):
             if len(column) != rows:  # a hot path forgot a column: never load skewed rows
                 raise RuntimeError(f"column {name} has {len(column)} values, not {rows}")
-            arrays.append(
-                column.array() if isinstance(column, CardLists) else _array(column, f.type)
-            )
+            arrays.append(column.array(f.type))
         return pa.Table.from_arrays(arrays, schema=schema)
 
 
-# The list-of-cards columns that the hot path fills from card numbers.
+def _column(name: str, kind: Any, card_lists: frozenset[str], card_names: frozenset[str]) -> Any:
+    if name in card_lists:
+        return CardLists()
+    if name in card_names or pa.types.is_integer(kind) or pa.types.is_boolean(kind):
+        return Ints()  # card numbers, in a column of card names
+    if pa.types.is_string(kind):
+        return Texts()
+    return Objects()
+
+
+# The columns that the hot path fills with card numbers: lists of cards, and single cards.
 _CARD_LISTS = {"seats": frozenset({"hand"}), "plays": frozenset({"legal_cards"})}
+_CARD_COLUMNS = {"plays": frozenset({"card"}), "tricks": frozenset({"led"})}
 
 
 class FrameBuilder:
@@ -290,8 +232,12 @@ class FrameBuilder:
         self._reset()
 
     def _reset(self) -> None:
+        none: frozenset[str] = frozenset()
         self.tables = {
-            name: Columns(row, _CARD_LISTS.get(name, frozenset())) for name, row in ROWS.items()
+            name: Columns(
+                row, SCHEMAS[name], _CARD_LISTS.get(name, none), _CARD_COLUMNS.get(name, none)
+            )
+            for name, row in ROWS.items()
         }
         self.items = []
         self.deal_count = 0
@@ -626,23 +572,43 @@ class FrameBuilder:
         assert result is not None
         rec = result.record
         known = d.payouts is not None
-        payouts = d.payouts or {}
-        looed_by = d.looed or {}
-        penalties = d.penalties or {}
-        stacks = d.stacks
-        antes = d.antes
+        payouts: dict[str, int] = d.payouts or {}
+        looed_by: dict[str, int] = d.looed or {}
+        penalties: dict[str, int] = d.penalties or {}
+        stacks: dict[str, int] | None = d.stacks
+        antes: dict[str, int] = d.antes
         active = set(result.active)
         retired = result.retired
         declarations = result.declarations or [None] * len(rec.seats)
         tricks_won = result.tricks_won or [0] * len(rec.seats)
-        dealer = rec.dealer
-        number = rec.number
+        dealer: cython.int = rec.dealer
+        number: cython.longlong = rec.number
         hands = rec.hands
+        c_session_id: Texts
+        c_deal_index: Ints
+        c_deal: Ints
+        c_seat: Ints
+        c_player: Texts
+        c_dealer: Ints
+        c_declaration: Texts
+        c_active: Ints
+        c_retired: Ints
+        c_hand: CardLists
+        c_tricks: Ints
+        c_ante: Ints
+        c_payout: Ints
+        c_loo: Ints
+        c_looed: Ints
+        c_penalties: Ints
+        c_net: Ints
+        c_stack: Ints
         (
             c_session_id, c_deal_index, c_deal, c_seat, c_player, c_dealer, c_declaration,
             c_active, c_retired, c_hand, c_tricks, c_ante, c_payout, c_loo, c_looed,
             c_penalties, c_net, c_stack,
         ) = self.seat_columns  # fmt: skip
+        session: cython.longlong = c_session_id.code(sid)
+        seat: cython.int
         for seat, player in enumerate(rec.seats):
             ante = antes.get(player, 0)
             payout = payouts.get(player, 0) if known else None
@@ -651,17 +617,17 @@ class FrameBuilder:
             net = None
             if payout is not None and loo is not None and penalty is not None:
                 net = payout - loo - penalty - ante
-            c_session_id.append(sid)
-            c_deal_index.append(index)
-            c_deal.append(number)
-            c_seat.append(seat)
+            c_session_id.add(session)
+            c_deal_index.add(index)
+            c_deal.add(number)
+            c_seat.add(seat)
             c_player.append(player)
-            c_dealer.append(seat == dealer)
+            c_dealer.add(seat == dealer)
             c_declaration.append(declarations[seat])
-            c_active.append(seat in active)
-            c_retired.append(seat in retired)
+            c_active.add(seat in active)
+            c_retired.add(seat in retired)
             c_hand.append(hands[seat])
-            c_tricks.append(tricks_won[seat])
+            c_tricks.add(tricks_won[seat])
             c_ante.append(ante)
             c_payout.append(payout)
             c_loo.append(loo)
@@ -676,56 +642,97 @@ class FrameBuilder:
         assert result is not None
         rec = result.record
         ids = rec.seats
-        number = rec.number
-        card_name = _CARD
+        number: cython.longlong = rec.number
         found = {
             (v.event, v.player, v.card): v.code
             for v in reversed(d.violations)  # the first finding at a card wins
             if v.event is not None and v.card is not None
         }
+        t_session_id: Texts
+        t_deal_index: Ints
+        t_deal: Ints
+        t_trick: Ints
+        t_leader: Texts
+        t_led: Ints
+        t_winner: Texts
+        t_cards: Ints
+        t_dead: Ints
         (
             t_session_id, t_deal_index, t_deal, t_trick, t_leader, t_led, t_winner, t_cards,
             t_dead,
         ) = self.trick_columns  # fmt: skip
+        p_session_id: Texts
+        p_deal_index: Ints
+        p_deal: Ints
+        p_trick: Ints
+        p_position: Ints
+        p_event: Ints
+        p_seat: Ints
+        p_player: Texts
+        p_card: Ints
+        p_dead: Ints
+        p_legal: Ints
+        p_legal_cards: CardLists
+        p_wins: Ints
+        p_finding: Texts
         (
             p_session_id, p_deal_index, p_deal, p_trick, p_position, p_event, p_seat,
             p_player, p_card, p_dead, p_legal, p_legal_cards, p_wins, p_finding,
         ) = self.play_columns  # fmt: skip
-        legal_cards: CardLists = p_legal_cards
+        # Each text of the deal's rows looked up once: the rows take its code.
+        trick_session: cython.longlong = t_session_id.code(sid)
+        play_session: cython.longlong = p_session_id.code(sid)
+        leaders = [t_leader.code(p) for p in ids]
+        winners = [t_winner.code(p) for p in ids]
+        players = [p_player.code(p) for p in ids]
+        no_finding: cython.longlong = p_finding.code(None)
+        not_judged: cython.longlong = DEAD  # a C constant, not a Python integer a card
         position: cython.int
         seat: cython.int
         card: cython.int
+        event: cython.int
+        winner: cython.int
         mask: cython.longlong
+        dead: cython.bint
         t: Trick
         for t in result.tricks:
-            trick = t.number
-            winner = t.winner if t.winner is not None and t.winner >= 0 else None
-            t_session_id.append(sid)
-            t_deal_index.append(index)
-            t_deal.append(number)
-            t_trick.append(trick)
-            t_leader.append(ids[t.leader])
-            t_led.append(card_name[t.lead] if t.live else None)
-            t_winner.append(None if winner is None else ids[winner])
-            t_cards.append(t.live)
-            t_dead.append(len(t.cards) - t.live)
-            for position, (seat, card, mask, event) in enumerate(t.cards, start=1):
-                player = ids[seat]
-                dead = mask == DEAD
-                p_session_id.append(sid)
-                p_deal_index.append(index)
-                p_deal.append(number)
-                p_trick.append(trick)
-                p_position.append(position)
-                p_event.append(event)
-                p_seat.append(seat)
-                p_player.append(player)
-                p_card.append(card_name[card])
-                p_dead.append(dead)
-                p_legal.append(None if dead else mask >> card & 1 == 1)
-                legal_cards.append_mask(mask)
-                p_wins.append(not dead and seat == winner)
-                p_finding.append(found.get((event, player, card)) if found else None)
+            winner = t.winner if t.winner is not None and t.winner >= 0 else -1
+            t_session_id.add(trick_session)
+            t_deal_index.add(index)
+            t_deal.add(number)
+            t_trick.add(t.number)
+            t_leader.add(leaders[t.leader])
+            if t.live:
+                t_led.add(t.lead)
+            else:
+                t_led.add_null()
+            t_winner.add(winners[winner] if winner >= 0 else t_winner.code(None))
+            t_cards.add(t.live)
+            t_dead.add(len(t.cards) - t.live)
+            played = t.cards
+            for position in range(1, len(played) + 1):
+                seat, card, mask, event = played[position - 1]
+                dead = mask == not_judged
+                p_session_id.add(play_session)
+                p_deal_index.add(index)
+                p_deal.add(number)
+                p_trick.add(t.number)
+                p_position.add(position)
+                p_event.add(event)
+                p_seat.add(seat)
+                p_player.add(players[seat])
+                p_card.add(card)
+                p_dead.add(dead)
+                if dead:
+                    p_legal.add_null()
+                else:
+                    p_legal.add(mask >> card & 1)
+                p_legal_cards.append_mask(mask)
+                p_wins.add(not dead and seat == winner)
+                if found:
+                    p_finding.append(found.get((event, ids[seat], card)))
+                else:
+                    p_finding.add(no_finding)
 
     # -- output ------------------------------------------------------------------
 
@@ -735,18 +742,3 @@ class FrameBuilder:
         out = Batch(self.items, tables)
         self._reset()
         return out
-
-
-def _array(values: Sequence[Any], kind: Any) -> Any:
-    """An Arrow array; only when Arrow refuses a value is every value looked at."""
-    try:
-        return pa.array(values, type=kind)
-    except OverflowError:  # amounts grown past 64 bits (unlimited loo, ballooning pools)
-        return pa.array(
-            [v if v is None or _I64_MIN <= v <= _I64_MAX else None for v in values], type=kind
-        )
-    except (UnicodeEncodeError, pa.ArrowException):
-        return pa.array(clean(values), type=kind)
-
-
-_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1

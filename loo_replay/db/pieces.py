@@ -21,7 +21,8 @@ import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.audit import UnreadableDocument, audit_document
 from loo_replay.collector import fewer_collections
-from loo_replay.db.frames import Batch, FrameBuilder, SessionItem, clean, rules_fingerprint
+from loo_replay.db.columns import clean
+from loo_replay.db.frames import Batch, FrameBuilder, SessionItem, rules_fingerprint
 from loo_replay.engine.analysis import start_of_play
 from loo_replay.engine.options import OptionError
 from loo_replay.logs.parse import Bad, parse_document
