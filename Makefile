@@ -22,6 +22,9 @@ $(STAMP): pyproject.toml setup.py $(COMPILED_SOURCES) $(wildcard loo_replay/*/*.
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# Bytecode now, as pip writes it for a regular install: where Python may not write it
+	# (PYTHONDONTWRITEBYTECODE), an editable install's modules are compiled at every start.
+	$(BIN)/python -m compileall -q loo_replay
 	touch $(STAMP)
 
 $(NODE_STAMP): package.json package-lock.json
