@@ -22,11 +22,11 @@ $(STAMP): pyproject.toml setup.py scripts/pgo.py $(COMPILED_SOURCES) $(wildcard 
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	# The compiled part again, guided by a profile of a simulated training run (a third
-	# faster; docs/performance.md); where that fails, the build above stays.
+	@# The compiled part again, guided by a profile of a simulated training run (a third
+	@# faster; docs/performance.md); where that fails, the build above stays.
 	$(BIN)/python scripts/pgo.py
-	# Bytecode now, as pip writes it for a regular install: where Python may not write it
-	# (PYTHONDONTWRITEBYTECODE), an editable install's modules are compiled at every start.
+	@# Bytecode now, as pip writes it for a regular install: where Python may not write it
+	@# (PYTHONDONTWRITEBYTECODE), an editable install's modules are compiled at every start.
 	$(BIN)/python -m compileall -q loo_replay
 	touch $(STAMP)
 

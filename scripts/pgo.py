@@ -13,6 +13,7 @@ breaks), the install's own build is put back and the install goes on.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -45,12 +46,12 @@ def modules() -> list[tuple[Path, Path]]:
 def compile_all(pairs: list[tuple[Path, Path]], flags: list[str]) -> None:
     """Each source compiled to its module's place, as many at a time as there are cores.
     The profile files are named after the output path, the same in both compilations."""
-    cc = os.environ.get("CC", "gcc")
+    cc = shlex.split(os.environ.get("CC", "gcc"))  # may carry flags: "gcc -pthread"
     include = sysconfig.get_paths()["include"]
 
     def one(pair: tuple[Path, Path]) -> None:
         source, built = pair
-        command = [cc, "-shared", "-fPIC", "-O3", "-fwrapv", "-DNDEBUG", f"-I{include}"]
+        command = [*cc, "-shared", "-fPIC", "-O3", "-fwrapv", "-DNDEBUG", f"-I{include}"]
         command += [*flags, "-Wno-unused-function", "-o", str(built), str(source)]
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
