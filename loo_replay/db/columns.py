@@ -5,9 +5,9 @@ A column of integers (or booleans, or card numbers) keeps its values as
 Arrow takes the stored bytes as they are.  A column of texts keeps a code per
 row and each distinct text once (a session id, a player's id), and Arrow
 makes the strings by taking from the distinct ones.  Before, every value was
-a Python object in a list that Arrow converted one object at a time: about
-half the frames' cost (docs/performance.md).  Nulls are rare, so a column
-keeps where they are, not a flag per value.
+a Python object in a list that Arrow converted one object at a time; on
+30,000 deals that conversion took 0.8 s, now 0.3 (docs/performance.md).
+Nulls are rare, so a column keeps where they are, not a flag per value.
 """
 
 from __future__ import annotations
