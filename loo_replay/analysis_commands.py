@@ -30,11 +30,15 @@ from loo_replay.engine.analysis import (
     analyse_deal,
     start_of_play,
 )
-from loo_replay.logs.reader import Document
 from loo_replay.output.analysis import AnalysisSummary, analysed_piece, summary_line
 from loo_replay.output.audit_json import Piece
-from loo_replay.pipeline import rendered
+from loo_replay.pipeline import Task, documents, rendered
 from loo_replay.rulesets import RuleChoice
+
+# Input bytes per task, a quarter of validate's: a deal's search costs a hundred audits
+# (six-handed five-card deals run at about 100 a second), and a worker left with the last
+# task leaves the other idle for as long as the task takes.
+ANALYSE_TASK_BYTES = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -46,11 +50,11 @@ class AnalyseSpec:
     max_nodes: int
 
 
-def analyse_batch(task: tuple[list[Document | UnreadableFile], AnalyseSpec]) -> list[Piece]:
-    """Audit, analyse and render a batch of documents (in a worker process or here)."""
-    batch, spec = task
+def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Piece]:
+    """Audit, analyse and render a task's documents (in a worker process or here)."""
+    source, spec = task
     pieces = []
-    for doc in batch:
+    for doc in documents(source):
         if isinstance(doc, UnreadableFile):
             pieces.append(analysed_piece(doc, [], spec.json, spec.indent, spec.colour))
             continue
@@ -86,5 +90,5 @@ def analyse(
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
     spec = AnalyseSpec(choice, as_json, pretty, wants_colour(as_json), max_nodes)
-    pieces = rendered(paths, spec, jobs, scheduler, analyse_batch)
+    pieces = rendered(paths, spec, jobs, scheduler, analyse_batch, ANALYSE_TASK_BYTES)
     finish_audit(pieces, as_json, pretty, AnalysisSummary(), summary_line)

@@ -12,17 +12,10 @@ import multiprocessing
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from itertools import islice
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    it = iter(items)
-    while batch := list(islice(it, size)):
-        yield batch
 
 
 def ordered_map(

@@ -1,8 +1,14 @@
 """Read, audit and render hand logs, in one process or many.
 
-Worker processes receive batches of raw documents and return rendered
-``Piece``s, so only bytes cross process boundaries; ``--jobs N`` output is
-identical to one job's because batches come back in input order.
+The input is cut into tasks of about ``task_bytes``: a piece of a plain JSON
+Lines file, which the worker process reads itself, or a batch of documents
+read here (a gzip or ``.json`` file, whose lines cannot be found without
+reading it, or anything bound for a Dask cluster, whose workers may not see
+this machine's files).  Workers return rendered ``Piece``s, so only bytes
+cross process boundaries, and this process does no more than plan, collect
+and write; ``--jobs N`` output is identical to one job's because tasks come
+back in input order and the pieces of a file do not depend on the number of
+jobs.
 """
 
 from __future__ import annotations
@@ -14,17 +20,21 @@ from typing import TypeVar
 
 from loo_replay.audit import AuditItem, UnreadableFile, audit_document, read_paths
 from loo_replay.collector import fewer_collections
-from loo_replay.logs.reader import Document
+from loo_replay.logs.pieces import Piece as FilePiece
+from loo_replay.logs.pieces import plan_pieces, read_piece
+from loo_replay.logs.reader import Document, ReadError, expand
 from loo_replay.output.audit_json import Piece, json_piece
 from loo_replay.output.text import text_piece
-from loo_replay.parallel import batched, dask_map, ordered_map
+from loo_replay.parallel import dask_map, ordered_map
 from loo_replay.rulesets import RuleChoice
 
 S = TypeVar("S")
-# Documents per task: enough to amortise a process hop, few enough that the last tasks
+# Input bytes per task: enough to amortise a process hop, few enough that the last tasks
 # leave no worker idle for long (64 sessions of 100 deals left one core waiting up to a
 # second at the end of a run) and memory stays small.
-BATCH = 16
+TASK_BYTES = 1 << 20
+
+Task = FilePiece | list[Document | UnreadableFile]
 
 
 @dataclass(frozen=True)
@@ -36,11 +46,54 @@ class RenderSpec:
     findings_only: bool = False  # only the deals with findings
 
 
-def render_batch(task: tuple[list[Document | UnreadableFile], RenderSpec]) -> list[Piece]:
-    batch, spec = task
+def tasks(paths: Iterable[Path], task_bytes: int, carry: bool = False) -> Iterator[Task]:
+    """The input under ``paths`` as tasks, in order; with ``carry`` every task carries its
+    documents.  A path that cannot be read is a task of its ``UnreadableFile``."""
+    for given in paths:
+        try:
+            files = expand([given])
+        except ReadError as exc:
+            yield [UnreadableFile(str(exc))]
+            continue
+        for path in files:
+            pieces = [] if carry else plan_pieces([path], task_bytes)
+            if pieces and pieces[0].stop is not None:  # plain JSON Lines: workers read it
+                yield from pieces
+            else:
+                yield from _batches(read_paths([path], parse=False), task_bytes)
+
+
+def _batches(
+    docs: Iterable[Document | UnreadableFile], task_bytes: int
+) -> Iterator[list[Document | UnreadableFile]]:
+    batch: list[Document | UnreadableFile] = []
+    held = 0
+    for doc in docs:
+        batch.append(doc)
+        held += len(doc.raw) if isinstance(doc, Document) else 0
+        if held >= task_bytes:
+            yield batch
+            batch, held = [], 0
+    if batch:
+        yield batch
+
+
+def documents(task: Task) -> Iterator[Document | UnreadableFile]:
+    """A task's documents: read from its piece of a file, or the ones it carries."""
+    if not isinstance(task, FilePiece):
+        yield from task
+        return
+    try:
+        yield from read_piece(task)
+    except ReadError as exc:
+        yield UnreadableFile(str(exc))
+
+
+def render_batch(task: tuple[Task, RenderSpec]) -> list[Piece]:
+    source, spec = task
     pieces = []
     with fewer_collections():
-        for doc in batch:
+        for doc in documents(source):
             if isinstance(doc, UnreadableFile):
                 item: AuditItem = doc
             else:  # rendering reads the verdicts only: their replays go deal by deal
@@ -57,12 +110,12 @@ def rendered(
     spec: S,
     jobs: int = 1,
     scheduler: str | None = None,
-    render: Callable[[tuple[list[Document | UnreadableFile], S]], list[Piece]] = render_batch,  # type: ignore[assignment]
+    render: Callable[[tuple[Task, S]], list[Piece]] = render_batch,  # type: ignore[assignment]
+    task_bytes: int = TASK_BYTES,
 ) -> Iterator[Piece]:
     """Every document under ``paths`` audited and rendered by ``render``, in input order:
     in this process, in ``jobs`` local processes, or on the Dask cluster at ``scheduler``."""
-    docs = read_paths(paths, parse=False)
-    tasks = ((batch, spec) for batch in batched(docs, BATCH))
-    results = dask_map(render, tasks, scheduler) if scheduler else ordered_map(render, tasks, jobs)
+    work = ((task, spec) for task in tasks(paths, task_bytes, carry=scheduler is not None))
+    results = dask_map(render, work, scheduler) if scheduler else ordered_map(render, work, jobs)
     for pieces in results:
         yield from pieces

@@ -20,18 +20,10 @@ import duckdb
 from loo_replay.db.frames import Batch
 from loo_replay.db.load import Conflict, Counts, Loader
 from loo_replay.db.paths import log_name
-from loo_replay.db.pieces import (
-    BATCH_DEALS,
-    PIECE_BYTES,
-    Auditor,
-    Piece,
-    init_worker,
-    plan_pieces,
-    unpack_batches,
-    work,
-)
+from loo_replay.db.pieces import BATCH_DEALS, Auditor, init_worker, unpack_batches, work
 from loo_replay.db.queries import loaded_counts
 from loo_replay.db.schema import DatabaseError, first_line, open_db
+from loo_replay.logs.pieces import PIECE_BYTES, Piece, plan_pieces
 from loo_replay.logs.reader import ReadError, expand
 from loo_replay.output.audit_json import Summary
 from loo_replay.parallel import ordered_map

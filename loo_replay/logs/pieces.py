@@ -1,0 +1,103 @@
+"""Log files cut into pieces that processes can read on their own.
+
+A plain JSON Lines file is cut at line ends into pieces of about ``piece_bytes``,
+so that one big file spreads over worker processes, each reading its own bytes
+(the process that plans them only finds and counts line ends); a ``.json`` or gzip
+file is one piece.  Pieces depend on the files only, never on the number of
+workers, so every ``--jobs`` audits the same documents under the same names
+and line numbers.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from loo_replay.logs.reader import Document, ReadError, log_kind, read_documents
+
+PIECE_BYTES = 4 << 20  # ~3,000 deals of six players: seconds of auditing, not minutes
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Bytes [start, stop) of a plain JSON Lines file, or a whole file when ``stop`` is None;
+    ``file`` is read, ``name`` is how its documents are recorded (``db.paths.log_name``)."""
+
+    file: str
+    name: str
+    start: int
+    stop: int | None
+    first_line: int
+    size: int  # bytes on disk, for progress
+    first: bool  # the first piece of its file: a transaction begins
+    last: bool  # the last: it commits
+
+
+def plan_pieces(
+    files: list[Path], piece_bytes: int = PIECE_BYTES, names: list[str] | None = None
+) -> list[Piece]:
+    """The pieces of ``files``, whose documents are named ``names`` (default: the paths)."""
+    pieces: list[Piece] = []
+    for k, path in enumerate(files):
+        file = str(path)
+        name = names[k] if names is not None else file
+        try:
+            size = path.stat().st_size
+            splittable = log_kind(path) == "jsonl" and not file.lower().endswith(".gz")
+            points = _split_points(path, piece_bytes) if splittable else []
+        except OSError:
+            size, points = 0, []  # the reader reports it
+        if not points:
+            pieces.append(Piece(file, name, 0, None, 1, size, True, True))
+            continue
+        bounds = [*points, (size, 0)]
+        for i, ((start, line), (stop, _)) in enumerate(itertools.pairwise(bounds)):
+            pieces.append(
+                Piece(file, name, start, stop, line, stop - start, i == 0, i == len(points) - 1)
+            )
+    return pieces
+
+
+def _split_points(path: Path, piece_bytes: int) -> list[tuple[int, int]]:
+    """(offset, line number) where each piece starts: just after a newline."""
+    points = [(0, 1)]
+    newlines = 0  # before ``pos``
+    pos = 0
+    target = piece_bytes
+    with path.open("rb") as stream:
+        while block := stream.read(1 << 20):
+            while target < pos + len(block):
+                i = block.find(b"\n", max(target - pos, 0))
+                if i < 0:
+                    break  # the line goes on into the next block
+                cut = pos + i + 1
+                points.append((cut, 1 + newlines + block.count(b"\n", 0, i + 1)))
+                target = cut + piece_bytes
+            newlines += block.count(b"\n")
+            pos += len(block)
+    if len(points) > 1 and points[-1][0] >= pos:
+        points.pop()  # nothing after the last newline
+    return points
+
+
+def read_piece(piece: Piece) -> Iterator[Document]:
+    """The documents of a piece, numbered as ``read_documents`` numbers the whole file, and
+    not yet parsed (the audit reads them, plainly or in full: ``audit_document``)."""
+    path = Path(piece.file)
+    if piece.stop is None:
+        yield from read_documents(path, parse=False, name=piece.name)
+        return
+    try:
+        with path.open("rb") as stream:
+            stream.seek(piece.start)
+            data = stream.read(piece.stop - piece.start)
+    except OSError as exc:
+        raise ReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    for number, raw in enumerate(lines, start=piece.first_line):
+        if raw.strip():
+            yield Document(piece.name, number, raw.rstrip(b"\r\n"))
