@@ -58,6 +58,20 @@ def test_the_benchmark_command_measures_every_step_and_writes_json_and_the_table
     assert table.count("\n") == 2 + len(STEPS)
 
 
+def test_a_timed_step_runs_afresh_each_time_and_keeps_the_largest_peak_memory() -> None:
+    bench = _bench()
+    commands: list[list[str]] = []
+
+    def command() -> list[str]:  # called afresh for each run, as an ingest's fresh file is
+        size = 40 if commands else 4  # MB the run holds: the first run takes the least
+        commands.append([sys.executable, "-c", f"b = bytearray({size} << 20); b[-1] = 1"])
+        return commands[-1]
+
+    seconds, peak = bench.best(command, 3)
+    assert len(commands) == 3
+    assert peak > 40 and seconds > 0  # the largest run's memory, not the first's
+
+
 def test_the_performance_page_carries_the_latest_results_table() -> None:
     latest = ROOT / "benchmarks" / "results"
     figures = json.loads((latest / "latest.json").read_text())["figures"]
