@@ -115,7 +115,9 @@ def rendered(
 ) -> Iterator[Piece]:
     """Every document under ``paths`` audited and rendered by ``render``, in input order:
     in this process, in ``jobs`` local processes, or on the Dask cluster at ``scheduler``."""
-    work = ((task, spec) for task in tasks(paths, task_bytes, carry=scheduler is not None))
+    # One job reads here in any case: a file streamed line by line, not planned in pieces.
+    carry = scheduler is not None or jobs <= 1
+    work = ((task, spec) for task in tasks(paths, task_bytes, carry))
     results = dask_map(render, work, scheduler) if scheduler else ordered_map(render, work, jobs)
     for pieces in results:
         yield from pieces

@@ -73,13 +73,25 @@ def _split_points(path: Path, piece_bytes: int) -> list[tuple[int, int]]:
                 if i < 0:
                     break  # the line goes on into the next block
                 cut = pos + i + 1
-                points.append((cut, 1 + newlines + block.count(b"\n", 0, i + 1)))
+                points.append((cut, 1 + newlines + _newlines(block, 0, i + 1)))
                 target = cut + piece_bytes
-            newlines += block.count(b"\n")
+            newlines += _newlines(block, 0, len(block))
             pos += len(block)
     if len(points) > 1 and points[-1][0] >= pos:
         points.pop()  # nothing after the last newline
     return points
+
+
+def _newlines(block: bytes, start: int, stop: int) -> int:
+    """The newlines in ``block[start:stop]``, found one by one: ``find`` runs at memory
+    speed and a log's lines are long (a session each), where ``count`` of one byte looks at
+    every byte in turn, as much as auditing a tenth of the deals took."""
+    n = 0
+    i = block.find(b"\n", start, stop)
+    while i >= 0:
+        n += 1
+        i = block.find(b"\n", i + 1, stop)
+    return n
 
 
 def read_piece(piece: Piece) -> Iterator[Document]:
@@ -95,9 +107,11 @@ def read_piece(piece: Piece) -> Iterator[Document]:
             data = stream.read(piece.stop - piece.start)
     except OSError as exc:
         raise ReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    lines = data.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()
-    for number, raw in enumerate(lines, start=piece.first_line):
-        if raw.strip():
-            yield Document(piece.name, number, raw.rstrip(b"\r\n"))
+    pos, number, end = 0, piece.first_line, len(data)
+    while pos < end:  # line by line with ``find``, as ``_newlines`` counts them
+        stop = data.find(b"\n", pos)
+        stop = end if stop < 0 else stop
+        raw = data[pos:stop]
+        if raw and not raw.isspace():  # a blank line is skipped, as read_documents does
+            yield Document(piece.name, number, raw.rstrip(b"\r"))
+        pos, number = stop + 1, number + 1
