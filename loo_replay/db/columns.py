@@ -3,11 +3,13 @@
 A column of integers (or booleans, or card numbers) keeps its values as
 64-bit integers in an ``array``; compiled, each value is one C store, and
 Arrow takes the stored bytes as they are.  A column of texts keeps a code per
-row and each distinct text once (a session id, a player's id), and Arrow
-makes the strings by taking from the distinct ones.  Before, every value was
-a Python object in a list that Arrow converted one object at a time; on
-30,000 deals that conversion took 0.8 s, now 0.3 (docs/performance.md).
-Nulls are rare, so a column keeps where they are, not a flag per value.
+row and each distinct text once (a session id, a player's id), and becomes a
+dictionary-encoded Arrow array of those codes and texts, as card names are
+codes into the 52 names: no name is copied per row, in the worker or on the
+way to the loader, and DuckDB stores the names.  Before, every value was a
+Python object in a list that Arrow converted one object at a time; on 30,000
+deals that conversion took 0.8 s, then 0.3 (docs/performance.md).  Nulls are
+rare, so a column keeps where they are, not a flag per value.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from loo_replay.engine.legal import card_of
 from loo_replay.engine.model import DEAD
 
 CARD_NAMES = pa.array([canonical(c) for c in range(52)], pa.string())
-_CARDS_TYPE = pa.list_(pa.string())
 _INT64 = pa.int64()
+_CARDS_TYPE = pa.list_(pa.dictionary(_INT64, pa.string()))
 _START = 256  # values a column has room for at first; it doubles when full
 NOT_JUDGED: int = cython.declare(cython.longlong, DEAD)  # DEAD as a C constant
 
@@ -86,14 +88,14 @@ class Ints:
 
     def array(self, kind: Any) -> Any:
         """The values as an Arrow array of ``kind`` (an integer type, boolean, or a string
-        for card names)."""
+        for card names: dictionary-encoded, the values indices into the 52 names)."""
         n = self.n
         values = pa.Array.from_buffers(
             _INT64, n, [_validity(n, self.null_at), pa.py_buffer(self.data)], len(self.null_at)
         )
         if kind == _INT64:
             return values
-        return CARD_NAMES.take(values) if pa.types.is_string(kind) else values.cast(kind)
+        return _named(values, CARD_NAMES) if pa.types.is_string(kind) else values.cast(kind)
 
 
 class Texts:
@@ -124,10 +126,11 @@ class Texts:
         self.codes.add(code)
 
     def append(self, value: object) -> None:
-        self.codes.add(self.code(value))
+        self.add(self.code(value))
 
     def array(self, kind: Any) -> Any:
-        return array_of(self.texts, kind).take(self.codes.array(_INT64))
+        """Dictionary-encoded: each distinct text once (None too, as code 0), a code a row."""
+        return _named(self.codes.array(_INT64), array_of(self.texts, kind))
 
 
 class CardLists:
@@ -173,7 +176,7 @@ class CardLists:
     def array(self, kind: Any) -> Any:
         n = len(self)
         offsets = self.offsets.array(pa.int32()).buffers()[1]
-        values = CARD_NAMES.take(self.cards.array(_INT64))
+        values = _named(self.cards.array(_INT64), CARD_NAMES)
         validity = _validity(n, self.null_at)
         return pa.ListArray.from_buffers(
             _CARDS_TYPE, n, [validity, offsets], len(self.null_at), 0, [values]
@@ -194,6 +197,13 @@ class Objects:
 
     def array(self, kind: Any) -> Any:
         return array_of(self.values, kind)
+
+
+def _named(codes: Any, names: Any) -> Any:
+    """``codes`` into ``names``, as Arrow's dictionary encoding: DuckDB stores the names,
+    and neither the worker that builds the array nor the pipe to the loader copies a name
+    per row (as ``take`` did, a third of the bytes between the processes)."""
+    return pa.DictionaryArray.from_arrays(codes, names, safe=False)
 
 
 def _validity(n: int, null_at: list[int]) -> Any:

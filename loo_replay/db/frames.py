@@ -194,7 +194,7 @@ class Columns:
             if len(column) != rows:  # a hot path forgot a column: never load skewed rows
                 raise RuntimeError(f"column {name} has {len(column)} values, not {rows}")
             arrays.append(column.array(f.type))
-        return pa.Table.from_arrays(arrays, schema=schema)
+        return pa.Table.from_arrays(arrays, names=list(self.names))  # texts: dictionaries
 
 
 def _column(name: str, kind: Any, card_lists: frozenset[str], card_names: frozenset[str]) -> Any:
