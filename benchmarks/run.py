@@ -11,9 +11,9 @@ size, and cached in benchmarks/data/), then measures in one run:
   every size, and one core over a million five-card deals takes 12 minutes);
 - ingest: ``ingest --jobs 2 --no-analysis`` into a fresh DuckDB file (the audit and the
   load alone); these three, the steps the targets name, are timed as the floor is, the
-  fastest of ``--runs`` runs (3), with the largest peak RSS among them; then, up to ``--analysis-up-to`` deals, ``ingest --jobs 2`` into another
-  (with the double-dummy analysis, on by default: six-handed five-card deals take it to
-  about 100 deals/s);
+  fastest of ``--runs`` runs (3), with the largest peak RSS among them; then, up to
+  ``--analysis-up-to`` deals, ``ingest --jobs 2`` into another (with the double-dummy
+  analysis, on by default: six-handed five-card deals take it to about 100 deals/s);
 - report: ``report --jobs 2`` of that database;
 - instructions: ``validate --format json --jobs 1`` under callgrind (valgrind), on the first
   ``--callgrind-deals`` deals, in the compiled build and in pure Python

@@ -49,6 +49,9 @@ class RenderSpec:
 def tasks(paths: Iterable[Path], task_bytes: int, carry: bool = False) -> Iterator[Task]:
     """The input under ``paths`` as tasks, in order; with ``carry`` every task carries its
     documents.  A path that cannot be read is a task of its ``UnreadableFile``."""
+    if carry:
+        yield from _batches(read_paths(paths, parse=False), task_bytes)
+        return
     for given in paths:
         try:
             files = expand([given])
@@ -56,8 +59,8 @@ def tasks(paths: Iterable[Path], task_bytes: int, carry: bool = False) -> Iterat
             yield [UnreadableFile(str(exc))]
             continue
         for path in files:
-            pieces = [] if carry else plan_pieces([path], task_bytes)
-            if pieces and pieces[0].stop is not None:  # plain JSON Lines: workers read it
+            pieces = plan_pieces([path], task_bytes)
+            if pieces[0].stop is not None:  # plain JSON Lines: workers read it
                 yield from pieces
             else:
                 yield from _batches(read_paths([path], parse=False), task_bytes)

@@ -68,14 +68,16 @@ def _split_points(path: Path, piece_bytes: int) -> list[tuple[int, int]]:
     target = piece_bytes
     with path.open("rb") as stream:
         while block := stream.read(1 << 20):
+            counted = 0  # the block's bytes whose newlines ``newlines`` holds
             while target < pos + len(block):
                 i = block.find(b"\n", max(target - pos, 0))
                 if i < 0:
                     break  # the line goes on into the next block
-                cut = pos + i + 1
-                points.append((cut, 1 + newlines + _newlines(block, 0, i + 1)))
-                target = cut + piece_bytes
-            newlines += _newlines(block, 0, len(block))
+                newlines += _newlines(block, counted, i + 1)
+                counted = i + 1
+                points.append((pos + counted, 1 + newlines))
+                target = pos + counted + piece_bytes
+            newlines += _newlines(block, counted, len(block))
             pos += len(block)
     if len(points) > 1 and points[-1][0] >= pos:
         points.pop()  # nothing after the last newline
