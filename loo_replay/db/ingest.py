@@ -82,6 +82,10 @@ def ingest(
             errors.append(str(exc))
     con = open_db(db_path)
     try:
+        # The loader's statements are small (a batch of rows each) and the audit's workers
+        # have the other cores: DuckDB's second thread only cost CPU, a fifth of loading's
+        # (docs/performance.md).
+        con.execute("SET threads = 1")
         loader = Loader(con, replace)
         loader.file_errors.extend(errors)
         loader.summary.unreadable_files += len(errors)
