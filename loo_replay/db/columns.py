@@ -25,7 +25,8 @@ from loo_replay.engine.cards import canonical
 from loo_replay.engine.legal import card_of
 from loo_replay.engine.model import DEAD
 
-CARD_NAMES = pa.array([canonical(c) for c in range(52)], pa.string())
+CARD_CODES = tuple(canonical(c) for c in range(52))  # ``TH``: how the database names cards
+CARD_NAMES = pa.array(CARD_CODES, pa.string())
 _INT64 = pa.int64()
 _CARDS_TYPE = pa.list_(pa.dictionary(_INT64, pa.string()))
 _START = 256  # values a column has room for at first; it doubles when full

@@ -1,7 +1,7 @@
 """Audited sessions to Arrow tables, gathered column by column.
 
-The database is loaded in bulk from these tables (PERF-NOTES.md: DuckDB takes
-Arrow frames far faster than row inserts).  A ``FrameBuilder`` gathers the
+The database is loaded in bulk from these tables: DuckDB takes Arrow tables
+far faster than rows inserted one at a time.  A ``FrameBuilder`` gathers the
 rows of a bounded batch of sessions and remembers, per session, which rows of
 each table are its own, so that the loader can keep or drop a session (a
 re-ingest, a conflict) by slicing, without looking at the rows.
@@ -29,7 +29,7 @@ from msgspec.structs import astuple
 
 from loo_replay import __version__
 from loo_replay.audit import SessionReport, UnreadableDocument
-from loo_replay.db.columns import CardLists, Ints, Objects, Texts, clean
+from loo_replay.db.columns import CARD_CODES, CardLists, Ints, Objects, Texts, clean
 from loo_replay.db.rows import (
     ROWS,
     TABLE_OF,
@@ -49,7 +49,7 @@ from loo_replay.db.rows import (
     schema as row_schema,
 )
 from loo_replay.engine.analysis import DealAnalysis, analyse_deal
-from loo_replay.engine.cards import SUITS, canonical
+from loo_replay.engine.cards import SUITS
 from loo_replay.engine.model import DEAD, LogError, Trick
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DealResult
@@ -60,7 +60,7 @@ from loo_replay.output.audit_json import Summary
 SCHEMAS: dict[str, pa.Schema] = {table: row_schema(row) for table, row in ROWS.items()}
 TABLES = tuple(SCHEMAS)
 
-_CARD = tuple(canonical(c) for c in range(52))
+_CARD = CARD_CODES
 
 
 def cards(values: Sequence[int] | None) -> list[str] | None:
@@ -208,8 +208,16 @@ def _column(name: str, kind: Any, card_lists: frozenset[str], card_names: frozen
 
 
 # The columns that the hot path fills with card numbers: lists of cards, and single cards.
-_CARD_LISTS = {"seats": frozenset({"hand"}), "plays": frozenset({"legal_cards"})}
-_CARD_COLUMNS = {"plays": frozenset({"card"}), "tricks": frozenset({"led"})}
+_CARD_LISTS = {
+    "deals": frozenset({"miss"}),
+    "seats": frozenset({"hand"}),
+    "plays": frozenset({"legal_cards"}),
+}
+_CARD_COLUMNS = {
+    "deals": frozenset({"turn_up"}),
+    "plays": frozenset({"card"}),
+    "tricks": frozenset({"led"}),
+}
 
 
 class FrameBuilder:
@@ -219,6 +227,7 @@ class FrameBuilder:
     def __init__(self, analyse: bool = False) -> None:
         self.analyse = analyse
         self.tables: dict[str, Columns] = {}
+        self.deal_columns: tuple[Any, ...] = ()
         self.seat_columns: tuple[Any, ...] = ()
         self.trick_columns: tuple[Any, ...] = ()
         self.play_columns: tuple[Any, ...] = ()
@@ -242,6 +251,7 @@ class FrameBuilder:
         self.items = []
         self.deal_count = 0
         # The hot tables' columns, named here once a batch and unpacked by name per deal.
+        self.deal_columns = self.tables["deals"].columns(*DealRow.__struct_fields__)
         self.seat_columns = self.tables["seats"].columns(
             "session_id",
             "deal_index",
@@ -438,34 +448,8 @@ class FrameBuilder:
     def _deal(self, sid: str, index: int, d: DealAudit) -> None:
         result: DealResult | None = d.result
         assert result is not None
-        rec = result.record
-        ids = rec.seats
-        number = rec.number
-        self._add(
-            DealRow(
-                session_id=sid,
-                deal_index=index,
-                deal=number,
-                status=d.status,
-                dealer=ids[rec.dealer],
-                seated=len(ids),
-                pool=d.pool,
-                pool_start=d.pool_start,
-                must=d.must,
-                trump=None if d.trump is None else SUITS[d.trump],
-                turn_up=None if rec.turn_up is None else _CARD[rec.turn_up],
-                miss=cards(rec.miss),
-                miss_taker=None if result.miss_taker is None else ids[result.miss_taker],
-                defender=None if result.defender is None else ids[result.defender],
-                outcome=d.outcome,
-                pool_next=d.pool_next,
-                violations=len(d.violations),
-                discrepancies=len(d.discrepancies),
-                notes=list(d.notes),
-                knowledge=d.knowledge,
-                unchecked=list(d.unchecked),
-            )
-        )
+        number = result.record.number
+        self._deal_row(sid, index, d)
         self._seats(sid, index, d)
         self._tricks(sid, index, d)
         for k, v in enumerate(d.violations):
@@ -566,6 +550,60 @@ class FrameBuilder:
                     announced=c.announced,
                 )
             )
+
+    def _deal_row(self, sid: str, index: int, d: DealAudit) -> None:
+        """The deal's row, a value a column as ``_seats`` adds them (a ``DealRow`` and its
+        generic path cost a tenth of the frames)."""
+        result: DealResult | None = d.result
+        assert result is not None
+        rec = result.record
+        ids = rec.seats
+        c_session_id: Texts
+        c_deal_index: Ints
+        c_deal: Ints
+        c_status: Texts
+        c_dealer: Texts
+        c_seated: Ints
+        c_pool: Texts
+        c_pool_start: Ints
+        c_must: Ints
+        c_trump: Texts
+        c_turn_up: Ints
+        c_miss: CardLists
+        c_miss_taker: Texts
+        c_defender: Texts
+        c_outcome: Texts
+        c_pool_next: Ints
+        c_violations: Ints
+        c_discrepancies: Ints
+        c_knowledge: Texts
+        (
+            c_session_id, c_deal_index, c_deal, c_status, c_dealer, c_seated, c_pool,
+            c_pool_start, c_must, c_trump, c_turn_up, c_miss, c_miss_taker, c_defender,
+            c_outcome, c_pool_next, c_violations, c_discrepancies, c_notes, c_knowledge,
+            c_unchecked,
+        ) = self.deal_columns  # fmt: skip
+        c_session_id.append(sid)
+        c_deal_index.add(index)
+        c_deal.add(rec.number)
+        c_status.append(d.status)
+        c_dealer.append(ids[rec.dealer])
+        c_seated.add(len(ids))
+        c_pool.append(d.pool)
+        c_pool_start.append(d.pool_start)
+        c_must.add(d.must)
+        c_trump.append(None if d.trump is None else SUITS[d.trump])
+        c_turn_up.append(rec.turn_up)
+        c_miss.append(rec.miss)
+        c_miss_taker.append(None if result.miss_taker is None else ids[result.miss_taker])
+        c_defender.append(None if result.defender is None else ids[result.defender])
+        c_outcome.append(d.outcome)
+        c_pool_next.append(d.pool_next)
+        c_violations.add(len(d.violations))
+        c_discrepancies.add(len(d.discrepancies))
+        c_notes.append(list(d.notes))
+        c_knowledge.append(d.knowledge)
+        c_unchecked.append(list(d.unchecked))
 
     def _seats(self, sid: str, index: int, d: DealAudit) -> None:
         result: DealResult | None = d.result
