@@ -9,6 +9,7 @@ flight, so memory stays bounded however large the input.
 from __future__ import annotations
 
 import multiprocessing
+import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -26,24 +27,29 @@ def ordered_map(
     initializer: Callable[..., None] | None = None,
     initargs: tuple[Any, ...] = (),
     spawn: bool = False,
+    pool: ProcessPoolExecutor | None = None,
 ) -> Generator[R, None, None]:
     """``map(fn, items)`` over ``jobs`` processes, in order, with bounded look-ahead.
 
     ``initializer(*initargs)`` runs once in each worker (in this process with one job),
     for state sent once rather than with every item.  ``spawn`` starts the workers afresh
-    instead of forking this process: a must when it holds a DuckDB connection.  Closed
+    instead of forking this process: a must when it holds a DuckDB connection.  ``pool``:
+    workers started already (``started_pool``), used instead of new ones.  Closed
     early (an error, a consumer that stops), the work still queued is cancelled and the
     workers are not waited for; run to its end, the workers are joined, so that none is
     left for the interpreter's exit to wake through a closed pipe (``Bad file descriptor``
     printed at exit).
     """
-    if jobs <= 1:
+    if pool is None and jobs <= 1:
         if initializer is not None:
             initializer(*initargs)
         yield from map(fn, items)
         return
-    context = multiprocessing.get_context("spawn") if spawn else None
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=initializer, initargs=initargs)
+    if pool is None:
+        context = multiprocessing.get_context("spawn") if spawn else None
+        pool = ProcessPoolExecutor(
+            jobs, mp_context=context, initializer=initializer, initargs=initargs
+        )
     finished = False
     try:
         pending: deque[Future[R]] = deque()
@@ -56,6 +62,31 @@ def ordered_map(
         finished = True
     finally:
         pool.shutdown(wait=finished, cancel_futures=not finished)
+
+
+def started_pool(
+    jobs: int, *, initializer: Callable[..., None], initargs: tuple[Any, ...]
+) -> ProcessPoolExecutor:
+    """``jobs`` workers forked now, for ``ordered_map(pool=)`` later: a forked worker starts
+    with this process's modules imported, where a spawned one starts an interpreter and
+    imports them again.  Call it before this process opens what a child must not inherit
+    (a DuckDB database); the initializer can wait there for state known only after that.
+    Spawned except on Linux."""
+    pool = ProcessPoolExecutor(
+        jobs, mp_context=early_context(), initializer=initializer, initargs=initargs
+    )
+    pool.submit(_nothing)  # forking, the first task starts every worker
+    return pool
+
+
+def early_context() -> multiprocessing.context.BaseContext:
+    """How ``started_pool`` starts its workers, for the queues they are to share."""
+    method = "fork" if sys.platform == "linux" else "spawn"  # macOS's libraries are not fork-safe
+    return multiprocessing.get_context(method)
+
+
+def _nothing() -> None:
+    pass
 
 
 def dask_map(fn: Callable[[T], R], items: Iterable[T], scheduler: str) -> Iterator[R]:

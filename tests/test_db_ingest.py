@@ -14,6 +14,7 @@ import orjson
 import pytest
 from db_helpers import SAMPLES, counts, dump, run, sql
 
+from loo_replay.db import pieces
 from loo_replay.db.ingest import ingest
 from loo_replay.rulesets import RuleChoice
 
@@ -218,6 +219,26 @@ def test_jobs_2_loads_the_same_database_as_jobs_1(simulated: Path, tmp_path: Pat
     assert first == second
 
 
+def test_workers_started_before_the_database_learn_what_it_holds(
+    simulated: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ingest's workers are forked before the database is opened, and are sent the loaded
+    sessions once it is read: a second run audits none of them again.  (A forked worker
+    inherits this process's modules, so the audit forbidden here is forbidden there.)"""
+    logs = [simulated / "c.json", simulated / "d.ndjson"]  # every document readable
+    db = tmp_path / "loo.duckdb"
+    first = ingest(logs, db, RuleChoice(), piece_bytes=30_000, jobs=2)
+    assert first.counts.loaded > 0
+
+    def audit_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a loaded session was audited again")
+
+    monkeypatch.setattr(pieces, "audit_document", audit_again)
+    again = ingest(logs, db, RuleChoice(), piece_bytes=30_000, jobs=2)
+    assert again.counts.skipped == first.counts.deals
+    assert again.counts.loaded == 0
+
+
 def test_a_big_file_cut_into_pieces_loads_as_one(simulated: Path, tmp_path: Path) -> None:
     log = tmp_path / "big.jsonl"
     log.write_bytes(
@@ -247,7 +268,12 @@ def test_an_unreadable_file_exits_2_and_keeps_what_was_read(tmp_path: Path) -> N
     assert sql(db, "SELECT count(*) FROM sessions WHERE session_id = ?", first) == [(1,)]
 
 
-def test_a_database_held_by_another_process_is_one_clear_sentence(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_database_held_by_another_process_is_one_clear_sentence(
+    tmp_path: Path, jobs: str
+) -> None:
+    """With two jobs the workers are started before the database is opened; they are
+    stopped, and the command ends as with one (``run`` would time out on a hang)."""
     db = tmp_path / "loo.duckdb"
     holder = subprocess.Popen(
         [
@@ -263,7 +289,7 @@ def test_a_database_held_by_another_process_is_one_clear_sentence(tmp_path: Path
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
-        result = run("ingest", SAMPLES / "wrong-payouts.json", "--db", db)
+        result = run("ingest", SAMPLES, "--db", db, "--jobs", jobs, timeout=120)
         assert result.returncode == 2
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
-from loo_replay.parallel import ordered_map
+from loo_replay.parallel import early_context, ordered_map, started_pool
 
 _OFFSET: int | None = None  # set in each worker by _start
 
@@ -21,6 +22,11 @@ def _start(offset: int) -> None:
 def _shifted(n: int) -> tuple[int, int]:
     assert _OFFSET is not None, "the initializer ran first"
     return n + _OFFSET, os.getpid()
+
+
+def _start_from(queue: Any) -> None:
+    """An initializer whose state arrives on a queue after the workers started."""
+    _start(queue.get())
 
 
 def _square(n: int) -> int:
@@ -58,3 +64,15 @@ def test_closing_early_stops_reading_the_input() -> None:
     assert [next(results) for _ in range(3)] == [0, 1, 4]
     results.close()
     assert len(taken) <= 3 + 2 * 2  # what was read: the three results and one window ahead
+
+
+def test_a_started_pool_works_before_its_state_is_known() -> None:
+    """Ingest forks its workers before it opens the database that holds what they need to
+    know: their initializer waits for it on a queue."""
+    queue = early_context().SimpleQueue()
+    pool = started_pool(2, initializer=_start_from, initargs=(queue,))
+    for _ in range(2):
+        queue.put(100)
+    results = list(ordered_map(_shifted, range(20), 2, pool=pool))
+    assert [value for value, _ in results] == list(range(100, 120))
+    assert os.getpid() not in {pid for _, pid in results}

@@ -13,6 +13,7 @@ from collections.abc import Callable, Generator, Iterable
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
 from dataclasses import dataclass
+from multiprocessing.queues import SimpleQueue
 from pathlib import Path
 
 import duckdb
@@ -20,13 +21,20 @@ import duckdb
 from loo_replay.db.frames import Batch
 from loo_replay.db.load import Conflict, Counts, Loader
 from loo_replay.db.paths import log_name
-from loo_replay.db.pieces import BATCH_DEALS, Auditor, init_worker, unpack_batches, work
+from loo_replay.db.pieces import (
+    BATCH_DEALS,
+    Auditor,
+    Known,
+    init_worker,
+    unpack_batches,
+    work,
+)
 from loo_replay.db.queries import loaded_counts
 from loo_replay.db.schema import DatabaseError, first_line, open_db
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, plan_pieces
 from loo_replay.logs.reader import ReadError, expand
 from loo_replay.output.audit_json import Summary
-from loo_replay.parallel import ordered_map
+from loo_replay.parallel import early_context, ordered_map, started_pool
 from loo_replay.rulesets import RuleChoice
 
 # One transaction per file, but no more uncommitted deals than this: DuckDB keeps a
@@ -80,7 +88,16 @@ def ingest(
             files.extend(expand([given]))
         except ReadError as exc:
             errors.append(str(exc))
-    con = open_db(db_path)
+    pieces = plan_pieces(files, piece_bytes, [log_name(f, db_path) for f in files])
+    workers = None
+    if jobs > 1 and len(pieces) > 1:
+        workers = _Workers(choice, batch_deals, analyse, jobs)
+    try:
+        con = open_db(db_path)
+    except BaseException:
+        if workers is not None:
+            workers.stop()
+        raise
     try:
         # The loader's statements are small (a batch of rows each) and the audit's workers
         # have the other cores: DuckDB's second thread only cost CPU, a fifth of loading's
@@ -89,10 +106,9 @@ def ingest(
         loader = Loader(con, replace)
         loader.file_errors.extend(errors)
         loader.summary.unreadable_files += len(errors)
-        pieces = plan_pieces(files, piece_bytes, [log_name(f, db_path) for f in files])
         known = loader.known()
-        if jobs > 1 and len(pieces) > 1:
-            results = _in_workers(pieces, choice, known, batch_deals, analyse, jobs)
+        if workers is not None:
+            results = workers.audit(pieces, known)
         else:
             results = _in_process(pieces, Auditor(choice, known, batch_deals, analyse))
         with closing(results):  # stops the workers at once if loading fails
@@ -110,6 +126,8 @@ def ingest(
             "a worker process died (out of memory?); the file being loaded was rolled back"
         ) from None
     finally:
+        if workers is not None:
+            workers.stop()
         con.close()
     return IngestResult(
         loader.counts, loader.conflicts, loader.file_errors, len(files), loader.summary
@@ -157,24 +175,39 @@ def _in_process(pieces: list[Piece], auditor: Auditor) -> Results:
         yield piece, auditor.batches(piece)
 
 
-def _in_workers(
-    pieces: list[Piece],
-    choice: RuleChoice,
-    known: dict[str, tuple[str, str]],
-    batch_deals: int,
-    analyse: bool,
-    jobs: int,
-) -> Results:
-    """Pieces audited by ``jobs`` processes, yielded in input order; at most two pieces per
-    worker wait in memory.  Workers are spawned, not forked: this process holds DuckDB."""
-    done = ordered_map(
-        work,
-        pieces,
-        jobs,
-        initializer=init_worker,
-        initargs=(choice, known, batch_deals, analyse),
-        spawn=True,
-    )
-    with closing(done):  # closing this generator stops the workers at once
-        for piece, data in zip(pieces, done, strict=True):
-            yield piece, unpack_batches(data)
+class _Workers:
+    """The audit's worker processes, forked before the database is opened: no child inherits
+    it, and each starts with this process's modules imported, where a spawned worker started
+    an interpreter and imported them again (docs/performance.md).  The sessions already
+    loaded reach them once the database has been read."""
+
+    def __init__(self, choice: RuleChoice, batch_deals: int, analyse: bool, jobs: int) -> None:
+        self.jobs = jobs
+        self.known: SimpleQueue[Known | None] = early_context().SimpleQueue()
+        self.sent = False
+        self.pool = started_pool(
+            jobs, initializer=init_worker, initargs=(choice, self.known, batch_deals, analyse)
+        )
+
+    def audit(self, pieces: list[Piece], known: Known) -> Results:
+        """Pieces audited by the workers, yielded in input order; at most two pieces per
+        worker wait in memory."""
+        self._send(known)
+        return self._unpacked(pieces)
+
+    def _unpacked(self, pieces: list[Piece]) -> Results:
+        done = ordered_map(work, pieces, self.jobs, pool=self.pool)
+        with closing(done):  # closing this generator stops the workers at once
+            for piece, data in zip(pieces, done, strict=True):
+                yield piece, unpack_batches(data)
+
+    def stop(self) -> None:
+        """No more work: workers still waiting for the loaded sessions are told to end."""
+        self._send(None)
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    def _send(self, known: Known | None) -> None:
+        if not self.sent:
+            self.sent = True
+            for _ in range(self.jobs):
+                self.known.put(known)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import signal
 from collections.abc import Iterator, Mapping
+from multiprocessing.queues import SimpleQueue
 
 import pyarrow as pa  # type: ignore[import-untyped]
 
@@ -108,16 +109,23 @@ class Auditor:
 _worker: Auditor | None = None
 
 
+Known = Mapping[str, tuple[str, str]]  # session id -> (digest, rules fingerprint), loaded
+
+
 def init_worker(
-    choice: RuleChoice, known: Mapping[str, tuple[str, str]], batch_deals: int, analyse: bool
+    choice: RuleChoice, known: Known | SimpleQueue[Known | None], batch_deals: int, analyse: bool
 ) -> None:
-    """ProcessPoolExecutor initializer: the rules and the loaded sessions, sent once.
+    """ProcessPoolExecutor initializer: the rules and the loaded sessions, sent once.  The
+    sessions may arrive on a queue: ingest forks its workers before it opens the database
+    that lists them; None there means it stopped first, and the worker will get no piece.
 
     Ctrl-C is for the main process, which rolls back and stops the pool; a worker
     only finishes its piece (and prints no traceback of its own)."""
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker = Auditor(choice, known, batch_deals, analyse)
+    loaded = known.get() if isinstance(known, SimpleQueue) else known
+    if loaded is not None:
+        _worker = Auditor(choice, loaded, batch_deals, analyse)
 
 
 # A piece's batches as they travel from a worker: each batch's items, and its tables as
