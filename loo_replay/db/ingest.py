@@ -176,10 +176,11 @@ def _in_process(pieces: list[Piece], auditor: Auditor) -> Results:
 
 
 class _Workers:
-    """The audit's worker processes, forked before the database is opened: no child inherits
-    it, and each starts with this process's modules imported, where a spawned worker started
-    an interpreter and imported them again (docs/performance.md).  The sessions already
-    loaded reach them once the database has been read."""
+    """The audit's worker processes, started before the database is opened (forked, on
+    Linux): no child inherits it, and each starts with this process's modules imported,
+    where a spawned worker started an interpreter and imported them again
+    (docs/performance.md).  The sessions already loaded reach them once the database has
+    been read."""
 
     def __init__(self, choice: RuleChoice, batch_deals: int, analyse: bool, jobs: int) -> None:
         self.jobs = jobs
