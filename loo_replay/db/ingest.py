@@ -203,9 +203,13 @@ class _Workers:
                 yield piece, unpack_batches(data)
 
     def stop(self) -> None:
-        """No more work: workers still waiting for the loaded sessions are told to end."""
+        """No more work.  Workers never sent the loaded sessions (the database could not be
+        opened or read) are told to end and are waited for, being idle: a pool left behind
+        is woken at the interpreter's exit through a closed pipe, which prints an error.
+        Otherwise the pieces still queued are dropped and busy workers are not waited for."""
+        idle = not self.sent
         self._send(None)
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool.shutdown(wait=idle, cancel_futures=True)
 
     def _send(self, known: Known | None) -> None:
         if not self.sent:
