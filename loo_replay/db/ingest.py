@@ -92,13 +92,9 @@ def ingest(
     workers = None
     if jobs > 1 and len(pieces) > 1:
         workers = _Workers(choice, batch_deals, analyse, jobs)
+    con = None
     try:
         con = open_db(db_path)
-    except BaseException:
-        if workers is not None:
-            workers.stop()
-        raise
-    try:
         # The loader's statements are small (a batch of rows each) and the audit's workers
         # have the other cores: DuckDB's second thread only cost CPU, a fifth of loading's
         # (docs/performance.md).
@@ -128,7 +124,8 @@ def ingest(
     finally:
         if workers is not None:
             workers.stop()
-        con.close()
+        if con is not None:
+            con.close()
     return IngestResult(
         loader.counts, loader.conflicts, loader.file_errors, len(files), loader.summary
     )

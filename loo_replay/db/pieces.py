@@ -113,17 +113,17 @@ Known = Mapping[str, tuple[str, str]]  # session id -> (digest, rules fingerprin
 
 
 def init_worker(
-    choice: RuleChoice, known: Known | SimpleQueue[Known | None], batch_deals: int, analyse: bool
+    choice: RuleChoice, known: SimpleQueue[Known | None], batch_deals: int, analyse: bool
 ) -> None:
-    """ProcessPoolExecutor initializer: the rules and the loaded sessions, sent once.  The
-    sessions may arrive on a queue: ingest forks its workers before it opens the database
-    that lists them; None there means it stopped first, and the worker will get no piece.
+    """ProcessPoolExecutor initializer: the rules, and the loaded sessions once they arrive
+    on ``known`` (ingest forks its workers before it opens the database that lists them);
+    None there means it stopped first, and the worker will get no piece.
 
     Ctrl-C is for the main process, which rolls back and stops the pool; a worker
     only finishes its piece (and prints no traceback of its own)."""
     global _worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    loaded = known.get() if isinstance(known, SimpleQueue) else known
+    loaded = known.get()
     if loaded is not None:
         _worker = Auditor(choice, loaded, batch_deals, analyse)
 
