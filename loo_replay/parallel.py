@@ -28,6 +28,7 @@ def ordered_map(
     initargs: tuple[Any, ...] = (),
     spawn: bool = False,
     pool: ProcessPoolExecutor | None = None,
+    ahead: int = 2,
 ) -> Generator[R, None, None]:
     """``map(fn, items)`` over ``jobs`` processes, in order, with bounded look-ahead.
 
@@ -38,7 +39,8 @@ def ordered_map(
     early (an error, a consumer that stops), the work still queued is cancelled and the
     workers are not waited for; run to its end, the workers are joined, so that none is
     left for the interpreter's exit to wake through a closed pipe (``Bad file descriptor``
-    printed at exit).
+    printed at exit).  ``ahead``: items in flight per worker (being worked on, or done
+    and waiting for the consumer).
     """
     if pool is None and jobs <= 1:
         if initializer is not None:
@@ -55,7 +57,7 @@ def ordered_map(
         pending: deque[Future[R]] = deque()
         for item in items:
             pending.append(pool.submit(fn, item))
-            if len(pending) >= 2 * jobs:
+            if len(pending) >= ahead * jobs:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()

@@ -299,6 +299,25 @@ def test_a_database_held_by_another_process_is_one_clear_sentence(
         holder.communicate("", timeout=30)
 
 
+@pytest.mark.parametrize("case", ["new file, folder cannot be made", "--replace, not DuckDB"])
+def test_workers_told_at_once_that_nothing_is_loaded_stop_when_the_database_fails(
+    tmp_path: Path, case: str
+) -> None:
+    """With no database to read (a new file, or ``--replace``, which skips nothing), the
+    workers start auditing without waiting for it; when it then cannot be opened, they are
+    stopped and the command ends in one sentence, as when they waited."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("{}")
+    if case.startswith("new"):
+        db, extra, said = blocker / "loo.duckdb", [], "cannot create the folder"
+    else:
+        db, extra, said = blocker, ["--replace"], "not a valid DuckDB database file"
+    result = run("ingest", SAMPLES, "--db", db, "--jobs", "2", *extra, timeout=120)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and said in lines[0], result.stderr
+
+
 def test_text_that_is_not_utf8_and_huge_numbers_do_not_stop_a_load(tmp_path: Path) -> None:
     """JSON escapes can spell lone surrogates, which Arrow and DuckDB refuse; they are
     stored as ``?``, and a rejected deal's JSON keeps them escaped, as it keeps a number

@@ -37,12 +37,18 @@ from loo_replay.output.audit_json import Summary
 from loo_replay.parallel import early_context, ordered_map, started_pool
 from loo_replay.rulesets import RuleChoice
 
-# One transaction per file, but no more uncommitted deals than this: DuckDB keeps a
-# transaction's rows in memory (about 3 kB a deal), so a 1M-deal file would need gigabytes.
-# Not fewer either: each commit writes its rows to the write-ahead log and then, past 16 MB
-# of log, into the database file again; at 10,000 deals that was 40% of loading's CPU,
-# at 30,000 a sixth, for 10 MB more memory (docs/performance.md).
-TRANSACTION_DEALS = 30_000
+# One transaction per file, but no more uncommitted deals than this, so that a process
+# killed in a huge file loses at most this much work.  Not fewer: DuckDB writes a big
+# transaction's full row groups to the file as they fill (its memory stayed at 290 MB over a
+# million deals in one), and a commit costs more than the rows it holds: committing every
+# 30,000 deals cost a fifth more of loading's instructions than one commit at the end
+# (docs/performance.md).
+TRANSACTION_DEALS = 1_000_000
+
+# Pieces in flight per worker: being audited, or done and waiting for the loader.  While the
+# loader commits a file (a third of a second at 100,000 deals), two each left the workers
+# idle.
+AHEAD = 3
 
 Progress = Callable[[int, int], None]  # (bytes of input just done, deals so far)
 FileDone = Callable[[str, Counts], None]  # (file, what happened to it)
@@ -92,6 +98,8 @@ def ingest(
     workers = None
     if jobs > 1 and len(pieces) > 1:
         workers = _Workers(choice, batch_deals, analyse, jobs)
+        if replace or not db_path.exists():
+            workers.send({})  # nothing to skip: the workers need not wait for the database
     con = None
     try:
         con = open_db(db_path)
@@ -177,38 +185,42 @@ class _Workers:
     Linux): no child inherits it, and each starts with this process's modules imported,
     where a spawned worker started an interpreter and imported them again
     (docs/performance.md).  The sessions already loaded reach them once the database has
-    been read."""
+    been read, or at once when there is none to read (a new file, or ``--replace``, which
+    skips nothing)."""
 
     def __init__(self, choice: RuleChoice, batch_deals: int, analyse: bool, jobs: int) -> None:
         self.jobs = jobs
         self.known: SimpleQueue[Known | None] = early_context().SimpleQueue()
         self.sent = False
+        self.busy = False  # given pieces
         self.pool = started_pool(
             jobs, initializer=init_worker, initargs=(choice, self.known, batch_deals, analyse)
         )
 
     def audit(self, pieces: list[Piece], known: Known) -> Results:
-        """Pieces audited by the workers, yielded in input order; at most two pieces per
-        worker wait in memory."""
-        self._send(known)
+        """Pieces audited by the workers, yielded in input order; at most ``AHEAD`` pieces
+        per worker are in flight."""
+        self.send(known)
         return self._unpacked(pieces)
 
     def _unpacked(self, pieces: list[Piece]) -> Results:
-        done = ordered_map(work, pieces, self.jobs, pool=self.pool)
+        self.busy = True
+        done = ordered_map(work, pieces, self.jobs, pool=self.pool, ahead=AHEAD)
         with closing(done):  # closing this generator stops the workers at once
             for piece, data in zip(pieces, done, strict=True):
                 yield piece, unpack_batches(data)
 
     def stop(self) -> None:
-        """No more work.  Workers never sent the loaded sessions (the database could not be
-        opened or read) are told to end and are waited for, being idle: a pool left behind
-        is woken at the interpreter's exit through a closed pipe, which prints an error.
-        Otherwise the pieces still queued are dropped and busy workers are not waited for."""
-        idle = not self.sent
-        self._send(None)
+        """No more work.  Workers never given a piece (the database could not be opened or
+        read) are told to end and are waited for, being idle: a pool left behind is woken
+        at the interpreter's exit through a closed pipe, which prints an error.  Otherwise
+        the pieces still queued are dropped and busy workers are not waited for."""
+        idle = not self.busy
+        self.send(None)
         self.pool.shutdown(wait=idle, cancel_futures=True)
 
-    def _send(self, known: Known | None) -> None:
+    def send(self, known: Known | None) -> None:
+        """Tell the workers what is loaded (None: stop), once; later calls do nothing."""
         if not self.sent:
             self.sent = True
             for _ in range(self.jobs):
