@@ -4,6 +4,7 @@ same Arrow arrays that Python lists of the values made (``pa.array``), nulls and
 from __future__ import annotations
 
 import pyarrow as pa  # type: ignore[import-untyped]
+import pytest
 
 from loo_replay.db.columns import CardLists, Ints, Objects, Texts
 from loo_replay.engine.cards import canonical
@@ -38,6 +39,27 @@ def test_integer_columns_take_their_declared_type() -> None:
     for v in (7, None, -2):
         small.append(v)
     assert small.array(pa.int32()).to_pylist() == [7, None, -2]
+
+
+def test_booleans_and_32_bit_integers_are_what_arrow_makes_of_the_values() -> None:
+    """The narrower buffers are written by the column, bit by bit and 32 bits a value, for
+    any count of values (not a whole number of bytes) and nulls anywhere."""
+    values = [None if k % 7 == 3 else (k * 37) % 11 - 5 for k in range(1_003)]
+    flags = [None if v is None else v > 0 for v in values]
+    for kind, wanted in ((pa.int32(), values), (pa.bool_(), flags)):
+        column = Ints()
+        for v in wanted:
+            column.append(v)
+        got = column.array(kind)
+        assert got.equals(pa.array(wanted, type=kind)) and got.null_count == wanted.count(None)
+
+
+def test_a_value_past_32_bits_in_a_32_bit_column_is_an_error_not_a_wrapped_number() -> None:
+    column = Ints()
+    for v in (1, 2**31):
+        column.append(v)
+    with pytest.raises(OverflowError):
+        column.array(pa.int32())
 
 
 def test_card_numbers_in_a_text_column_are_card_names() -> None:

@@ -16,6 +16,8 @@ cdef class Ints:
     cpdef append(self, object value)
     cdef void _grow(self)
     cdef void _found(self)
+    cdef _int32s(self)
+    cdef bytearray _bits(self)
 
 @cython.final
 cdef class Texts:
