@@ -13,6 +13,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from itertools import islice
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -27,38 +28,53 @@ def ordered_map(
     initializer: Callable[..., None] | None = None,
     initargs: tuple[Any, ...] = (),
     spawn: bool = False,
-    pool: ProcessPoolExecutor | None = None,
-    ahead: int = 2,
 ) -> Generator[R, None, None]:
     """``map(fn, items)`` over ``jobs`` processes, in order, with bounded look-ahead.
 
     ``initializer(*initargs)`` runs once in each worker (in this process with one job),
     for state sent once rather than with every item.  ``spawn`` starts the workers afresh
-    instead of forking this process: a must when it holds a DuckDB connection.  ``pool``:
-    workers started already (``started_pool``), used instead of new ones.  Closed
+    instead of forking this process: a must when it holds a DuckDB connection.  Closed
     early (an error, a consumer that stops), the work still queued is cancelled and the
     workers are not waited for; run to its end, the workers are joined, so that none is
     left for the interpreter's exit to wake through a closed pipe (``Bad file descriptor``
-    printed at exit).  ``ahead``: items in flight per worker (being worked on, or done
-    and waiting for the consumer).
+    printed at exit).
     """
-    if pool is None and jobs <= 1:
+    if jobs <= 1:
         if initializer is not None:
             initializer(*initargs)
         yield from map(fn, items)
         return
-    if pool is None:
-        context = multiprocessing.get_context("spawn") if spawn else None
-        pool = ProcessPoolExecutor(
-            jobs, mp_context=context, initializer=initializer, initargs=initargs
-        )
+    context = multiprocessing.get_context("spawn") if spawn else None
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=initializer, initargs=initargs)
+    yield from _results(fn, iter(items), pool, 2 * jobs, deque())
+
+
+def mapped_now(
+    fn: Callable[[T], R], items: Iterable[T], pool: ProcessPoolExecutor, window: int
+) -> Generator[R, None, None]:
+    """``ordered_map`` over started workers, ``window`` items in flight, the first of them
+    handed out now rather than when the first result is asked for: the workers begin
+    while the caller still prepares to take the results."""
+    rest = iter(items)
+    pending: deque[Future[R]] = deque(pool.submit(fn, item) for item in islice(rest, window))
+    return _results(fn, rest, pool, window, pending)
+
+
+def _results(
+    fn: Callable[[T], R],
+    items: Iterator[T],
+    pool: ProcessPoolExecutor,
+    window: int,
+    pending: deque[Future[R]],
+) -> Generator[R, None, None]:
+    """The results of ``pending`` then of ``items``, in order, ``window`` in flight; the
+    pool shut down as ``ordered_map`` says."""
     finished = False
     try:
-        pending: deque[Future[R]] = deque()
         for item in items:
-            pending.append(pool.submit(fn, item))
-            if len(pending) >= ahead * jobs:
+            if len(pending) >= window:
                 yield pending.popleft().result()
+            pending.append(pool.submit(fn, item))
         while pending:
             yield pending.popleft().result()
         finished = True
@@ -69,7 +85,7 @@ def ordered_map(
 def started_pool(
     jobs: int, *, initializer: Callable[..., None], initargs: tuple[Any, ...]
 ) -> ProcessPoolExecutor:
-    """``jobs`` workers forked now, for ``ordered_map(pool=)`` later: a forked worker starts
+    """``jobs`` workers forked now, for ``mapped_now`` later: a forked worker starts
     with this process's modules imported, where a spawned one starts an interpreter and
     imports them again.  Call it before this process opens what a child must not inherit
     (a DuckDB database); the initializer can wait there for state known only after that.

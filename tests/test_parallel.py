@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from loo_replay.parallel import early_context, ordered_map, started_pool
+from loo_replay.parallel import early_context, mapped_now, ordered_map, started_pool
 
 _OFFSET: int | None = None  # set in each worker by _start
 
@@ -73,6 +73,37 @@ def test_a_started_pool_works_before_its_state_is_known() -> None:
     pool = started_pool(2, initializer=_start_from, initargs=(queue,))
     for _ in range(2):
         queue.put(100)
-    results = list(ordered_map(_shifted, range(20), 2, pool=pool))
+    results = list(mapped_now(_shifted, range(20), pool, 4))
     assert [value for value, _ in results] == list(range(100, 120))
     assert os.getpid() not in {pid for _, pid in results}
+
+
+_SEEN: Any = None  # a queue each worker reports its items on, set by _report_to
+
+
+def _report_to(queue: Any) -> None:
+    global _SEEN
+    _SEEN = queue
+
+
+def _reported(n: int) -> int:
+    _SEEN.put(n)
+    return n * n
+
+
+def test_mapped_now_hands_out_its_first_window_before_a_result_is_asked_for() -> None:
+    """Ingest starts its workers on the first pieces before it opens a new database:
+    they are at work while it does, and no more than the window is taken from the input."""
+    seen = early_context().Queue()
+    pool = started_pool(2, initializer=_report_to, initargs=(seen,))
+    taken: list[int] = []
+
+    def items() -> Iterator[int]:
+        for n in range(10):
+            taken.append(n)
+            yield n
+
+    results = mapped_now(_reported, items(), pool, 4)
+    begun = sorted(seen.get(timeout=60) for _ in range(4))  # no result asked for yet
+    assert begun == [0, 1, 2, 3] and taken == [0, 1, 2, 3]
+    assert list(results) == [n * n for n in range(10)]

@@ -25,6 +25,7 @@ from loo_replay.db.pieces import (
     BATCH_DEALS,
     Auditor,
     Known,
+    Packed,
     init_worker,
     unpack_batches,
     work,
@@ -34,7 +35,7 @@ from loo_replay.db.schema import DatabaseError, first_line, open_db
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, plan_pieces
 from loo_replay.logs.reader import ReadError, expand
 from loo_replay.output.audit_json import Summary
-from loo_replay.parallel import early_context, ordered_map, started_pool
+from loo_replay.parallel import early_context, mapped_now, started_pool
 from loo_replay.rulesets import RuleChoice
 
 # One transaction per file, but no more uncommitted deals than this, so that a process
@@ -99,7 +100,7 @@ def ingest(
     if jobs > 1 and len(pieces) > 1:
         workers = _Workers(choice, batch_deals, analyse, jobs)
         if replace or not db_path.exists():
-            workers.send({})  # nothing to skip: the workers need not wait for the database
+            workers.start(pieces, {})  # nothing to skip: they need not wait for the database
     con = None
     try:
         con = open_db(db_path)
@@ -192,32 +193,41 @@ class _Workers:
         self.jobs = jobs
         self.known: SimpleQueue[Known | None] = early_context().SimpleQueue()
         self.sent = False
-        self.busy = False  # given pieces
+        self.pieces: list[Piece] = []
+        self.done: Generator[Packed, None, None] | None = None  # once pieces are handed out
+        self.taken = False  # a result was asked for
         self.pool = started_pool(
             jobs, initializer=init_worker, initargs=(choice, self.known, batch_deals, analyse)
         )
 
+    def start(self, pieces: list[Piece], known: Known) -> None:
+        """Tell the workers what is loaded and hand out the first pieces now."""
+        self.send(known)
+        self.pieces = pieces
+        self.done = mapped_now(work, pieces, self.pool, AHEAD * self.jobs)
+
     def audit(self, pieces: list[Piece], known: Known) -> Results:
         """Pieces audited by the workers, yielded in input order; at most ``AHEAD`` pieces
         per worker are in flight."""
-        self.send(known)
-        return self._unpacked(pieces)
+        if self.done is None:
+            self.start(pieces, known)
+        return self._unpacked()
 
-    def _unpacked(self, pieces: list[Piece]) -> Results:
-        self.busy = True
-        done = ordered_map(work, pieces, self.jobs, pool=self.pool, ahead=AHEAD)
-        with closing(done):  # closing this generator stops the workers at once
-            for piece, data in zip(pieces, done, strict=True):
+    def _unpacked(self) -> Results:
+        assert self.done is not None
+        self.taken = True
+        with closing(self.done):  # closing this generator stops the workers at once
+            for piece, data in zip(self.pieces, self.done, strict=True):
                 yield piece, unpack_batches(data)
 
     def stop(self) -> None:
-        """No more work.  Workers never given a piece (the database could not be opened or
-        read) are told to end and are waited for, being idle: a pool left behind is woken
-        at the interpreter's exit through a closed pipe, which prints an error.  Otherwise
-        the pieces still queued are dropped and busy workers are not waited for."""
-        idle = not self.busy
+        """No more work.  If no result was asked for (the database could not be opened or
+        read), the workers are told to end and are waited for: idle ones end at once, and
+        busy ones finish their piece; a pool left behind is woken at the interpreter's
+        exit through a closed pipe, which prints an error.  Otherwise the pieces still
+        queued are dropped and busy workers are not waited for."""
         self.send(None)
-        self.pool.shutdown(wait=idle, cancel_futures=True)
+        self.pool.shutdown(wait=not self.taken, cancel_futures=True)
 
     def send(self, known: Known | None) -> None:
         """Tell the workers what is loaded (None: stop), once; later calls do nothing."""
