@@ -93,7 +93,7 @@ class Ints:
         """The values as an Arrow array of ``kind``: 64- or 32-bit integers, booleans, or a
         string for card names (dictionary-encoded, the values indices into the 52 names).
         The narrower buffers are written here, not cast by Arrow, whose ``cast`` imports
-        ``pyarrow.compute``: 50 ms in each worker, and a fifth of the tables' making."""
+        ``pyarrow.compute``: 50 ms in each worker, and half of the tables' making."""
         n = self.n
         if kind == _INT32:
             data = pa.py_buffer(self._int32s())
