@@ -62,6 +62,19 @@ def test_a_value_past_32_bits_in_a_32_bit_column_is_an_error_not_a_wrapped_numbe
         column.array(pa.int32())
 
 
+def test_an_integer_type_the_column_does_not_write_is_refused_not_misread() -> None:
+    """The column writes 64- and 32-bit integers and booleans itself; another width would
+    read its 64-bit values as that type, so it is an error (and the frames give such a
+    column to ``Objects``, which Arrow converts)."""
+    column = Ints()
+    column.append(5)
+    with pytest.raises(TypeError):
+        column.array(pa.int16())
+    other = Objects()
+    other.append(5)
+    assert other.array(pa.int16()).to_pylist() == [5]
+
+
 def test_card_numbers_in_a_text_column_are_card_names() -> None:
     column = Ints()
     for v in (0, 51, None, 12):

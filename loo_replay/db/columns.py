@@ -30,6 +30,7 @@ CARD_NAMES = pa.array(CARD_CODES, pa.string())
 _INT64 = pa.int64()
 _INT32 = pa.int32()
 _BOOL = pa.bool_()
+INT_KINDS = (_INT64, _INT32, _BOOL)  # the Arrow types an ``Ints`` column writes (and card names)
 _CARDS_TYPE = pa.list_(pa.dictionary(_INT64, pa.string()))
 _START = 256  # values a column has room for at first; it doubles when full
 NOT_JUDGED: int = cython.declare(cython.longlong, DEAD)  # DEAD as a C constant
@@ -99,8 +100,10 @@ class Ints:
             data = pa.py_buffer(self._int32s())
         elif kind == _BOOL:
             data = pa.py_buffer(self._bits())
-        else:
+        elif kind == _INT64 or pa.types.is_string(kind):
             data = pa.py_buffer(self.data)
+        else:
+            raise TypeError(f"an Ints column does not write {kind}")
         values = pa.Array.from_buffers(
             _INT64 if pa.types.is_string(kind) else kind,
             n,

@@ -29,7 +29,15 @@ from msgspec.structs import astuple
 
 from loo_replay import __version__
 from loo_replay.audit import SessionReport, UnreadableDocument
-from loo_replay.db.columns import CARD_CODES, CardLists, Ints, Objects, Texts, clean
+from loo_replay.db.columns import (
+    CARD_CODES,
+    INT_KINDS,
+    CardLists,
+    Ints,
+    Objects,
+    Texts,
+    clean,
+)
 from loo_replay.db.rows import (
     ROWS,
     TABLE_OF,
@@ -200,7 +208,7 @@ class Columns:
 def _column(name: str, kind: Any, card_lists: frozenset[str], card_names: frozenset[str]) -> Any:
     if name in card_lists:
         return CardLists()
-    if name in card_names or pa.types.is_integer(kind) or pa.types.is_boolean(kind):
+    if name in card_names or kind in INT_KINDS:
         return Ints()  # card numbers, in a column of card names
     if pa.types.is_string(kind):
         return Texts()
