@@ -4,7 +4,12 @@ Pieces are audited in input order, in this process or in ``jobs`` worker
 processes, and loaded in input order by this process alone (DuckDB has one
 writer).  A file's transaction opens with its first piece and commits with
 its last, so a process killed mid-ingest leaves whole files behind and a
-rerun skips them and completes the rest.
+rerun skips them and completes the rest.  With workers, a file of more than
+``jobs`` pieces also commits before its last ``jobs``: that commit, most of
+the file's, then runs while the workers audit those pieces, where at the
+end it ran with every worker idle (docs/performance.md); a process killed
+between the two commits leaves whole sessions of the file, which a rerun
+completes.
 """
 
 from __future__ import annotations
@@ -117,7 +122,7 @@ def ingest(
         else:
             results = _in_process(pieces, Auditor(choice, known, batch_deals, analyse))
         with closing(results):  # stops the workers at once if loading fails
-            _load(loader, results, progress, file_done)
+            _load(loader, results, progress, file_done, jobs if workers is not None else 0)
         loader.summary.merge(loaded_counts(con, loader.skipped_ids))
     except duckdb.InterruptException:  # Ctrl-C while DuckDB was working
         raise KeyboardInterrupt from None
@@ -145,7 +150,10 @@ def _load(
     results: Iterable[tuple[Piece, Iterable[Batch]]],
     progress: Progress | None,
     file_done: FileDone | None,
+    apart: int = 0,
 ) -> None:
+    """Load the audited pieces, a transaction a file; the last ``apart`` pieces of a longer
+    file in a transaction of their own (the workers audit them while the rest commits)."""
     before = loader.counts.copy()
     opened = 0  # deals in the input when the open transaction began
     try:
@@ -160,16 +168,17 @@ def _load(
                 loader.commit()
                 if file_done is not None:
                     file_done(piece.file, loader.counts - before)
-            elif loader.counts.deals - opened >= TRANSACTION_DEALS:
-                # A huge file: commit at this piece's end (a session boundary) so that
-                # uncommitted rows never outgrow memory; a rerun skips the sessions in.
+            elif piece.rest == apart or loader.counts.deals - opened >= TRANSACTION_DEALS:
+                # Commit at this piece's end (a session boundary): before the file's last
+                # pieces, or so that a process killed in a huge file loses at most a
+                # million deals of work; a rerun skips the sessions in.
                 loader.commit()
                 loader.begin()
                 opened = loader.counts.deals
             if progress is not None:
                 progress(piece.size, loader.counts.deals)
     except BaseException:
-        loader.rollback()  # the file being loaded leaves no trace
+        loader.rollback()  # the open transaction leaves no trace
         raise
 
 
