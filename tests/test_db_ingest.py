@@ -239,6 +239,44 @@ def test_workers_started_before_the_database_learn_what_it_holds(
     assert again.counts.loaded == 0
 
 
+_NO_DUCKDB_IN_WORKERS = """
+import sys
+from pathlib import Path
+
+from loo_replay.db import pieces
+from loo_replay.db.ingest import ingest
+from loo_replay.rulesets import RuleChoice
+
+assert "duckdb" not in sys.modules, "importing ingest imported DuckDB"
+audit_document = pieces.audit_document
+
+
+def audited_without_duckdb(*args, **kwargs):
+    assert "duckdb" not in sys.modules, "a worker holds DuckDB"
+    return audit_document(*args, **kwargs)
+
+
+pieces.audit_document = audited_without_duckdb
+result = ingest([Path(sys.argv[1])], Path(sys.argv[2]), RuleChoice(), piece_bytes=1, jobs=2)
+assert "duckdb" in sys.modules
+print(result.counts.loaded)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux")
+def test_ingest_forks_its_workers_before_it_imports_duckdb(tmp_path: Path) -> None:
+    """DuckDB's import then overlaps the workers' first pieces, and no worker holds it: a
+    fresh interpreter (this one has DuckDB) checks in every audit a worker makes."""
+    log = SAMPLES / "hoyle-evening.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", _NO_DUCKDB_IN_WORKERS, str(log), str(tmp_path / "loo.duckdb")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) == sql(tmp_path / "loo.duckdb", "SELECT count(*) FROM deals")[0][0] > 0
+
+
 def test_a_big_file_cut_into_pieces_loads_as_one(simulated: Path, tmp_path: Path) -> None:
     log = tmp_path / "big.jsonl"
     log.write_bytes(

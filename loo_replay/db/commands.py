@@ -143,9 +143,9 @@ def load_logs(
 ) -> IngestResult:
     """``ingest`` and ``audit``'s one audit pass into the database; its failures end the
     command, its conflicts and unreadable files are said on stderr."""
+    from loo_replay.db.errors import DatabaseError
     from loo_replay.db.ingest import ingest as run_ingest
     from loo_replay.db.paths import shown
-    from loo_replay.db.schema import DatabaseError
     from loo_replay.output.text import safe
 
     make_db_folder(db)
@@ -195,8 +195,8 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
     analysis, tricks thrown away per 100 deals played and avoidable loos.  Highest loo
     rate first.
     """
+    from loo_replay.db.errors import DatabaseError
     from loo_replay.db.queries import open_for_reading, player_stats
-    from loo_replay.db.schema import DatabaseError
 
     try:
         con = open_for_reading(db)
@@ -234,8 +234,8 @@ def query(
 
     The tables, their columns and the views are described in docs/database.md.
     """
+    from loo_replay.db.errors import DatabaseError
     from loo_replay.db.queries import open_for_reading, run_query
-    from loo_replay.db.schema import DatabaseError
 
     try:
         con = open_for_reading(db, upgrade=False)
@@ -264,8 +264,8 @@ def export(
 
     The per-deal tables are partitioned by session.
     """
+    from loo_replay.db.errors import DatabaseError
     from loo_replay.db.queries import export_parquet, open_for_reading
-    from loo_replay.db.schema import DatabaseError
 
     try:
         con = open_for_reading(db)

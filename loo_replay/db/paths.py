@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
+if TYPE_CHECKING:  # ingest names its logs before it imports DuckDB (``db.errors``)
+    import duckdb
 
 
 def _absolute(path: Path) -> Path:

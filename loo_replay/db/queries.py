@@ -20,13 +20,12 @@ from typing import Any
 import duckdb
 import orjson
 
+from loo_replay.db.errors import DatabaseError, first_line
 from loo_replay.db.schema import (
     ORDER_KEYS,
     PER_DEAL_TABLES,
     VERSION,
-    DatabaseError,
     connect,
-    first_line,
     open_db,
     version_of,
     with_hints,

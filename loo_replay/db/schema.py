@@ -15,6 +15,8 @@ from pathlib import Path
 
 import duckdb
 
+from loo_replay.db.errors import DatabaseBusy, DatabaseError, first_line
+
 ANALYSIS_TABLES = ("analysis_deals", "analysis_players", "analysis_notes", "analysis_cards")
 PER_DEAL_TABLES = (
     "deals",
@@ -393,14 +395,6 @@ VERSION = MIGRATIONS[-1].version
 DUCKDB_CONFIG: dict[str, str | bool | int | float | list[str]] = {"memory_limit": "128MB"}
 
 
-class DatabaseError(Exception):
-    """A database that cannot be used as asked; the message is one sentence for the user."""
-
-
-class DatabaseBusy(DatabaseError):
-    """Another process holds the DuckDB file lock."""
-
-
 _LOCK = re.compile(r"Conflicting lock is held in (?P<prog>.+?) \(PID (?P<pid>\d+)\)")
 
 
@@ -421,11 +415,6 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         raise DatabaseError(f"cannot open {path}: {first_line(text)}") from None
     except duckdb.Error as exc:
         raise DatabaseError(f"cannot open {path}: {first_line(str(exc))}") from None
-
-
-def first_line(text: str) -> str:
-    """DuckDB's messages carry context lines and hints after the first; one sentence is wanted."""
-    return text.strip().splitlines()[0] if text.strip() else text
 
 
 def with_hints(text: str) -> str:

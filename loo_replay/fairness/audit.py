@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from loo_replay.db.schema import DatabaseError, first_line
+from loo_replay.db.errors import DatabaseError, first_line
 from loo_replay.fairness.counts import Counts, count, prepared, trumps_left
 from loo_replay.fairness.stats import (
     Bernoulli,

@@ -52,7 +52,7 @@ def fairness(
     settings: SetOpt = None,
 ) -> None:
     """Test whether the cards were dealt fairly: six statistical tests, Holm-adjusted."""
-    from loo_replay.db.schema import DatabaseError
+    from loo_replay.db.errors import DatabaseError
     from loo_replay.fairness.audit import DEFAULT_BY
 
     if bool(paths) == (db is not None):

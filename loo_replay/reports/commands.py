@@ -49,8 +49,8 @@ def _write(
 ) -> tuple[int, int, int, int]:
     """The reports of the database at ``db`` in ``out``: (sessions, replay pages, written,
     sessions whose replay pages could not all be written, each said on stderr)."""
+    from loo_replay.db.errors import DatabaseError
     from loo_replay.db.queries import open_for_reading
-    from loo_replay.db.schema import DatabaseError
     from loo_replay.reports.build import write_reports
     from loo_replay.reports.names import OutsideOutput
 
@@ -118,7 +118,7 @@ def audit(
     Audit the logs into the database, write the reports from it, and sum up what this
     audit found in the input.
     """
-    from loo_replay.db.schema import DatabaseError
+    from loo_replay.db.errors import DatabaseError
     from loo_replay.fairness.table import refresh as refresh_fairness
     from loo_replay.output.text import summary_line
 

@@ -1,0 +1,18 @@
+"""The database's failures as the commands say them, apart from DuckDB: ``ingest`` starts
+its worker processes before it imports DuckDB (a fifth of a second that then overlaps the
+audit), and handles these errors all the same."""
+
+from __future__ import annotations
+
+
+class DatabaseError(Exception):
+    """A database that cannot be used as asked; the message is one sentence for the user."""
+
+
+class DatabaseBusy(DatabaseError):
+    """Another process holds the DuckDB file lock."""
+
+
+def first_line(text: str) -> str:
+    """DuckDB's messages carry context lines and hints after the first; one sentence is wanted."""
+    return text.strip().splitlines()[0] if text.strip() else text
