@@ -22,6 +22,7 @@ from multiprocessing.queues import SimpleQueue
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loo_replay.collector import fewer_collections
 from loo_replay.db.errors import DatabaseError, first_line
 from loo_replay.db.frames import Batch
 from loo_replay.db.paths import log_name
@@ -129,7 +130,9 @@ def ingest(
             results = workers.audit(pieces, known)
         else:
             results = _in_process(pieces, Auditor(choice, known, batch_deals, analyse))
-        with closing(results):  # stops the workers at once if loading fails
+        # Closing the results stops the workers at once if loading fails; the batches
+        # unpacked here are as acyclic as the audit's rows.
+        with closing(results), fewer_collections():
             _load(loader, results, progress, file_done, jobs if workers is not None else 0)
         loader.summary.merge(loaded_counts(con, loader.skipped_ids))
     except duckdb.InterruptException:  # Ctrl-C while DuckDB was working
