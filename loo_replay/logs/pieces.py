@@ -51,7 +51,7 @@ def plan_pieces(
         try:
             size = path.stat().st_size
             splittable = log_kind(path) == "jsonl" and not file.lower().endswith(".gz")
-            points = _split_points(path, piece_bytes) if splittable else []
+            points = _split_points(path, piece_bytes, size) if splittable else []
         except OSError:
             size, points = 0, []  # the reader reports it
         if not points:
@@ -64,12 +64,22 @@ def plan_pieces(
     return pieces
 
 
-def _split_points(path: Path, piece_bytes: int) -> list[tuple[int, int]]:
-    """(offset, line number) where each piece starts: just after a newline."""
+def _split_points(path: Path, piece_bytes: int, size: int) -> list[tuple[int, int]]:
+    """(offset, line number) where each piece starts: just after a newline.  The last
+    ``piece_bytes`` of a file of more than two pieces are cut in quarters: the workers'
+    last pieces then end closer together, and the loader has less left to load once they
+    are done."""
+
+    def step(start: int) -> int:
+        left = size - start
+        if size <= 2 * piece_bytes or left > 2 * piece_bytes:
+            return piece_bytes
+        return left - piece_bytes if left > piece_bytes else max(piece_bytes // 4, 1)
+
     points = [(0, 1)]
     newlines = 0  # before ``pos``
     pos = 0
-    target = piece_bytes
+    target = step(0)
     with path.open("rb") as stream:
         while block := stream.read(1 << 20):
             counted = 0  # the block's bytes whose newlines ``newlines`` holds
@@ -80,7 +90,7 @@ def _split_points(path: Path, piece_bytes: int) -> list[tuple[int, int]]:
                 newlines += _newlines(block, counted, i + 1)
                 counted = i + 1
                 points.append((pos + counted, 1 + newlines))
-                target = pos + counted + piece_bytes
+                target = pos + counted + step(pos + counted)
             newlines += _newlines(block, counted, len(block))
             pos += len(block)
     if len(points) > 1 and points[-1][0] >= pos:
