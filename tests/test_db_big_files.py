@@ -3,7 +3,6 @@ memory must not grow with the input), and loads exactly what one transaction wou
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -36,30 +35,3 @@ def test_big_file_commits_at_session_boundaries_and_loads_the_same(
     assert len(commits) == 3  # after each of the three sessions, the last closing the file
     assert commits == sorted(commits) and commits[-1] == 56
     assert dump(split) == dump(whole)
-
-
-def test_a_file_of_more_pieces_than_workers_commits_before_its_last_pieces(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With two workers, a file of three pieces commits after its first: the last two pieces
-    (the workers' last work) are a transaction of their own, and the rows are the same."""
-    whole = tmp_path / "whole.duckdb"
-    ingest([LOG], whole, RuleChoice(), piece_bytes=1)
-    commits: list[int] = []
-    original = Loader.commit
-
-    def counting(self: Loader) -> None:
-        commits.append(self.counts.deals)
-        original(self)
-
-    monkeypatch.setattr(Loader, "commit", counting)
-    two = tmp_path / "two.duckdb"
-    ingest([LOG], two, RuleChoice(), piece_bytes=1, jobs=2)
-    first_session = json.loads(LOG.read_bytes().splitlines()[0])
-    assert commits == [len(first_session["deals"]), 56]
-    assert dump(two) == dump(whole)
-    commits.clear()
-    one = tmp_path / "one.duckdb"
-    ingest([LOG], one, RuleChoice(), piece_bytes=1, jobs=1)  # nothing to overlap: one commit
-    assert commits == [56]
-    assert dump(one) == dump(whole)

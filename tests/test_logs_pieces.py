@@ -25,8 +25,8 @@ def test_the_last_piece_of_a_long_file_is_cut_in_quarters(tmp_path: Path) -> Non
     sizes = [p.size for p in pieces]
     assert sum(sizes) == log.stat().st_size
     assert [p.start for p in pieces[1:]] == [p.start + p.size for p in pieces[:-1]]
-    assert [p.rest for p in pieces] == list(range(len(pieces) - 1, -1, -1))
-    assert pieces[0].first and pieces[-1].last and not any(p.first for p in pieces[1:])
+    assert [p.first for p in pieces] == [True] + [False] * (len(pieces) - 1)
+    assert [p.last for p in pieces] == [False] * (len(pieces) - 1) + [True]
     # Whole pieces while more than 20,000 bytes are left; then a piece of what is over the
     # last 10,000, and those in quarters of 2,500 (each to the end of the line it stops in).
     assert all(10_000 <= s <= 10_000 + LINE for s in sizes[:-5])

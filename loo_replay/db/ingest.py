@@ -4,12 +4,7 @@ Pieces are audited in input order, in this process or in ``jobs`` worker
 processes, and loaded in input order by this process alone (DuckDB has one
 writer).  A file's transaction opens with its first piece and commits with
 its last, so a process killed mid-ingest leaves whole files behind and a
-rerun skips them and completes the rest.  With workers, a file of more than
-``jobs`` pieces also commits before its last ``jobs``: that commit, most of
-the file's, then runs while the workers audit those pieces, where at the
-end it ran with every worker idle (docs/performance.md); a process killed
-between the two commits leaves whole sessions of the file, which a rerun
-completes.
+rerun skips them and completes the rest.
 """
 
 from __future__ import annotations
@@ -133,7 +128,7 @@ def ingest(
         # Closing the results stops the workers at once if loading fails; the batches
         # unpacked here are as acyclic as the audit's rows.
         with closing(results), fewer_collections():
-            _load(loader, results, progress, file_done, jobs if workers is not None else 0)
+            _load(loader, results, progress, file_done)
         loader.summary.merge(loaded_counts(con, loader.skipped_ids))
     except duckdb.InterruptException:  # Ctrl-C while DuckDB was working
         raise KeyboardInterrupt from None
@@ -161,10 +156,7 @@ def _load(
     results: Iterable[tuple[Piece, Iterable[Batch]]],
     progress: Progress | None,
     file_done: FileDone | None,
-    apart: int = 0,
 ) -> None:
-    """Load the audited pieces, a transaction a file; the last ``apart`` pieces of a longer
-    file in a transaction of their own (the workers audit them while the rest commits)."""
     before = loader.counts.copy()
     opened = 0  # deals in the input when the open transaction began
     try:
@@ -179,17 +171,16 @@ def _load(
                 loader.commit()
                 if file_done is not None:
                     file_done(piece.file, loader.counts - before)
-            elif piece.rest == apart or loader.counts.deals - opened >= TRANSACTION_DEALS:
-                # Commit at this piece's end (a session boundary): before the file's last
-                # pieces, or so that a process killed in a huge file loses at most a
-                # million deals of work; a rerun skips the sessions in.
+            elif loader.counts.deals - opened >= TRANSACTION_DEALS:
+                # A huge file: commit at this piece's end (a session boundary) so that
+                # uncommitted rows never outgrow memory; a rerun skips the sessions in.
                 loader.commit()
                 loader.begin()
                 opened = loader.counts.deals
             if progress is not None:
                 progress(piece.size, loader.counts.deals)
     except BaseException:
-        loader.rollback()  # the open transaction leaves no trace
+        loader.rollback()  # the file being loaded leaves no trace
         raise
 
 

@@ -32,12 +32,7 @@ class Piece:
     first_line: int
     size: int  # bytes on disk, for progress
     first: bool  # the first piece of its file: a transaction begins
-    rest: int  # the pieces of its file after this one
-
-    @property
-    def last(self) -> bool:
-        """The last piece of its file: the transaction commits."""
-        return self.rest == 0
+    last: bool  # the last: it commits
 
 
 def plan_pieces(
@@ -55,12 +50,13 @@ def plan_pieces(
         except OSError:
             size, points = 0, []  # the reader reports it
         if not points:
-            pieces.append(Piece(file, name, 0, None, 1, size, True, 0))
+            pieces.append(Piece(file, name, 0, None, 1, size, True, True))
             continue
         bounds = [*points, (size, 0)]
         for i, ((start, line), (stop, _)) in enumerate(itertools.pairwise(bounds)):
-            rest = len(points) - 1 - i
-            pieces.append(Piece(file, name, start, stop, line, stop - start, i == 0, rest))
+            pieces.append(
+                Piece(file, name, start, stop, line, stop - start, i == 0, i == len(points) - 1)
+            )
     return pieces
 
 
