@@ -168,3 +168,25 @@ def test_a_row_takes_its_columns_by_name_only() -> None:
     assert (row.recorded, row.expected) == (3, 2)
     with pytest.raises(TypeError):
         DiscrepancyRow("s", 0, 1, "payouts.ann", "payouts", "ann", 3, 2)  # type: ignore[call-arg]
+
+
+def test_a_writing_connection_stores_rows_in_groups_of_row_group_rows(tmp_path: Path) -> None:
+    """A commit compresses each table's last, partly filled row group: smaller groups leave
+    ingest less to do once its workers are done.  DuckDB keeps the size per connection, not
+    in the file, so every writing connection attaches the database with it; the file, a
+    quote in its name too, reads as any DuckDB file."""
+    path = tmp_path / "club's.duckdb"
+    rows = 2 * schema.ROW_GROUP_ROWS + 5
+    con = schema.connect(path)
+    con.execute(f"CREATE TABLE t AS SELECT range AS i FROM range({rows})")
+    con.close()
+    plain = duckdb.connect(str(path), read_only=True)
+    try:
+        counts = plain.execute(
+            "SELECT count FROM pragma_storage_info('t') WHERE column_id = 0 "
+            "GROUP BY row_group_id, count ORDER BY row_group_id"
+        ).fetchall()
+        assert plain.execute("SELECT sum(i) FROM t").fetchone() == (rows * (rows - 1) // 2,)
+    finally:
+        plain.close()
+    assert counts == [(schema.ROW_GROUP_ROWS,), (schema.ROW_GROUP_ROWS,), (5,)]
