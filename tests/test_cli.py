@@ -194,3 +194,24 @@ def test_one_openblas_thread_unless_the_user_chose(given: str | None, expected: 
     )
     no_traceback(result)
     assert result.stdout.splitlines()[-1] == expected
+
+
+def test_a_finished_command_leaves_its_objects_to_their_counts_not_the_last_collection(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The collector's pass at the interpreter's exit would look at every object left;
+    ``main`` freezes them once its command is done (their finalizers still run)."""
+    import gc
+
+    from loo_replay import cli
+
+    monkeypatch.setattr(sys, "argv", ["loo-replay", "--version"])
+    gc.unfreeze()
+    try:
+        with pytest.raises(SystemExit) as done:
+            cli.main()
+        assert done.value.code == 0
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert "loo-replay" in capsys.readouterr().out
