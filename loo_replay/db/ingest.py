@@ -99,9 +99,9 @@ def ingest(
     pieces = plan_pieces(files, piece_bytes, [log_name(f, db_path) for f in files])
     workers = None
     if jobs > 1 and len(pieces) > 1:
-        workers = _Workers(choice, batch_deals, analyse, jobs)
+        workers = _Workers(pieces, choice, batch_deals, analyse, jobs)
         if replace or not db_path.exists():
-            workers.start(pieces, {})  # nothing to skip: they need not wait for the database
+            workers.start({})  # nothing to skip: they need not wait for the database
     # DuckDB only now: its import (a fifth of a second) overlaps the workers' first pieces,
     # and no worker has it in memory.
     import duckdb
@@ -122,7 +122,8 @@ def ingest(
         loader.summary.unreadable_files += len(errors)
         known = loader.known()
         if workers is not None:
-            results = workers.audit(pieces, known)
+            workers.start(known)  # started already when there was no database to read
+            results = workers.results()
         else:
             results = _in_process(pieces, Auditor(choice, known, batch_deals, analyse))
         # Closing the results stops the workers at once if loading fails; the batches
@@ -200,32 +201,30 @@ class _Workers:
     been read, or at once when there is none to read (a new file, or ``--replace``, which
     skips nothing)."""
 
-    def __init__(self, choice: RuleChoice, batch_deals: int, analyse: bool, jobs: int) -> None:
+    def __init__(
+        self, pieces: list[Piece], choice: RuleChoice, batch_deals: int, analyse: bool, jobs: int
+    ) -> None:
         self.jobs = jobs
         self.known: SimpleQueue[Known | None] = early_context().SimpleQueue()
         self.sent = False
-        self.pieces: list[Piece] = []
+        self.pieces = pieces
         self.done: Generator[Packed, None, None] | None = None  # once pieces are handed out
         self.taken = False  # a result was asked for
         self.pool = started_pool(
             jobs, initializer=init_worker, initargs=(choice, self.known, batch_deals, analyse)
         )
 
-    def start(self, pieces: list[Piece], known: Known) -> None:
-        """Tell the workers what is loaded and hand out the first pieces now."""
-        self.send(known)
-        self.pieces = pieces
-        self.done = mapped_now(work, pieces, self.pool, AHEAD * self.jobs)
-
-    def audit(self, pieces: list[Piece], known: Known) -> Results:
-        """Pieces audited by the workers, yielded in input order; at most ``AHEAD`` pieces
-        per worker are in flight."""
+    def start(self, known: Known) -> None:
+        """Tell the workers what is loaded and hand out the first pieces now; once, later
+        calls do nothing."""
         if self.done is None:
-            self.start(pieces, known)
-        return self._unpacked()
+            self.send(known)
+            self.done = mapped_now(work, self.pieces, self.pool, AHEAD * self.jobs)
 
-    def _unpacked(self) -> Results:
-        assert self.done is not None
+    def results(self) -> Results:
+        """The pieces audited by the workers (``start`` first), in input order; at most
+        ``AHEAD`` pieces per worker are in flight."""
+        assert self.done is not None, "start hands the pieces out"
         self.taken = True
         with closing(self.done):  # closing this generator stops the workers at once
             for piece, data in zip(self.pieces, self.done, strict=True):
