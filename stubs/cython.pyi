@@ -16,6 +16,7 @@ longlong: TypeAlias = builtins.int
 ulonglong: TypeAlias = builtins.int
 Py_ssize_t: TypeAlias = builtins.int
 uchar: TypeAlias = builtins.int
+schar: TypeAlias = builtins.int
 uint: TypeAlias = builtins.int
 p_const_uchar: TypeAlias = builtins.bytes  # the bytes of a bytes object, read in place
 bint: TypeAlias = builtins.bool

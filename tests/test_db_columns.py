@@ -83,6 +83,57 @@ def test_card_numbers_in_a_text_column_are_card_names() -> None:
     assert names.to_pylist() == [canonical(0), canonical(51), None, canonical(12)]
 
 
+def test_card_names_and_texts_travel_as_narrow_codes() -> None:
+    """A card name is an 8-bit index into the 52 names, a text a 32-bit code into the
+    batch's texts (a third fewer bytes between the processes than 64-bit codes); a value
+    that does not fit the narrow type is an error, never a wrapped index."""
+    cards = Ints()
+    cards.append(51)
+    assert cards.array(pa.string()).type == pa.dictionary(pa.int8(), pa.string())
+    lists = CardLists()
+    lists.append([51])
+    assert lists.array(pa.list_(pa.string())).type.value_type.index_type == pa.int8()
+    texts = Texts()
+    texts.append("ann")
+    assert texts.array(pa.string()).type == pa.dictionary(pa.int32(), pa.string())
+    wide = Ints()
+    for v in (-128, 127, 128):
+        wide.append(v)
+    with pytest.raises(OverflowError):
+        wide.array(pa.int8())
+    wide = Ints()
+    for v in (-128, 127, None):
+        wide.append(v)
+    assert wide.array(pa.int8()).to_pylist() == [-128, 127, None]
+
+
+def test_a_fresh_column_is_empty_with_room_for_the_last_batch_and_grows_past_it() -> None:
+    """Each batch's columns start at the size of the last batch's, a quarter more (not at
+    256 values doubled again and again), and hold only the new batch's values."""
+    column = Ints()
+    for v in range(1_000):
+        column.append(v)
+    fresh = column.fresh()
+    assert len(fresh) == 0 and fresh.room() >= 1_250
+    values = [k * 7 - 3_000 for k in range(3_000)]  # past that room: it grows
+    for v in values:
+        fresh.append(v)
+    assert fresh.array(pa.int64()).to_pylist() == values
+    assert len(column.fresh().fresh()) == 0 and column.fresh().room() >= column.room()
+    texts = Texts()
+    for text in ("ann", "bob"):
+        texts.append(text)
+    next_texts = texts.fresh()
+    next_texts.append("cat")
+    assert len(next_texts) == 1
+    assert next_texts.array(pa.string()).dictionary.to_pylist() == [None, "cat"]
+    lists = CardLists()
+    lists.append([1, 2, 3])
+    next_lists = lists.fresh()
+    next_lists.append([4])
+    assert next_lists.array(pa.list_(pa.string())).to_pylist() == [[canonical(4)]]
+
+
 def test_texts_are_coded_once_and_come_back_in_row_order() -> None:
     column = Texts()
     rows = ["ann", "bob", None, "ann", "ann", "cat", None]

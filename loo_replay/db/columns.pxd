@@ -2,6 +2,8 @@
 # adds a value to a column with a direct C call and a C store.
 cimport cython
 cimport cpython.array
+
+cdef cpython.array.array _room_for(Py_ssize_t n)
 from loo_replay.engine.legal cimport card_of
 
 @cython.final
@@ -11,12 +13,14 @@ cdef class Ints:
     cdef Py_ssize_t n
     cdef Py_ssize_t cap
     cdef list null_at
+    cpdef Ints fresh(self)
+    cpdef Py_ssize_t room(self)
     cdef void add(self, long long value)
     cdef void add_null(self)
     cpdef append(self, object value)
     cdef void _grow(self)
     cdef void _found(self)
-    cdef _int32s(self)
+    cdef _narrowed(self, bint wide)
     cdef bytearray _bits(self)
 
 @cython.final
@@ -24,6 +28,7 @@ cdef class Texts:
     cdef Ints codes
     cdef dict index
     cdef list texts
+    cpdef Texts fresh(self)
     cpdef Py_ssize_t code(self, object text) except -1
     cdef void add(self, long long code)
     cpdef append(self, object value)
@@ -33,5 +38,6 @@ cdef class CardLists:
     cdef Ints cards
     cdef Ints offsets
     cdef list null_at
+    cpdef CardLists fresh(self)
     cpdef append(self, object values)
     cpdef append_mask(self, long long mask)

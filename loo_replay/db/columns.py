@@ -29,11 +29,24 @@ CARD_CODES = tuple(canonical(c) for c in range(52))  # ``TH``: how the database 
 CARD_NAMES = pa.array(CARD_CODES, pa.string())
 _INT64 = pa.int64()
 _INT32 = pa.int32()
+_INT8 = pa.int8()
 _BOOL = pa.bool_()
 INT_KINDS = (_INT64, _INT32, _BOOL)  # the Arrow types an ``Ints`` column writes (and card names)
-_CARDS_TYPE = pa.list_(pa.dictionary(_INT64, pa.string()))
-_START = 256  # values a column has room for at first; it doubles when full
+_CARDS_TYPE = pa.list_(pa.dictionary(_INT8, pa.string()))
+_START = 256  # values a new column has room for at first; it doubles when full
 NOT_JUDGED: int = cython.declare(cython.longlong, DEAD)  # DEAD as a C constant
+
+
+_LONG_LONGS = array("q")
+
+
+def _room_for(n: cython.Py_ssize_t) -> array[int]:
+    """Storage for ``n`` 64-bit values.  Compiled, it is allocated and not written: a
+    value is stored before it is read, and Arrow reads the first ``n``.  Zeroing the room,
+    then copying it into the array, was a tenth of making a batch's frames."""
+    if not cython.compiled:
+        return array("q", bytes(8 * n))
+    return cpython.array.clone(_LONG_LONGS, n, False)  # type: ignore[name-defined,no-any-return]  # noqa: F821
 
 
 class Ints:
@@ -46,15 +59,25 @@ class Ints:
     cap: int
     null_at: list[int]
 
-    def __init__(self) -> None:
-        self.data = array("q", bytes(8 * _START))
+    def __init__(self, cap: int = _START) -> None:
+        self.data = _room_for(cap)
         self.n = 0
-        self.cap = _START
+        self.cap = cap
         self.null_at = []
         self._found()
 
     def __len__(self) -> int:
         return self.n
+
+    def fresh(self) -> Ints:
+        """An empty column with this one's ``room``."""
+        return Ints(self.room())
+
+    def room(self) -> int:
+        """What the next batch's column is to have room for: this one's room, or what it
+        holds and a quarter more.  Columns start at their size, not at 256 values doubled
+        again and again, and a piece's last, short batch does not shrink them."""
+        return max(self.cap, self.n + (self.n >> 2))
 
     def add(self, value: cython.longlong) -> None:
         if self.n == self.cap:
@@ -80,7 +103,10 @@ class Ints:
             self.add_null()
 
     def _grow(self) -> None:
-        self.data.frombytes(bytes(8 * self.cap))
+        if cython.compiled:  # reallocated, the room added left as it is
+            cpython.array.resize(self.data, 2 * self.cap)  # type: ignore[name-defined]  # noqa: F821
+        else:
+            self.data.frombytes(bytes(8 * self.cap))
         self.cap *= 2
         self._found()
 
@@ -91,34 +117,31 @@ class Ints:
             self.at = self.data.data.as_longlongs  # type: ignore[attr-defined]
 
     def array(self, kind: Any) -> Any:
-        """The values as an Arrow array of ``kind``: 64- or 32-bit integers, booleans, or a
-        string for card names (dictionary-encoded, the values indices into the 52 names).
-        The narrower buffers are written here, not cast by Arrow, whose ``cast`` imports
-        ``pyarrow.compute``: 50 ms in each worker, and half of the tables' making."""
+        """The values as an Arrow array of ``kind``: 64-, 32- or 8-bit integers, booleans,
+        or a string for card names (dictionary-encoded, the values 8-bit indices into the
+        52 names).  The narrower buffers are written here, not cast by Arrow, whose ``cast``
+        imports ``pyarrow.compute``: 50 ms in each worker, and half of the tables' making."""
         n = self.n
-        if kind == _INT32:
-            data = pa.py_buffer(self._int32s())
+        if pa.types.is_string(kind):
+            return _named(self.array(_INT8), CARD_NAMES)
+        if kind in (_INT32, _INT8):
+            data = pa.py_buffer(self._narrowed(kind == _INT32))
         elif kind == _BOOL:
             data = pa.py_buffer(self._bits())
-        elif kind == _INT64 or pa.types.is_string(kind):
+        elif kind == _INT64:
             data = pa.py_buffer(self.data)
         else:
             raise TypeError(f"an Ints column does not write {kind}")
-        values = pa.Array.from_buffers(
-            _INT64 if pa.types.is_string(kind) else kind,
-            n,
-            [_validity(n, self.null_at), data],
-            len(self.null_at),
-        )
-        return _named(values, CARD_NAMES) if pa.types.is_string(kind) else values
+        return pa.Array.from_buffers(kind, n, [_validity(n, self.null_at), data], len(self.null_at))
 
-    def _int32s(self) -> object:
-        """The values as 32-bit integers, in a buffer; one that does not fit is an
-        ``OverflowError`` (the columns of that type hold positions and counts)."""
+    def _narrowed(self, wide: cython.bint) -> object:
+        """The values as 32-bit integers (``wide``) or 8-bit ones, in a buffer; one that does
+        not fit is an ``OverflowError`` (such columns hold positions, counts and codes into
+        a batch's texts or the 52 card names)."""
         n: cython.Py_ssize_t = self.n
         if not cython.compiled:
-            return array("i", self.data[:n])
-        out = bytearray(4 * n)
+            return array("i" if wide else "b", self.data[:n])
+        out = bytearray((4 if wide else 1) * n)
         raw: cython.p_char = out  # type: ignore[name-defined]
         to: cython.pointer(cython.int) = cython.cast(  # type: ignore[valid-type]
             cython.pointer(cython.int),  # type: ignore[attr-defined]
@@ -128,9 +151,14 @@ class Ints:
         value: cython.longlong
         for i in range(n):
             value = self.at[i]
-            if value != cython.cast(cython.int, value):
-                raise OverflowError(f"{value} does not fit in 32 bits")
-            to[i] = cython.cast(cython.int, value)
+            if wide:
+                if value != cython.cast(cython.int, value):
+                    raise OverflowError(f"{value} does not fit in 32 bits")
+                to[i] = cython.cast(cython.int, value)
+            else:
+                if value != cython.cast(cython.schar, value):
+                    raise OverflowError(f"{value} does not fit in 8 bits")
+                raw[i] = cython.cast(cython.schar, value)
         return out
 
     def _bits(self) -> bytearray:
@@ -157,10 +185,14 @@ class Texts:
     index: dict[str | None, int]
     texts: list[str | None]
 
-    def __init__(self) -> None:
-        self.codes = Ints()
+    def __init__(self, cap: int = _START) -> None:
+        self.codes = Ints(cap)
         self.index = {None: 0}
         self.texts = [None]
+
+    def fresh(self) -> Texts:
+        """An empty column sized as ``Ints.fresh``; the texts are the next batch's own."""
+        return Texts(self.codes.room())
 
     def __len__(self) -> int:
         return len(self.codes)
@@ -181,8 +213,9 @@ class Texts:
         self.add(self.code(value))
 
     def array(self, kind: Any) -> Any:
-        """Dictionary-encoded: each distinct text once (None too, as code 0), a code a row."""
-        return _named(self.codes.array(_INT64), array_of(self.texts, kind))
+        """Dictionary-encoded: each distinct text once (None too, as code 0), a 32-bit code
+        a row (a batch holds fewer rows than that)."""
+        return _named(self.codes.array(_INT32), array_of(self.texts, kind))
 
 
 class CardLists:
@@ -193,11 +226,15 @@ class CardLists:
     offsets: Ints  # where each list starts in ``cards``, then where the last ends
     null_at: list[int]  # lists that are None
 
-    def __init__(self) -> None:
-        self.cards = Ints()
-        self.offsets = Ints()
+    def __init__(self, lists: int = _START, cards: int = _START) -> None:
+        self.cards = Ints(cards)
+        self.offsets = Ints(lists + 1)
         self.offsets.add(0)
         self.null_at = []
+
+    def fresh(self) -> CardLists:
+        """An empty column sized as ``Ints.fresh``, for lists and for cards."""
+        return CardLists(self.offsets.room() - 1, self.cards.room())
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -228,7 +265,7 @@ class CardLists:
     def array(self, kind: Any) -> Any:
         n = len(self)
         offsets = self.offsets.array(pa.int32()).buffers()[1]
-        values = _named(self.cards.array(_INT64), CARD_NAMES)
+        values = self.cards.array(pa.string())  # card names
         validity = _validity(n, self.null_at)
         return pa.ListArray.from_buffers(
             _CARDS_TYPE, n, [validity, offsets], len(self.null_at), 0, [values]
@@ -240,6 +277,10 @@ class Objects:
 
     def __init__(self) -> None:
         self.values: list[Any] = []
+
+    def fresh(self) -> Objects:
+        """An empty column (a list makes its own room)."""
+        return Objects()
 
     def __len__(self) -> int:
         return len(self.values)

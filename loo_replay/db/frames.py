@@ -187,6 +187,13 @@ class Columns:
     def __len__(self) -> int:
         return len(self.values[0])
 
+    def fresh(self) -> Columns:
+        """An empty table of the same columns, each with room for what this one's holds."""
+        out: Columns = Columns.__new__(Columns)
+        out.names = self.names
+        out.values = [column.fresh() for column in self.values]
+        return out
+
     def columns(self, *names: str) -> tuple[Any, ...]:
         """The columns called ``names``, for a hot path to add to."""
         return tuple(self.values[self.names.index(n)] for n in names)
@@ -249,13 +256,17 @@ class FrameBuilder:
         self._reset()
 
     def _reset(self) -> None:
+        """Empty tables for the next batch, sized as the last one's (``Columns.fresh``)."""
         none: frozenset[str] = frozenset()
-        self.tables = {
-            name: Columns(
-                row, SCHEMAS[name], _CARD_LISTS.get(name, none), _CARD_COLUMNS.get(name, none)
-            )
-            for name, row in ROWS.items()
-        }
+        if self.tables:
+            self.tables = {name: columns.fresh() for name, columns in self.tables.items()}
+        else:
+            self.tables = {
+                name: Columns(
+                    row, SCHEMAS[name], _CARD_LISTS.get(name, none), _CARD_COLUMNS.get(name, none)
+                )
+                for name, row in ROWS.items()
+            }
         self.items = []
         self.deal_count = 0
         # The hot tables' columns, named here once a batch and unpacked by name per deal.

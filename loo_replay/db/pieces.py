@@ -45,13 +45,15 @@ class Auditor:
         self.known = known
         self.digests = {digest for digest, _ in known.values()}
         self.batch_deals = batch_deals
+        # One builder for every piece: each batch's columns start at the last one's size.
+        self.builder = FrameBuilder(analyse)
 
     def batches(self, piece: Piece) -> Iterator[Batch]:
         with fewer_collections():
             yield from self._batches(piece)
 
     def _batches(self, piece: Piece) -> Iterator[Batch]:
-        builder = FrameBuilder(self.analyse)
+        builder = self.builder
         try:
             for doc in read_piece(piece):
                 skipped = self._already_loaded(doc)
