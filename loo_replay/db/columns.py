@@ -4,9 +4,10 @@ A column of integers (or booleans, or card numbers) keeps its values as
 64-bit integers in an ``array``; compiled, each value is one C store, and
 Arrow takes the stored bytes as they are.  A column of texts keeps a code per
 row and each distinct text once (a session id, a player's id), and becomes a
-dictionary-encoded Arrow array of those codes and texts, as card names are
-codes into the 52 names: no name is copied per row, in the worker or on the
-way to the loader, and DuckDB stores the names.  Before, every value was a
+dictionary-encoded Arrow array of those codes (32 bits) and texts, as card
+names are 8-bit codes into the 52 names: no name is copied per row, in the
+worker or on the way to the loader, and DuckDB stores the names.  A batch's
+columns start at the size of the last batch's (``fresh``).  Before, every value was a
 Python object in a list that Arrow converted one object at a time; on 30,000
 deals that conversion took 0.8 s, then 0.3 (docs/performance.md).  Nulls are
 rare, so a column keeps where they are, not a flag per value.
