@@ -2,9 +2,9 @@
 # adds a value to a column with a direct C call and a C store.
 cimport cython
 cimport cpython.array
+from loo_replay.engine.legal cimport card_of
 
 cdef cpython.array.array _room_for(Py_ssize_t n)
-from loo_replay.engine.legal cimport card_of
 
 @cython.final
 cdef class Ints:

@@ -6,11 +6,12 @@ Arrow takes the stored bytes as they are.  A column of texts keeps a code per
 row and each distinct text once (a session id, a player's id), and becomes a
 dictionary-encoded Arrow array of those codes (32 bits) and texts, as card
 names are 8-bit codes into the 52 names: no name is copied per row, in the
-worker or on the way to the loader, and DuckDB stores the names.  A batch's
-columns start at the size of the last batch's (``fresh``).  Before, every value was a
-Python object in a list that Arrow converted one object at a time; on 30,000
-deals that conversion took 0.8 s, then 0.3 (docs/performance.md).  Nulls are
-rare, so a column keeps where they are, not a flag per value.
+worker or on the way to the loader, and DuckDB stores the names.  Before,
+every value was a Python object in a list that Arrow converted one object at
+a time; on 30,000 deals that conversion took 0.8 s, then 0.3
+(docs/performance.md).  Nulls are rare, so a column keeps where they are,
+not a flag per value.  A batch's columns start at the size of the last
+batch's (``fresh``).
 """
 
 from __future__ import annotations
