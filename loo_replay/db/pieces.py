@@ -46,6 +46,8 @@ class Auditor:
         self.digests = {digest for digest, _ in known.values()}
         self.batch_deals = batch_deals
         # One builder for every piece: each batch's columns start at the last one's size.
+        # A piece broken off by an error may leave rows in it, but that error ends the
+        # ingest, so they never reach a batch that is loaded.
         self.builder = FrameBuilder(analyse)
 
     def batches(self, piece: Piece) -> Iterator[Batch]:
