@@ -40,7 +40,6 @@ class Auditor:
         analyse: bool = False,
     ) -> None:
         self.choice = choice
-        self.analyse = analyse
         self.at_play = start_of_play if analyse else None  # the audit keeps it for the analysis
         self.known = known
         self.digests = {digest for digest, _ in known.values()}
