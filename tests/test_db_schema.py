@@ -14,7 +14,7 @@ from loo_replay.db import schema
 from loo_replay.db.frames import SCHEMAS
 from loo_replay.db.load import Loader
 from loo_replay.db.pieces import Auditor
-from loo_replay.db.rows import ROWS, DiscrepancyRow
+from loo_replay.db.rows import ROWS, DiscrepancyRow, enum_columns
 from loo_replay.db.rows import columns as columns_of
 from loo_replay.logs.pieces import plan_pieces
 from loo_replay.logs.reader import expand
@@ -78,6 +78,33 @@ def test_a_version_1_database_is_upgraded_in_place_with_its_rows(tmp_path: Path)
     )
 
 
+def test_cards_upgraded_to_the_card_enum_keep_their_names_and_sort_in_deck_order(
+    tmp_path: Path,
+) -> None:
+    """Version 7 turns the text of every card and declaration column into ENUMs: a database
+    loaded at version 6 reads the same values after the upgrade, and cards sort in deck
+    order (♠ ♥ ♦ ♣, 2 to A), no longer alphabetically."""
+    db = tmp_path / "old.duckdb"
+    _load_at(db, schema.MIGRATIONS[:6], [SAMPLES / "three-card-revokes.json"])
+    query = (
+        "SELECT session_id, deal_index, trick, position, card::VARCHAR, "
+        "legal_cards::VARCHAR[] FROM plays ORDER BY ALL"
+    )
+    held = "SELECT held::VARCHAR[], card::VARCHAR FROM findings ORDER BY ALL"
+    before, findings = sql(db, query), sql(db, held)
+    assert sql(db, "SELECT DISTINCT typeof(card) FROM plays") == [("VARCHAR",)]
+    con = schema.open_db(db)
+    con.close()
+    assert sql(db, query) == before and sql(db, held) == findings and findings
+    assert sql(db, "SELECT DISTINCT typeof(card) = typeof(NULL::card) FROM plays") == [(True,)]
+    assert sql(
+        db, "SELECT DISTINCT typeof(declaration) = typeof(NULL::declaration) FROM seats"
+    ) == [(True,)]
+    order = [c for (c,) in sql(db, "SELECT DISTINCT card::VARCHAR FROM plays ORDER BY card")]
+    deck = [c for c in schema._CARDS if c in order]
+    assert order == deck and order != sorted(order)
+
+
 def test_stats_upgrades_an_older_database_too(tmp_path: Path) -> None:
     db = tmp_path / "old.duckdb"
     _load_at(db, schema.MIGRATIONS[:1], [SAMPLES / "wrong-payouts.json"])
@@ -129,6 +156,10 @@ def test_declared_rows_are_the_migrated_tables_column_for_column(tmp_path: Path)
     db = tmp_path / "loo.duckdb"
     schema.open_db(db).close()
     assert set(ROWS) == set(schema.SESSION_TABLES)
+    enum_types = {  # as information_schema spells them
+        name: sql(db, f"SELECT typeof(NULL::{name})")[0][0]
+        for name in ("card", "card[]", "declaration")
+    }
     for table, row in ROWS.items():
         columns = sql(
             db,
@@ -136,7 +167,11 @@ def test_declared_rows_are_the_migrated_tables_column_for_column(tmp_path: Path)
             "WHERE table_name = ? ORDER BY ordinal_position",
             table,
         )
-        declared = [(n, _DUCKDB_TYPE[str(t)], nullable) for n, t, nullable in columns_of(row)]
+        enums = enum_columns(row)
+        declared = [
+            (n, enum_types[enums[n]] if n in enums else _DUCKDB_TYPE[str(t)], nullable)
+            for n, t, nullable in columns_of(row)
+        ]
         assert columns == declared, table
 
 

@@ -8,7 +8,9 @@ create exactly these columns with these types and nullability.  A column change 
 its row here and one new migration.
 
 Each field's annotation carries its Python type (``| None`` where the column is
-nullable) and, in ``Annotated``, its Arrow type.
+nullable) and, in ``Annotated``, its Arrow type, then the database's type where it is
+not the one DuckDB gives that Arrow type: the ENUMs ``card`` and ``declaration``, which
+the loader's strings are stored as.
 """
 
 from __future__ import annotations
@@ -32,8 +34,11 @@ I64 = Annotated[int, _I64]
 OptI64 = Annotated[int | None, _I64]
 Bool = Annotated[bool, _BOOL]
 OptBool = Annotated[bool | None, _BOOL]
-Cards = Annotated[list[str], _STRS]  # canonical card codes, ``TH``
-OptCards = Annotated[list[str] | None, _STRS]
+Card = Annotated[str, _STR, "card"]  # a canonical card code, ``TH``
+OptCard = Annotated[str | None, _STR, "card"]
+Cards = Annotated[list[str], _STRS, "card[]"]
+OptCards = Annotated[list[str] | None, _STRS, "card[]"]
+OptDeclaration = Annotated[str | None, _STR, "declaration"]  # play, pass, take_miss, defend
 Texts = Annotated[list[str], _STRS]
 Errors = Annotated[  # a document's log errors: where (JSON pointer) and what
     list[dict[str, str]], pa.list_(pa.struct([("path", _STR), ("message", _STR)]))
@@ -75,7 +80,7 @@ class DealRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     pool_start: OptI64
     must: Bool
     trump: OptStr
-    turn_up: OptStr
+    turn_up: OptCard
     miss: OptCards
     miss_taker: OptStr
     defender: OptStr
@@ -95,7 +100,7 @@ class SeatRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     seat: I32
     player: Str
     dealer: Bool
-    declaration: OptStr
+    declaration: OptDeclaration
     active: Bool
     retired: Bool
     hand: OptCards
@@ -115,7 +120,7 @@ class TrickRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     deal: I64
     trick: I32
     leader: Str
-    led: OptStr
+    led: OptCard
     winner: OptStr
     cards: I32
     dead: I32
@@ -130,7 +135,7 @@ class PlayRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     event: I32
     seat: I32
     player: Str
-    card: Str
+    card: Card
     dead: Bool
     legal: OptBool
     legal_cards: OptCards
@@ -147,14 +152,14 @@ class FindingRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     family: Str
     player: Str
     trick: OptI32
-    card: OptStr
+    card: OptCard
     held: Cards
     legal: OptCards
     penalized: Bool
     penalty: I64
     event: OptI32
     message: Str
-    proved_by: OptStr  # a revoke from a derived hand: the later card that proves it
+    proved_by: OptCard  # a revoke from a derived hand: the later card that proves it
     proved_trick: OptI32
 
 
@@ -200,7 +205,7 @@ class AnalysisNoteRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     code: Str
     player: Str
     trick: OptI32
-    card: OptStr
+    card: OptCard
     before: OptI32
     after: OptI32
     better: OptCards
@@ -218,7 +223,7 @@ class AnalysisCardRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     seat: I32  # the player's seat in the deal
     player: Str
     trick: I32
-    card: Str
+    card: Card
     before: I32
     after: I32
     better: Cards
@@ -279,9 +284,17 @@ def columns(row: type[Row]) -> list[tuple[str, Any, bool]]:
     hints = get_type_hints(row, include_extras=True)
     out = []
     for name in row.__struct_fields__:
-        python, arrow = get_args(hints[name])
+        python, arrow, *_ = get_args(hints[name])
         out.append((name, arrow, type(None) in get_args(python)))
     return out
+
+
+def enum_columns(row: type[Row]) -> dict[str, str]:
+    """The columns of ``row`` stored as an ENUM (or a list of one): name -> database type."""
+    hints = get_type_hints(row, include_extras=True)
+    return {
+        name: args[2] for name in row.__struct_fields__ if len(args := get_args(hints[name])) > 2
+    }
 
 
 def schema(row: type[Row]) -> pa.Schema:

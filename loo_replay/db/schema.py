@@ -375,6 +375,38 @@ _ANALYSIS_CARDS = (  # each analysed card's G before and after: the replay pages
     )""",
 )
 
+# Every card in deck order (the engine's numbering: ♠ ♥ ♦ ♣, 2 to A), as ``TH``.  Written out,
+# not computed: a released migration never changes.
+_CARDS = tuple(rank + suit for suit in "SHDC" for rank in "23456789TJQKA")
+
+# Cards and declarations as ENUMs: DuckDB keeps a byte per value instead of a string, which
+# read back, compare and print as the names did.  Loading 20,000 three-card deals took 10% fewer
+# instructions (docs/performance.md); a card column now sorts in deck order.
+_ENUMS = (
+    "CREATE TYPE card AS ENUM ({})".format(", ".join(f"'{c}'" for c in _CARDS)),
+    "CREATE TYPE declaration AS ENUM ('play', 'pass', 'take_miss', 'defend')",
+    *(
+        f"ALTER TABLE {table} ALTER {column} TYPE {kind}"
+        for table, column, kind in (
+            ("deals", "turn_up", "card"),
+            ("deals", "miss", "card[]"),
+            ("seats", "declaration", "declaration"),
+            ("seats", "hand", "card[]"),
+            ("tricks", "led", "card"),
+            ("plays", "card", "card"),
+            ("plays", "legal_cards", "card[]"),
+            ("findings", "card", "card"),
+            ("findings", "held", "card[]"),
+            ("findings", "legal", "card[]"),
+            ("findings", "proved_by", "card"),
+            ("analysis_notes", "card", "card"),
+            ("analysis_notes", "better", "card[]"),
+            ("analysis_cards", "card", "card"),
+            ("analysis_cards", "better", "card[]"),
+        )
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -386,6 +418,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "tables: analysis_deals, analysis_players, analysis_notes", _ANALYSIS_TABLES),
     Migration(5, "columns: deals.knowledge, deals.unchecked, findings.proved_*", _PARTIAL_HANDS),
     Migration(6, "table: analysis_cards", _ANALYSIS_CARDS),
+    Migration(7, "types: card, declaration (ENUMs) for every card and declaration column", _ENUMS),
 )
 VERSION = MIGRATIONS[-1].version
 

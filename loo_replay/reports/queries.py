@@ -306,8 +306,8 @@ def findings(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame
     return _frame(
         con,
         """
-        SELECT session_id, deal_index, deal, finding, code, player, trick, card, penalized,
-               penalty, message
+        SELECT session_id, deal_index, deal, finding, code, player, trick,
+               card::VARCHAR AS card, penalized, penalty, message  -- a card ENUM is text here
         FROM findings WHERE session_id IN (SELECT unnest($ids::VARCHAR[]))
         ORDER BY session_id, deal_index, finding
         """,
