@@ -14,7 +14,7 @@ import orjson
 import pytest
 from db_helpers import SAMPLES, counts, dump, run, sql
 
-from loo_replay.db import pieces
+from loo_replay.db import load, pieces
 from loo_replay.db.ingest import ingest
 from loo_replay.rulesets import RuleChoice
 
@@ -206,6 +206,31 @@ def test_same_id_twice_in_one_run_is_a_conflict(tmp_path: Path) -> None:
     )
     assert replaced.returncode == 0
     assert sql(tmp_path / "r.duckdb", "SELECT file FROM sessions") == [("changed.json",)]
+
+
+def test_replace_within_a_file_drops_the_earlier_rows_still_waiting_for_their_insert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loader inserts rows many batches at a time (``load.INSERT_DEALS``): a session
+    replaced later in the same file, one batch a session, leaves only the later content,
+    as when the earlier rows were already in the database."""
+    changed = tmp_path / "changed.json"
+    sid = _altered(SAMPLES / "wrong-payouts.json", changed)
+    original = orjson.dumps(orjson.loads((SAMPLES / "wrong-payouts.json").read_bytes()))
+    both, alone = tmp_path / "both.jsonl", tmp_path / "alone.jsonl"
+    both.write_bytes(original + b"\n" + changed.read_bytes() + b"\n")
+    alone.write_bytes(changed.read_bytes() + b"\n")
+    monkeypatch.setattr(load, "INSERT_DEALS", 1_000_000)
+    db, expected = tmp_path / "both.duckdb", tmp_path / "alone.duckdb"
+    result = ingest([both], db, RuleChoice(), replace=True, batch_deals=1)
+    assert (result.counts.replaced, result.counts.loaded) == (1, 32)
+    ingest([alone], expected, RuleChoice(), batch_deals=1)
+    assert sql(db, "SELECT count(*) FROM deals WHERE session_id = ?", sid) == [(16,)]
+    per_deal = ("deals", "seats", "tricks", "plays", "findings", "discrepancies", "players")
+    got, want = dump(db), dump(expected)
+    for table in per_deal:
+        assert got[table] == want[table], table
+    assert sql(db, "SELECT line FROM sessions") == [(2,)]
 
 
 def test_jobs_2_loads_the_same_database_as_jobs_1(simulated: Path, tmp_path: Path) -> None:

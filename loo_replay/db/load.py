@@ -56,6 +56,12 @@ class Counts:
 
 CONTENT, RULES, VERSION = "content", "rules", "version"
 
+# The loader inserts a table's kept rows once this many deals are waiting, not batch by batch:
+# a statement costs DuckDB about 2 million instructions of its own, and inserting 8,000 deals
+# at a time instead of each batch (2,000) took 6% fewer of loading's instructions
+# (docs/performance.md).  The rows wait as the Arrow tables the workers sent, 1.4 kB a deal.
+INSERT_DEALS = 8_000
+
 
 @dataclass(frozen=True)
 class Conflict:
@@ -127,6 +133,8 @@ class Loader:
     skipped_ids: list[str] = field(default_factory=list)  # found as loaded: counts are there
     stored: dict[str, _Stored] = field(default_factory=dict)
     documents: set[tuple[str, int | None, str]] = field(default_factory=set)
+    waiting: dict[str, list[pa.Table]] = field(default_factory=dict)  # kept rows not inserted
+    waiting_deals: int = 0
 
     def __post_init__(self) -> None:
         rows = self.con.execute(
@@ -151,16 +159,28 @@ class Loader:
         self.con.begin()
 
     def commit(self) -> None:
+        self.flush()
         self.con.commit()
 
     def rollback(self) -> None:
+        self.waiting.clear()
+        self.waiting_deals = 0
         with contextlib.suppress(duckdb.Error):  # no transaction open: nothing to undo
             self.con.rollback()
+
+    def flush(self) -> None:
+        """Insert the rows waiting, one statement a table, in the tables' order."""
+        for name in TABLES:
+            tables = self.waiting.pop(name, None)
+            if tables:
+                self._insert(name, tables[0] if len(tables) == 1 else pa.concat_tables(tables))
+        self.waiting_deals = 0
 
     # -- one batch -----------------------------------------------------------------
 
     def load(self, batch: Batch) -> None:
-        """Decide for every item of ``batch`` and insert the rows of those kept."""
+        """Decide for every item of ``batch`` and keep the rows of those kept, inserted once
+        ``INSERT_DEALS`` deals wait (``flush``; ``commit`` inserts the rest)."""
         keep: dict[int, SessionItem | DocumentItem] = {}  # id(item) -> item, in input order
         pending: dict[str, SessionItem] = {}  # session id -> item kept in this batch
         deletes: list[str] = []
@@ -181,6 +201,7 @@ class Loader:
             else:
                 self._decide(item, keep, pending, deletes)
         if deletes:
+            self.flush()  # a replaced session's rows may be among those waiting
             for table in SESSION_TABLES:
                 self.con.execute(
                     f"DELETE FROM {table} WHERE session_id IN (SELECT unnest(?::VARCHAR[]))",
@@ -190,7 +211,10 @@ class Loader:
         for name in TABLES:
             table = _slices(batch.tables[name], [i.rows[name] for i in kept])
             if table.num_rows:
-                self._insert(name, table)
+                self.waiting.setdefault(name, []).append(table)
+        self.waiting_deals += sum(i.deals for i in kept if isinstance(i, SessionItem))
+        if self.waiting_deals >= INSERT_DEALS:
+            self.flush()
 
     def _decide(
         self,
