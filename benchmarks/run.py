@@ -5,7 +5,8 @@ For each ruleset and size it builds a JSON Lines log of 6-player sessions
 size, and cached in benchmarks/data/), then measures in one run:
 
 - floor: ``orjson.loads`` of every line, one core, the garbage collector off, the best
-  of three runs (what parsing alone costs);
+  of three runs and of one more before each run of the steps the targets name (what
+  parsing alone costs, given the same chances as the steps it is compared with);
 - validate: ``loo-replay validate --format json`` end to end, ``--jobs 2``, and
   ``--jobs 1`` up to ``--single-core-up-to`` deals (the cost a deal is the same at
   every size, and one core over a million five-card deals takes 12 minutes);
@@ -127,11 +128,19 @@ def measure(command: list[str]) -> tuple[float, float]:
     return seconds, usage.ru_maxrss / 1024
 
 
-def best(command: Callable[[], list[str]], runs: int) -> tuple[float, float]:
+def best(
+    command: Callable[[], list[str]], runs: int, log: Path, floors: list[float]
+) -> tuple[float, float]:
     """The fastest of ``runs`` runs of ``command()`` (called afresh each run), and the
-    largest peak RSS among them: timed like the floor, so that neither side of a ratio is
-    one run the machine's load happened to slow."""
-    times, peaks = zip(*(measure(command()) for _ in range(runs)), strict=True)
+    largest peak RSS among them; before each run the floor of ``log`` is timed once more
+    into ``floors``, so that the floor a ratio divides by had the same chances as the
+    command, at the same moments (the machine's speed moves by half within minutes)."""
+    times, peaks = [], []
+    for _ in range(runs):
+        floors.append(floor(log, 1))
+        seconds, rss = measure(command())
+        times.append(seconds)
+        peaks.append(rss)
     return min(times), max(peaks)
 
 
@@ -241,16 +250,12 @@ def run(
             deals = -(-size // DEALS_PER_SESSION) * DEALS_PER_SESSION  # whole sessions
             log = build(ruleset, deals, data)
             mb = log.stat().st_size / 1e6
-            base = floor(log)
-
-            def add(step: str, seconds: float, rss: float) -> None:
-                figures.append(report(ruleset, deals, step, seconds, rss, mb, base))  # noqa: B023
-
-            add("floor (orjson, 1 core)", base, 0.0)
+            floors = [floor(log)]
+            steps: list[tuple[str, float, float]] = []  # ratios once every floor is in
             for jobs in (1, 2) if deals <= single_core_up_to else (2,):
                 command = cli("validate", str(log), "--format", "json", "--jobs", str(jobs))
-                seconds, rss = best(lambda: command, runs)  # noqa: B023
-                add(f"validate --jobs {jobs}", seconds, rss)
+                seconds, rss = best(lambda: command, runs, log, floors)  # noqa: B023
+                steps.append((f"validate --jobs {jobs}", seconds, rss))
             with tempfile.TemporaryDirectory() as tmp:
                 db = str(Path(tmp) / "bench.duckdb")
                 bare = str(Path(tmp) / "bare.duckdb")
@@ -260,16 +265,20 @@ def run(
                         stale.unlink()  # each run loads into a fresh file
                     return cli("ingest", str(log), "--db", bare, "--jobs", "2", "--no-analysis")  # noqa: B023
 
-                seconds, rss = best(bare_ingest, runs)
-                add("ingest --jobs 2 --no-analysis", seconds, rss)
+                seconds, rss = best(bare_ingest, runs, log, floors)
+                steps.append(("ingest --jobs 2 --no-analysis", seconds, rss))
                 if deals <= analysis_up_to:
                     seconds, rss = measure(cli("ingest", str(log), "--db", db, "--jobs", "2"))
-                    add("ingest --jobs 2", seconds, rss)
+                    steps.append(("ingest --jobs 2", seconds, rss))
                 else:
                     db = bare  # the report reads the database loaded without the analysis
                 out = str(Path(tmp) / "reports")
                 seconds, rss = measure(cli("report", "--db", db, "--out", out, "--jobs", "2"))
-                add("report --jobs 2", seconds, rss)
+                steps.append(("report --jobs 2", seconds, rss))
+            base = min(floors)
+            figures.append(report(ruleset, deals, "floor (orjson, 1 core)", base, 0.0, mb, base))
+            for step, seconds, rss in steps:
+                figures.append(report(ruleset, deals, step, seconds, rss, mb, base))
     return figures
 
 

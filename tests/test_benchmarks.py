@@ -49,6 +49,10 @@ def test_the_benchmark_command_measures_every_step_and_writes_json_and_the_table
     assert [f["step"] for f in figures] == STEPS
     assert all(f["deals"] == 300 and f["seconds"] > 0 for f in figures)  # 250: three sessions
     assert all(f["peak_rss_mb"] > 0 for f in figures[1:])  # every command's process measured
+    floor = figures[0]["seconds"]  # the least of every floor timed beside the steps
+    for f in figures:  # each ratio to that floor, within the rounding of the three figures
+        ratio = f["ratio_to_floor"]
+        assert abs(ratio * floor - f["seconds"]) <= 0.0005 * (1 + ratio) + 0.005 * floor, f
     assert written["machine"]["cpus"] >= 1
     log = tmp_path / "data" / "three-card-300.jsonl"
     assert len(log.read_bytes().splitlines()) == 3
@@ -58,7 +62,9 @@ def test_the_benchmark_command_measures_every_step_and_writes_json_and_the_table
     assert table.count("\n") == 2 + len(STEPS)
 
 
-def test_a_timed_step_runs_afresh_each_time_and_keeps_the_largest_peak_memory() -> None:
+def test_a_timed_step_runs_afresh_each_time_keeps_the_largest_peak_memory_and_times_the_floor_before_each_run(
+    tmp_path: Path,
+) -> None:
     bench = _bench()
     commands: list[list[str]] = []
 
@@ -67,9 +73,13 @@ def test_a_timed_step_runs_afresh_each_time_and_keeps_the_largest_peak_memory() 
         commands.append([sys.executable, "-c", f"b = bytearray({size} << 20); b[-1] = 1"])
         return commands[-1]
 
-    seconds, peak = bench.best(command, 3)
+    log = tmp_path / "log.jsonl"
+    log.write_bytes(b'{"deals": []}\n' * 1000)
+    floors = [1.0]
+    seconds, peak = bench.best(command, 3, log, floors)
     assert len(commands) == 3
     assert peak > 40 and seconds > 0  # the largest run's memory, not the first's
+    assert len(floors) == 4 and all(0 < f < 1.0 for f in floors[1:])  # one floor a run
 
 
 def test_the_performance_page_carries_the_latest_results_table() -> None:
