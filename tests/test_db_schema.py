@@ -16,6 +16,7 @@ from loo_replay.db.load import Loader
 from loo_replay.db.pieces import Auditor
 from loo_replay.db.rows import ROWS, DiscrepancyRow, enum_columns
 from loo_replay.db.rows import columns as columns_of
+from loo_replay.engine.cards import canonical
 from loo_replay.logs.pieces import plan_pieces
 from loo_replay.logs.reader import expand
 from loo_replay.rulesets import RuleChoice
@@ -101,7 +102,7 @@ def test_cards_upgraded_to_the_card_enum_keep_their_names_and_sort_in_deck_order
         db, "SELECT DISTINCT typeof(declaration) = typeof(NULL::declaration) FROM seats"
     ) == [(True,)]
     order = [c for (c,) in sql(db, "SELECT DISTINCT card::VARCHAR FROM plays ORDER BY card")]
-    deck = [c for c in schema._CARDS if c in order]
+    deck = [c for c in map(canonical, range(52)) if c in order]  # the engine's numbering
     assert order == deck and order != sorted(order)
 
 

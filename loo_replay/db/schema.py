@@ -375,8 +375,8 @@ _ANALYSIS_CARDS = (  # each analysed card's G before and after: the replay pages
     )""",
 )
 
-# Every card in deck order (the engine's numbering: ♠ ♥ ♦ ♣, 2 to A), as ``TH``.  Written out,
-# not computed: a released migration never changes.
+# Every card in deck order (the engine's numbering: ♠ ♥ ♦ ♣, 2 to A), as ``TH``.  Spelled here,
+# not taken from the engine: a released migration never changes.
 _CARDS = tuple(rank + suit for suit in "SHDC" for rank in "23456789TJQKA")
 
 # Cards and declarations as ENUMs: DuckDB keeps a byte per value instead of a string, which
