@@ -11,34 +11,47 @@ NODE_STAMP := node_modules/.installed-stamp
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: audit test lint conformance bench clean
+.PHONY: audit test lint conformance bench clean pgo
 
-# The editable install also compiles setup.py's COMPILED modules in place (Cython, gcc), then
-# scripts/pgo.py compiles them with a profile; it runs again when one of them (or a .pxd of
-# their C types) changes: a build older than its source is not used.
+# Each setup step prints one line saying what it does; the tools' own output goes to
+# $(LOG) and is shown only when a step fails.  The editable install compiles setup.py's
+# COMPILED modules in place (Cython, gcc, every core); it runs again when one of them, or a
+# .pxd of their C types, changes.  The profile-guided build (`make pgo`) is opt-in.
 COMPILED_SOURCES := $(shell sed -n 's/^    "\(loo_replay\/.*\.py\)",$$/\1/p' setup.py)
+LOG := $(VENV)/setup.log
+quietly = $(1) >>$(LOG) 2>&1 || { tail -n 40 $(LOG); echo "setup failed: the whole log is $(LOG)"; exit 1; }
 
-$(STAMP): pyproject.toml setup.py scripts/pgo.py $(COMPILED_SOURCES) $(wildcard loo_replay/*/*.pxd)
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	@# The compiled part again, guided by a profile of a simulated training run (a third
-	@# faster; docs/performance.md); where that fails, the build above stays.
-	$(BIN)/python scripts/pgo.py
+$(STAMP): pyproject.toml setup.py $(COMPILED_SOURCES) $(wildcard loo_replay/*/*.pxd)
+	@echo "setup: creating .venv and installing the dependencies named in pyproject.toml (about a minute)"
+	@$(PYTHON) -m venv $(VENV) && : > $(LOG)
+	@$(call quietly,$(BIN)/python -m pip install --upgrade pip 'setuptools>=77' 'cython>=3.1')
+	@$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
+		print("\n".join(p["dependencies"] + p["optional-dependencies"]["dev"]))' > $(VENV)/requirements.txt
+	@$(call quietly,$(BIN)/python -m pip install -r $(VENV)/requirements.txt)
+	@echo "setup: compiling $(words $(COMPILED_SOURCES)) modules with Cython and gcc on every core (about a minute)"
+	@$(call quietly,$(BIN)/python -m pip install --no-build-isolation --no-deps -e .)
 	@# Bytecode now, as pip writes it for a regular install: where Python may not write it
 	@# (PYTHONDONTWRITEBYTECODE), an editable install's modules are compiled at every start.
-	$(BIN)/python -m compileall -q loo_replay
-	touch $(STAMP)
+	@$(BIN)/python -m compileall -q loo_replay
+	@touch $(STAMP)
+	@$(BIN)/loo-replay --version | sed "s/ (.*//; s/^/setup: done, /"
+
+# Opt-in: the compiled part again, guided by a profile of a simulated training run (a
+# fifth faster; several minutes on two cores; docs/performance.md, "Profile-guided build").
+pgo: $(STAMP)
+	$(BIN)/python scripts/pgo.py
 
 $(NODE_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
-	touch $(NODE_STAMP)
+	@echo "setup: installing Biome, the pages' CSS and JavaScript linter, from package-lock.json"
+	@npm ci --no-audit --no-fund --loglevel=error
+	@touch $(NODE_STAMP)
 
 # Browser tests drive Debian's Chromium (no browser download: the network is closed).
 $(CHROMIUM):
-	sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	@echo "setup: installing Debian's chromium for the browser tests (once; a few minutes)"
+	@sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	$$sudo apt-get update -qq && \
-	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium chromium-driver
+	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium chromium-driver >/dev/null
 
 audit: $(STAMP)
 	$(BIN)/loo-replay audit sample_logs --db loo.duckdb --out reports; status=$$?; [ $$status -le 1 ]
@@ -51,7 +64,7 @@ lint: $(STAMP) $(NODE_STAMP)
 
 # Both builds: the tests compare the compiled modules with their pure-Python source.
 test: lint $(CHROMIUM)
-	$(BIN)/loo-replay --version | grep -q compiled || { echo "make test: the compiled part did not build"; exit 1; }
+	@$(BIN)/loo-replay --version | grep -q ', compiled (' || { $(BIN)/loo-replay --version; echo "make test: the compiled part is not in use"; exit 1; }
 	$(BIN)/python -m pytest -n 2 -q
 
 # Without ../shared there is nothing to compare with: said and skipped, except in CI

@@ -1,18 +1,26 @@
 """loo-replay: audit, settle, load and replay recorded games of Loo (Lanterloo).
 
-Some modules (setup.py's ``COMPILED``) may also be installed compiled, from the same
-source.  The compiled modules are imported when they are there and none is older than its source;
-``LOO_REPLAY_PURE=1`` imports the Python source instead, so both builds run from one
-checkout (docs/performance.md, "The compiled part").  ``build()`` says which ran.
+Some modules (setup.py's ``COMPILED``) are also installed compiled, from the same source.
+The build writes ``build-record.json`` beside this file: the hash of each compiled module's
+source and ``.pxd``, or why nothing was compiled.  The compiled modules are imported only
+when every one of them is there and was built from the sources beside it, hashes compared,
+never file times (an installed wheel's times say nothing); ``LOO_REPLAY_PURE=1`` imports the
+Python source instead, so both builds run from one checkout (docs/performance.md, "The
+compiled part").  ``build_status()`` says which runs and why; the command line says it too.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import importlib.machinery
 import importlib.util
+import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
 from importlib.abc import MetaPathFinder
 from pathlib import Path
 from types import ModuleType
@@ -20,16 +28,64 @@ from types import ModuleType
 __version__ = "0.2.0"
 
 PURE_ENV = "LOO_REPLAY_PURE"
+RECORD = "build-record.json"  # written by setup.py, updated by scripts/pgo.py
+_ROOT = Path(__file__).parent
+
+
+@dataclass(frozen=True, slots=True)
+class BuildStatus:
+    """Which build runs.  ``reason`` says why the compiled modules are not used (None when
+    they are); ``requested`` when that was asked for with ``LOO_REPLAY_PURE``."""
+
+    modules: tuple[str, ...]  # the compiled modules the build record names
+    reason: str | None
+    requested: bool = False
+    profile: bool = False  # compiled with a profile (make pgo)
+
+    @property
+    def compiled(self) -> bool:
+        return self.reason is None
+
+
+@cache
+def build_status() -> BuildStatus:
+    """Read the build record and check it against the sources here, once a process."""
+    if os.environ.get(PURE_ENV):
+        return BuildStatus((), f"{PURE_ENV} is set", requested=True)
+    try:
+        record = json.loads((_ROOT / RECORD).read_bytes())
+        modules: dict[str, dict[str, str | None]] = record["modules"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return BuildStatus((), "not built: no build record (install with pip or make)")
+    names = tuple(modules)
+    if record.get("not_compiled"):
+        return BuildStatus(names, f"not compiled at install ({record['not_compiled']})")
+    for name, digests in modules.items():
+        if problem := _problem(name, digests):
+            return BuildStatus(names, problem)
+    return BuildStatus(names, None, profile=bool(record.get("profile")))
+
+
+def _problem(name: str, digests: dict[str, str | None]) -> str | None:
+    """Why the compiled module ``name`` cannot be used, or None."""
+    base = _ROOT.joinpath(*name.split("."))
+    if not any(base.with_name(base.name + s).is_file() for s in _SUFFIXES):
+        return f"{name} has no compiled module"
+    for ext in ("py", "pxd"):
+        source = base.with_name(f"{base.name}.{ext}")
+        now = hashlib.sha256(source.read_bytes()).hexdigest() if source.is_file() else None
+        if now != digests.get(ext):
+            return f"{name}.{ext} changed since it was compiled (rebuild: make, or pip install)"
+    return None
+
+
+_SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
 
 class _SourceFirst(MetaPathFinder):
     """Finds this package's modules as Python source where the compiled ones must not be
-    used: with ``LOO_REPLAY_PURE`` set, or when any compiled module is older than its
-    source (a build left behind by an edit).  The compiled modules read each other's
-    extension types as C structures, so they are used all together or not at all."""
-
-    def __init__(self) -> None:
-        self._stale: bool | None = None  # found out at the first import
+    used.  The compiled modules read each other's extension types as C structures, so they
+    are used all together or not at all."""
 
     def find_spec(
         self,
@@ -42,35 +98,11 @@ class _SourceFirst(MetaPathFinder):
         leaf = fullname.rpartition(".")[2]
         for entry in path:
             source = Path(entry, leaf + ".py")
-            if not source.is_file():
-                continue
-            if os.environ.get(PURE_ENV) or self._any_stale():
+            if source.is_file():
+                if build_status().compiled:
+                    return None
                 return importlib.util.spec_from_file_location(fullname, source)
-            return None
         return None
-
-    def _any_stale(self) -> bool:
-        if self._stale is None:
-            self._stale = any(_stale(built) for built in _built())
-        return self._stale
-
-
-def _built() -> list[Path]:
-    """The compiled modules installed beside this package's sources."""
-    root = Path(__file__).parent
-    return [
-        path
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES
-        for path in root.rglob("*" + suffix)
-    ]
-
-
-def _stale(built: Path) -> bool:
-    """Whether the module's source (its .py, or the .pxd of its C types) is newer."""
-    stem = built.name.partition(".")[0]
-    made = built.stat().st_mtime
-    sources = (built.with_name(stem + ext) for ext in (".py", ".pxd"))
-    return any(source.is_file() and made < source.stat().st_mtime for source in sources)
 
 
 def compiled_modules() -> list[str]:
@@ -84,13 +116,18 @@ def compiled_modules() -> list[str]:
 
 
 def build() -> str:
-    """Which build runs: ``compiled (module, ...)`` or ``pure Python``; imports the engine."""
-    import loo_replay.engine.analysis  # noqa: F401  (the solver and what it calls)
-
-    names = compiled_modules()
-    if not names:
-        return "pure Python"
-    return "compiled (" + ", ".join(n.removeprefix(__name__ + ".") for n in names) + ")"
+    """Which build runs, for ``--version``: ``compiled (module, ...)`` only when every
+    compiled module of the build record loaded compiled, else ``pure Python (why)``."""
+    status = build_status()
+    if not status.compiled:
+        return f"pure Python ({status.reason})"
+    for name in status.modules:
+        importlib.import_module(f"{__name__}.{name}")
+    loaded = set(compiled_modules())
+    if pure := [n for n in status.modules if f"{__name__}.{n}" not in loaded]:
+        return f"pure Python ({', '.join(pure)} did not load compiled)"
+    profile = ", with a profile" if status.profile else ""
+    return f"compiled ({', '.join(status.modules)}{profile})"
 
 
 sys.meta_path.insert(0, _SourceFirst())

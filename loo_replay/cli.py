@@ -15,7 +15,7 @@ from typing import Annotated
 import orjson
 import typer
 
-from loo_replay import __version__, build
+from loo_replay import __version__, build, build_status
 from loo_replay.cli_options import (
     Format,
     FormatOpt,
@@ -32,6 +32,7 @@ from loo_replay.cli_output import finish_audit, wants_colour
 from loo_replay.db import commands as db_commands
 from loo_replay.engine.options import OPTION_SPECS
 from loo_replay.fairness import commands as fairness_commands
+from loo_replay.logs import log_schema
 from loo_replay.output.audit_json import Summary
 from loo_replay.output.text import summary_line
 from loo_replay.pipeline import RenderSpec, rendered
@@ -98,6 +99,16 @@ def rulesets(
         typer.echo(f"  {option:32} {shown:20} {OPTION_SPECS[option].meaning}")
         if option in rs.sources:
             typer.echo(f"  {'':32} ↳ {rs.sources[option]}")
+
+
+@app.command(cls=PlainCommand)
+def schema() -> None:
+    """Print the JSON Schema of the hand-log format.
+
+    Check your own logs with any JSON Schema tool (docs/log-format.md); validate checks
+    them against the rules as well.
+    """
+    sys.stdout.buffer.write(log_schema())
 
 
 @app.command(cls=PlainCommand)
@@ -197,6 +208,12 @@ def main() -> None:
     # call is a parallel matrix product.  One thread, for this process and the workers it
     # starts, unless the user chose otherwise (docs/performance.md).
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    status = build_status()
+    if not status.compiled and not status.requested:  # the speed figures do not hold
+        print(
+            f"loo-replay: running as pure Python, several times slower: {status.reason}",
+            file=sys.stderr,
+        )
     try:
         app(prog_name="loo-replay")  # the same name in help and errors, however it was started
     finally:

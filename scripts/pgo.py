@@ -1,7 +1,7 @@
 """Profile-guided build of the compiled part (docs/performance.md, "Profile-guided build").
 
-``make`` runs this after the editable install has compiled setup.py's ``COMPILED``
-modules.  It compiles the same C (Cython's output in ``build/cython``) again,
+``make pgo`` runs this after the editable install has compiled setup.py's ``COMPILED``
+modules (opt-in: it takes several minutes on two cores).  It compiles the same C (Cython's output in ``build/cython``) again,
 instrumented; audits and loads a training corpus simulated here (never the
 benchmark's); then compiles it a third time with the profile, so that gcc lays
 the hot paths out for the instruction cache and the branches as they go.  The
@@ -12,6 +12,7 @@ breaks), the install's own build is put back and the install goes on.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -94,9 +95,12 @@ def main() -> int:
             kept.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(built, kept)
         try:
+            print(f"pgo: compiling {len(pairs)} modules instrumented (1-2 min)", flush=True)
             compile_all(pairs, GENERATE)
             (work := Path(tmp, "train")).mkdir()
+            print("pgo: a training run of validate and ingest over simulated games", flush=True)
             train(work)
+            print("pgo: compiling them again with the profile (1-2 min)", flush=True)
             compile_all(pairs, USE)
         except (OSError, subprocess.CalledProcessError, RuntimeError) as exc:
             detail = (
@@ -107,13 +111,24 @@ def main() -> int:
             print(f"pgo: skipped, the install's build is kept ({detail})", file=sys.stderr)
             for _, built in pairs:
                 shutil.copy2(saved / built.relative_to(ROOT), built)
-                built.touch()  # newer than its source: used, not taken for stale
             return 0
         finally:
             for profile in (ROOT / "loo_replay").rglob("*.gcda"):
                 profile.unlink()
+    _record_profile()
     print(f"pgo: {len(pairs)} modules compiled with their profile")
     return 0
+
+
+def _record_profile() -> None:
+    """Mark the build record (setup.py) as profile-guided, for ``--version`` and the bench."""
+    record_path = ROOT / "loo_replay" / "build-record.json"
+    record = json.loads(record_path.read_text())
+    record["profile"] = True
+    fd, tmp = tempfile.mkstemp(dir=record_path.parent, prefix=".build-record-")
+    with os.fdopen(fd, "w") as out:
+        json.dump(record, out, indent=1, sort_keys=True)
+    os.replace(tmp, record_path)
 
 
 if __name__ == "__main__":
