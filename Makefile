@@ -11,7 +11,7 @@ NODE_STAMP := node_modules/.installed-stamp
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: audit test lint conformance bench clean pgo
+.PHONY: audit test lint conformance bench clean pgo check-install
 
 # Each setup step prints one line saying what it does; the tools' own output goes to
 # $(LOG) and is shown only when a step fails.  The editable install compiles setup.py's
@@ -75,6 +75,11 @@ conformance: $(STAMP)
 	else \
 		echo "make conformance: ../shared/spec not found, nothing to check against"; \
 	fi
+
+# The install as users make it: the wheel and `pip install .` in fresh environments outside
+# the checkout, compiled and giving the checkout's answers (several minutes).
+check-install: $(STAMP)
+	$(BIN)/python scripts/check_install.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

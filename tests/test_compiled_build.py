@@ -96,7 +96,7 @@ def _broken_documents() -> list[bytes]:
 
 
 def test_loo_replay_pure_runs_the_python_source_and_the_version_says_which_build() -> None:
-    assert _version(pure=True).endswith(", pure Python")
+    assert _version(pure=True).endswith(f", pure Python ({PURE_ENV} is set)")
     default = _version(pure=False)
     if "compiled (" not in default:
         pytest.skip(f"no compiled build here ({default}); `make .venv/.installed-stamp` builds it")
@@ -172,15 +172,69 @@ def _build_of_copy(package: Path) -> str:
     return build
 
 
-def test_an_edit_since_the_build_runs_every_module_as_source(tmp_path: Path) -> None:
-    """The compiled modules read each other's C types (the .pxd files), so one source or
-    .pxd newer than its compiled module makes the package import all of them as source:
-    never a compiled module beside the pure-Python one it was built against."""
+def _compiled_copy(tmp_path: Path) -> Path:
+    """A copy of the package with its compiled modules, as an install lays it out."""
     if "compiled (" not in _version(pure=False):
         pytest.skip("no compiled build here; `make .venv/.installed-stamp` builds it")
     package = tmp_path / "loo_replay"
-    shutil.copytree(ROOT / "loo_replay", package)  # copy2: the build's times are kept
+    shutil.copytree(ROOT / "loo_replay", package, ignore=shutil.ignore_patterns("__pycache__"))
+    return package
+
+
+def test_an_edit_since_the_build_runs_every_module_as_source(tmp_path: Path) -> None:
+    """The compiled modules read each other's C types (the .pxd files), so one source or
+    .pxd changed since the build makes the package import all of them as source: never a
+    compiled module beside the pure-Python one it was built against.  The version names
+    the changed file, and every command says so on standard error."""
+    package = _compiled_copy(tmp_path)
     assert _build_of_copy(package).startswith("compiled (")
-    later = max(p.stat().st_mtime for p in package.rglob("*.so")) + 60
-    os.utime(package / "engine" / "state.pxd", (later, later))
-    assert _build_of_copy(package) == "pure Python"
+    pxd = package / "engine" / "state.pxd"
+    pxd.write_text(pxd.read_text() + "\n# an edit\n")
+    build = _build_of_copy(package)
+    assert build.startswith("pure Python (engine.state.pxd changed since it was compiled")
+    done = subprocess.run(
+        [sys.executable, "-m", "loo_replay", "rulesets"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**{k: v for k, v in os.environ.items() if k != PURE_ENV}, "PYTHONPATH": str(tmp_path)},
+        timeout=120,
+    )
+    assert done.returncode == 0 and "three-card" in done.stdout
+    assert done.stderr.splitlines() == [
+        "loo-replay: running as pure Python, several times slower: "
+        "engine.state.pxd changed since it was compiled (rebuild: make, or pip install)"
+    ]
+
+
+def test_file_times_do_not_matter_only_the_sources_do(tmp_path: Path) -> None:
+    """issue 38: an installed wheel's files carry whatever times the installer gave them;
+    sources newer, or older, than their compiled modules by days are still the sources the
+    modules were built from."""
+    package = _compiled_copy(tmp_path)
+    for n, path in enumerate(sorted(package.rglob("*"))):
+        moment = 1_600_000_000 + (n * 7919 % 1000) * 86_400  # scattered over three years
+        os.utime(path, (moment, moment))
+    assert _build_of_copy(package).startswith("compiled (")
+
+
+@pytest.mark.parametrize(
+    ("record", "reason"),
+    [
+        (None, "not built: no build record (install with pip or make)"),
+        (
+            '{"modules": {}, "not_compiled": "gcc: not found"}',
+            "not compiled at install (gcc: not found)",
+        ),
+        ("{not json", "not built: no build record (install with pip or make)"),
+    ],
+)
+def test_a_missing_or_failed_build_runs_as_pure_python_and_says_why(
+    tmp_path: Path, record: str | None, reason: str
+) -> None:
+    package = _compiled_copy(tmp_path)
+    if record is None:
+        (package / "build-record.json").unlink()
+    else:
+        (package / "build-record.json").write_text(record)
+    assert _build_of_copy(package) == f"pure Python ({reason})"
