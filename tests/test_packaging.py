@@ -19,8 +19,9 @@ from loo_replay.logs import log_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "loo_replay"
-# What the build makes beside the sources, never package data of the source tree.
-BUILT = ("__pycache__", ".so", ".pyc", "build-record.json")
+# What a build leaves beside the sources: never package data of the source tree.
+BUILT_SUFFIXES = (".so", ".pyc", ".py")
+BUILT_NAMES = ("build-record.json",)
 
 
 def _package_data() -> list[str]:
@@ -30,13 +31,14 @@ def _package_data() -> list[str]:
 
 
 def _data_files() -> set[str]:
-    """Every file of the package that is not Python source or a build product."""
+    """Every file of the package that is neither Python source nor a build product."""
     return {
         path.relative_to(PACKAGE).as_posix()
         for path in PACKAGE.rglob("*")
         if path.is_file()
-        and path.suffix != ".py"
-        and not any(part in BUILT or path.name.endswith(part) for part in (*path.parts, path.name))
+        and path.suffix not in BUILT_SUFFIXES
+        and path.name not in BUILT_NAMES
+        and "__pycache__" not in path.parts
     }
 
 
