@@ -18,7 +18,7 @@ import random
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -44,6 +44,7 @@ from loo_replay.engine.replay import OVER, PLAYING, DealPlan, Replay, deal_plan
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.tables import NO_TRUMP, POWER, TRUMP_ORDER
 from loo_replay.engine.vocab import Action, Status
+from loo_replay.files import replacing, write_atomic
 from loo_replay.logs.reader import TRUTH_SUFFIX
 
 NAMES = (
@@ -743,18 +744,21 @@ def write_simulation(out: Path, docs: Iterable[dict[str, Any]], count: int, trut
         if count != 1:
             raise ValueError(f"{out}: a .json file holds one session; use .jsonl for {count}")
         (doc,) = list(docs)
-        out.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+        write_atomic(out, orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     elif name.endswith((".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")):
         gz = name.endswith(".gz")
         # mtime=0 keeps gzip output byte-identical for the same seed
-        with open(out, "wb") as raw:
-            sink = gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) if gz else raw
-            with sink:
-                for doc in docs:
-                    sink.write(orjson.dumps(doc) + b"\n")
+        with replacing(out) as raw:
+            sink: gzip.GzipFile | BinaryIO = (
+                gzip.GzipFile(filename="", fileobj=raw, mode="wb", mtime=0) if gz else raw
+            )
+            for doc in docs:
+                sink.write(orjson.dumps(doc) + b"\n")
+            if gz:
+                sink.close()  # the gzip trailer; ``replacing`` closes the file itself
     else:
         raise ValueError(f"{out}: name the output .json, .jsonl or .jsonl.gz")
     stem = out.name[: -len(".gz")] if name.endswith(".gz") else out.name
     truth_path = out.with_name(stem.rsplit(".", 1)[0] + TRUTH_SUFFIX)
-    truth_path.write_bytes(orjson.dumps(truth.as_json(), option=orjson.OPT_INDENT_2) + b"\n")
+    write_atomic(truth_path, orjson.dumps(truth.as_json(), option=orjson.OPT_INDENT_2) + b"\n")
     return truth_path

@@ -18,6 +18,9 @@ from typing import Any
 
 import orjson
 
+from loo_replay import files
+from loo_replay.files import fsync_folder
+
 JOURNAL_SUFFIX = ".journal"
 Entry = dict[str, Any]
 
@@ -86,22 +89,7 @@ class Journal:
         self._file.close()
 
 
-def fsync_folder(folder: Path) -> None:
-    """Make a new or replaced name in ``folder`` survive a crash."""
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace ``path`` by ``data`` so that a reader, or a crash, sees the old file or the new
-    one, never a part."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    fsync_folder(path.parent)
+    one, never a part, and the new name survives a crash (``files.write_atomic``)."""
+    files.write_atomic(path, data, durable=True)

@@ -102,10 +102,11 @@ def replay(
 
 
 def _write_page(rp: DealReplay, path: Path) -> None:
+    from loo_replay.files import write_atomic
     from loo_replay.replayer.html import render_page
 
     try:
-        path.write_text(render_page(rp), encoding="utf-8")
+        write_atomic(path, render_page(rp).encode("utf-8"))
     except OSError as exc:
         raise _fail(
             f"cannot write {safe(str(path))}: {safe(exc.strerror or str(exc))}", 2

@@ -4,12 +4,13 @@
 ``all-sessions.html``; ``plotly.min.js``, ``report.js`` and ``report.css``
 are written once beside them; each deal's replay is
 ``replays/<name>/deal-<N>.html``.  ``<name>`` is ``safe_filename`` of the
-session id, and every path passes ``names.inside``.
+session id, and every path passes ``names.inside``.  The folder's manifest
+(``files.claim``) lists what was written: a later run removes only that, and
+refuses a folder that holds anything else (docs/limits.md).
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,10 +23,11 @@ from loo_replay.db.paths import database_file
 from loo_replay.db.schema import connect
 from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.fairness.table import stored
+from loo_replay.files import claim
 from loo_replay.parallel import ordered_map
 from loo_replay.reports import assets, figures, pages, queries
 from loo_replay.reports.fairness_page import FAIRNESS, fairness_page, index_notice
-from loo_replay.reports.names import inside, safe_filename, session_page_name, write_file
+from loo_replay.reports.names import inside, session_page_name, write_file
 from loo_replay.reports.replays import REPLAYS, STAMP, ReplayJob, ReplayOutcome, write_replays
 from loo_replay.reports.rows import (
     ListedDiscrepancy,
@@ -45,6 +47,18 @@ Progress = Callable[[str], None]
 BATCH_DEALS = 20_000  # deals of the sessions whose rows are asked of DuckDB together
 REPLAY_ALL_LIMIT = 5_000  # deals up to which every deal gets a replay page
 FINDINGS_LISTED = 2_000  # violations, and discrepancies, listed on the all-sessions page
+ASSETS = (pages.PLOTLY_JS, pages.REPORT_JS, pages.REPORT_CSS)
+# Every name a report folder's files get: what a folder without a finished manifest (written
+# by a version before the manifest, or by a run that was interrupted) may hold.
+REPORT_NAMES = (
+    *ASSETS,
+    pages.INDEX,
+    pages.ALL_SESSIONS,
+    FAIRNESS,
+    "session-*.html",
+    f"{REPLAYS}/*/deal-*.html",
+    f"{REPLAYS}/*/{STAMP}",
+)
 
 
 @dataclass
@@ -60,14 +74,17 @@ class ReportResult:
 def write_assets(out: Path) -> None:
     """plotly.js (from the installed plotly package: no CDN), the script and the style sheet;
     an identical file is not written again."""
-    for name, content in (
-        (pages.PLOTLY_JS, get_plotlyjs()),
-        (pages.REPORT_JS, assets.REPORT_JS),
-        (pages.REPORT_CSS, assets.REPORT_CSS),
+    for name, content in zip(
+        ASSETS, (get_plotlyjs(), assets.REPORT_JS, assets.REPORT_CSS), strict=True
     ):
         data = content.encode("utf-8")
         path = inside(out, name)
-        if path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data:
+        if (
+            not path.is_symlink()
+            and path.is_file()
+            and path.stat().st_size == len(data)
+            and path.read_bytes() == data
+        ):
             continue
         write_file(out, name, data)
 
@@ -82,8 +99,9 @@ def write_reports(
     progress: Progress | None = None,
 ) -> ReportResult:
     """Write the index, a report per session, the all-sessions report and (with ``replays``)
-    every deal's replay page into ``out``, from the database ``con`` (named ``source``)."""
-    out.mkdir(parents=True, exist_ok=True)
+    every deal's replay page into ``out``, from the database ``con`` (named ``source``);
+    ``files.OutputRefused`` before anything is written when ``out`` holds other files."""
+    claimed = claim(out, REPORT_NAMES, "the reports")
     write_assets(out)
     rows = as_rows(queries.sessions(con), SessionSummary)
     colours = figures.player_colours(con)
@@ -143,7 +161,10 @@ def write_reports(
     fair = stored(con)
     write_file(out, FAIRNESS, fairness_page(fair, source, footer))
     write_file(out, pages.INDEX, pages.index_page(rows, links, source, footer, index_notice(fair)))
-    _remove_stale(out, set(links.values()), {safe_filename(r["session_id"]) for r in rows})
+    written = [*ASSETS, pages.ALL_SESSIONS, FAIRNESS, pages.INDEX, *links.values()]
+    for outcome in outcomes.values():
+        written += [*outcome.pages.values(), *([outcome.stamp] if outcome.stamp else [])]
+    claimed.finish(written)
     return result
 
 
@@ -291,22 +312,3 @@ def _batches(rows: list[SessionSummary]) -> Iterator[list[SessionSummary]]:
 
 def _plotly_js_version() -> str:
     return str(get_plotlyjs_version())
-
-
-def _remove_stale(out: Path, session_pages: set[str], replay_folders: set[str]) -> None:
-    """Pages of sessions no longer in the database, and only those: files named as this
-    module names them (``session-*.html``, replay folders holding a ``stamp.json``)."""
-    for path in out.resolve().glob("session-*.html"):
-        if path.name not in session_pages and path.is_file():
-            path.unlink()
-    replays = out / REPLAYS
-    if not replays.is_dir() or replays.is_symlink():
-        return
-    for directory in replays.iterdir():
-        if (
-            directory.name not in replay_folders
-            and directory.is_dir()
-            and not directory.is_symlink()
-            and (directory / STAMP).is_file()
-        ):
-            shutil.rmtree(inside(out, REPLAYS, directory.name))

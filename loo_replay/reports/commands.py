@@ -51,6 +51,7 @@ def _write(
     sessions whose replay pages could not all be written, each said on stderr)."""
     from loo_replay.db.errors import DatabaseError
     from loo_replay.db.queries import open_for_reading
+    from loo_replay.files import OutputRefused
     from loo_replay.reports.build import write_reports
     from loo_replay.reports.names import OutsideOutput
 
@@ -62,8 +63,8 @@ def _write(
             )
         finally:
             con.close()
-    except DatabaseError as exc:
-        fail(str(exc))
+    except (DatabaseError, OutputRefused) as exc:
+        fail(safe(str(exc), 600))
     except (OSError, OutsideOutput) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         fail(f"cannot write the reports to {safe(str(out))}: {safe(reason, 400)}")
@@ -97,6 +98,17 @@ def report(
         fail(f"replay pages of {missing} session(s) could not be written (see above)")
 
 
+def _claim(out: Path) -> None:
+    """Refuse ``out`` before any work when it holds files loo-replay did not write."""
+    from loo_replay.files import OutputRefused, claim
+    from loo_replay.reports.build import REPORT_NAMES
+
+    try:
+        claim(out, REPORT_NAMES, "the reports")
+    except OutputRefused as exc:
+        fail(safe(str(exc), 600))
+
+
 def _where(out: Path, sessions: int, pages: int, written: int, replays: bool) -> str:
     extra = f", {pages} replay page(s), {written} new" if replays else ""
     return f"reports: {out / 'index.html'} ({sessions} session report(s){extra})"
@@ -123,6 +135,7 @@ def audit(
     from loo_replay.output.text import summary_line
 
     choice = rule_choice(ruleset, settings)
+    _claim(out)
     status = StatusLine()
     result = load_logs(
         paths,

@@ -9,10 +9,11 @@ the same text still get distinct files.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import unicodedata
 from pathlib import Path
+
+from loo_replay.files import write_atomic
 
 MAX_NAME = 80
 _HASH = 8  # hex digits of sha256: distinct ids stay distinct, names stay short
@@ -39,25 +40,20 @@ def session_page_name(session_id: str) -> str:
 
 
 def inside(root: Path, *parts: str) -> Path:
-    """``root / parts``, refused unless it resolves inside ``root`` (no ``..``, no absolute
-    part, no symbolic link leading out)."""
+    """``root / parts``, refused unless its folder resolves inside ``root`` (no ``..``, no
+    absolute part, no symbolic link leading out).  The last part is not resolved: a
+    symbolic link planted there is replaced by a write (``write_atomic``), not followed."""
     base = root.resolve()
-    path = base.joinpath(*parts).resolve()
-    if path == base or base not in path.parents:
-        raise OutsideOutput(f"{path} is outside the output folder {base}")
-    return path
+    *folders, name = parts
+    parent = base.joinpath(*folders).resolve()
+    if name in ("", ".", "..") or "/" in name or (parent != base and base not in parent.parents):
+        raise OutsideOutput(f"{base.joinpath(*parts)} is outside the output folder {base}")
+    return parent / name
 
 
 def write_file(root: Path, relative: str, data: str | bytes) -> Path:
-    """Write ``data`` to ``root/relative`` whole or not at all (a temporary file renamed)."""
+    """Write ``data`` to ``root/relative`` whole or not at all (``files.write_atomic``)."""
     path = inside(root, *relative.split("/"))
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    try:
-        temporary.write_bytes(payload)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    write_atomic(path, data.encode("utf-8") if isinstance(data, str) else data)
     return path

@@ -61,6 +61,7 @@ class ReplayOutcome:
     pages: dict[int, str] = field(default_factory=dict)  # deal_index -> link from the out folder
     note: str | None = None  # why some or all pages are missing
     written: int = 0  # pages written now (0 when reused)
+    stamp: str | None = None  # the stamp's link from the out folder, once written
 
 
 def folder(session_id: str) -> str:
@@ -103,7 +104,8 @@ def _reuse(out: Path, job: ReplayJob) -> ReplayOutcome | None:
     pages = {int(k): str(v) for k, v in dict(stamp.get("pages", {})).items()}
     if not all(inside(out, *link.split("/")).is_file() for link in pages.values()):
         return None
-    return ReplayOutcome(job.session_id, pages, stamp.get("note"))
+    link = f"{folder(job.session_id)}/{STAMP}"
+    return ReplayOutcome(job.session_id, pages, stamp.get("note"), stamp=link)
 
 
 def _replayable(
@@ -160,11 +162,7 @@ def render_session(
             "so its deals have no replay pages; re-audit it with `loo-replay ingest --replace`"
         )
         return outcome
-    base = folder(job.session_id)
-    directory = inside(out, *base.split("/"))
-    if directory.is_dir():  # pages of other content under this id
-        for old in [*directory.glob("deal-*.html"), directory / STAMP]:
-            old.unlink(missing_ok=True)
+    base = folder(job.session_id)  # pages of other content there go once the report ends
     session = f"../../{session_page_name(job.session_id)}"  # from replays/<folder>/
     previous: tuple[int, str] | None = None
     pending: tuple[int, int, str, DealReplay] | None = None  # written once its next is known
@@ -179,7 +177,8 @@ def render_session(
             previous = (number, name)
         pending = found
     stamp = {"key": _key(job), "pages": outcome.pages, "note": outcome.note}
-    write_file(out, f"{base}/{STAMP}", orjson.dumps(stamp, option=orjson.OPT_NON_STR_KEYS))
+    outcome.stamp = f"{base}/{STAMP}"
+    write_file(out, outcome.stamp, orjson.dumps(stamp, option=orjson.OPT_NON_STR_KEYS))
     return outcome
 
 

@@ -1,0 +1,174 @@
+"""Every file loo-replay writes, written safely; and what it may remove of its own.
+
+``write_atomic`` is the one way a file is written (docs/limits.md, "What is written and
+removed"): a temporary file made by ``tempfile.mkstemp`` in the target's folder (O_EXCL and
+O_NOFOLLOW: a name planted there, a symbolic link included, is never opened), written,
+fsynced, then renamed over the target with ``os.replace``, which replaces a symbolic link
+at the target rather than writing through it.  A reader, or a crash, sees the old file or
+the new one, never a part.
+
+An output folder (``report --out``, ``export --parquet``) holds a manifest of what was
+written there, ``.loo-replay-manifest.json``: a later run removes only what it lists, and
+refuses a folder that holds anything else (``claim``).  A folder an earlier version wrote,
+without a manifest, is adopted when everything in it bears a name that version gave.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import BinaryIO
+
+import orjson
+
+MANIFEST = ".loo-replay-manifest.json"
+_PREFIX = ".loo-"  # temporary files: dotfiles, which no reader takes for input
+
+
+class OutputRefused(OSError):
+    """An output folder that holds files loo-replay did not write: nothing is written."""
+
+
+@cache
+def _file_mode() -> int:
+    """The mode an ordinary ``open`` would give a new file (``mkstemp`` makes it 0600)."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def fsync_folder(folder: Path) -> None:
+    """Make a new or replaced name in ``folder`` survive a crash."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def replacing(path: Path, *, durable: bool = False) -> Iterator[BinaryIO]:
+    """A file to write that replaces ``path`` once the block ends without an error (and
+    is removed if it does not), never through a symbolic link; with ``durable`` the
+    folder is fsynced too, so that the new name survives a crash."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=_PREFIX, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fchmod(f.fileno(), _file_mode())
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    if durable:
+        fsync_folder(path.parent)
+
+
+def write_atomic(path: Path, data: bytes, *, durable: bool = False) -> None:
+    """Replace ``path`` by ``data``, whole or not at all (``replacing``)."""
+    with replacing(path, durable=durable) as f:
+        f.write(data)
+
+
+def set_tree_mode(root: Path) -> None:
+    """Give a tree made in a ``mkdtemp`` folder (0700) the modes ``open`` and ``mkdir``
+    would have given it."""
+    folders = _file_mode() | ((_file_mode() & 0o444) >> 2)  # r → x, as mkdir does
+    os.chmod(root, folders)
+    for base, dirs, files in os.walk(root):
+        for name in dirs:
+            os.chmod(os.path.join(base, name), folders, follow_symlinks=False)
+        for name in files:
+            os.chmod(os.path.join(base, name), _file_mode(), follow_symlinks=False)
+
+
+def _write_manifest(folder: Path, names: Iterable[str], finished: bool) -> None:
+    data = {"written_by": "loo-replay", "finished": finished, "files": sorted(names)}
+    write_atomic(folder / MANIFEST, orjson.dumps(data) + b"\n")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An output folder made ours: what an earlier run wrote there (relative names)."""
+
+    folder: Path
+    earlier: frozenset[str]
+
+    def finish(self, written: Iterable[str]) -> None:
+        """Remove what the earlier run wrote and this one did not (and the folders that
+        leaves empty), nothing else; then record ``written`` as the finished manifest."""
+        kept = frozenset(written)
+        emptied: set[Path] = set()
+        for name in sorted(self.earlier - kept):
+            path = self.folder / name
+            with contextlib.suppress(FileNotFoundError):
+                if path.is_symlink() or not path.is_dir():
+                    path.unlink()
+            emptied.update(p for p in path.parents if self.folder in p.parents)
+        for parent in sorted(emptied, key=lambda p: len(p.parts), reverse=True):
+            with contextlib.suppress(OSError):  # not empty, or gone: left alone
+                parent.rmdir()
+        _write_manifest(self.folder, kept, finished=True)
+
+
+def _listing(folder: Path) -> list[str]:
+    """Every file and symbolic link under ``folder`` (relative, ``/``-separated), dotfiles
+    and dot-folders left out; symbolic links to folders are not followed."""
+    found: list[str] = []
+    for base, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        rel = Path(base).relative_to(folder)
+        found += [(rel / name).as_posix() for name in files if not name.startswith(".")]
+        found += [(rel / d).as_posix() for d in dirs if os.path.islink(os.path.join(base, d))]
+    return found
+
+
+def claim(folder: Path, names: tuple[str, ...], what: str) -> Claim:
+    """``folder`` as an output folder of ours (created if need be), or ``OutputRefused``
+    when it holds anything its manifest does not list.  Without a finished manifest (an
+    earlier version wrote the folder, or a run was interrupted) the files whose names
+    match the patterns ``names`` that loo-replay gives are taken as ours.  ``what`` names
+    the output in the refusal (``the report``).  The manifest is marked unfinished until
+    ``Claim.finish``."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if folder.is_symlink() or not folder.is_dir():
+            raise OutputRefused(f"{folder} is not a folder")
+        present = _listing(folder)
+    except OutputRefused:
+        raise
+    except OSError as exc:
+        raise OutputRefused(f"cannot write to {folder}: {exc.strerror or exc}") from None
+    ours: set[str] = set()
+    finished = False
+    try:
+        manifest = orjson.loads((folder / MANIFEST).read_bytes())
+        ours = {str(name) for name in manifest["files"]}
+        finished = manifest.get("finished") is True
+    except FileNotFoundError:
+        pass
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+        raise OutputRefused(
+            f"{folder / MANIFEST} cannot be read ({exc}); nothing written"
+        ) from None
+    if not finished:
+        ours |= {name for name in present if any(fnmatch.fnmatch(name, p) for p in names)}
+    foreign = [name for name in present if name not in ours]
+    if foreign:
+        more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+        raise OutputRefused(
+            f"{folder} holds {foreign[0]}{more}, which loo-replay did not write; write {what} "
+            "to an empty folder, or to one that loo-replay wrote"
+        )
+    earlier = frozenset(ours) & frozenset(present)
+    _write_manifest(folder, earlier, finished=False)
+    return Claim(folder, earlier)
