@@ -79,16 +79,19 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = False) -> None:
         f.write(data)
 
 
-def set_tree_mode(root: Path) -> None:
-    """Give a tree made in a ``mkdtemp`` folder (0700) the modes ``open`` and ``mkdir``
-    would have given it."""
-    folders = _file_mode() | ((_file_mode() & 0o444) >> 2)  # r → x, as mkdir does
-    os.chmod(root, folders)
-    for base, dirs, files in os.walk(root):
-        for name in dirs:
-            os.chmod(os.path.join(base, name), folders, follow_symlinks=False)
-        for name in files:
+def move_tree(stage: Path, folder: Path) -> list[str]:
+    """Move every file made in ``stage`` (a ``tempfile.mkdtemp`` folder, of files another
+    library wrote) to the same place under ``folder``, each by ``os.replace`` with the mode
+    ``open`` would have given it; their names, relative to ``folder``."""
+    moved: list[str] = []
+    for base, _dirs, names in os.walk(stage):
+        rel = Path(base).relative_to(stage)
+        (folder / rel).mkdir(parents=True, exist_ok=True)
+        for name in names:
             os.chmod(os.path.join(base, name), _file_mode(), follow_symlinks=False)
+            os.replace(os.path.join(base, name), folder / rel / name)
+            moved.append((rel / name).as_posix())
+    return moved
 
 
 def _write_manifest(folder: Path, names: Iterable[str], finished: bool) -> None:

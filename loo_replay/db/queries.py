@@ -11,6 +11,7 @@ import datetime
 import decimal
 import re
 import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,16 @@ from loo_replay.db.schema import (
     version_of,
     with_hints,
 )
+from loo_replay.files import OutputRefused, claim, move_tree
 from loo_replay.output.audit_json import Summary
+
+WHOLE_TABLES = ("sessions", "players", "rejects")  # exported as one file each
+# Every name an export's files get (what a folder without a finished manifest may hold).
+EXPORT_NAMES = tuple(
+    pattern
+    for name in PER_DEAL_TABLES
+    for pattern in (f"{name}/session_id=*/*.parquet", f"{name}/*.parquet")
+) + tuple(f"{name}.parquet" for name in WHOLE_TABLES)
 
 
 class QueryError(DatabaseError):
@@ -175,43 +185,51 @@ def export_parquet(
     """Every table as Parquet under ``out``: per-deal tables as directories partitioned by
     session (``deals/session_id=.../data_0.parquet``), the others as single files.
 
-    Refuses to write over an earlier export unless ``overwrite``.
+    Refuses to write over an earlier export unless ``overwrite``, and a folder that holds
+    anything an export did not write (``files.claim``); DuckDB writes into a private
+    folder inside ``out``, whose files then replace the earlier export's one by one.
     """
     targets = [(name, out / name, True) for name in PER_DEAL_TABLES]
-    targets += [
-        (name, out / f"{name}.parquet", False) for name in ("sessions", "players", "rejects")
-    ]
-    existing = [path for _, path, _ in targets if path.exists()]
-    if existing and not overwrite:
-        raise DatabaseError(
-            f"{existing[0]} already exists; export to an empty directory or pass --overwrite"
-        )
+    targets += [(name, out / f"{name}.parquet", False) for name in WHOLE_TABLES]
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        for path in existing:
-            if path.is_dir():
-                shutil.rmtree(path)
-            else:
-                path.unlink()
+        claimed = claim(out, EXPORT_NAMES, "the export")
+    except OutputRefused as exc:
+        raise DatabaseError(str(exc)) from None
+    if claimed.earlier and not overwrite:
+        first = sorted(claimed.earlier)[0]
+        raise DatabaseError(
+            f"{out / first} already exists; export to an empty directory or pass --overwrite"
+        )
+    written: list[tuple[Path, int]] = []
+    try:
+        stage = Path(tempfile.mkdtemp(dir=out, prefix=".loo-"))
+        try:
+            for name, path, partitioned in targets:
+                written.append((path, _export_table(con, name, stage / path.name, partitioned)))
+            claimed.finish(move_tree(stage, out))
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
     except OSError as exc:
         raise DatabaseError(f"cannot write to {out}: {exc.strerror or exc}") from None
-    written: list[tuple[Path, int]] = []
-    for name, path, partitioned in targets:
-        ((rows,),) = con.execute(f"SELECT count(*) FROM {name}").fetchall()  # constants only
-        order = ", ".join(ORDER_KEYS[name])
-        relation = con.sql(f"SELECT * FROM {name} ORDER BY {order}")
-        try:
-            if partitioned and rows:
-                relation.write_parquet(str(path), partition_by=["session_id"])
-            elif partitioned:
-                path.mkdir()  # no sessions: one empty file keeps the table readable
-                relation.write_parquet(str(path / "data_0.parquet"))
-            else:
-                relation.write_parquet(str(path))
-        except duckdb.Error as exc:
-            raise DatabaseError(f"cannot export {name}: {first_line(str(exc))}") from None
-        written.append((path, rows))
     return written
+
+
+def _export_table(con: duckdb.DuckDBPyConnection, name: str, path: Path, partitioned: bool) -> int:
+    """Write table ``name`` to ``path``; its number of rows."""
+    ((rows,),) = con.execute(f"SELECT count(*) FROM {name}").fetchall()  # constants only
+    order = ", ".join(ORDER_KEYS[name])
+    relation = con.sql(f"SELECT * FROM {name} ORDER BY {order}")
+    try:
+        if partitioned and rows:
+            relation.write_parquet(str(path), partition_by=["session_id"])
+        elif partitioned:
+            path.mkdir()  # no sessions: one empty file keeps the table readable
+            relation.write_parquet(str(path / "data_0.parquet"))
+        else:
+            relation.write_parquet(str(path))
+    except duckdb.Error as exc:
+        raise DatabaseError(f"cannot export {name}: {first_line(str(exc))}") from None
+    return int(rows)
 
 
 # -- values for people and programs -------------------------------------------------
