@@ -11,10 +11,13 @@ source, or why nothing was compiled, which ``loo_replay/__init__.py`` reads at r
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
+import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +52,13 @@ COMPILED = (
     "loo_replay/db/frames.py",
 )
 RECORD = "build-record.json"  # read by loo_replay/__init__.py
+CYTHON_DIR = "build/cython"
+# Profiles trained by scripts/pgo.py (make pgo), one a module: gcc lays the hot paths out
+# as a training run took them, a fifth faster (docs/performance.md, "Profile-guided build").
+# Where a module changed since, gcc uses what still fits and warns of nothing.
+PROFILES = "profiles"
+PROFILE_USE = ["-fprofile-use", "-fprofile-partial-training", "-Wno-missing-profile",
+               "-Wno-coverage-mismatch"]  # fmt: skip
 CORES = os.cpu_count() or 1
 
 
@@ -56,14 +66,28 @@ def _digest(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
-def _write_record(package: Path, not_compiled: str | None) -> None:
+def _write_record(package: Path, not_compiled: str | None, unguided: Sequence[str] = ()) -> None:
     """The build record beside the package's modules: each compiled module with the hash
-    of the source (and .pxd) it was compiled from, or the reason none was compiled."""
+    of the source (and .pxd) it was compiled from, or the reason none was compiled; and
+    whether each was compiled with a profile trained on the very C it was compiled from
+    (``current``), on an earlier version of it (``stale``: gcc keeps what still fits), or
+    without (``none``)."""
+    try:
+        trained = json.loads(Path(PROFILES, "trained-on.json").read_text())
+    except (OSError, ValueError):
+        trained = {}
     modules: dict[str, Any] = {}
     for source in map(Path, COMPILED):
         name = ".".join(source.with_suffix("").parts[1:])
-        modules[name] = {"py": _digest(source), "pxd": _digest(source.with_suffix(".pxd"))}
-    record = {"modules": modules, "not_compiled": not_compiled, "profile": False}
+        c = Path(CYTHON_DIR, source.with_suffix(".c"))
+        fresh = name in trained and trained[name] == _digest(c)
+        profile = "none" if f"loo_replay.{name}" in unguided else "current" if fresh else "stale"
+        modules[name] = {
+            "py": _digest(source),
+            "pxd": _digest(source.with_suffix(".pxd")),
+            "profile": profile,
+        }
+    record = {"modules": modules, "not_compiled": not_compiled}
     package.mkdir(parents=True, exist_ok=True)
     (package / RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
 
@@ -95,17 +119,42 @@ class OptionalBuildExt(build_ext):
 
     def run(self) -> None:
         self.failed: list[str] = []
+        self.unguided: list[str] = []
         try:
             super().run()
         except Exception as exc:  # no compiler, no Python headers: pure Python it is
             self.failed.append(_skip(exc))
-        _write_record(_package_dir(self), "; ".join(self.failed) or None)
+        _write_record(_package_dir(self), "; ".join(self.failed) or None, self.unguided)
 
     def build_extension(self, ext: Any) -> None:
+        guided = self._with_profile(ext)
+        try:
+            super().build_extension(guided or ext)
+            if guided is None:
+                self.unguided.append(ext.name)
+            return
+        except Exception as exc:
+            if guided is None:
+                self.failed.append(f"{ext.name}: {_skip(exc)}")
+                return
+        self.unguided.append(ext.name)  # a compiler that cannot read gcc's profile
         try:
             super().build_extension(ext)
         except Exception as exc:
             self.failed.append(f"{ext.name}: {_skip(exc)}")
+
+    def _with_profile(self, ext: Any) -> Any | None:
+        """The extension compiled with its trained profile (scripts/pgo.py), which gcc
+        reads beside the object file; None where there is no profile."""
+        profile = Path(PROFILES, *ext.name.split(".")[1:]).with_suffix(".gcda")
+        if not profile.is_file() or not sys.platform.startswith("linux"):
+            return None
+        (obj,) = self.compiler.object_filenames(ext.sources[:1], output_dir=self.build_temp)
+        Path(obj).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(profile, Path(obj).with_suffix(".gcda"))
+        guided = copy.copy(ext)
+        guided.extra_compile_args = [*ext.extra_compile_args, *PROFILE_USE]
+        return guided
 
 
 def _skip(exc: BaseException) -> str:
@@ -127,7 +176,7 @@ def _extensions() -> list[Any]:
     extensions = list(
         cythonize(
             list(COMPILED),
-            build_dir="build/cython",
+            build_dir=CYTHON_DIR,
             compiler_directives={"language_level": 3},
             quiet=True,
             nthreads=CORES,

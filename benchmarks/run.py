@@ -297,6 +297,18 @@ def table(figures: list[Figure]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def measured_build() -> str:
+    """Which build the figures are of, as ``--version`` says it without the module list:
+    ``compiled``, ``compiled, with its profile`` (or a partly stale one: make pgo) or
+    ``pure Python (why)``."""
+    version = subprocess.run(cli("--version"), capture_output=True, text=True, check=True).stdout
+    which = version.strip().partition(", ")[2]
+    if which.startswith("compiled ("):
+        _, profiled, profile = which.rstrip(")").rpartition(", with ")
+        return f"compiled, with {profile}" if profiled else "compiled"
+    return which
+
+
 def machine() -> dict[str, object]:
     """What the figures were measured on."""
     cpu = next(
@@ -338,6 +350,8 @@ def main() -> None:
         help="deals counted under callgrind per ruleset and build (0: none)",
     )
     args = parser.parse_args()
+    which = measured_build()
+    print(f"build: {which}", flush=True)
     sizes = [int(s) for s in args.sizes.split(",")]
     rulesets = args.rulesets.split(",")
     figures = run(
@@ -354,6 +368,7 @@ def main() -> None:
     results.mkdir(parents=True, exist_ok=True)
     result = {
         "machine": machine(),
+        "build": which,
         "figures": [asdict(f) for f in figures],
         "instructions": [asdict(c) for c in counts],
     }

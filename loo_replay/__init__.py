@@ -40,7 +40,9 @@ class BuildStatus:
     modules: tuple[str, ...]  # the compiled modules the build record names
     reason: str | None
     requested: bool = False
-    profile: bool = False  # compiled with a profile (make pgo)
+    # The trained profile the modules were compiled with (setup.py): "current" for all of
+    # them, "none" for none, else "stale" (trained on an earlier version of some).
+    profile: str = "none"
 
     @property
     def compiled(self) -> bool:
@@ -63,7 +65,9 @@ def build_status() -> BuildStatus:
     for name, digests in modules.items():
         if problem := _problem(name, digests):
             return BuildStatus(names, problem)
-    return BuildStatus(names, None, profile=bool(record.get("profile")))
+    profiles = {str(digests.get("profile") or "none") for digests in modules.values()}
+    profile = profiles.pop() if len(profiles) == 1 else "stale"
+    return BuildStatus(names, None, profile=profile)
 
 
 def _problem(name: str, digests: dict[str, str | None]) -> str | None:
@@ -126,8 +130,8 @@ def build() -> str:
     loaded = set(compiled_modules())
     if pure := [n for n in status.modules if f"{__name__}.{n}" not in loaded]:
         return f"pure Python ({', '.join(pure)} did not load compiled)"
-    profile = ", with a profile" if status.profile else ""
-    return f"compiled ({', '.join(status.modules)}{profile})"
+    profile = {"current": ", with its profile", "stale": ", with a partly stale profile"}
+    return f"compiled ({', '.join(status.modules)}{profile.get(status.profile, '')})"
 
 
 sys.meta_path.insert(0, _SourceFirst())

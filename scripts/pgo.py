@@ -1,17 +1,20 @@
-"""Profile-guided build of the compiled part (docs/performance.md, "Profile-guided build").
+"""Trains the profile that every build of the compiled part uses (docs/performance.md,
+"Profile-guided build").
 
 ``make pgo`` runs this after the editable install has compiled setup.py's ``COMPILED``
-modules (opt-in: it takes several minutes on two cores).  It compiles the same C (Cython's output in ``build/cython``) again,
-instrumented; audits and loads a training corpus simulated here (never the
-benchmark's); then compiles it a third time with the profile, so that gcc lays
-the hot paths out for the instruction cache and the branches as they go.  The
-modules compute the same things, byte for byte (the tests compare them with the
-pure-Python source).  Where anything fails (no compiler, a training run that
-breaks), the install's own build is put back and the install goes on.
+modules; developers run it again when a compiled module changes.  It compiles the C that
+Cython wrote (``build/cython``) once more, instrumented, exactly as setup.py compiles it
+(from the project folder, the same relative source paths: gcc's profile checks them);
+audits and loads a training corpus simulated here (never the benchmark's); and saves each
+module's profile as ``profiles/<module path>.gcda`` with the hashes of the C it was
+trained on.  Those files are committed, and setup.py compiles every module with its
+profile, so each install gets the guided build without a training run of its own.  Then
+it reinstalls, so that this checkout runs the new profile.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
@@ -24,37 +27,44 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GENERATED = ROOT / "build" / "cython"  # setup.py's cythonize(build_dir=...)
+GENERATED = Path("build", "cython")  # setup.py's cythonize(build_dir=...), from ROOT
+PROFILES = ROOT / "profiles"
+TRAINED_ON = PROFILES / "trained-on.json"
 SUFFIX = str(sysconfig.get_config_var("EXT_SUFFIX"))
 # The rulesets the corpus is simulated under: three- and five-card hands, Irish exchanges,
 # flushes, unlimited loo, Pam; violations and corrupted records are injected.
 RULESETS = ("three-card", "five-card", "hoyle-irish", "hoyle-flushes", "hoyle-unlimited")
-GENERATE = ["-fprofile-generate", "-fprofile-update=prefer-atomic"]
-USE = ["-fprofile-use", "-fprofile-partial-training", "-Wno-missing-profile"]
+# setup.py's flags that shape the code (Python's own -O3 -fwrapv -DNDEBUG), instrumented.
+GENERATE = ["-O3", "-fwrapv", "-DNDEBUG", "-fPIC", "-fprofile-generate",
+            "-fprofile-update=prefer-atomic"]  # fmt: skip
 
 
 def modules() -> list[tuple[Path, Path]]:
-    """(C source, installed extension) of every module the install compiled."""
+    """(C source relative to ROOT, installed extension) of every module the install compiled."""
     pairs = []
-    for source in sorted(GENERATED.rglob("*.c")):
-        module = source.relative_to(GENERATED).with_suffix("")
+    for source in sorted((ROOT / GENERATED).rglob("*.c")):
+        module = source.relative_to(ROOT / GENERATED).with_suffix("")
         built = ROOT / module.parent / (module.name + SUFFIX)
         if built.is_file():
-            pairs.append((source, built))
+            pairs.append((source.relative_to(ROOT), built))
     return pairs
 
 
-def compile_all(pairs: list[tuple[Path, Path]], flags: list[str]) -> None:
-    """Each source compiled to its module's place, as many at a time as there are cores.
-    The profile files are named after the output path, the same in both compilations."""
+def compile_instrumented(pairs: list[tuple[Path, Path]], objects: Path) -> None:
+    """Each module compiled to an object under ``objects`` (where gcc writes its profile
+    as the module runs, ``objects/build/cython/.../name.gcda``, the path setup.py's build
+    reads it from under its own temporary folder) and linked to its installed place."""
     cc = shlex.split(os.environ.get("CC", "gcc"))  # may carry flags: "gcc -pthread"
     include = sysconfig.get_paths()["include"]
 
     def one(pair: tuple[Path, Path]) -> None:
         source, built = pair
-        command = [*cc, "-shared", "-fPIC", "-O3", "-fwrapv", "-DNDEBUG", f"-I{include}"]
-        command += [*flags, "-Wno-unused-function", "-o", str(built), str(source)]
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        obj = objects / source.with_suffix(".o")
+        obj.parent.mkdir(parents=True, exist_ok=True)
+        compile_ = [*cc, *GENERATE, f"-I{include}", "-c", str(source), "-o", str(obj)]
+        link = [*cc, "-shared", "-fprofile-generate", str(obj), "-o", str(built)]
+        for command in (compile_, link):
+            subprocess.run(command, check=True, cwd=ROOT, capture_output=True)
 
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         list(pool.map(one, pairs))
@@ -83,52 +93,53 @@ def train(work: Path) -> None:
     cli("ingest", logs[0], "--db", work / "analysed.duckdb", "--jobs", "1")
 
 
+def save(pairs: list[tuple[Path, Path]], objects: Path) -> None:
+    """The trained profiles into profiles/, with the hash of the C each was trained on."""
+    if PROFILES.exists():
+        for old in PROFILES.rglob("*.gcda"):
+            old.unlink()
+    trained = {}
+    for source, _ in pairs:
+        module = source.relative_to(GENERATED).with_suffix("")
+        profile = (objects / source).with_suffix(".gcda")
+        if not profile.is_file():
+            raise RuntimeError(f"the training run never ran {module}")
+        kept = PROFILES / module.with_suffix(".gcda")
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(profile, kept)
+        trained[".".join(module.parts)] = hashlib.sha256((ROOT / source).read_bytes()).hexdigest()
+    TRAINED_ON.write_text(json.dumps(trained, indent=1, sort_keys=True) + "\n")
+
+
 def main() -> int:
     pairs = modules()
     if not pairs:
-        print("pgo: no compiled modules (pure-Python install); nothing to do")
-        return 0
+        sys.exit("pgo: no compiled modules (pure-Python install): run make first")
     with tempfile.TemporaryDirectory(prefix="loo-pgo-") as tmp:
-        saved = Path(tmp, "saved")
-        for _, built in pairs:
-            kept = saved / built.relative_to(ROOT)
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(built, kept)
-        try:
-            print(f"pgo: compiling {len(pairs)} modules instrumented (1-2 min)", flush=True)
-            compile_all(pairs, GENERATE)
-            (work := Path(tmp, "train")).mkdir()
-            print("pgo: a training run of validate and ingest over simulated games", flush=True)
-            train(work)
-            print("pgo: compiling them again with the profile (1-2 min)", flush=True)
-            compile_all(pairs, USE)
-        except (OSError, subprocess.CalledProcessError, RuntimeError) as exc:
-            detail = (
-                exc.stderr.decode()[-500:]
-                if isinstance(exc, subprocess.CalledProcessError)
-                else exc
-            )
-            print(f"pgo: skipped, the install's build is kept ({detail})", file=sys.stderr)
-            for _, built in pairs:
-                shutil.copy2(saved / built.relative_to(ROOT), built)
-            return 0
-        finally:
-            for profile in (ROOT / "loo_replay").rglob("*.gcda"):
-                profile.unlink()
-    _record_profile()
-    print(f"pgo: {len(pairs)} modules compiled with their profile")
+        objects = Path(tmp, "objects")
+        print(f"pgo: compiling {len(pairs)} modules instrumented (1-2 min)", flush=True)
+        compile_instrumented(pairs, objects)
+        (work := Path(tmp, "train")).mkdir()
+        print("pgo: a training run of validate and ingest over simulated games", flush=True)
+        train(work)
+        save(pairs, objects)
+    print(f"pgo: {len(pairs)} profiles saved in profiles/; compiling with them", flush=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-build-isolation",
+            "--no-deps",
+            "-e",
+            str(ROOT),
+        ],
+        check=True,
+        cwd=ROOT,
+    )
     return 0
-
-
-def _record_profile() -> None:
-    """Mark the build record (setup.py) as profile-guided, for ``--version`` and the bench."""
-    record_path = ROOT / "loo_replay" / "build-record.json"
-    record = json.loads(record_path.read_text())
-    record["profile"] = True
-    fd, tmp = tempfile.mkstemp(dir=record_path.parent, prefix=".build-record-")
-    with os.fdopen(fd, "w") as out:
-        json.dump(record, out, indent=1, sort_keys=True)
-    os.replace(tmp, record_path)
 
 
 if __name__ == "__main__":

@@ -54,6 +54,16 @@ def test_the_benchmark_command_measures_every_step_and_writes_json_and_the_table
         ratio = f["ratio_to_floor"]
         assert abs(ratio * floor - f["seconds"]) <= 0.0005 * (1 + ratio) + 0.005 * floor, f
     assert written["machine"]["cpus"] >= 1
+    # issue 38: which build the figures are of, as --version says it
+    version = subprocess.run(
+        [sys.executable, "-m", "loo_replay", "--version"], capture_output=True, text=True
+    ).stdout
+    assert written["build"] in (
+        "compiled",
+        "compiled, with its profile",
+        "compiled, with a partly stale profile",
+    ) or (written["build"].startswith("pure Python (") and "pure Python (" in version)
+    assert f"build: {written['build']}" in result.stdout.splitlines()
     log = tmp_path / "data" / "three-card-300.jsonl"
     assert len(log.read_bytes().splitlines()) == 3
     bench = _bench()
