@@ -24,7 +24,8 @@ quietly = $(1) >>$(LOG) 2>&1 || { tail -n 40 $(LOG); echo "setup failed: the who
 $(STAMP): pyproject.toml setup.py $(COMPILED_SOURCES) $(wildcard loo_replay/*/*.pxd)
 	@echo "setup: creating .venv and installing the dependencies named in pyproject.toml (about a minute)"
 	@$(PYTHON) -m venv $(VENV) && : > $(LOG)
-	@$(call quietly,$(BIN)/python -m pip install --upgrade pip 'setuptools>=77' 'cython>=3.1')
+	@$(BIN)/python -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"]))' > $(VENV)/build-requirements.txt
+	@$(call quietly,$(BIN)/python -m pip install --upgrade pip -r $(VENV)/build-requirements.txt)
 	@$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
 		print("\n".join(p["dependencies"] + p["optional-dependencies"]["dev"]))' > $(VENV)/requirements.txt
 	@$(call quietly,$(BIN)/python -m pip install -r $(VENV)/requirements.txt)
