@@ -20,8 +20,9 @@ from loo_replay.engine.replay import AtPlay
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.vocab import Status
 from loo_replay.logs.parse import Bad, ParsedDocument, SessionHeader, parse_deal, parse_document
+from loo_replay.logs.paths import Skipped, entries
 from loo_replay.logs.plain import FASTER, read_plain
-from loo_replay.logs.reader import Document, ReadError, decode, expand, read_documents
+from loo_replay.logs.reader import Document, ReadError, decode, read_documents
 from loo_replay.rulesets import RuleChoice, resolve
 
 
@@ -60,9 +61,12 @@ class UnreadableDocument:
 
 @dataclass(frozen=True)
 class UnreadableFile:
-    """A file that could not be opened or broke off while reading."""
+    """A file that could not be opened or broke off while reading; or, ``skipped``, an entry
+    of a folder that looks like input and could not be read (``logs.paths.Skipped``)."""
 
     message: str
+    file: str | None = None  # the entry skipped
+    skipped: bool = False
 
 
 AuditItem = SessionReport | UnreadableDocument | UnreadableFile
@@ -157,19 +161,32 @@ def _audit_parsed(
     return report
 
 
-def read_paths(paths: Iterable[Path], parse: bool = True) -> Iterator[Document | UnreadableFile]:
-    """Every document under ``paths``, in order; unreadable files are yielded, not raised."""
+def found_files(paths: Iterable[Path]) -> Iterator[Path | UnreadableFile]:
+    """The log files under ``paths`` in order (``logs.paths.entries``), with a path that
+    cannot be read, and every entry skipped below one, in its place."""
     for given in paths:
         try:
-            files = expand([given])
+            found = entries(given)
         except ReadError as exc:
             yield UnreadableFile(str(exc))
             continue
-        for path in files:
-            try:
-                yield from read_documents(path, parse)
-            except ReadError as exc:
-                yield UnreadableFile(str(exc))
+        for entry in found:
+            if isinstance(entry, Skipped):
+                yield UnreadableFile(str(entry), entry.path, skipped=True)
+            else:
+                yield entry
+
+
+def read_paths(paths: Iterable[Path], parse: bool = True) -> Iterator[Document | UnreadableFile]:
+    """Every document under ``paths``, in order; unreadable files are yielded, not raised."""
+    for path in found_files(paths):
+        if isinstance(path, UnreadableFile):
+            yield path
+            continue
+        try:
+            yield from read_documents(path, parse)
+        except ReadError as exc:
+            yield UnreadableFile(str(exc))
 
 
 def audit_paths(paths: Iterable[Path], choice: RuleChoice) -> Iterator[AuditItem]:

@@ -7,25 +7,30 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import NoReturn, TypeVar
 
 import typer
 
 from loo_replay.output.audit_json import Piece, Summary, write_audit
+from loo_replay.output.text import safe
 
 S = TypeVar("S", bound=Summary)
 
 
-def unread_lines(files: int, documents: int, nothing: bool) -> list[str]:
+def unread_lines(summary: Summary) -> list[str]:
     """Why the input makes exit status 2 (LOG-FORMAT.md): files or documents that could not
-    be read or parsed, or no hand logs at all.  Each goes to stderr as ``loo-replay: …``."""
+    be read or parsed, entries of folders skipped, or no hand logs at all.  Each goes to
+    stderr as ``loo-replay: …``."""
+    s = summary
     lines = []
-    if files:
-        lines.append(f"{files} input file(s) or folder(s) could not be read")
-    if documents:
-        lines.append(f"{documents} document(s) could not be read or parsed")
-    if nothing:
+    if s.unreadable_files:
+        lines.append(f"{s.unreadable_files} input file(s) or folder(s) could not be read")
+    if s.skipped_entries:
+        lines.append(f"{s.skipped_entries} entry(ies) of the input folders skipped (see above)")
+    if s.unreadable:
+        lines.append(f"{s.unreadable} document(s) could not be read or parsed")
+    if s.nothing_read:
         lines.append("no hand logs found in the input")
     return lines
 
@@ -72,7 +77,9 @@ def finish_audit(
     pieces: Iterable[Piece], as_json: bool, pretty: bool, summary: S, last: Callable[[S], str]
 ) -> NoReturn:
     """Write an audit's rendered pieces (the JSON document, or the text and its last line
-    ``last(summary)``), then exit with its status (LOG-FORMAT.md, exit status)."""
+    ``last(summary)``), then exit with its status (LOG-FORMAT.md, exit status).  Each
+    entry of a folder that was skipped is said on stderr as it goes by."""
+    pieces = _warned(pieces)
     if as_json:
         write_audit(pieces, sys.stdout.buffer, pretty, summary)
     else:
@@ -82,6 +89,14 @@ def finish_audit(
                 typer.echo(line)
         typer.echo("")
         typer.echo(last(summary))
-    for line in unread_lines(summary.unreadable_files, summary.unreadable, summary.nothing_read):
+    s = summary
+    for line in unread_lines(s):
         typer.echo(f"loo-replay: {line}", err=True)
     raise typer.Exit(summary.exit_code)
+
+
+def _warned(pieces: Iterable[Piece]) -> Iterator[Piece]:
+    for piece in pieces:
+        if piece.warning is not None:
+            typer.echo(f"loo-replay: {safe(piece.warning, 600)}", err=True)
+        yield piece

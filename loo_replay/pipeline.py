@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from loo_replay.audit import AuditItem, UnreadableFile, audit_document, read_paths
+from loo_replay.audit import AuditItem, UnreadableFile, audit_document, found_files, read_paths
 from loo_replay.collector import fewer_collections
 from loo_replay.logs.pieces import Piece as FilePiece
 from loo_replay.logs.pieces import plan_pieces, read_piece
-from loo_replay.logs.reader import Document, ReadError, expand
+from loo_replay.logs.reader import Document, ReadError
 from loo_replay.output.audit_json import Piece, json_piece
 from loo_replay.output.text import text_piece
 from loo_replay.parallel import dask_map, ordered_map
@@ -52,18 +52,15 @@ def tasks(paths: Iterable[Path], task_bytes: int, carry: bool = False) -> Iterat
     if carry:
         yield from _batches(read_paths(paths, parse=False), task_bytes)
         return
-    for given in paths:
-        try:
-            files = expand([given])
-        except ReadError as exc:
-            yield [UnreadableFile(str(exc))]
+    for path in found_files(paths):
+        if isinstance(path, UnreadableFile):
+            yield [path]
             continue
-        for path in files:
-            pieces = plan_pieces([path], task_bytes)
-            if pieces[0].stop is not None:  # plain JSON Lines: workers read it
-                yield from pieces
-            else:
-                yield from _batches(read_paths([path], parse=False), task_bytes)
+        pieces = plan_pieces([path], task_bytes)
+        if pieces[0].stop is not None:  # plain JSON Lines: workers read it
+            yield from pieces
+        else:
+            yield from _batches(read_paths([path], parse=False), task_bytes)
 
 
 def _batches(

@@ -17,8 +17,8 @@ from loo_replay.db.pieces import Auditor
 from loo_replay.db.rows import ROWS, DiscrepancyRow, enum_columns
 from loo_replay.db.rows import columns as columns_of
 from loo_replay.engine.cards import canonical
+from loo_replay.logs.paths import expand
 from loo_replay.logs.pieces import plan_pieces
-from loo_replay.logs.reader import expand
 from loo_replay.rulesets import RuleChoice
 
 
@@ -37,7 +37,7 @@ def _load_at(db: Path, migrations: tuple[schema.Migration, ...], paths: list[Pat
         schema.migrate(con, migrations)
         loader = _OlderLoader(con)
         auditor = Auditor(RuleChoice(), {})
-        for piece in plan_pieces(expand(paths)):
+        for piece in plan_pieces(expand(paths).files):
             loader.begin()
             for batch in auditor.batches(piece):
                 loader.load(batch)

@@ -18,8 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loo_replay.audit import SessionReport, UnreadableDocument, audit_document
+from loo_replay.logs.paths import expand
 from loo_replay.logs.plain import read_plain
-from loo_replay.logs.reader import Document, decode, expand, read_documents
+from loo_replay.logs.reader import Document, decode, read_documents
 from loo_replay.output.audit_json import session_json
 from loo_replay.rulesets import RuleChoice, builtin, builtin_names
 from loo_replay.simulate import Simulator
@@ -57,7 +58,7 @@ def _simulated(name: str, seed: int, violations: float, corrupt: float) -> dict[
 
 
 def test_the_sample_logs_audit_the_same_through_both_readers() -> None:
-    for path in expand([SAMPLES]):
+    for path in expand([SAMPLES]).files:
         for doc in read_documents(path, parse=False):
             _same_audit(doc.raw)
 

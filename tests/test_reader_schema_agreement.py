@@ -17,7 +17,8 @@ import pytest
 
 from loo_replay.engine.session import SessionAudit
 from loo_replay.logs.parse import Bad, parse_deal, parse_document
-from loo_replay.logs.reader import expand, read_documents
+from loo_replay.logs.paths import expand
+from loo_replay.logs.reader import read_documents
 from loo_replay.rulesets import builtin
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +68,7 @@ def test_log_format_valid_fixture_read_without_errors(path: Path) -> None:
 
 def sample_documents() -> list[tuple[str, Any]]:
     docs = []
-    for path in expand([ROOT / "sample_logs"]):
+    for path in expand([ROOT / "sample_logs"]).files:
         for doc in read_documents(path):
             assert doc.error is None, f"{doc.file}:{doc.line}: {doc.error}"
             docs.append((f"{path.name}:{doc.line or 1}", doc.value))

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from loo_replay.audit import SessionReport, audit_document, read_paths
-from loo_replay.logs.reader import Document, decode, expand
+from loo_replay.logs.paths import expand
+from loo_replay.logs.reader import Document, decode
 from loo_replay.recorder.book import document, entries_of, session_entry
 from loo_replay.recorder.journal import (
     Journal,
@@ -84,7 +85,7 @@ def test_record_the_journal_lives_beside_the_log_under_a_name_readers_skip(tmp_p
     write_atomic(log, b"{}")
     journal_path(log).write_bytes(b"")
     assert journal_path(log).name == "game.json.journal"
-    assert expand([tmp_path]) == [log]
+    assert expand([tmp_path]).files == [log]
     assert not list(tmp_path.glob(".*.tmp"))  # the temporary file was renamed, not left
 
 

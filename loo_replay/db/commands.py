@@ -9,6 +9,7 @@ does not pay for loading DuckDB and Arrow.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import sys
@@ -98,7 +99,7 @@ def ingest(
     from loo_replay.output.text import safe
 
     choice = rule_choice(ruleset, settings)
-    progress = _Progress(sum(_size(p) for p in paths))
+    progress = _Progress(_size(paths))
 
     def file_done(file: str, c: Counts) -> None:
         if verbose:
@@ -125,7 +126,7 @@ def ingest(
             f"in rejects, {c.documents_known} already there"
         )
     s = result.summary
-    for line in unread_lines(s.unreadable_files, s.unreadable, s.nothing_read):
+    for line in unread_lines(s):
         typer.echo(f"loo-replay: {line}", err=True)
     raise typer.Exit(result.exit_code)
 
@@ -174,17 +175,14 @@ def load_logs(
     return result
 
 
-def _size(path: Path) -> int:
+def _size(paths: list[Path]) -> int:
+    """The bytes of the log files under ``paths``: the progress bar's whole."""
+    from loo_replay.logs.paths import expand
+
     total = 0
-    try:
-        if path.is_dir():
-            for found in path.rglob("*"):
-                if found.is_file():
-                    total += found.stat().st_size
-        else:
-            total = path.stat().st_size
-    except OSError:
-        pass
+    for path in expand(paths).files:
+        with contextlib.suppress(OSError):  # said when it is read
+            total += path.stat().st_size
     return total
 
 

@@ -30,13 +30,15 @@ from loo_replay.db.pieces import (
     unpack_batches,
     work,
 )
+from loo_replay.logs.paths import Skipped, expand
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, plan_pieces
-from loo_replay.logs.reader import ReadError, expand
 from loo_replay.output.audit_json import Summary
 from loo_replay.parallel import early_context, mapped_now, started_pool
 from loo_replay.rulesets import RuleChoice
 
 if TYPE_CHECKING:  # imported by ``ingest`` once its workers have started
+    import duckdb
+
     from loo_replay.db.load import Conflict, Counts, Loader
 
 # One transaction per file, but no more uncommitted deals than this, so that a process
@@ -60,16 +62,16 @@ FileDone = Callable[[str, "Counts"], None]  # (file, what happened to it)
 class IngestResult:
     counts: Counts
     conflicts: list[Conflict]
-    file_errors: list[str]  # files that could not be read (or broke off)
+    file_errors: list[str]  # files that could not be read (or broke off), entries skipped
     files: int
     summary: Summary  # what the audit asked for found in the input, loaded or not
 
     @property
     def exit_code(self) -> int:
-        """2 when no logs were found or a file or document could not be read or parsed
-        (LOG-FORMAT.md), 1 conflicts, else 0 (rejected deals are loaded, not failures)."""
-        s = self.summary
-        if s.unreadable_files or s.unreadable or s.nothing_read:
+        """2 when no logs were found, a file or document could not be read or parsed, or an
+        entry of a folder was skipped (LOG-FORMAT.md; docs/limits.md), 1 conflicts, else 0
+        (rejected deals are loaded, not failures)."""
+        if self.summary.exit_code == 2:
             return 2
         return 1 if self.conflicts else 0
 
@@ -89,13 +91,8 @@ def ingest(
 ) -> IngestResult:
     """Audit ``paths`` and load them into the database at ``db_path`` (created or upgraded);
     with ``analyse``, each loaded deal's double-dummy analysis too."""
-    files: list[Path] = []
-    errors: list[str] = []
-    for given in paths:
-        try:
-            files.extend(expand([given]))
-        except ReadError as exc:
-            errors.append(str(exc))
+    found = expand(paths)
+    files = found.files
     pieces = plan_pieces(files, piece_bytes, [log_name(f, db_path) for f in files])
     workers = None
     if jobs > 1 and len(pieces) > 1:
@@ -118,8 +115,10 @@ def ingest(
         # (docs/performance.md).
         con.execute("SET threads = 1")
         loader = Loader(con, replace)
-        loader.file_errors.extend(errors)
-        loader.summary.unreadable_files += len(errors)
+        loader.file_errors += [*found.errors, *map(str, found.skipped)]
+        loader.summary.unreadable_files += len(found.errors)
+        loader.summary.skipped_entries += len(found.skipped)
+        _record_skipped(con, found.skipped, db_path)
         known = loader.known()
         if workers is not None:
             workers.start(known)  # started already when there was no database to read
@@ -149,6 +148,19 @@ def ingest(
             con.close()
     return IngestResult(
         loader.counts, loader.conflicts, loader.file_errors, len(files), loader.summary
+    )
+
+
+def _record_skipped(con: duckdb.DuckDBPyConnection, skipped: list[Skipped], db: Path) -> None:
+    """A row in ``rejects`` (kind ``skipped``) for each entry of a folder that was skipped,
+    once per entry and reason however often it is met."""
+    if not skipped:
+        return
+    con.executemany(
+        "INSERT INTO rejects (kind, file, path, message, errors, raw, digest) "
+        "SELECT 'skipped', $file, '', $why, [], ''::BLOB, sha256('') WHERE NOT EXISTS "
+        "(SELECT 1 FROM rejects WHERE kind = 'skipped' AND file = $file AND message = $why)",
+        [{"file": log_name(Path(s.path), db), "why": s.reason} for s in skipped],
     )
 
 

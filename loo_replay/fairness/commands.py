@@ -105,9 +105,7 @@ def _from_logs(
         for conflict in result.conflicts:
             typer.echo(f"loo-replay: left out: {conflict}", err=True)
         s = result.summary
-        return _from_db(db, scopes, alpha), unread_lines(
-            s.unreadable_files, s.unreadable, s.nothing_read
-        )
+        return _from_db(db, scopes, alpha), unread_lines(s)
 
 
 def text_lines(report: Report) -> list[str]:

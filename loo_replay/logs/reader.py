@@ -4,6 +4,7 @@ A ``.json`` file holds one document, a ``.jsonl``/``.ndjson`` file one per
 line (blank lines skipped); either may be gzip-compressed, and a directory
 stands for every such file below it in sorted order.  A document that is not
 JSON is yielded with its error and raw text, so nothing read is lost.
+Which files a command line names is ``logs/paths.py``'s to say.
 """
 
 from __future__ import annotations
@@ -49,28 +50,6 @@ def log_kind(path: Path) -> str | None:
         if name.endswith(suffix):
             return "json" if suffix == ".json" else "jsonl"
     return None
-
-
-def expand(paths: list[Path]) -> list[Path]:
-    """The log files named by ``paths``, directories expanded recursively in sorted order."""
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found = [p for p in path.rglob("*") if p.is_file() and log_kind(p)]
-            if not found:  # a folder named for its logs that holds none: nothing to audit
-                raise ReadError(
-                    f"{path}: no hand logs in this folder (.json, .jsonl, .ndjson, optionally .gz)"
-                )
-            files.extend(sorted(found, key=lambda p: p.relative_to(path).as_posix()))
-        elif path.exists():
-            if log_kind(path) is None:
-                raise ReadError(
-                    f"{path}: not a hand log (expected .json, .jsonl, .ndjson, optionally .gz)"
-                )
-            files.append(path)
-        else:
-            raise ReadError(f"{path}: no such file or directory")
-    return files
 
 
 # A read buffer that holds a whole session line: with the default 8 KiB, reading a line of

@@ -15,7 +15,7 @@ from loo_replay.audit import AuditItem, SessionReport
 from loo_replay.engine.analysis import SKIPPED, SOLVED, DealAnalysis, Note
 from loo_replay.engine.cards import canonical
 from loo_replay.engine.vocab import Outcome, Status
-from loo_replay.output.audit_json import Piece, Summary, json_piece, session_json
+from loo_replay.output.audit_json import Piece, Summary, json_piece, session_json, skipped_warning
 from loo_replay.output.text import Style, deal_lines, item_lines, make_style, safe
 from loo_replay.output.text import summary_line as audit_summary_line
 
@@ -134,7 +134,7 @@ def analysed_piece(
     counts.add(item)
     style = make_style(colour)
     if not isinstance(item, SessionReport):
-        return Piece(counts, lines=tuple(item_lines(item, style)))
+        return Piece(counts, lines=tuple(item_lines(item, style)), warning=skipped_warning(item))
     lines = item_lines(replace(item, deals=[]), style)
     for deal, a in zip(item.deals, analyses, strict=True):
         lines += deal_lines(deal, style) + analysis_lines(a, style)

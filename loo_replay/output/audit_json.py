@@ -43,6 +43,7 @@ class Summary:
     partial: int = 0  # deals recorded with hands left out (RECORDING.md §1)
     unreadable_files: int = 0
     session_errors: int = 0  # sessions with an error of their own (version, rules, players)
+    skipped_entries: int = 0  # entries of input folders that could not be read (logs/paths.py)
 
     def merge(self, other: Summary) -> None:
         for name in self.__dataclass_fields__:
@@ -50,7 +51,10 @@ class Summary:
 
     def add(self, item: AuditItem) -> None:
         if isinstance(item, UnreadableFile):
-            self.unreadable_files += 1
+            if item.skipped:
+                self.skipped_entries += 1
+            else:
+                self.unreadable_files += 1
             return
         if isinstance(item, UnreadableDocument):
             self.unreadable += 1
@@ -73,13 +77,16 @@ class Summary:
     @property
     def nothing_read(self) -> bool:
         """No session document and nothing unreadable: no hand logs in the input at all."""
-        return not (self.sessions or self.unreadable or self.unreadable_files)
+        return not (
+            self.sessions or self.unreadable or self.unreadable_files or self.skipped_entries
+        )
 
     @property
     def exit_code(self) -> int:
-        """LOG-FORMAT.md, exit status: 2 when no logs were found or a file or document could
-        not be read or parsed (the rest is still audited), else 1 for findings, 0 clean."""
-        if self.unreadable_files or self.unreadable or self.nothing_read:
+        """LOG-FORMAT.md, exit status: 2 when no logs were found, a file or document could
+        not be read or parsed, or an entry of a folder was skipped (the rest is still
+        audited), else 1 for findings, 0 clean (docs/limits.md, "Exit statuses")."""
+        if self.unreadable_files or self.unreadable or self.skipped_entries or self.nothing_read:
             return 2
         found = self.rejected + self.violations + self.discrepancies + self.session_errors
         return 1 if found else 0
@@ -95,6 +102,7 @@ class Summary:
             "discrepancies": self.discrepancies,
             "unreadable": self.unreadable,
             "partial": self.partial,
+            "skipped_entries": self.skipped_entries,
         }
 
 
@@ -107,6 +115,7 @@ class Piece:
     session: bytes | None = None
     error: dict[str, Any] | None = None
     lines: tuple[str, ...] = ()
+    warning: str | None = None  # an entry skipped, said on stderr as the audit goes
 
 
 def json_piece(
@@ -132,7 +141,7 @@ def json_piece(
         except TypeError:  # a lone surrogate from a log's \ud800 escape: write it escaped
             text = json.dumps(doc, ensure_ascii=True, indent=2 if indent else None)
             return Piece(counts, session=text.encode("ascii"))
-    return Piece(counts, error=unreadable_json(item))
+    return Piece(counts, error=unreadable_json(item), warning=skipped_warning(item))
 
 
 def has_findings(d: DealAudit) -> bool:
@@ -197,9 +206,14 @@ def session_json(s: SessionReport, findings_only: bool = False) -> dict[str, Any
     }
 
 
+def skipped_warning(item: AuditItem) -> str | None:
+    """The stderr line of an entry of a folder that was skipped, else None."""
+    return item.message if isinstance(item, UnreadableFile) and item.skipped else None
+
+
 def unreadable_json(item: UnreadableDocument | UnreadableFile) -> dict[str, Any]:
     if isinstance(item, UnreadableFile):
-        return {"file": None, "line": None, "path": None, "message": item.message}
+        return {"file": item.file, "line": None, "path": None, "message": item.message}
     return {"file": item.file, "line": item.line, "path": item.path, "message": item.message}
 
 

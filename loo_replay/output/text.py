@@ -15,7 +15,7 @@ from loo_replay.engine.cards import SUIT_SYMBOLS, display_cards
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Knowledge, Status
 from loo_replay.output import wording
-from loo_replay.output.audit_json import Piece, Summary, has_findings
+from loo_replay.output.audit_json import Piece, Summary, has_findings, skipped_warning
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
@@ -125,6 +125,8 @@ def summary_line(summary: Summary) -> str:
         text += f"; {s.partial} with hands left out"
     if s.unreadable or s.unreadable_files:
         text += f"; {s.unreadable} unreadable document(s), {s.unreadable_files} unreadable file(s)"
+    if s.skipped_entries:
+        text += f"; {s.skipped_entries} entry(ies) of the input folders skipped"
     return text
 
 
@@ -137,13 +139,15 @@ def item_lines(item: AuditItem, style: Style = plain, findings_only: bool = Fals
         return [
             f"{style('UNREADABLE', 'bad')} {safe(where)} {safe(item.path)}: {safe(item.message, 400)}"
         ]
-    return [f"{style('UNREADABLE', 'bad')} {safe(item.message, 400)}"]
+    label = "SKIPPED" if item.skipped else "UNREADABLE"
+    return [f"{style(label, 'bad')} {safe(item.message, 400)}"]
 
 
 def text_piece(item: AuditItem, colour: bool = False, findings_only: bool = False) -> Piece:
     counts = Summary()
     counts.add(item)
-    return Piece(counts, lines=tuple(item_lines(item, make_style(colour), findings_only)))
+    lines = tuple(item_lines(item, make_style(colour), findings_only))
+    return Piece(counts, lines=lines, warning=skipped_warning(item))
 
 
 def make_style(colour: bool) -> Style:

@@ -167,7 +167,7 @@ def audit(
     if fair.flagged:
         typer.echo(f"fairness: {len(fair.flagged)} test(s) flagged as unlikely under fair dealing")
     typer.echo(_where(out, sessions, pages, written, replays))
-    for line in unread_lines(s.unreadable_files, s.unreadable, s.nothing_read):
+    for line in unread_lines(s):
         typer.echo(f"loo-replay: {line}", err=True)
     if missing:
         typer.echo(
