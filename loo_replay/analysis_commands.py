@@ -20,6 +20,7 @@ from loo_replay.cli_options import (
     SchedulerOpt,
     SetOpt,
     jobs_option,
+    reads_logs,
     rule_choice,
 )
 from loo_replay.cli_output import finish_audit, wants_colour
@@ -30,6 +31,7 @@ from loo_replay.engine.analysis import (
     analyse_deal,
     start_of_play,
 )
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.analysis import AnalysisSummary, analysed_piece, summary_line
 from loo_replay.output.audit_json import Piece
 from loo_replay.pipeline import Task, documents, rendered
@@ -48,17 +50,18 @@ class AnalyseSpec:
     indent: bool
     colour: bool
     max_nodes: int
+    limits: Limits = LIMITS
 
 
 def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Piece]:
     """Audit, analyse and render a task's documents (in a worker process or here)."""
     source, spec = task
     pieces = []
-    for doc in documents(source):
+    for doc in documents(source, spec.limits):
         if isinstance(doc, UnreadableFile):
             pieces.append(analysed_piece(doc, [], spec.json, spec.indent, spec.colour))
             continue
-        item = audit_document(doc, spec.choice, start_of_play)
+        item = audit_document(doc, spec.choice, start_of_play, limits=spec.limits)
         analyses: list[DealAnalysis] = []
         if isinstance(item, SessionReport):
             options = item.options
@@ -72,6 +75,7 @@ def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Piece]:
     return pieces
 
 
+@reads_logs
 def analyse(
     paths: PathsArg,
     output_format: FormatOpt = Format.text,
@@ -84,11 +88,12 @@ def analyse(
     ] = DEFAULT_MAX_NODES,
     jobs: Annotated[int, jobs_option("Analyse in this many processes.")] = 1,
     scheduler: SchedulerOpt = None,
+    limits: Limits = LIMITS,
 ) -> None:
     """Audit the logs as validate does and say, for every card, whether it threw away a
     trick its player could have made sure of, and which loos were avoidable."""
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
-    spec = AnalyseSpec(choice, as_json, pretty, wants_colour(as_json), max_nodes)
-    pieces = rendered(paths, spec, jobs, scheduler, analyse_batch, ANALYSE_TASK_BYTES)
+    spec = AnalyseSpec(choice, as_json, pretty, wants_colour(as_json), max_nodes, limits)
+    pieces = rendered(paths, spec, jobs, scheduler, analyse_batch, ANALYSE_TASK_BYTES, limits)
     finish_audit(pieces, as_json, pretty, AnalysisSummary(), summary_line)

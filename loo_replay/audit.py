@@ -19,6 +19,7 @@ from loo_replay.engine.options import OptionError, Options
 from loo_replay.engine.replay import AtPlay
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.vocab import Status
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.parse import Bad, ParsedDocument, SessionHeader, parse_deal, parse_document
 from loo_replay.logs.paths import Skipped, entries
 from loo_replay.logs.plain import FASTER, read_plain
@@ -81,8 +82,10 @@ def audit_document(
     plain: bool = FASTER,
     keep: bool = True,
     each: DealHook | None = None,
+    limits: Limits = LIMITS,
 ) -> SessionReport | UnreadableDocument:
-    """Audit one session document (parsing its bytes first if need be); ``at_play`` goes to
+    """Audit one session document (parsing its bytes first if need be) within ``limits``
+    (``logs/limits.py``); ``at_play`` goes to
     each deal's replay (``Replay.run``).  With ``plain``, a document written plainly is read
     by the plain reader (``logs/plain.py``), any other by the full one: the verdicts are
     the same.  The default uses the plain reader where it is the faster: compiled.
@@ -91,17 +94,19 @@ def audit_document(
     ``context``), for callers that need no more: a session's replays live one deal at a
     time instead of a hundred, and stay in the processor's caches."""
     if plain and doc.value is None and doc.error is None:
-        found = read_plain(doc.raw)
+        found = read_plain(doc.raw, limits)
         if found is not None:
-            return _audit_parsed(doc, found.parsed, choice, at_play, found.deals, keep, each)
-    doc = decode(doc)
+            return _audit_parsed(
+                doc, found.parsed, choice, at_play, found.deals, keep, each, limits
+            )
+    doc = decode(doc, limits)
     if doc.error is not None:
         return UnreadableDocument(doc.file, doc.line, "", doc.error, doc.raw)
     try:
         parsed = parse_document(doc.value)
     except Bad as bad:
         return UnreadableDocument(doc.file, doc.line, bad.path, bad.message, doc.raw)
-    return _audit_parsed(doc, parsed, choice, at_play, None, keep, each)
+    return _audit_parsed(doc, parsed, choice, at_play, None, keep, each, limits)
 
 
 def _audit_parsed(
@@ -112,6 +117,7 @@ def _audit_parsed(
     inputs: Iterable[DealInput] | None = None,
     keep: bool = True,
     each: DealHook | None = None,
+    limits: Limits = LIMITS,
 ) -> SessionReport:
     header = parsed.header
     sid = parsed.session_id or f"{doc.file}:{doc.line or 1}"
@@ -150,8 +156,13 @@ def _audit_parsed(
     report.options = options
     chain = SessionAudit(header.players, options, header.chips, at_play)
     if inputs is None:
-        inputs = (parse_deal(raw, f"/deals/{i}", header) for i, raw in enumerate(parsed.raw_deals))
+        inputs = (
+            parse_deal(raw, f"/deals/{i}", header, limits) for i, raw in enumerate(parsed.raw_deals)
+        )
+    most = most_seated(options)
     for index, deal in enumerate(inputs):
+        if deal.record is not None and len(deal.record.seats) > most:
+            deal = _overseated(deal, header, options)
         audit = chain.audit(deal)  # the chain keeps only the verdict of the deal before
         report.deals.append(audit)
         if each is not None:
@@ -177,19 +188,49 @@ def found_files(paths: Iterable[Path]) -> Iterator[Path | UnreadableFile]:
                 yield entry
 
 
-def read_paths(paths: Iterable[Path], parse: bool = True) -> Iterator[Document | UnreadableFile]:
-    """Every document under ``paths``, in order; unreadable files are yielded, not raised."""
+def most_seated(options: Options) -> int:
+    """The players one pack of 52 deals a hand to under ``options``, the miss (an extra
+    hand) too where the ruleset deals one: a deal that seats more cannot have been played,
+    whatever its hands left out might hide."""
+    return 52 // options.deal_hand_size - options.deal_miss
+
+
+def _overseated(deal: DealInput, header: SessionHeader, options: Options) -> DealInput:
+    """``deal`` rejected for seating more players than the pack deals to."""
+    assert deal.record is not None
+    seats = deal.record.seats
+    where = "/session/players" if seats == header.players else f"{deal.pointer}/players"
+    miss = " and the miss" if options.deal_miss else ""
+    message = (
+        f"{len(seats)} players seated: one pack of 52 cards deals hands of "
+        f"{options.deal_hand_size}{miss} to {most_seated(options)} at most"
+    )
+    return DealInput(
+        deal.number, None, None, (LogError(where, message),), deal.dealer, deal.pointer
+    )
+
+
+def read_paths(
+    paths: Iterable[Path], parse: bool = True, limits: Limits = LIMITS
+) -> Iterator[Document | UnreadableFile]:
+    """Every document under ``paths``, in order, within ``limits``; unreadable files are
+    yielded, not raised."""
     for path in found_files(paths):
         if isinstance(path, UnreadableFile):
             yield path
             continue
         try:
-            yield from read_documents(path, parse)
+            yield from read_documents(path, parse, limits=limits)
         except ReadError as exc:
             yield UnreadableFile(str(exc))
 
 
-def audit_paths(paths: Iterable[Path], choice: RuleChoice) -> Iterator[AuditItem]:
-    """Every session under ``paths``, audited in order."""
-    for doc in read_paths(paths, parse=False):
-        yield doc if isinstance(doc, UnreadableFile) else audit_document(doc, choice)
+def audit_paths(
+    paths: Iterable[Path], choice: RuleChoice, limits: Limits = LIMITS
+) -> Iterator[AuditItem]:
+    """Every session under ``paths``, audited in order within ``limits``."""
+    for doc in read_paths(paths, parse=False, limits=limits):
+        if isinstance(doc, UnreadableFile):
+            yield doc
+        else:
+            yield audit_document(doc, choice, limits=limits)

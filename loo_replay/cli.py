@@ -26,6 +26,7 @@ from loo_replay.cli_options import (
     SchedulerOpt,
     SetOpt,
     jobs_option,
+    reads_logs,
     rule_choice,
 )
 from loo_replay.cli_output import finish_audit, wants_colour
@@ -33,6 +34,7 @@ from loo_replay.db import commands as db_commands
 from loo_replay.engine.options import OPTION_SPECS
 from loo_replay.fairness import commands as fairness_commands
 from loo_replay.logs import log_schema
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.audit_json import Summary
 from loo_replay.output.text import summary_line
 from loo_replay.pipeline import RenderSpec, rendered
@@ -50,6 +52,7 @@ app = typer.Typer(
 
 
 @app.command(cls=PlainCommand)
+@reads_logs
 def validate(
     paths: PathsArg,
     output_format: FormatOpt = Format.text,
@@ -65,6 +68,7 @@ def validate(
     pretty: PrettyOpt = False,
     jobs: Annotated[int, jobs_option("Audit in this many processes.")] = 1,
     scheduler: SchedulerOpt = None,
+    limits: Limits = LIMITS,
 ) -> None:
     """Audit hand logs and report every finding.
 
@@ -73,8 +77,9 @@ def validate(
     """
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
-    spec = RenderSpec(choice, as_json, pretty, wants_colour(as_json), findings_only)
-    finish_audit(rendered(paths, spec, jobs, scheduler), as_json, pretty, Summary(), summary_line)
+    spec = RenderSpec(choice, as_json, pretty, wants_colour(as_json), findings_only, limits)
+    pieces = rendered(paths, spec, jobs, scheduler, limits=limits)
+    finish_audit(pieces, as_json, pretty, Summary(), summary_line)
 
 
 @app.command(cls=PlainCommand)

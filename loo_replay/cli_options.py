@@ -7,17 +7,23 @@ replay, report) use one definition without importing each other.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import re
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 from typer._click import Context, HelpFormatter  # Typer's own click, which it calls us with
 from typer.core import TyperCommand
 
 from loo_replay.engine.options import OptionError, parse_option_text
+from loo_replay.logs.limits import LIMITS, MOST_DEPTH, OPTIONS, Limits
 from loo_replay.rulesets import RuleChoice, RulesetError, load
+
+R = TypeVar("R")
 
 RulesetOpt = Annotated[
     str | None,
@@ -126,3 +132,48 @@ def rule_choice(ruleset: str | None, settings: list[str] | None) -> RuleChoice:
     except (RulesetError, OptionError) as exc:
         raise typer.BadParameter(str(exc)) from None
     return RuleChoice(chosen, overrides)
+
+
+# What each limit on reading counts, for its option's help (logs/limits.py).
+_LIMIT_HELP = {
+    "document_bytes": "Bytes of one document (a .json file, a line of a .jsonl), decompressed.",
+    "gzip_ratio": "Decompressed bytes per compressed byte of a .gz file.",
+    "depth": "Objects and arrays nested inside one another in a document.",
+    "string_length": "Characters of one string in a document.",
+    "number_length": "Characters of one number as written in a document.",
+    "deal_events": "Events of one deal.",
+}
+
+
+def _limit_parameter(name: str) -> inspect.Parameter:
+    most = MOST_DEPTH if name == "depth" else None
+    option = typer.Option(
+        OPTIONS[name], min=1, max=most, metavar="N", help=_LIMIT_HELP[name], show_default=True
+    )
+    default = getattr(LIMITS, name)
+    annotation = Annotated[int, option]
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+    )
+
+
+def reads_logs(command: Callable[..., R]) -> Callable[..., R]:
+    """``command`` with an option for each limit on what is read (``--max-document-bytes``
+    and the rest: docs/limits.md), called with ``limits=`` the ``Limits`` they give: every
+    command that reads logs takes the same options from this one place."""
+    signature = inspect.signature(command, eval_str=True)
+    kept = [p for p in signature.parameters.values() if p.name != "limits"]
+    added = [_limit_parameter(name) for name in OPTIONS]
+
+    @functools.wraps(command)
+    def with_limits(*args: Any, **kwargs: Any) -> R:
+        limits = Limits(**{name: kwargs.pop(name) for name in OPTIONS})
+        return command(*args, limits=limits, **kwargs)
+
+    with_limits.__signature__ = signature.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
+    with_limits.__annotations__ = {
+        **{p.name: p.annotation for p in kept},
+        **{p.name: p.annotation for p in added},
+        "return": signature.return_annotation,
+    }
+    return with_limits

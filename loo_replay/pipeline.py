@@ -20,6 +20,7 @@ from typing import TypeVar
 
 from loo_replay.audit import AuditItem, UnreadableFile, audit_document, found_files, read_paths
 from loo_replay.collector import fewer_collections
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.pieces import Piece as FilePiece
 from loo_replay.logs.pieces import plan_pieces, read_piece
 from loo_replay.logs.reader import Document, ReadError
@@ -44,13 +45,17 @@ class RenderSpec:
     indent: bool = False
     colour: bool = False
     findings_only: bool = False  # only the deals with findings
+    limits: Limits = LIMITS  # what one document may hold (logs/limits.py)
 
 
-def tasks(paths: Iterable[Path], task_bytes: int, carry: bool = False) -> Iterator[Task]:
+def tasks(
+    paths: Iterable[Path], task_bytes: int, carry: bool = False, limits: Limits = LIMITS
+) -> Iterator[Task]:
     """The input under ``paths`` as tasks, in order; with ``carry`` every task carries its
-    documents.  A path that cannot be read is a task of its ``UnreadableFile``."""
+    documents, read within ``limits``.  A path that cannot be read is a task of its
+    ``UnreadableFile``."""
     if carry:
-        yield from _batches(read_paths(paths, parse=False), task_bytes)
+        yield from _batches(read_paths(paths, parse=False, limits=limits), task_bytes)
         return
     for path in found_files(paths):
         if isinstance(path, UnreadableFile):
@@ -60,7 +65,7 @@ def tasks(paths: Iterable[Path], task_bytes: int, carry: bool = False) -> Iterat
         if pieces[0].stop is not None:  # plain JSON Lines: workers read it
             yield from pieces
         else:
-            yield from _batches(read_paths([path], parse=False), task_bytes)
+            yield from _batches(read_paths([path], parse=False, limits=limits), task_bytes)
 
 
 def _batches(
@@ -78,13 +83,14 @@ def _batches(
         yield batch
 
 
-def documents(task: Task) -> Iterator[Document | UnreadableFile]:
-    """A task's documents: read from its piece of a file, or the ones it carries."""
+def documents(task: Task, limits: Limits = LIMITS) -> Iterator[Document | UnreadableFile]:
+    """A task's documents: read from its piece of a file within ``limits``, or the ones it
+    carries."""
     if not isinstance(task, FilePiece):
         yield from task
         return
     try:
-        yield from read_piece(task)
+        yield from read_piece(task, limits)
     except ReadError as exc:
         yield UnreadableFile(str(exc))
 
@@ -93,11 +99,11 @@ def render_batch(task: tuple[Task, RenderSpec]) -> list[Piece]:
     source, spec = task
     pieces = []
     with fewer_collections():
-        for doc in documents(source):
+        for doc in documents(source, spec.limits):
             if isinstance(doc, UnreadableFile):
                 item: AuditItem = doc
             else:  # rendering reads the verdicts only: their replays go deal by deal
-                item = audit_document(doc, spec.choice, keep=False)
+                item = audit_document(doc, spec.choice, keep=False, limits=spec.limits)
             if spec.json:
                 pieces.append(json_piece(item, spec.indent, spec.findings_only))
             else:
@@ -112,12 +118,14 @@ def rendered(
     scheduler: str | None = None,
     render: Callable[[tuple[Task, S]], list[Piece]] = render_batch,  # type: ignore[assignment]
     task_bytes: int = TASK_BYTES,
+    limits: Limits = LIMITS,
 ) -> Iterator[Piece]:
     """Every document under ``paths`` audited and rendered by ``render``, in input order:
-    in this process, in ``jobs`` local processes, or on the Dask cluster at ``scheduler``."""
+    in this process, in ``jobs`` local processes, or on the Dask cluster at ``scheduler``.
+    What this process reads is read within ``limits``; ``render`` reads within its spec's."""
     # One job reads here in any case: a file streamed line by line, not planned in pieces.
     carry = scheduler is not None or jobs <= 1
-    work = ((task, spec) for task in tasks(paths, task_bytes, carry))
+    work = ((task, spec) for task in tasks(paths, task_bytes, carry, limits))
     results = dask_map(render, work, scheduler) if scheduler else ordered_map(render, work, jobs)
     for pieces in results:
         yield from pieces

@@ -8,6 +8,8 @@ A ruleset file of the user's may leave options out; they take three-card's.
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from loo_replay.engine.options import OPTION_SPECS, OptionError, Options
+from loo_replay.logs.limits import RULESET_BYTES
 
 DEFAULT = "three-card"
 
@@ -84,13 +87,30 @@ def load(spec: str) -> Ruleset:
     path = Path(spec)
     if spec.endswith(".toml") or path.exists():
         try:
-            data = tomllib.loads(path.read_text("utf-8"))
+            data = tomllib.loads(_read_small(path).decode("utf-8"))
         except OSError as exc:
             raise RulesetError(f"cannot read ruleset file {spec}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise RulesetError(f"{spec} is not UTF-8 (byte {exc.start})") from None
         except tomllib.TOMLDecodeError as exc:
             raise RulesetError(f"{spec} is not valid TOML: {exc}") from None
         return _from_toml(data, spec, builtin(DEFAULT).options)
     raise RulesetError(f"unknown ruleset {spec!r}; built-in rulesets: {', '.join(builtin_names())}")
+
+
+def _read_small(path: Path) -> bytes:
+    """A ruleset file's bytes: a regular file of at most ``RULESET_BYTES`` (a device such as
+    ``/dev/zero`` or a pipe would be read without end)."""
+    with path.open("rb") as stream:
+        if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+            raise RulesetError(f"ruleset file {path} is not a regular file")
+        data = stream.read(RULESET_BYTES + 1)
+    if len(data) > RULESET_BYTES:
+        raise RulesetError(
+            f"ruleset file {path} is larger than {RULESET_BYTES:,} bytes: a ruleset is a page"
+            " of TOML"
+        )
+    return data
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, jobs_option, rule_choice
+from loo_replay.cli_options import (
+    PathsArg,
+    RulesetOpt,
+    SetOpt,
+    jobs_option,
+    reads_logs,
+    rule_choice,
+)
 from loo_replay.cli_output import StatusLine, fail, unread_lines
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.rulesets import RuleChoice
 
 if TYPE_CHECKING:  # imported by the commands themselves: validate loads no database
@@ -78,6 +86,7 @@ class _Progress:
         self.line.close()
 
 
+@reads_logs
 def ingest(
     paths: PathsArg,
     db: DbOpt = DEFAULT_DB,
@@ -89,6 +98,7 @@ def ingest(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="One line per file as it commits.")
     ] = False,
+    limits: Limits = LIMITS,
 ) -> None:
     """Audit hand logs and load them into a DuckDB database.
 
@@ -110,7 +120,16 @@ def ingest(
             )
 
     result = load_logs(
-        paths, db, choice, replace, jobs, progress, progress.close, file_done, not no_analysis
+        paths,
+        db,
+        choice,
+        replace,
+        jobs,
+        progress,
+        progress.close,
+        file_done,
+        not no_analysis,
+        limits,
     )
     c = result.counts
     typer.echo(
@@ -141,6 +160,7 @@ def load_logs(
     progress_done: Callable[[], None],
     file_done: Callable[[str, Counts], None] | None = None,
     analyse: bool = True,
+    limits: Limits = LIMITS,
 ) -> IngestResult:
     """``ingest`` and ``audit``'s one audit pass into the database; its failures end the
     command, its conflicts and unreadable files are said on stderr."""
@@ -160,6 +180,7 @@ def load_logs(
             jobs=jobs,
             progress=progress,
             file_done=file_done,
+            limits=limits,
         )
     except DatabaseError as exc:
         fail(str(exc))

@@ -30,6 +30,7 @@ from loo_replay.db.pieces import (
     unpack_batches,
     work,
 )
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.paths import Skipped, expand
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, plan_pieces
 from loo_replay.output.audit_json import Summary
@@ -88,15 +89,17 @@ def ingest(
     batch_deals: int = BATCH_DEALS,
     progress: Progress | None = None,
     file_done: FileDone | None = None,
+    limits: Limits = LIMITS,
 ) -> IngestResult:
-    """Audit ``paths`` and load them into the database at ``db_path`` (created or upgraded);
-    with ``analyse``, each loaded deal's double-dummy analysis too."""
+    """Audit ``paths`` and load them into the database at ``db_path`` (created or upgraded),
+    each document read within ``limits``; with ``analyse``, each loaded deal's double-dummy
+    analysis too."""
     found = expand(paths)
     files = found.files
     pieces = plan_pieces(files, piece_bytes, [log_name(f, db_path) for f in files])
     workers = None
     if jobs > 1 and len(pieces) > 1:
-        workers = _Workers(pieces, choice, batch_deals, analyse, jobs)
+        workers = _Workers(pieces, choice, batch_deals, analyse, jobs, limits)
         if replace or not db_path.exists():
             workers.start({})  # nothing to skip: they need not wait for the database
     # DuckDB only now: its import (a fifth of a second) overlaps the workers' first pieces,
@@ -124,7 +127,7 @@ def ingest(
             workers.start(known)  # started already when there was no database to read
             results = workers.results()
         else:
-            results = _in_process(pieces, Auditor(choice, known, batch_deals, analyse))
+            results = _in_process(pieces, Auditor(choice, known, batch_deals, analyse, limits))
         # Closing the results stops the workers at once if loading fails; the batches
         # unpacked here are as acyclic as the audit's rows.
         with closing(results), fewer_collections():
@@ -214,7 +217,13 @@ class _Workers:
     skips nothing)."""
 
     def __init__(
-        self, pieces: list[Piece], choice: RuleChoice, batch_deals: int, analyse: bool, jobs: int
+        self,
+        pieces: list[Piece],
+        choice: RuleChoice,
+        batch_deals: int,
+        analyse: bool,
+        jobs: int,
+        limits: Limits,
     ) -> None:
         self.jobs = jobs
         self.known: SimpleQueue[Known | None] = early_context().SimpleQueue()
@@ -223,7 +232,9 @@ class _Workers:
         self.done: Generator[Packed, None, None] | None = None  # once pieces are handed out
         self.taken = False  # a result was asked for
         self.pool = started_pool(
-            jobs, initializer=init_worker, initargs=(choice, self.known, batch_deals, analyse)
+            jobs,
+            initializer=init_worker,
+            initargs=(choice, self.known, batch_deals, analyse, limits),
         )
 
     def start(self, known: Known) -> None:

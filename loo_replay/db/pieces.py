@@ -20,6 +20,7 @@ from loo_replay.db.columns import clean
 from loo_replay.db.frames import Batch, FrameBuilder, Item, SessionItem, rules_fingerprint
 from loo_replay.engine.analysis import start_of_play
 from loo_replay.engine.options import OptionError
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.parse import Bad, parse_document
 from loo_replay.logs.pieces import Piece, read_piece
 from loo_replay.logs.reader import Document, ReadError, decode
@@ -38,8 +39,10 @@ class Auditor:
         known: Mapping[str, tuple[str, str]],
         batch_deals: int = BATCH_DEALS,
         analyse: bool = False,
+        limits: Limits = LIMITS,
     ) -> None:
         self.choice = choice
+        self.limits = limits  # what one document may hold (logs/limits.py)
         self.at_play = start_of_play if analyse else None  # the audit keeps it for the analysis
         self.known = known
         self.digests = {digest for digest, _ in known.values()}
@@ -56,13 +59,18 @@ class Auditor:
     def _batches(self, piece: Piece) -> Iterator[Batch]:
         builder = self.builder
         try:
-            for doc in read_piece(piece):
+            for doc in read_piece(piece, self.limits):
                 skipped = self._already_loaded(doc)
                 if skipped is not None:
                     builder.skipped(skipped)
                 else:
                     item = audit_document(
-                        doc, self.choice, self.at_play, keep=False, each=builder.deal
+                        doc,
+                        self.choice,
+                        self.at_play,
+                        keep=False,
+                        each=builder.deal,
+                        limits=self.limits,
                     )
                     if isinstance(item, UnreadableDocument):
                         builder.unreadable(item)
@@ -82,7 +90,7 @@ class Auditor:
         digest = hashlib.sha256(doc.raw).hexdigest()
         if digest not in self.digests:
             return None
-        doc = decode(doc)
+        doc = decode(doc, self.limits)
         if doc.error is not None:
             return None
         try:
@@ -116,7 +124,11 @@ Known = Mapping[str, tuple[str, str]]  # session id -> (digest, rules fingerprin
 
 
 def init_worker(
-    choice: RuleChoice, known: SimpleQueue[Known | None], batch_deals: int, analyse: bool
+    choice: RuleChoice,
+    known: SimpleQueue[Known | None],
+    batch_deals: int,
+    analyse: bool,
+    limits: Limits = LIMITS,
 ) -> None:
     """ProcessPoolExecutor initializer: the rules, and the loaded sessions once they arrive
     on ``known`` (ingest forks its workers before it opens the database that lists them);
@@ -128,7 +140,7 @@ def init_worker(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     loaded = known.get()
     if loaded is not None:
-        _worker = Auditor(choice, loaded, batch_deals, analyse)
+        _worker = Auditor(choice, loaded, batch_deals, analyse, limits)
 
 
 # A piece's batches as they travel from a worker: each batch's items, and its tables as

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Annotated
 import orjson
 import typer
 
-from loo_replay.cli_options import Format, FormatOpt, RulesetOpt, SetOpt, rule_choice
+from loo_replay.cli_options import Format, FormatOpt, RulesetOpt, SetOpt, reads_logs, rule_choice
 from loo_replay.cli_output import fail, unread_lines
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.rulesets import RuleChoice
 
 if TYPE_CHECKING:  # imported when run: DuckDB and SciPy load only for this command
@@ -31,6 +32,7 @@ class By(StrEnum):
     all = "all"
 
 
+@reads_logs
 def fairness(
     paths: Annotated[
         list[Path] | None,
@@ -50,6 +52,7 @@ def fairness(
     output_format: FormatOpt = Format.text,
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
+    limits: Limits = LIMITS,
 ) -> None:
     """Test whether the cards were dealt fairly: six statistical tests, Holm-adjusted."""
     from loo_replay.db.errors import DatabaseError
@@ -66,7 +69,9 @@ def fairness(
             report: Report = _from_db(db, scopes, alpha)
         else:
             assert paths
-            report, unread = _from_logs(paths, rule_choice(ruleset, settings), scopes, alpha)
+            report, unread = _from_logs(
+                paths, rule_choice(ruleset, settings), scopes, alpha, limits
+            )
     except DatabaseError as exc:
         fail(str(exc))
     if output_format is Format.json:
@@ -91,7 +96,7 @@ def _from_db(db: Path, scopes: list[str], alpha: float) -> Report:
 
 
 def _from_logs(
-    paths: list[Path], choice: RuleChoice, scopes: list[str], alpha: float
+    paths: list[Path], choice: RuleChoice, scopes: list[str], alpha: float, limits: Limits
 ) -> tuple[Report, list[str]]:
     """The report of the logs, and why the input makes exit status 2 (files or documents
     that could not be read, or no hand logs at all), each said on stderr."""
@@ -99,7 +104,7 @@ def _from_logs(
 
     with tempfile.TemporaryDirectory(prefix="loo-fairness-") as tmp:
         db = Path(tmp) / "fairness.duckdb"
-        result = ingest(paths, db, choice)
+        result = ingest(paths, db, choice, limits=limits)
         for error in result.file_errors:
             typer.echo(f"loo-replay: {error}", err=True)
         for conflict in result.conflicts:

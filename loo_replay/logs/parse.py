@@ -31,6 +31,7 @@ from loo_replay.engine.model import (
 from loo_replay.engine.options import OPTION_SPECS, OptionError, check_option
 from loo_replay.engine.session import DealInput, Recorded
 from loo_replay.engine.vocab import Action
+from loo_replay.logs.limits import LIMITS, Limits, over
 from loo_replay.rulesets import builtin_names
 
 MAX_INT = 2**53 - 1
@@ -265,7 +266,7 @@ def parse_session(value: Any) -> SessionHeader:
     players_raw = _list(s["players"], f"{path}/players", "the players")
     if len(players_raw) < 3:
         _fail(f"{path}/players", f"expected 3 or more players, got {len(players_raw)}")
-    players: list[str] = []
+    players: dict[str, None] = {}  # in order, and found at once: a session may list many
     names: dict[str, str] = {}
     for i, p in enumerate(players_raw):
         where = f"{path}/players/{i}"
@@ -275,7 +276,7 @@ def parse_session(value: Any) -> SessionHeader:
         pid = _player_id(obj["id"], f"{where}/id")
         if pid in players:
             _fail(f"{where}/id", f"player id {pid!r} appears twice")
-        players.append(pid)
+        players[pid] = None
         if "name" in obj:
             names[pid] = _string(obj["name"], f"{where}/name")
     chips = None
@@ -317,9 +318,12 @@ def _seat(value: Any, path: str, seats: dict[str, int]) -> int:
     return seat
 
 
-def _events(value: Any, path: str, seats: dict[str, int]) -> tuple[Event, ...]:
+def _events(value: Any, path: str, seats: dict[str, int], most: int) -> tuple[Event, ...]:
     events: list[Event] = []
-    for i, raw in enumerate(_list(value, path, "the events")):
+    items = _list(value, path, "the events")
+    if len(items) > most:  # a real deal has well under 200: replaying a million takes minutes
+        _fail(path, over("deal_events", most, f"{len(items):,} events in one deal"))
+    for i, raw in enumerate(items):
         event = _plain_event(i, raw, seats)
         events.append(event if event is not None else _event(i, raw, path, seats))
     return tuple(events)
@@ -422,22 +426,23 @@ def _plain_counts(raw: Any, least: int, players: frozenset[str]) -> bool:
     return True
 
 
-def parse_deal(value: Any, path: str, header: SessionHeader) -> DealInput:
-    """One deal to a ``DealInput``; a structural error rejects it with its pointer."""
+def parse_deal(value: Any, path: str, header: SessionHeader, limits: Limits = LIMITS) -> DealInput:
+    """One deal to a ``DealInput``; a structural error, or more events than ``limits``
+    allow, rejects it with its pointer."""
     number: int | None = None
     dealer: str | None = None
     if isinstance(value, dict):
         n, d = value.get("deal"), value.get("dealer")
         ok = isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_INT
         number = n if ok else None
-        dealer = d if isinstance(d, str) and d in header.players else None
+        dealer = d if isinstance(d, str) and d in header.player_set else None
     try:
-        return _parse_deal(value, path, header)
+        return _parse_deal(value, path, header, limits.deal_events)
     except Bad as bad:
         return DealInput(number, None, None, (LogError(bad.path, bad.message),), dealer, path)
 
 
-def _parse_deal(value: Any, path: str, header: SessionHeader) -> DealInput:
+def _parse_deal(value: Any, path: str, header: SessionHeader, most_events: int) -> DealInput:
     d = _object(value, path, "a deal")
     _fields(d, path, DEAL_FIELDS, "a deal")
     _required(d, path, ("deal", "dealer"), "a deal")
@@ -447,14 +452,15 @@ def _parse_deal(value: Any, path: str, header: SessionHeader) -> DealInput:
         raw = _list(d["players"], f"{path}/players", "the seated players")
         if len(raw) < 3:
             _fail(f"{path}/players", f"expected 3 or more seated players, got {len(raw)}")
-        seats_list = []
+        seated: dict[str, None] = {}  # found at once, however many are listed
         for i, p in enumerate(raw):
             pid = _player_id(p, f"{path}/players/{i}")
-            if pid in seats_list:
+            if pid in seated:
                 _fail(f"{path}/players", f"{pid!r} is seated twice")
-            if pid not in header.players:
+            if pid not in header.player_set:
                 _fail(f"{path}/players/{i}", f"{pid!r} is not a player of the session")
-            seats_list.append(pid)
+            seated[pid] = None
+        seats_list = list(seated)
     seats = {p: i for i, p in enumerate(seats_list)}
     dealer = _seat(d["dealer"], f"{path}/dealer", seats)
     hands: list[tuple[int, ...] | None] = [None] * len(seats_list)
@@ -478,7 +484,7 @@ def _parse_deal(value: Any, path: str, header: SessionHeader) -> DealInput:
         if not isinstance(d["misdeal"], bool):
             _fail(f"{path}/misdeal", f"expected true or false, got {_shown(d['misdeal'])}")
         misdeal = d["misdeal"]
-    events = tuple(_events(d["events"], f"{path}/events", seats)) if "events" in d else ()
+    events = _events(d["events"], f"{path}/events", seats, most_events) if "events" in d else ()
     recorded = (
         _recorded(d["recorded"], f"{path}/recorded", header.player_set) if "recorded" in d else None
     )

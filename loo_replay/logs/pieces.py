@@ -15,7 +15,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from loo_replay.logs.reader import Document, ReadError, log_kind, read_documents
+from loo_replay.logs.limits import LIMITS, Limits
+from loo_replay.logs.reader import (
+    READ_BUFFER,
+    Document,
+    ReadError,
+    log_kind,
+    read_documents,
+    read_lines,
+)
 
 PIECE_BYTES = 4 << 20  # ~3,000 deals of six players: seconds of auditing, not minutes
 
@@ -106,24 +114,18 @@ def _newlines(block: bytes, start: int, stop: int) -> int:
     return n
 
 
-def read_piece(piece: Piece) -> Iterator[Document]:
+def read_piece(piece: Piece, limits: Limits = LIMITS) -> Iterator[Document]:
     """The documents of a piece, numbered as ``read_documents`` numbers the whole file, and
-    not yet parsed (the audit reads them, plainly or in full: ``audit_document``)."""
+    not yet parsed (the audit reads them, plainly or in full: ``audit_document``); a line
+    past ``limits`` is yielded rejected, as ``read_documents`` does."""
     path = Path(piece.file)
     if piece.stop is None:
-        yield from read_documents(path, parse=False, name=piece.name)
+        yield from read_documents(path, parse=False, name=piece.name, limits=limits)
         return
     try:
-        with path.open("rb") as stream:
+        with path.open("rb", buffering=READ_BUFFER) as stream:
             stream.seek(piece.start)
-            data = stream.read(piece.stop - piece.start)
+            size = piece.stop - piece.start
+            yield from read_lines(stream, piece.name, limits, None, piece.first_line, size)
     except OSError as exc:
         raise ReadError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    pos, number, end = 0, piece.first_line, len(data)
-    while pos < end:  # line by line with ``find``, as ``_newlines`` counts them
-        stop = data.find(b"\n", pos)
-        stop = end if stop < 0 else stop
-        raw = data[pos:stop]
-        if raw and not raw.isspace():  # a blank line is skipped, as read_documents does
-            yield Document(piece.name, number, raw.rstrip(b"\r"))
-        pos, number = stop + 1, number + 1

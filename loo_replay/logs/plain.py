@@ -37,6 +37,7 @@ from loo_replay.engine.model import (
     TurnUp,
 )
 from loo_replay.engine.session import DealInput, Recorded
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.parse import (
     DEAL_FIELDS,
     DOC_FIELDS,
@@ -209,9 +210,12 @@ CLASSES: bytes = cython.declare(bytes, _classes())
 @cython.final
 @cython.cclass
 class Scanner:
-    """A position in a document's bytes, and the span of the last string read."""
+    """A position in a document's bytes, the span of the last string read, and the limits
+    the document is read within."""
 
     raw: bytes
+    limits: Limits
+    most_events: cython.Py_ssize_t  # events of one deal read plainly (Limits.deal_events)
     ended: bytes  # ``raw`` with a 0 after its last byte (compiled, every bytes object has it)
     text: cython.p_const_uchar  # compiled, the bytes of ``ended`` in place; else ``ended``
     n: cython.Py_ssize_t
@@ -219,8 +223,10 @@ class Scanner:
     a: cython.Py_ssize_t  # the last string's first byte
     b: cython.Py_ssize_t  # and the byte after its last
 
-    def __init__(self, raw: bytes) -> None:
+    def __init__(self, raw: bytes, limits: Limits) -> None:
         self.raw = raw
+        self.limits = limits
+        self.most_events = limits.deal_events
         self.ended = raw if cython.compiled else raw + b"\x00"
         self.text = self.ended
         self.n = len(raw)
@@ -422,7 +428,7 @@ class Scanner:
     def value(self) -> Any:
         """Reads any value, through orjson."""
         start: cython.Py_ssize_t = self.skip()
-        value = plain_value(self.raw[start : self.i])
+        value = plain_value(self.raw[start : self.i], self.limits)
         if value is NOT_PLAIN:
             raise NotPlain
         return value
@@ -441,10 +447,11 @@ class PlainDocument:
         self.deals = deals
 
 
-def read_plain(raw: bytes) -> PlainDocument | None:
-    """``raw`` read plainly, or None for the full reader (module docstring)."""
+def read_plain(raw: bytes, limits: Limits = LIMITS) -> PlainDocument | None:
+    """``raw`` read plainly within ``limits``, or None for the full reader (module
+    docstring)."""
     try:
-        return _document(Scanner(raw))
+        return _document(Scanner(raw, limits))
     except NotPlain:
         return None
 
@@ -487,7 +494,7 @@ def _document(s: Scanner) -> PlainDocument:
                 s.i = start
                 value = s.value()
                 values[len(deals)] = value
-                deals.append(parse_deal(value, f"/deals/{len(deals)}", header))
+                deals.append(parse_deal(value, f"/deals/{len(deals)}", header, s.limits))
             spans.append(start)
             spans.append(s.i)
             if not s.more(93):
@@ -590,6 +597,8 @@ def _events(s: Scanner, seat_words: Words) -> tuple[Event, ...]:
     events: list[Event] = []
     if s.opens(91, 93):
         while True:
+            if len(events) == s.most_events:
+                raise NotPlain  # past the limit: the full reader says so
             events.append(_event(s, len(events), seat_words))
             if not s.more(93):
                 break

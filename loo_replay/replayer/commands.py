@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from loo_replay.cli_options import rule_choice
+from loo_replay.cli_options import reads_logs, rule_choice
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 
 if TYPE_CHECKING:  # imported by the command itself: every other command starts without them
@@ -26,6 +27,7 @@ def _fail(message: str, status: int) -> typer.Exit:
     return typer.Exit(status)
 
 
+@reads_logs
 def replay(
     file: Annotated[
         Path, typer.Argument(help="A hand-log file (.json, .jsonl, optionally .gz) or a directory.")
@@ -70,6 +72,7 @@ def replay(
             help="Leave out the double-dummy analysis (G before each card, lost tricks).",
         ),
     ] = False,
+    limits: Limits = LIMITS,
 ) -> None:
     """Replay one deal trick by trick.
 
@@ -82,7 +85,7 @@ def replay(
 
     choice = rule_choice(ruleset, settings)
     try:
-        report = find_session([file], choice, session)
+        report = find_session([file], choice, session, limits)
         audit = find_deal(report, deal)
         rp = build_replay(report, audit, analyse=not no_analysis, by_name=html is not None)
     except NotFound as exc:

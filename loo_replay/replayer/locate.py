@@ -12,6 +12,7 @@ from pathlib import Path
 from loo_replay.audit import SessionReport, UnreadableDocument, UnreadableFile, audit_paths
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 from loo_replay.rulesets import RuleChoice
 
@@ -32,11 +33,13 @@ class Rejected(ValueError):
         self.deal = deal
 
 
-def find_session(paths: Iterable[Path], choice: RuleChoice, session: str | None) -> SessionReport:
-    """The session ``session`` (or the only one) under ``paths``, audited."""
+def find_session(
+    paths: Iterable[Path], choice: RuleChoice, session: str | None, limits: Limits = LIMITS
+) -> SessionReport:
+    """The session ``session`` (or the only one) under ``paths``, audited within ``limits``."""
     found: list[SessionReport] = []
     unreadable = 0
-    for item in audit_paths(paths, choice):
+    for item in audit_paths(paths, choice, limits):
         if isinstance(item, UnreadableFile):
             raise NotFound(safe(item.message, 400))
         if isinstance(item, UnreadableDocument):

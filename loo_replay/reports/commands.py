@@ -16,9 +16,17 @@ from typing import Annotated
 
 import typer
 
-from loo_replay.cli_options import PathsArg, RulesetOpt, SetOpt, jobs_option, rule_choice
+from loo_replay.cli_options import (
+    PathsArg,
+    RulesetOpt,
+    SetOpt,
+    jobs_option,
+    reads_logs,
+    rule_choice,
+)
 from loo_replay.cli_output import StatusLine, fail, unread_lines
 from loo_replay.db.commands import DEFAULT_DB, DbOpt, NoAnalysisOpt, ReplaceOpt, load_logs
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 
 DEFAULT_OUT = Path("reports")
@@ -114,6 +122,7 @@ def _where(out: Path, sessions: int, pages: int, written: int, replays: bool) ->
     return f"reports: {out / 'index.html'} ({sessions} session report(s){extra})"
 
 
+@reads_logs
 def audit(
     paths: PathsArg,
     db: DbOpt = DEFAULT_DB,
@@ -124,6 +133,7 @@ def audit(
     jobs: JobsOpt = 1,
     replays: ReplaysOpt = True,
     no_analysis: NoAnalysisOpt = False,
+    limits: Limits = LIMITS,
 ) -> None:
     """Validate, load and report in one command.
 
@@ -146,6 +156,7 @@ def audit(
         lambda _size, deals: status(f"auditing: {deals:,} deal(s)"),
         status.close,
         analyse=not no_analysis,
+        limits=limits,
     )
     c = result.counts
     typer.echo(
