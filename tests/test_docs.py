@@ -229,6 +229,7 @@ def test_the_log_to_copy_validates_with_no_findings(tmp_path: Path) -> None:
         "discrepancies": 0,
         "unreadable": 0,
         "partial": 0,
+        "skipped_entries": 0,
     }
 
 
