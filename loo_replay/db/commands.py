@@ -216,25 +216,27 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
     """
     from loo_replay.db.errors import DatabaseError
     from loo_replay.db.queries import open_for_reading, player_stats
+    from loo_replay.db.schema import reading
 
     try:
-        con = open_for_reading(db)
-        try:
-            result = player_stats(con)
-            rows = [
-                (
-                    *row[:6],
-                    None if row[6] is None else f"{row[6]:.1%}",
-                    *row[7:11],
-                    None if row[11] is None else f"{row[11]:.1f}",
-                    row[12],
-                )
-                for row in result.rows
-            ]
-        finally:
-            con.close()
+        with reading(db):  # a damaged file shows only when its damaged part is read
+            con = open_for_reading(db)
+            try:
+                result = player_stats(con)
+            finally:
+                con.close()
     except DatabaseError as exc:
         fail(str(exc))
+    rows = [
+        (
+            *row[:6],
+            None if row[6] is None else f"{row[6]:.1%}",
+            *row[7:11],
+            None if row[11] is None else f"{row[11]:.1f}",
+            row[12],
+        )
+        for row in result.rows
+    ]
     if not rows:
         typer.echo(f"no deals in {db} yet; load some with `loo-replay ingest`")
         return
@@ -257,7 +259,7 @@ def query(
     from loo_replay.db.queries import open_for_reading, run_query
 
     try:
-        con = open_for_reading(db, upgrade=False)
+        con = open_for_reading(db, upgrade=False, sandbox=True)
         try:
             result = run_query(con, sql)
             _write(result.columns, result.rows, output_format)
@@ -285,13 +287,15 @@ def export(
     """
     from loo_replay.db.errors import DatabaseError
     from loo_replay.db.queries import export_parquet, open_for_reading
+    from loo_replay.db.schema import reading
 
     try:
-        con = open_for_reading(db)
-        try:
-            written = export_parquet(con, parquet, overwrite=overwrite)
-        finally:
-            con.close()
+        with reading(db):
+            con = open_for_reading(db)
+            try:
+                written = export_parquet(con, parquet, overwrite=overwrite)
+            finally:
+                con.close()
     except DatabaseError as exc:
         fail(str(exc))
     for path, rows in written:
@@ -302,30 +306,37 @@ def export(
 
 
 def _write(columns: list[str], rows: Iterator[tuple[Any, ...]], fmt: QueryFormat) -> None:
+    """The rows in ``fmt``.  Text from the database is a stranger's: a table escapes its
+    control characters always, CSV and JSON when standard output is a terminal, which an
+    escape sequence would drive; a program reading a pipe gets the text as stored (JSON
+    only ever escapes it as JSON does, the same value)."""
     import orjson
 
     from loo_replay.db.queries import json_default, text_of
+    from loo_replay.output.text import safe
 
+    shown: Callable[[str], str] = (
+        (lambda text: safe(text, sys.maxsize)) if sys.stdout.isatty() else str
+    )
     if fmt is QueryFormat.table:
         for line in table_lines(columns, rows):
             typer.echo(line)
     elif fmt is QueryFormat.csv:
         writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(columns)
+        writer.writerow([shown(c) for c in columns])
         for row in rows:
-            writer.writerow([text_of(v) for v in row])
+            writer.writerow([shown(text_of(v)) for v in row])
     else:
         out = sys.stdout.buffer
         out.write(b"[")
         for k, row in enumerate(rows):
             out.write(b",\n" if k else b"\n")
-            out.write(
-                orjson.dumps(
-                    dict(zip(columns, row, strict=True)),
-                    default=json_default,
-                    option=orjson.OPT_NON_STR_KEYS,
-                )
-            )
+            data = orjson.dumps(
+                dict(zip(columns, row, strict=True)),
+                default=json_default,
+                option=orjson.OPT_NON_STR_KEYS,
+            )  # C0 controls escaped as JSON escapes them; DEL, C1 and bidi as \uXXXX too
+            out.write(data if shown is str else shown(data.decode()).encode())
         out.write(b"\n]\n")
         out.flush()
 
@@ -337,6 +348,7 @@ def table_lines(columns: list[str], rows: Iterable[tuple[Any, ...]]) -> Iterator
 
     if not columns:
         return
+    columns = [safe(c, 60) for c in columns]
     cells: list[list[str]] = []
     numeric = [True] * len(columns)
     for row in rows:

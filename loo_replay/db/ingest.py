@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loo_replay.collector import fewer_collections
-from loo_replay.db.errors import DatabaseError, first_line
+from loo_replay.db.errors import DatabaseError
 from loo_replay.db.frames import Batch
 from loo_replay.db.paths import log_name
 from loo_replay.db.pieces import (
@@ -69,10 +69,10 @@ class IngestResult:
 
     @property
     def exit_code(self) -> int:
-        """2 when no logs were found, a file or document could not be read or parsed, or an
-        entry of a folder was skipped (LOG-FORMAT.md; docs/limits.md), 1 conflicts, else 0
-        (rejected deals are loaded, not failures)."""
-        if self.summary.exit_code == 2:
+        """2 when no logs were found, a file or document could not be read or parsed, an
+        entry of a folder was skipped, or DuckDB could not store a document (LOG-FORMAT.md;
+        docs/limits.md), 1 conflicts, else 0 (rejected deals are loaded, not failures)."""
+        if self.summary.exit_code == 2 or self.counts.unloaded:
             return 2
         return 1 if self.conflicts else 0
 
@@ -108,16 +108,22 @@ def ingest(
 
     from loo_replay.db.load import Loader
     from loo_replay.db.queries import loaded_counts
-    from loo_replay.db.schema import open_db
+    from loo_replay.db.schema import damage, open_db
 
     con = None
+    loader: Loader | None = None
     try:
-        con = open_db(db_path)
-        # The loader's statements are small (a batch of rows each) and the audit's workers
-        # have the other cores: DuckDB's second thread only cost CPU, a fifth of loading's
-        # (docs/performance.md).
-        con.execute("SET threads = 1")
-        loader = Loader(con, replace)
+
+        def writer() -> duckdb.DuckDBPyConnection:
+            con = open_db(db_path)
+            # The loader's statements are small (a batch of rows each) and the audit's
+            # workers have the other cores: DuckDB's second thread only cost CPU, a fifth of
+            # loading's (docs/performance.md).
+            con.execute("SET threads = 1")
+            return con
+
+        con = writer()
+        loader = Loader(con, replace, writer)
         loader.file_errors += [*found.errors, *map(str, found.skipped)]
         loader.summary.unreadable_files += len(found.errors)
         loader.summary.skipped_entries += len(found.skipped)
@@ -128,16 +134,20 @@ def ingest(
             results = workers.results()
         else:
             results = _in_process(pieces, Auditor(choice, known, batch_deals, analyse, limits))
+
+        def again(piece: Piece) -> Iterable[Batch]:  # a piece audited anew, here
+            return Auditor(choice, known, batch_deals, analyse, limits).batches(piece)
+
         # Closing the results stops the workers at once if loading fails; the batches
         # unpacked here are as acyclic as the audit's rows.
         with closing(results), fewer_collections():
-            _load(loader, results, progress, file_done)
-        loader.summary.merge(loaded_counts(con, loader.skipped_ids))
+            _load(loader, results, progress, file_done, again)
+        loader.summary.merge(loaded_counts(loader.con, loader.skipped_ids))
     except duckdb.InterruptException:  # Ctrl-C while DuckDB was working
         raise KeyboardInterrupt from None
     except duckdb.Error as exc:
         raise DatabaseError(
-            f"loading into {db_path} failed ({first_line(str(exc))}); the file being loaded "
+            f"loading into {db_path} failed ({damage(str(exc))}); the file being loaded "
             "was rolled back"
         ) from None
     except BrokenProcessPool:
@@ -149,6 +159,8 @@ def ingest(
             workers.stop()
         if con is not None:
             con.close()
+        if loader is not None:
+            loader.con.close()  # a new one if a failed commit invalidated the first
     return IngestResult(
         loader.counts, loader.conflicts, loader.file_errors, len(files), loader.summary
     )
@@ -172,32 +184,56 @@ def _load(
     results: Iterable[tuple[Piece, Iterable[Batch]]],
     progress: Progress | None,
     file_done: FileDone | None,
+    again: Callable[[Piece], Iterable[Batch]],
 ) -> None:
+    """Load ``results`` a transaction per file.  When DuckDB fails in one (a session too big
+    for its memory, say), it is rolled back and its pieces, audited ``again``, are loaded a
+    document at a time: the one that fails again costs itself alone (``Loader.load_alone``)."""
     before = loader.counts.copy()
     opened = 0  # deals in the input when the open transaction began
+    held: list[Piece] = []  # the pieces of the open transaction
     try:
         for piece, batches in results:
             if piece.first:
-                loader.begin()
                 before = loader.counts.copy()
-                opened = before.deals
-            for batch in batches:
-                loader.load(batch)
-            if piece.last:
-                loader.commit()
-                if file_done is not None:
-                    file_done(piece.file, loader.counts - before)
-            elif loader.counts.deals - opened >= TRANSACTION_DEALS:
-                # A huge file: commit at this piece's end (a session boundary) so that
-                # uncommitted rows never outgrow memory; a rerun skips the sessions in.
-                loader.commit()
+            if not held:
                 loader.begin()
                 opened = loader.counts.deals
+            held.append(piece)
+            # A huge file commits at a piece's end (a session boundary) so that uncommitted
+            # rows never outgrow memory; a rerun skips the sessions in.
+            commit = piece.last or loader.counts.deals - opened >= TRANSACTION_DEALS
+            if not _load_piece(loader, batches, commit):
+                del batches  # the failed rows, before the pieces are audited again
+                loader.rollback()
+                loader.load_alone(batch for p in held for batch in again(p))
+                commit = True
+            if commit:
+                held = []
+            if piece.last and file_done is not None:
+                file_done(piece.file, loader.counts - before)
             if progress is not None:
                 progress(piece.size, loader.counts.deals)
     except BaseException:
         loader.rollback()  # the file being loaded leaves no trace
         raise
+
+
+def _load_piece(loader: Loader, batches: Iterable[Batch], commit: bool) -> bool:
+    """Load a piece's batches, and commit with ``commit``; False if DuckDB failed (the
+    error's frames, which hold the rows, are let go at once)."""
+    import duckdb
+
+    try:
+        for batch in batches:
+            loader.load(batch)
+        if commit:
+            loader.commit()
+    except duckdb.InterruptException:
+        raise
+    except duckdb.Error:
+        return False
+    return True
 
 
 Results = Generator[tuple[Piece, Iterable[Batch]], None, None]

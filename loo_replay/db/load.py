@@ -11,14 +11,18 @@ loaded for the ones after it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 
 import duckdb
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
+from msgspec.structs import asdict
 
+from loo_replay.db.errors import first_line
 from loo_replay.db.frames import (
+    SCHEMAS,
     TABLES,
     Batch,
     DocumentItem,
@@ -26,6 +30,7 @@ from loo_replay.db.frames import (
     SessionItem,
     rules_fingerprint,
 )
+from loo_replay.db.rows import RejectRow
 from loo_replay.db.schema import SESSION_TABLES
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.output.audit_json import Summary
@@ -44,6 +49,7 @@ class Counts:
     replaced: int = 0  # sessions whose earlier content was deleted (--replace)
     documents: int = 0  # unreadable documents newly kept in ``rejects``
     documents_known: int = 0  # unreadable documents already there
+    unloaded: int = 0  # documents DuckDB could not store: in ``rejects`` with its reason
 
     def __sub__(self, other: Counts) -> Counts:
         return Counts(
@@ -121,11 +127,27 @@ class _Stored:
 
 
 @dataclass
+class _Mark:
+    """What the loader knew when a transaction began, to be set back if it rolls back: the
+    counts and lists as they were, and the entries of ``stored`` and ``documents`` made
+    since (None: the id was not stored)."""
+
+    counts: Counts
+    summary: Summary
+    lengths: tuple[int, int, int]  # conflicts, file_errors, skipped_ids
+    stored: dict[str, _Stored | None] = field(default_factory=dict)
+    documents: list[tuple[str, int | None, str]] = field(default_factory=list)
+
+
+@dataclass
 class Loader:
     """Decides for each session of a batch and loads the batch's kept rows."""
 
     con: duckdb.DuckDBPyConnection
     replace: bool = False
+    # A new connection, for when a failed commit left DuckDB's instance unusable (its
+    # database "invalidated": a commit that runs out of memory while it writes can).
+    reopen: Callable[[], duckdb.DuckDBPyConnection] | None = None
     counts: Counts = field(default_factory=Counts)
     conflicts: list[Conflict] = field(default_factory=list)
     file_errors: list[str] = field(default_factory=list)
@@ -135,14 +157,15 @@ class Loader:
     documents: set[tuple[str, int | None, str]] = field(default_factory=set)
     waiting: dict[str, list[pa.Table]] = field(default_factory=dict)  # kept rows not inserted
     waiting_deals: int = 0
+    mark: _Mark | None = None  # of the open transaction
 
     def __post_init__(self) -> None:
         rows = self.con.execute(
             "SELECT session_id, digest, rules_fingerprint, file, line, ruleset, rules FROM sessions"
         ).fetchall()
         self.stored = {sid: _Stored(*rest) for sid, *rest in rows}
-        docs = self.con.execute(
-            "SELECT file, line, digest FROM rejects WHERE kind = 'document'"
+        docs = self.con.execute(  # a document is kept once, unreadable or not loaded
+            "SELECT file, line, digest FROM rejects WHERE kind IN ('document', 'session')"
         ).fetchall()
         self.documents = {(f, ln, d) for f, ln, d in docs}
 
@@ -157,16 +180,106 @@ class Loader:
 
     def begin(self) -> None:
         self.con.begin()
+        lengths = (len(self.conflicts), len(self.file_errors), len(self.skipped_ids))
+        self.mark = _Mark(self.counts.copy(), dataclasses.replace(self.summary), lengths)
 
     def commit(self) -> None:
         self.flush()
         self.con.commit()
+        self.mark = None
 
     def rollback(self) -> None:
+        """Undo the open transaction in the database and here: the loader is as it was at
+        ``begin``, so that its documents can be loaded again."""
         self.waiting.clear()
         self.waiting_deals = 0
         with contextlib.suppress(duckdb.Error):  # no transaction open: nothing to undo
             self.con.rollback()
+        self._revive()
+        mark, self.mark = self.mark, None
+        if mark is None:
+            return
+        self.counts, self.summary = mark.counts, mark.summary
+        conflicts, errors, skipped = mark.lengths
+        del self.conflicts[conflicts:], self.file_errors[errors:], self.skipped_ids[skipped:]
+        for sid, was in mark.stored.items():
+            if was is None:
+                del self.stored[sid]
+            else:
+                self.stored[sid] = was
+        self.documents.difference_update(mark.documents)
+
+    def _revive(self) -> None:
+        """A new connection if the one in use no longer answers."""
+        if self.reopen is None:
+            return
+        try:
+            self.con.execute("SELECT 1").fetchall()
+        except duckdb.Error:
+            with contextlib.suppress(duckdb.Error):
+                self.con.close()
+            self.con = self.reopen()
+
+    def load_alone(self, batches: Iterable[Batch]) -> None:
+        """Each document of ``batches`` in a transaction of its own, where a file's whole
+        transaction failed: one that DuckDB cannot store (out of memory, say) costs itself
+        alone, kept in ``rejects`` with DuckDB's reason, and the others are loaded."""
+        for batch in batches:
+            for item in batch.items:
+                self.begin()
+                failed = None
+                try:
+                    self.load(Batch([item], batch.tables))
+                    self.commit()
+                except duckdb.InterruptException:
+                    raise
+                except duckdb.Error as exc:
+                    failed = first_line(str(exc))
+                if failed is not None:
+                    self.rollback()
+                    assert not isinstance(item, FileItem), "a file's error has no rows"
+                    self._not_loaded(item, failed)
+
+    def _not_loaded(self, item: SessionItem | DocumentItem, reason: str) -> None:
+        """Count ``item`` as rejected, say why, and keep it in ``rejects`` (kind ``session``,
+        or ``document``) without its bytes, which may be what DuckDB could not take; once
+        per file, line and digest, like an unreadable document."""
+        c = self.counts
+        c.unloaded += 1
+        where = _where(item.file, item.line)
+        if isinstance(item, SessionItem):
+            c.sessions += 1
+            c.deals += item.deals
+            c.rejected += item.deals
+            if item.counts is not None:
+                self.summary.merge(item.counts)
+            kind, sid, what = "session", item.session_id, f"session {item.session_id!r} in {where}"
+        else:
+            self.summary.unreadable += 1
+            kind, sid, what = "document", None, f"the document in {where}"
+        message = f"DuckDB could not store it: {reason}"
+        self.file_errors.append(f"{what} was not loaded ({message}); it is kept in rejects")
+        key = (item.file, item.line, item.digest)
+        if key in self.documents:
+            return
+        self.documents.add(key)
+        row = RejectRow(
+            kind=kind,
+            session_id=sid,
+            deal_index=None,
+            deal=None,
+            dealer=None,
+            file=item.file,
+            line=item.line,
+            path="",
+            message=message,
+            errors=[{"path": "", "message": message}],
+            raw=b"",
+            digest=item.digest,
+        )
+        self.con.begin()
+        insert_table(self.con, "rejects", pa.Table.from_pylist([asdict(row)], SCHEMAS["rejects"]))
+        self.con.commit()
 
     def flush(self) -> None:
         """Insert the rows waiting, one statement a table, in the tables' order."""
@@ -196,6 +309,8 @@ class Loader:
                     c.documents_known += 1
                 else:
                     self.documents.add(key)
+                    if self.mark is not None:
+                        self.mark.documents.append(key)
                     keep[id(item)] = item
                     c.documents += 1
             else:
@@ -256,6 +371,8 @@ class Loader:
                 deletes.append(sid)
         keep[id(item)] = item
         pending[sid] = item
+        if self.mark is not None:
+            self.mark.stored.setdefault(sid, stored)
         self.stored[sid] = _Stored(item.digest, item.fingerprint, item.file, item.line)
         c.loaded += item.deals - item.rejected
         c.rejected += item.rejected

@@ -27,6 +27,7 @@ from loo_replay.db.schema import (
     PER_DEAL_TABLES,
     VERSION,
     connect,
+    damage,
     open_db,
     version_of,
     with_hints,
@@ -53,11 +54,17 @@ class Rows:
     rows: Iterator[tuple[Any, ...]]
 
 
-def open_for_reading(path: Path, *, upgrade: bool = True) -> duckdb.DuckDBPyConnection:
+def open_for_reading(
+    path: Path, *, upgrade: bool = True, sandbox: bool = False
+) -> duckdb.DuckDBPyConnection:
     """A read-only connection; with ``upgrade``, an older schema is migrated first (the only
-    write), so that the views the caller needs exist."""
-    con = connect(path, read_only=True)
-    version = version_of(con)
+    write), so that the views the caller needs exist; ``sandbox``: ``schema.duckdb_config``."""
+    con = connect(path, read_only=True, sandbox=sandbox)
+    try:
+        version = version_of(con)
+    except BaseException:
+        con.close()
+        raise
     if version == VERSION or not upgrade:
         return con
     con.close()
@@ -150,12 +157,21 @@ def player_stats(con: duckdb.DuckDBPyConnection) -> Rows:
 
 
 _READ_ONLY = re.compile(r'Cannot execute statement of type "(?P<kind>[^"]+)"')
+_LOCKED = re.compile(r'Cannot change configuration option "(?P<name>[^"]+)"')
 
 
 def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
-    """Run the user's SQL on a read-only connection; rows are fetched as they are read."""
+    """Run the user's SQL on a read-only, sandboxed connection (``open_for_reading``); rows
+    are fetched as they are read."""
     try:
         cursor = con.execute(sql)
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
+    except duckdb.PermissionException as exc:
+        raise QueryError(
+            "`loo-replay query` reads the database and nothing else: no other file, folder, "
+            f"database or address, and no extension ({first_line(str(exc))})"
+        ) from None
     except duckdb.Error as exc:
         text = str(exc)
         refused = _READ_ONLY.search(text)
@@ -164,7 +180,12 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
                 f"`loo-replay query` opens the database read-only, so {refused['kind']} "
                 "statements cannot run; the database is changed only by `loo-replay ingest`"
             ) from None
-        raise QueryError(f"the query failed: {with_hints(text)}") from None
+        locked = _LOCKED.search(text)
+        if locked:
+            raise QueryError(
+                f"`loo-replay query` cannot change DuckDB's settings ({locked['name']})"
+            ) from None
+        raise QueryError(f"the query failed: {damage(text, with_hints)}") from None
     if cursor.description is None:
         return Rows([], iter(()))
     columns = [d[0] for d in cursor.description]
@@ -173,8 +194,10 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
         try:
             while chunk := cursor.fetchmany(2048):
                 yield from chunk
+        except duckdb.InterruptException:
+            raise KeyboardInterrupt from None
         except duckdb.Error as exc:
-            raise QueryError(f"the query failed: {with_hints(str(exc))}") from None
+            raise QueryError(f"the query failed: {damage(str(exc), with_hints)}") from None
 
     return Rows(columns, fetch())
 
@@ -228,7 +251,7 @@ def _export_table(con: duckdb.DuckDBPyConnection, name: str, path: Path, partiti
         else:
             relation.write_parquet(str(path))
     except duckdb.Error as exc:
-        raise DatabaseError(f"cannot export {name}: {first_line(str(exc))}") from None
+        raise DatabaseError(f"cannot export {name}: {damage(str(exc))}") from None
     return int(rows)
 
 

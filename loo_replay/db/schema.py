@@ -8,8 +8,11 @@ documents every table, column and view created here.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Sequence
+import stat
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -424,8 +427,30 @@ VERSION = MIGRATIONS[-1].version
 
 
 # DuckDB keeps up to 80% of RAM in its buffer pool by default; a bound keeps an ingest of
-# any size in constant memory (pages past it are written out and evicted).
-DUCKDB_CONFIG: dict[str, str | bool | int | float | list[str]] = {"memory_limit": "128MB"}
+# any size in constant memory (pages past it are written out and evicted), and a session
+# too big for it fails alone (``db.ingest``).  With it, an ingest stays under 500 MB in all
+# (docs/limits.md#databases); the variable sets another bound, for a smaller machine.
+MEMORY_LIMIT = "128MB"
+MEMORY_ENV = "LOO_REPLAY_DB_MEMORY"
+_SIZE = re.compile(r"\d+(\.\d+)?\s*([KMGT]i?)?B", re.IGNORECASE)
+
+
+def duckdb_config(*, sandbox: bool = False) -> dict[str, str | bool | int | float | list[str]]:
+    """The settings of every connection: bounded memory, and no extension ever installed or
+    loaded behind the user's back (opening an SQLite file would fetch one).  ``sandbox``
+    (``query``) also shuts out the file system and the network, and locks the settings so
+    that the SQL cannot lift either."""
+    memory = os.environ.get(MEMORY_ENV, MEMORY_LIMIT).strip()
+    if not _SIZE.fullmatch(memory):
+        raise DatabaseError(f"{MEMORY_ENV}={memory!r} is not a size such as 128MB or 1GB")
+    config: dict[str, str | bool | int | float | list[str]] = {
+        "memory_limit": memory,
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+    }
+    if sandbox:
+        config |= {"enable_external_access": False, "lock_configuration": True}
+    return config
 
 
 _LOCK = re.compile(r"Conflicting lock is held in (?P<prog>.+?) \(PID (?P<pid>\d+)\)")
@@ -440,16 +465,62 @@ _LOCK = re.compile(r"Conflicting lock is held in (?P<prog>.+?) \(PID (?P<pid>\d+
 ROW_GROUP_ROWS = 16_384
 
 
-def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def check_file(path: Path) -> bool:
+    """Whether a database file is at ``path``; raises ``DatabaseError`` for anything there
+    that is not a DuckDB file (a folder, a pipe, an SQLite database, an empty or
+    truncated file), read without DuckDB, which would try an extension for some."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise DatabaseError(f"cannot open {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise DatabaseError(f"cannot open {path}: it is a folder, not a DuckDB database file")
+    if not stat.S_ISREG(info.st_mode):
+        raise DatabaseError(
+            f"cannot open {path}: it is not a regular file, so not a DuckDB database"
+        )
+    if info.st_size == 0:
+        raise DatabaseError(
+            f"cannot open {path}: it is an empty file, not a DuckDB database; remove it, or "
+            "give --db a new file name, to start a database"
+        )
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(_HEADER_BYTES)
+    except OSError as exc:
+        raise DatabaseError(f"cannot open {path}: {exc.strerror or exc}") from None
+    if head.startswith(b"SQLite format 3\0"):
+        raise DatabaseError(f"cannot open {path}: it is an SQLite database, not a DuckDB one")
+    if head[8:12] != b"DUCK":
+        raise DatabaseError(f"cannot open {path}: it is not a valid DuckDB database file")
+    if len(head) < _HEADER_BYTES:
+        raise DatabaseError(
+            f"cannot open {path}: it is a truncated DuckDB file (its headers are cut short)"
+        )
+    return True
+
+
+# DuckDB's file starts with three 4 kB headers; its magic bytes ``DUCK`` are at offset 8.
+_HEADER_BYTES = 3 * 4096
+
+
+def connect(
+    path: Path, *, read_only: bool = False, sandbox: bool = False
+) -> duckdb.DuckDBPyConnection:
     """A connection, with DuckDB's lock and open failures turned into ``DatabaseError``;
     read-write, the database is attached as ``loo`` with rows in groups of
-    ``ROW_GROUP_ROWS``."""
-    if read_only and not path.exists():
+    ``ROW_GROUP_ROWS``.  ``sandbox``: no file but the database, no network, no setting
+    changed (``duckdb_config``)."""
+    exists = check_file(path)
+    if read_only and not exists:
         raise DatabaseError(f"no database at {path}; load one with `loo-replay ingest --db {path}`")
+    config = duckdb_config(sandbox=sandbox)
     try:
         if read_only:
-            return duckdb.connect(str(path), read_only=True, config=DUCKDB_CONFIG)
-        con = duckdb.connect(config=DUCKDB_CONFIG)
+            return duckdb.connect(str(path), read_only=True, config=config)
+        con = duckdb.connect(config=config)
         try:
             literal = str(path).replace("'", "''")
             con.execute(f"ATTACH '{literal}' AS loo (ROW_GROUP_SIZE {ROW_GROUP_ROWS})")
@@ -466,9 +537,34 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
             raise DatabaseBusy(
                 f"{path} is in use by another process{who}; wait for it to finish and try again"
             ) from None
-        raise DatabaseError(f"cannot open {path}: {first_line(text)}") from None
+        raise DatabaseError(f"cannot open {path}: {damage(text)}") from None
     except duckdb.Error as exc:
-        raise DatabaseError(f"cannot open {path}: {first_line(str(exc))}") from None
+        raise DatabaseError(f"cannot open {path}: {damage(str(exc))}") from None
+
+
+def damage(text: str, said: Callable[[str], str] = first_line) -> str:
+    """DuckDB's message as ``said`` tells it (its first line), and what it means when the
+    file is damaged."""
+    line = said(text)
+    if any(sign in line for sign in _DAMAGE):
+        return f"{line} (the file is truncated or damaged)"
+    return line
+
+
+_DAMAGE = ("Could not read enough bytes", "Corrupt database file", "not a valid DuckDB")
+
+
+@contextmanager
+def reading(path: Path) -> Iterator[None]:
+    """DuckDB's failures while the database at ``path`` is read (a truncated or damaged
+    file shows only when the damaged part is read) as ``DatabaseError``; Ctrl-C as
+    ``KeyboardInterrupt``."""
+    try:
+        yield
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
+    except duckdb.Error as exc:
+        raise DatabaseError(f"cannot read {path}: {damage(str(exc))}") from None
 
 
 def with_hints(text: str) -> str:
@@ -479,15 +575,67 @@ def with_hints(text: str) -> str:
 
 
 def version_of(con: duckdb.DuckDBPyConnection) -> int:
-    """The schema version of the database: 0 for a new (empty) one."""
-    ((tables,),) = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version' "
-        "AND table_schema = 'main' AND table_catalog = current_database()"
-    ).fetchall()
-    if not tables:
+    """The schema version of the database: 0 for a new (empty) one.  A database that
+    loo-replay did not make is refused (``DatabaseError``), whatever its tables are called."""
+    foreign = _foreign(con)
+    if foreign is not None:
+        ((path,),) = con.execute(
+            "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        ).fetchall()
+        raise DatabaseError(
+            f"{path or 'the database'} is a DuckDB database that loo-replay did not make "
+            f"({foreign}); give --db a new file, or one loo-replay made"
+        )
+    if not _columns(con, "schema_version"):
         return 0
     ((version,),) = con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchall()
     return int(version)
+
+
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
+    """The columns of ``table`` in the database's ``main`` schema, and their types."""
+    rows = con.execute(
+        "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = "
+        "current_database() AND schema_name = 'main' AND table_name = ? ORDER BY column_index",
+        [table],
+    ).fetchall()
+    return dict(rows)
+
+
+# The tables migration 1 made and their columns: every loo-replay database has them.  A table
+# named ``schema_version`` alone is no proof: other programs keep one too.
+_V1_COLUMNS = {
+    found[1]: frozenset(re.findall(r"^\s+(\w+) ", found[2], re.MULTILINE))
+    for found in (re.search(r"CREATE TABLE (\w+) \((.*)\)", sql, re.DOTALL) for sql in _V1_TABLES)
+    if found is not None
+}
+
+
+def _foreign(con: duckdb.DuckDBPyConnection) -> str | None:
+    """Why the database is not one loo-replay made, or None: it has no tables at all (a new
+    one), or its migration records and the tables of migration 1 are loo-replay's."""
+    names = [
+        name
+        for (name,) in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+            "UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT internal "
+            "AND database_name = current_database() ORDER BY 1"
+        ).fetchall()
+    ]
+    if not names:
+        return None
+    if _columns(con, "schema_version") != {"version": "INTEGER", "description": "VARCHAR"}:
+        shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+        return f"its tables: {shown}"
+    ((low, high, rows),) = con.execute(
+        "SELECT min(version), max(version), count(*) FROM schema_version"
+    ).fetchall()
+    if low != 1 or high != rows:
+        return "its schema_version table is not a record of loo-replay's migrations"
+    for table, columns in _V1_COLUMNS.items():
+        if table != "schema_version" and not columns <= _columns(con, table).keys():
+            return f"its table {table} is not loo-replay's"
+    return None
 
 
 def migrate(
@@ -501,10 +649,7 @@ def migrate(
     before = version_of(con)
     newest = migrations[-1].version if migrations else 0
     if before > newest:
-        raise DatabaseError(
-            f"the database is at schema version {before}, newer than this loo-replay "
-            f"understands ({newest}); upgrade loo-replay"
-        )
+        raise DatabaseError(_newer("the database", before, newest))
     for migration in migrations:
         if migration.version <= before:
             continue
@@ -523,14 +668,32 @@ def migrate(
     return before, version_of(con)
 
 
+def _newer(name: object, version: int, newest: int = VERSION) -> str:
+    return (
+        f"{name} is at schema version {version}, newer than this loo-replay understands "
+        f"({newest}); upgrade loo-replay"
+    )
+
+
 def open_db(path: Path) -> duckdb.DuckDBPyConnection:
-    """A read-write connection to a database at the current schema version."""
+    """A read-write connection to a database at the current schema version.  An existing
+    file is looked at read-only first: one that loo-replay did not make, or of a newer
+    schema, is refused with its bytes untouched."""
+    if check_file(path):
+        con = connect(path, read_only=True)
+        try:
+            with reading(path):
+                version = version_of(con)
+        finally:
+            con.close()
+        if version > VERSION:
+            raise DatabaseError(_newer(path, version))
     con = connect(path)
     try:
         migrate(con)
     except duckdb.Error as exc:
         con.close()
-        raise DatabaseError(f"cannot set up the tables in {path}: {first_line(str(exc))}") from None
+        raise DatabaseError(f"cannot set up the tables in {path}: {damage(str(exc))}") from None
     except BaseException:
         con.close()
         raise

@@ -53,24 +53,33 @@ JobsOpt = Annotated[
 
 
 def _write(
-    db: Path, out: Path, replays: bool, jobs: int, status: StatusLine
+    db: Path, out: Path, replays: bool, jobs: int, status: StatusLine, limits: Limits
 ) -> tuple[int, int, int, int]:
-    """The reports of the database at ``db`` in ``out``: (sessions, replay pages, written,
-    sessions whose replay pages could not all be written, each said on stderr)."""
+    """The reports of the database at ``db`` in ``out``, the logs read again for the replay
+    pages within ``limits``: (sessions, replay pages, written, sessions whose replay pages
+    could not all be written, each said on stderr)."""
     from loo_replay.db.errors import DatabaseError
     from loo_replay.db.queries import open_for_reading
+    from loo_replay.db.schema import reading
     from loo_replay.files import OutputRefused
     from loo_replay.reports.build import write_reports
     from loo_replay.reports.names import OutsideOutput
 
     try:
-        con = open_for_reading(db)
-        try:
-            result = write_reports(
-                con, out, source=str(db), replays=replays, jobs=jobs, progress=status
-            )
-        finally:
-            con.close()
+        with reading(db):  # a damaged file shows only when its damaged part is read
+            con = open_for_reading(db)
+            try:
+                result = write_reports(
+                    con,
+                    out,
+                    source=str(db),
+                    replays=replays,
+                    jobs=jobs,
+                    progress=status,
+                    limits=limits,
+                )
+            finally:
+                con.close()
     except (DatabaseError, OutputRefused) as exc:
         fail(safe(str(exc), 600))
     except (OSError, OutsideOutput) as exc:
@@ -88,11 +97,13 @@ def _write(
     return result.sessions, result.replays, result.replays_written, len(result.notes)
 
 
+@reads_logs
 def report(
     db: DbOpt = DEFAULT_DB,
     out: OutOpt = DEFAULT_OUT,
     replays: ReplaysOpt = True,
     jobs: JobsOpt = 1,
+    limits: Limits = LIMITS,
 ) -> None:
     """Write the HTML reports from the database.
 
@@ -100,7 +111,7 @@ def report(
     page per deal; they work offline.  The logs are read again for the replay pages, from
     wherever this runs.
     """
-    sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine())
+    sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine(), limits)
     typer.echo(_where(out, sessions, pages, written, replays))
     if missing:
         fail(f"replay pages of {missing} session(s) could not be written (see above)")
@@ -167,7 +178,7 @@ def audit(
         fair = refresh_fairness(db)
     except DatabaseError as exc:
         fail(str(exc))
-    sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine())
+    sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine(), limits)
     s = result.summary
     typer.echo(summary_line(s))
     if result.conflicts:
@@ -186,4 +197,4 @@ def audit(
             err=True,
         )
         raise typer.Exit(2)
-    raise typer.Exit(max(s.exit_code, 1 if result.conflicts or fair.flagged else 0))
+    raise typer.Exit(max(s.exit_code, result.exit_code, 1 if fair.flagged else 0))
