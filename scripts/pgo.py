@@ -104,10 +104,11 @@ def save(pairs: list[tuple[Path, Path]], objects: Path) -> None:
         profile = (objects / source).with_suffix(".gcda")
         if not profile.is_file():
             raise RuntimeError(f"the training run never ran {module}")
-        kept = PROFILES / module.with_suffix(".gcda")
+        inside = Path(*module.parts[1:])  # engine/solver, as setup.py looks for it
+        kept = PROFILES / inside.with_suffix(".gcda")
         kept.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(profile, kept)
-        trained[".".join(module.parts)] = hashlib.sha256((ROOT / source).read_bytes()).hexdigest()
+        trained[".".join(inside.parts)] = hashlib.sha256((ROOT / source).read_bytes()).hexdigest()
     TRAINED_ON.write_text(json.dumps(trained, indent=1, sort_keys=True) + "\n")
 
 
