@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 class Limits:
     """What one document may hold, after decompression."""
 
-    document_bytes: int = 32 << 20  # a .json file or one line of a .jsonl
+    document_bytes: int = 16 << 20  # a .json file or one line of a .jsonl: 3,000 deals or more
     gzip_ratio: int = 200  # decompressed over compressed bytes, once past RATIO_FLOOR
     depth: int = 100  # objects and arrays inside one another
     string_length: int = 1 << 20  # characters of one string, keys included

@@ -127,7 +127,11 @@ def read_lines(
                 length += len(raw)
                 read += len(raw)
                 left -= len(raw) if left > 0 else 0
-                if not raw or _bomb(packed, read, limits):
+                bomb = _bomb(packed, read, limits)
+                if bomb is not None:  # the file is read no further: that is the one reason
+                    yield Document(name, number, b"", error=bomb)
+                    return
+                if not raw:
                     break
             length -= raw.endswith(b"\n")
             what = f"a line of {length:,} bytes"

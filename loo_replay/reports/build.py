@@ -24,6 +24,7 @@ from loo_replay.db.schema import connect
 from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.fairness.table import stored
 from loo_replay.files import claim
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.parallel import ordered_map
 from loo_replay.reports import assets, figures, pages, queries
 from loo_replay.reports.fairness_page import FAIRNESS, fairness_page, index_notice
@@ -97,9 +98,11 @@ def write_reports(
     replays: bool = True,
     jobs: int = 1,
     progress: Progress | None = None,
+    limits: Limits = LIMITS,
 ) -> ReportResult:
     """Write the index, a report per session, the all-sessions report and (with ``replays``)
-    every deal's replay page into ``out``, from the database ``con`` (named ``source``);
+    every deal's replay page into ``out``, from the database ``con`` (named ``source``),
+    the logs read again within ``limits``;
     ``files.OutputRefused`` before anything is written when ``out`` holds other files."""
     claimed = claim(out, REPORT_NAMES, "the reports")
     write_assets(out)
@@ -145,6 +148,7 @@ def write_reports(
             processes=jobs,
             done=done,
             stored=lambda session_id: stored_analyses(con, session_id),
+            limits=limits,
         )
     links = {r["session_id"]: session_page_name(r["session_id"]) for r in rows}
     for r in rows:  # in the index's order

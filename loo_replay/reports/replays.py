@@ -27,6 +27,7 @@ from loo_replay.db.frames import rules_fingerprint
 from loo_replay.db.paths import log_path
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.engine.vocab import Status
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.reader import Document, ReadError, read_documents
 from loo_replay.parallel import ordered_map
 from loo_replay.reports.names import inside, safe_filename, session_page_name, write_file
@@ -133,9 +134,13 @@ def _replayable(
 
 
 def render_session(
-    out: Path, job: ReplayJob, raw: bytes, stored: dict[int, DealAnalysis] | None = None
+    out: Path,
+    job: ReplayJob,
+    raw: bytes,
+    stored: dict[int, DealAnalysis] | None = None,
+    limits: Limits = LIMITS,
 ) -> ReplayOutcome:
-    """Audit the document ``raw`` as loaded and write a page per deal that can be replayed,
+    """Audit the document ``raw`` as loaded (within ``limits``) and write a page per deal that can be replayed,
     each linked to its session's report and to the previous and next deal with a page;
     ``stored`` holds the deals' analyses as loaded, by deal index."""
     from loo_replay.replayer.html import Links, render_page
@@ -152,7 +157,7 @@ def render_session(
     except (OptionError, ValueError) as exc:
         outcome.note = f"the session's rules cannot be read back ({exc}); no replay pages"
         return outcome
-    report = audit_document(Document(job.file, job.line, raw), choice)
+    report = audit_document(Document(job.file, job.line, raw), choice, limits=limits)
     if not isinstance(report, SessionReport) or report.id != job.session_id:
         outcome.note = f"{job.file} no longer holds this session; no replay pages"
         return outcome
@@ -183,19 +188,20 @@ def render_session(
 
 
 def _render(
-    task: tuple[str, ReplayJob, bytes, dict[int, DealAnalysis]] | ReplayOutcome,
+    task: tuple[str, ReplayJob, bytes, dict[int, DealAnalysis], Limits] | ReplayOutcome,
 ) -> ReplayOutcome:
     """A session's pages from its document, or the outcome already known (its log is gone)."""
     if isinstance(task, ReplayOutcome):
         return task
-    out, job, raw, stored = task
-    return render_session(Path(out), job, raw, stored)
+    out, job, raw, stored, limits = task
+    return render_session(Path(out), job, raw, stored, limits)
 
 
 def _documents(
-    jobs: list[ReplayJob], db: Path
+    jobs: list[ReplayJob], db: Path, limits: Limits
 ) -> Iterator[tuple[ReplayJob, bytes] | ReplayOutcome]:
-    """Each job's document bytes, each file read once; an outcome instead when it cannot be."""
+    """Each job's document bytes, each file read once within ``limits``; an outcome instead
+    when it cannot be."""
     by_file: dict[str, list[ReplayJob]] = {}
     for job in jobs:
         by_file.setdefault(job.file, []).append(job)
@@ -203,11 +209,15 @@ def _documents(
         lines = {job.line: job for job in wanted}
         found: set[int | None] = set()
         try:
-            for doc in read_documents(log_path(file, db), parse=False, name=file):
+            for doc in read_documents(log_path(file, db), parse=False, name=file, limits=limits):
                 job_at = lines.get(doc.line)
                 if job_at is not None and job_at.line not in found:
                     found.add(job_at.line)
-                    yield job_at, doc.raw
+                    if doc.error is not None:  # past a limit now (docs/limits.md)
+                        note = f"its log cannot be read again ({doc.error}); no replay pages"
+                        yield ReplayOutcome(job_at.session_id, note=note)
+                    else:
+                        yield job_at, doc.raw
                     if len(found) == len(lines):
                         break
         except (ReadError, OSError) as exc:
@@ -236,6 +246,7 @@ def write_replays(
     processes: int = 1,
     done: Callable[[ReplayOutcome], None] | None = None,
     stored: Callable[[str], dict[int, DealAnalysis]] | None = None,
+    limits: Limits = LIMITS,
 ) -> dict[str, ReplayOutcome]:
     """Replay pages for every deal of ``jobs`` (loaded into the database at ``db``) under
     ``out/replays``; per session id, which deal has which page, and a note where pages
@@ -250,9 +261,14 @@ def write_replays(
         else:
             todo.append(job)
 
-    documents = _documents(todo, db)
+    documents = _documents(todo, db, limits)
     tasks = (
-        (str(out), *item, stored(item[0].session_id) if stored and item[0].analysed else {})
+        (
+            str(out),
+            *item,
+            stored(item[0].session_id) if stored and item[0].analysed else {},
+            limits,
+        )
         if isinstance(item, tuple)
         else item
         for item in documents
