@@ -6,34 +6,18 @@ resume; then the log the recorder wrote, audited by the real ``validate`` and ``
 from __future__ import annotations
 
 import json
-import os
 import signal
-import sys
 from pathlib import Path
 
 import pexpect
 import pytest
 from db_helpers import ROOT, run
+from record_helpers import spawn
 
 from loo_replay.recorder.journal import journal_path, live, read_journal
 from loo_replay.rulesets import builtin
 
 REVOKE_AMOUNT = builtin("three-card").options.penalties_revoke_amount
-
-
-def _spawn(*args: str, cwd: Path) -> pexpect.spawn:
-    env = dict(os.environ, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm", NO_COLOR="1")
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "loo_replay", "record", *args],
-        cwd=str(cwd),
-        env=env,
-        encoding="utf-8",
-        timeout=30,
-        dimensions=(40, 110),
-    )
-    child.logfile_read = (cwd / "terminal.log").open("a", encoding="utf-8")
-    return child
 
 
 def _type(child: pexpect.spawn, prompt: str, text: str) -> None:
@@ -51,7 +35,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The session typed in, killed once and resumed: the log file it leaves."""
     folder = tmp_path_factory.mktemp("table")
     log = folder / "club-night.json"
-    child = _spawn("club-night.json", "--players", "ann,bob,cat,dan", "--chips", "30", cwd=folder)
+    child = spawn("club-night.json", "--players", "ann,bob,cat,dan", "--chips", "30", cwd=folder)
     # Deal 1: ann deals, 9♦ turned (typed with a space), bob and dan play.
     _type(child, "deal 1 · dealer [ann]", "")
     _type(child, "deal 1 · turn-up", "9 d")
@@ -93,7 +77,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "kind": "event",
         "event": {"type": "play", "player": "cat", "card": "JC"},
     }
-    child = _spawn("--resume", "club-night.json", cwd=folder)
+    child = spawn("--resume", "club-night.json", cwd=folder)
     child.expect_exact("Resuming from the journal")
     _type(child, "trick 2 · dan plays", "3c")
     for who, card in (("ann", "4c"), ("bob", "5c")):
@@ -166,7 +150,7 @@ def test_record_resumes_from_the_log_alone_when_the_journal_is_gone(
     journal and proposes what comes next."""
     log = tmp_path / recorded.name
     log.write_bytes(recorded.read_bytes())
-    child = _spawn("--resume", log.name, cwd=tmp_path)
+    child = spawn("--resume", log.name, cwd=tmp_path)
     child.expect_exact("alone (no journal)")
     child.expect_exact("3 deal(s) recorded so far")
     _type(child, "deal 4 · dealer [dan]", "q")

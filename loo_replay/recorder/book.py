@@ -61,6 +61,21 @@ def document(entries: list[Entry]) -> dict[str, Any]:
     return doc
 
 
+def written(entries: list[Entry]) -> dict[str, Any]:
+    """The hand log as the recorder writes it to disk: ``document`` without a last deal in
+    which nothing has happened yet (a dealer named, a card turned up or a hand shown, but
+    no declaration, card, misdeal or end), which the audit would read as a deal abandoned
+    before play, a misdeal.  The journal keeps its entries, so a resume asks its next
+    question."""
+    doc = document(entries)
+    begun = max((i for i, e in enumerate(entries) if e["kind"] == "deal"), default=None)
+    if begun is not None and not any(
+        e["kind"] in ("event", "misdeal", "end") for e in entries[begun + 1 :]
+    ):
+        doc["deals"].pop()
+    return doc
+
+
 def entries_of(doc: Mapping[str, Any]) -> list[Entry]:
     """The entries that give ``doc`` back: a resume from the log when the journal is gone."""
     entries = [session_entry(doc["session"], doc.get("meta"))]

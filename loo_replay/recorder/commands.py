@@ -13,17 +13,20 @@ import typer
 from loo_replay.cli_options import SetOpt, rule_choice
 from loo_replay.cli_output import fail, wants_colour
 from loo_replay.logs.parse import Bad, parse_document
+from loo_replay.output.text import safe
 from loo_replay.recorder.book import entries_of, session_entry
+from loo_replay.recorder.entry import typed
 from loo_replay.recorder.journal import (
     Entry,
     Journal,
     JournalError,
     journal_path,
-    live,
     read_journal,
+    said,
     write_atomic,
 )
 from loo_replay.recorder.judge import RecorderError
+from loo_replay.recorder.resume import checked_entries
 from loo_replay.rulesets import DEFAULT, builtin_names
 
 
@@ -65,11 +68,11 @@ def record(
         if resume:
             entries, opened = _resumed(file, journal)
         else:
-            if file.exists() or journal.exists():
+            if file.exists() or not _unused(journal):
                 fail(f"{file} already exists: carry on with loo-replay record --resume {file}")
             session = _session(file, players, ruleset, settings, chips, session_id, venue)
-            entries, opened = [session_entry(session)], Journal(journal, new=True)
-            opened.append(entries[0])
+            entries = [session_entry(session)]
+            opened = _new_journal(journal, entries)
         from loo_replay.recorder.prompts import Recorder, encoded  # prompt_toolkit, when recording
 
         recorder = Recorder(file, opened, entries, colour=wants_colour(False))
@@ -77,36 +80,76 @@ def record(
             first = recorder.standing.errors[0]
             raise RecorderError(f"{file}: its last deal is not a game to carry on: {first.message}")
         write_atomic(file, encoded(recorder.entries))  # the log catches up with the journal
-    except (OSError, JournalError, RecorderError) as exc:
-        fail(str(exc))
+    except OSError as exc:
+        fail(safe(said(exc, file), 400))
+    except (JournalError, RecorderError) as exc:
+        fail(safe(str(exc), 400))
     try:
-        recorder.run()
+        interrupted = recorder.run(resumed=resume)
     finally:
         opened.close()
+    if recorder.behind is not None:
+        fail(
+            safe(
+                f"{file} is behind its journal ({recorder.behind}): loo-replay record "
+                f"--resume {file} writes it again once there is room",
+                400,
+            )
+        )
+    if interrupted:
+        raise typer.Exit(130)
+
+
+def _unused(journal: Path) -> bool:
+    """No journal, or one without a whole line: a crash, or a full disk, before its first
+    entry was written.  Such a journal is replaced."""
+    try:
+        return not read_journal(journal)[0]
+    except FileNotFoundError:
+        return True
+    except JournalError:
+        return False
+
+
+def _new_journal(journal: Path, entries: list[Entry]) -> Journal:
+    """A new journal of ``entries``, in place of none or of an unused one; if the disk
+    refuses them, none is left behind."""
+    if journal.exists():
+        journal.unlink()  # unused: nothing in it (``_unused``)
+    opened = Journal(journal, new=True)
+    try:
+        for entry in entries:
+            opened.append(entry)
+    except BaseException:
+        opened.close()
+        journal.unlink()
+        raise
+    return opened
 
 
 def _resumed(file: Path, journal: Path) -> tuple[list[Entry], Journal]:
-    """The entries to carry on from: the journal's, or the log's when the journal is gone."""
-    if journal.exists():
-        entries, _ = read_journal(journal)
-        entries = live(entries)
-        if not entries or entries[0]["kind"] != "session":
-            raise JournalError(f"{journal}: does not begin with a session")
-        typer.echo(f"Resuming from the journal {journal}")
+    """The entries to carry on from: the journal's, every one checked
+    (``checked_entries``), or the log's when there is no journal or an unused one."""
+    entries = [] if _unused(journal) else checked_entries(journal, file)
+    if entries:
+        typer.echo(f"Resuming from the journal {safe(str(journal))}")
         return entries, Journal(journal, new=False)
     if not file.exists():
-        raise RecorderError(f"{file}: no such file to resume, and no journal beside it")
+        raise RecorderError(
+            f"{file}: nothing to resume (no log, and no entry in a journal beside it); "
+            f"start the session with loo-replay record {file} --players IDS"
+        )
     try:
         doc = json.loads(file.read_text("utf-8"))
         parse_document(doc)
         entries = entries_of(doc)
     except (ValueError, KeyError, TypeError, Bad) as exc:
         raise RecorderError(f"{file}: cannot resume from it: {exc}") from None
-    typer.echo(f"Resuming from {file} alone (no journal): a new journal {journal}")
-    opened = Journal(journal, new=True)
-    for entry in entries:
-        opened.append(entry)
-    return entries, opened
+    none = "an empty journal" if journal.exists() else "no journal"
+    typer.echo(
+        f"Resuming from {safe(str(file))} alone ({none}): a new journal {safe(str(journal))}"
+    )
+    return entries, _new_journal(journal, entries)
 
 
 def _session(
@@ -126,7 +169,7 @@ def _session(
         from prompt_toolkit import prompt  # loaded only to ask (every command starts faster)
 
         try:
-            players = prompt("Players in clockwise seating order (e.g. ann bob cat dan): ")
+            players = typed(prompt("Players in clockwise seating order (e.g. ann bob cat dan): "))
         except (EOFError, KeyboardInterrupt):
             fail("no players given (--players ann,bob,cat)")
     ids = [p for p in re.split(r"[\s,]+", players) if p]

@@ -7,6 +7,8 @@ turns quick typing into those cards, and says plainly what it could not read.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterator, Sequence
 
 from loo_replay.engine.cards import RANKS, SUITS, cards_of
@@ -21,6 +23,28 @@ CARD_HINT = "type rank then suit: 10h, QS, q♠, t h"
 
 class EntryError(ValueError):
     """Something typed that names no card, player or declaration; the message says why."""
+
+
+# A terminal's escape sequences, as a paste may carry them.
+_ESCAPE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]?"  # CSI: colours, cursor moves, bracketed paste (ESC [200~)
+    r"|\x1b[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (titles, links), DCS: to their end
+    r"|\x1bO[ -~]?"  # SS3: a function key
+    r"|\x1b[ -/]*[0-~]?"  # ESC and its final byte, or a lone ESC
+    r"|\x9b[0-?]*[ -/]*[@-~]?"  # the one-byte CSI
+)
+
+
+def typed(text: str) -> str:
+    """What was typed, without the escape sequences and control or format characters a
+    paste may carry (colours, bracketed-paste markers, bidi overrides): none of them is
+    part of a card, a name or a word, and none is ever stored or echoed."""
+    text = _ESCAPE.sub("", text)
+    return "".join(
+        " " if ch.isspace() else ch
+        for ch in text
+        if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co", "Cn")
+    )
 
 
 def _folded(text: str) -> str:

@@ -11,6 +11,7 @@ the journal; ``live`` folds the undos away.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -55,6 +56,12 @@ def read_journal(path: Path) -> tuple[list[Entry], int]:
     return entries, good
 
 
+def said(exc: OSError, about: Path) -> str:
+    """An operating system's error in words, with the file it concerns (the one it names,
+    else ``about``): ``game.json.journal: No space left on device``."""
+    return f"{exc.filename or about}: {exc.strerror or exc}"
+
+
 def live(entries: Iterable[Entry]) -> list[Entry]:
     """The entries that stand once every ``undo`` has taken back the entry before it."""
     out: list[Entry] = []
@@ -76,14 +83,27 @@ class Journal:
             path.open("xb").close()  # never overwrite a journal: it may hold a game
             fsync_folder(path.parent)
         _, good = read_journal(path)
-        self._file = path.open("r+b")
+        # Unbuffered: a write the disk refuses must not stay in a buffer to be written later.
+        self._file = path.open("r+b", buffering=0)
         self._file.truncate(good)  # drop a torn last line before appending
         self._file.seek(good)
 
     def append(self, entry: Entry) -> None:
-        self._file.write(orjson.dumps(entry) + b"\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        """Write ``entry`` and fsync it; if that fails (a full disk, Ctrl-C), the journal is
+        cut back to its whole lines before the error goes on: the entry was not kept."""
+        data = memoryview(orjson.dumps(entry) + b"\n")
+        start = self._file.tell()
+        try:
+            while data:
+                data = data[self._file.write(data) :]
+            os.fsync(self._file.fileno())
+        except BaseException as exc:
+            with contextlib.suppress(OSError):
+                self._file.truncate(start)
+                self._file.seek(start)
+            if isinstance(exc, OSError) and exc.filename is None:
+                exc.filename = str(self.path)  # say which file the disk refused
+            raise
 
     def close(self) -> None:
         self._file.close()

@@ -59,6 +59,19 @@ class Ask:
     cards: int = FULL_DECK
 
 
+@dataclass(frozen=True)
+class Closed:
+    """The deals before the open one as the log has them, and the session audit carried
+    through them (never changed once made: a later judgement that audits more deals works
+    on a copy).  Judging the next entry then audits only what follows them, so that every
+    entry of a long evening, or of a long journal resumed, costs the same."""
+
+    session: Any
+    raw: list[Any]
+    chain: SessionAudit
+    audits: tuple[DealAudit, ...]
+
+
 @dataclass
 class Standing:
     """The session as typed so far, judged."""
@@ -70,6 +83,7 @@ class Standing:
     errors: list[LogError] = field(default_factory=list)  # why the last entry is impossible
     replay: Replay | None = None  # the open deal, replayed up to the last entry
     hints: dict[int, str] = field(default_factory=dict)  # play event index: "revoke if …"
+    closed: Closed | None = None  # the deals before the open one, for the next judgement
 
 
 class RecorderError(ValueError):
@@ -86,8 +100,9 @@ def _ended(entries: list[Entry]) -> bool:
     return False
 
 
-def judge(entries: list[Entry]) -> Standing:
-    """Judge ``entries`` (the live ones, the session first)."""
+def judge(entries: list[Entry], earlier: Standing | None = None) -> Standing:
+    """Judge ``entries`` (the live ones, the session first); ``earlier``, the judgement of
+    entries they extend or take back, spares auditing the deals closed in both again."""
     doc = document(entries)
     parsed = parse_document(doc)
     if parsed.header is None:
@@ -95,9 +110,9 @@ def judge(entries: list[Entry]) -> Standing:
         raise RecorderError(f"{error.path}: {error.message}" if error else "no session")
     header = parsed.header
     _, options = resolve(RuleChoice(), header.ruleset, header.rules)
-    chain = SessionAudit(header.players, options, header.chips)
     raw = doc["deals"]
-    audits = [chain.audit(parse_deal(d, f"/deals/{i}", header)) for i, d in enumerate(raw[:-1])]
+    closed = _closed(doc["session"], raw[:-1], header, options, earlier)
+    chain, audits = closed.chain, list(closed.audits)
     if not raw:
         return Standing(header, options, audits, Ask(Stage.DEALER, 1, header.players[0]))
     deal = parse_deal(raw[-1], f"/deals/{len(raw) - 1}", header)
@@ -109,14 +124,42 @@ def judge(entries: list[Entry]) -> Standing:
     ended = _ended(entries)
     standing = None if ended else _open_deal(header, options, audits, rec, context, known)
     if standing is None:  # the deal is over: settle it with everything before it
-        closed = chain.audit(deal)
-        if closed.errors and ended:
-            return Standing(header, options, audits, Ask(Stage.PLAY, 0), closed.errors)
-        audits.append(closed)
+        chain = copy.deepcopy(chain)
+        settled = chain.audit(deal)
+        if settled.errors and ended:
+            return Standing(header, options, audits, Ask(Stage.PLAY, 0), settled.errors)
+        audits.append(settled)
         ask = Ask(Stage.DEALER, rec.number + 1, _dealer_due(chain, rec))
         standing = Standing(header, options, audits, ask)
     standing.hints = hints(rec, options, context, known)
+    standing.closed = closed
     return standing
+
+
+def _closed(
+    session: Any,
+    raw: list[Any],
+    header: SessionHeader,
+    options: Options,
+    earlier: Standing | None,
+) -> Closed:
+    """The deals ``raw`` audited in turn, from where ``earlier`` left off when it judged
+    the same session and the same first deals."""
+    known = earlier.closed if earlier is not None else None
+    if (
+        known is None
+        or known.session != session
+        or len(known.raw) > len(raw)
+        or raw[: len(known.raw)] != known.raw
+    ):
+        known = Closed(session, [], SessionAudit(header.players, options, header.chips), ())
+    if len(known.raw) == len(raw):
+        return known
+    chain = copy.deepcopy(known.chain)
+    audits = [*known.audits]
+    for i in range(len(known.raw), len(raw)):
+        audits.append(chain.audit(parse_deal(raw[i], f"/deals/{i}", header)))
+    return Closed(session, raw, chain, tuple(audits))
 
 
 def _open_deal(

@@ -2,7 +2,8 @@
 completion of cards and players, and what the engine says of each entry printed under it.
 
 Every accepted entry is in the journal (fsynced) and the log rewritten before the next
-prompt; a refused one is never written.
+prompt; a refused one is never written, nor one the disk refuses (the journal is cut back
+to its whole lines, and the scorer types it again once there is room).
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ import orjson
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 
-from loo_replay.engine.cards import display
+from loo_replay.engine.cards import display, parse_card
 from loo_replay.engine.model import Trick, Violation
 from loo_replay.engine.session import DealAudit
 from loo_replay.output.text import deal_lines, make_style, safe
-from loo_replay.recorder.book import document
-from loo_replay.recorder.entry import EntryError, matching_cards
-from loo_replay.recorder.journal import Entry, Journal, live, write_atomic
+from loo_replay.recorder.book import document, written
+from loo_replay.recorder.entry import EntryError, matching_cards, typed
+from loo_replay.recorder.journal import Entry, Journal, live, said, write_atomic
 from loo_replay.recorder.judge import Stage, Standing, judge
 from loo_replay.recorder.reading import COMMANDS, DEAL_WORDS, HELP, QUIT, UNDO, read_line
 
@@ -32,14 +35,15 @@ HELP_TEXT = """\
   to lead the ace of trumps announcing "Pam, be civil".  Exchanges: 2 (unseen), 0 (none),
   KH 2C / 7D 8D (discarded / drawn).
   At any point: show PLAYER CARDS (a hand shown), show miss CARDS, flush PLAYER, misdeal,
-  end (the deal stops here), u (undo the last entry), q or Ctrl-D (stop; all is saved)."""
+  end (the deal stops here), u (undo the last entry), q, Ctrl-D or Ctrl-C (stop; all is
+  saved)."""
 
 Say = Callable[[str], None]
 
 
 def encoded(entries: list[Entry]) -> bytes:
     """The hand log of ``entries`` as written to disk."""
-    return orjson.dumps(document(entries), option=orjson.OPT_INDENT_2) + b"\n"
+    return orjson.dumps(written(entries), option=orjson.OPT_INDENT_2) + b"\n"
 
 
 class Recorder:
@@ -59,32 +63,44 @@ class Recorder:
         self.say = say
         self.style = make_style(colour)
         self.standing = judge(entries)
-        self.session: PromptSession[str] = PromptSession(completer=_Completer(self))
+        self.behind: str | None = None  # why the log on disk lags the journal, if it does
+        self.session: PromptSession[str] = PromptSession(
+            completer=_Completer(self), key_bindings=_pasting()
+        )
 
     # -- the loop ------------------------------------------------------------
 
-    def run(self) -> None:
+    def run(self, resumed: bool = False) -> bool:
+        """Ask until the scorer stops; True when he stopped with Ctrl-C (exit status 130)."""
         self.say(
-            f"Recording {safe(self.standing.header.id)} to {self.log}: "
+            f"Recording {safe(self.standing.header.id)} to {safe(str(self.log))}: "
             "u undoes, ? helps, q stops (all is saved)."
         )
-        if self.standing.audits:
-            self.say(f"  {len(self.standing.audits)} deal(s) recorded so far")
+        for line in self.recap() if resumed else []:
+            self.say(line)
+        interrupted = False
         while True:
             try:
                 text = self.session.prompt(self.message())
-            except (EOFError, KeyboardInterrupt):
+            except EOFError:
+                break
+            except KeyboardInterrupt:
+                interrupted = True
                 break
             if not self.take(text):
                 break
-        self.say(f"Saved {self.log}: loo-replay validate {self.log}")
+        if self.behind is not None:
+            self._rewrite()  # one more try, now that the scorer may have made room
+        if self.behind is None:
+            self.say(f"Saved {safe(str(self.log))}: loo-replay validate {safe(str(self.log))}")
+        return interrupted
 
     def take(self, text: str) -> bool:
         """Judge and keep one typed line; False when the scorer stops."""
         try:
             got = read_line(text, self.standing)
         except EntryError as exc:
-            self.say(self.style(f"  ✗ {exc}", "warn"))
+            self.warn(f"✗ {exc}")
             return True
         if got == QUIT:
             return False
@@ -97,12 +113,13 @@ class Recorder:
         return True
 
     def add(self, entry: Entry) -> None:
-        trial = judge([*self.entries, entry])
+        trial = judge([*self.entries, entry], self.standing)
         if trial.errors:
             for error in trial.errors:
-                self.say(self.style(f"  ✗ refused: {safe(error.message, 400)}", "warn"))
+                self.warn(f"✗ refused: {error.message}")
             return
-        self._write(entry)
+        if not self._write(entry):
+            return
         before, self.standing = self.standing, trial
         self.report(before, trial, entry)
 
@@ -111,17 +128,66 @@ class Recorder:
             self.say("  nothing to undo")
             return
         taken = self.entries[-1]
-        self._write({"kind": "undo"})
-        self.standing = judge(self.entries)
+        if not self._write({"kind": "undo"}):
+            return
+        self.standing = judge(self.entries, self.standing)
         self.say(f"  undone: {_described(taken)}")
 
-    def _write(self, entry: Entry) -> None:
-        """The journal first (fsynced), then the log from it, atomically."""
-        self.journal.append(entry)
+    def _write(self, entry: Entry) -> bool:
+        """The journal first (fsynced), then the log from it, atomically; False when the
+        journal could not take the entry (it is left as it was)."""
+        try:
+            self.journal.append(entry)
+        except OSError as exc:
+            self.warn(f"✗ not saved ({said(exc, self.journal.path)}): make room, type it again")
+            return False
         self.entries = live([*self.entries, entry])
-        write_atomic(self.log, encoded(self.entries))
+        self._rewrite()
+        return True
+
+    def _rewrite(self) -> None:
+        """The log from the journal.  If the disk refuses, the old log stays whole and the
+        entry is safe in the journal: the next entry, the end or ``--resume`` writes it."""
+        try:
+            write_atomic(self.log, encoded(self.entries))
+        except OSError as exc:
+            if self.behind is None:
+                self.warn(f"⚠ in the journal, but the log is not rewritten ({said(exc, self.log)})")
+            self.behind = said(exc, self.log)
+        else:
+            self.behind = None
+
+    def warn(self, message: str) -> None:
+        self.say(self.style(safe(f"  {message}", 400), "warn"))
 
     # -- what is said --------------------------------------------------------
+
+    def recap(self) -> list[str]:
+        """Where the session stands, said on resuming: the deals closed, and the open deal's
+        dealer, turn-up, declarations and tricks so far."""
+        standing = self.standing
+        lines = [f"  {len(standing.audits)} deal(s) recorded so far"] if standing.audits else []
+        if standing.ask.stage is Stage.DEALER or not document(self.entries)["deals"]:
+            return lines
+        deal = document(self.entries)["deals"][-1]
+        parts = [f"deal {deal['deal']}", f"dealer {deal['dealer']}"]
+        if "turn_up" in deal:
+            parts.append(f"turn-up {display(parse_card(deal['turn_up']))}")
+        declared = [
+            f"{ev['player']} {ev['action'].replace('take_', '')}"
+            for ev in deal.get("events", [])
+            if ev["type"] == "declare"
+        ]
+        parts.append(f"declared {', '.join(declared)}" if declared else "nothing declared")
+        seats = _seats(standing)
+        tricks = [
+            f"{t.number} to {seats[t.winner]}"
+            for t in _done(standing)
+            if t.winner is not None and t.winner >= 0
+        ]
+        parts.append(f"tricks {', '.join(tricks)}" if tricks else "no trick taken")
+        lines.append(safe("  " + " · ".join(parts), 400))
+        return lines
 
     def message(self) -> str:
         ask = self.standing.ask
@@ -169,6 +235,24 @@ class Recorder:
             self.say("    stacks " + ", ".join(f"{p} {n}" for p, n in audit.stacks.items()))
         for hint in hints.values():
             self.say(f"    not proved: {hint}")
+
+
+def _pasting() -> KeyBindings:
+    """A paste (bracketed by the terminal) goes into the line without its escape sequences
+    and control characters, so none is echoed (``typed``); escape sequences typed outside
+    a bracketed paste are read by prompt_toolkit as keys, which edit nothing."""
+    bindings = KeyBindings()
+
+    @bindings.add(Keys.BracketedPaste)
+    def _(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text(typed(event.data))
+
+    @bindings.add(Keys.Vt100MouseEvent)
+    def _ignored(event: KeyPressEvent) -> None:
+        """The recorder asks for no mouse: what reads as a mouse event is a pasted colour
+        (``ESC [31m``), which prompt_toolkit's own handler fails to parse."""
+
+    return bindings
 
 
 def _deal_number(standing: Standing) -> int | None:

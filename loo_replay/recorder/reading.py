@@ -12,6 +12,7 @@ from loo_replay.recorder.entry import (
     parse_cards,
     parse_loose_card,
     split_player,
+    typed,
 )
 from loo_replay.recorder.journal import Entry
 from loo_replay.recorder.judge import Stage, Standing
@@ -24,7 +25,7 @@ DEAL_WORDS = ("show", "flush", "misdeal", "end")
 
 def read_line(text: str, standing: Standing) -> Entry | str:
     """The entry ``text`` types at ``standing``'s question, or a command word."""
-    text = text.strip()
+    text = typed(text).strip()
     command = COMMANDS.get(text.lower())
     if command is not None:
         return command
