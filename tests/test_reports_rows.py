@@ -27,6 +27,7 @@ QUERIES: list[tuple[str, Query, type[Any]]] = [
     ("discrepancies", queries.discrepancies, r.SessionDiscrepancy),
     ("standings", lambda con, ids: queries.standings(con), r.Standing),
     ("all_findings", lambda con, ids: queries.all_findings(con, 1000)[0], r.ListedFinding),
+    ("listed_rejects", lambda con, ids: queries.listed_rejects(con, 1000)[0], r.ListedReject),
     (
         "all_discrepancies",
         lambda con, ids: queries.all_discrepancies(con, 1000)[0],

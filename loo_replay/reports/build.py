@@ -33,6 +33,7 @@ from loo_replay.reports.replays import REPLAYS, STAMP, ReplayJob, ReplayOutcome,
 from loo_replay.reports.rows import (
     ListedDiscrepancy,
     ListedFinding,
+    ListedReject,
     PlayerTotals,
     PoolStep,
     RejectedDeal,
@@ -47,7 +48,7 @@ from loo_replay.reports.rows import rows as as_rows
 Progress = Callable[[str], None]
 BATCH_DEALS = 20_000  # deals of the sessions whose rows are asked of DuckDB together
 REPLAY_ALL_LIMIT = 5_000  # deals up to which every deal gets a replay page
-FINDINGS_LISTED = 2_000  # violations, and discrepancies, listed on the all-sessions page
+FINDINGS_LISTED = 2_000  # violations, discrepancies (all-sessions page), rejects (index)
 ASSETS = (pages.PLOTLY_JS, pages.REPORT_JS, pages.REPORT_CSS)
 # Every name a report folder's files get: what a folder without a finished manifest (written
 # by a version before the manifest, or by a run that was interrupted) may hold.
@@ -164,7 +165,10 @@ def write_reports(
     )
     fair = stored(con)
     write_file(out, FAIRNESS, fairness_page(fair, source, footer))
-    write_file(out, pages.INDEX, pages.index_page(rows, links, source, footer, index_notice(fair)))
+    rejects, rejects_total = queries.listed_rejects(con, FINDINGS_LISTED)
+    listed = (as_rows(rejects, ListedReject), rejects_total)
+    index = pages.index_page(rows, links, source, footer, index_notice(fair), listed)
+    write_file(out, pages.INDEX, index)
     written = [*ASSETS, pages.ALL_SESSIONS, FAIRNESS, pages.INDEX, *links.values()]
     for outcome in outcomes.values():
         written += [*outcome.pages.values(), *([outcome.stamp] if outcome.stamp else [])]

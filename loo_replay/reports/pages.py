@@ -22,6 +22,7 @@ from loo_replay.reports.figures import Figure, label
 from loo_replay.reports.rows import (
     ListedDiscrepancy,
     ListedFinding,
+    ListedReject,
     PlayerTotals,
     PoolStep,
     RejectedDeal,
@@ -597,14 +598,41 @@ def _totals(sessions: Sequence[SessionSummary]) -> str:
     )
 
 
+def _rejects(rejects: Sequence[ListedReject], total: int) -> str:
+    """What was not loaded, and why: every kind of row of ``rejects``."""
+    if not total:
+        return ""
+    rows = [
+        '<tr class="rejected">'
+        + _td(r["kind"], nowrap=True)
+        + _td(r["file"] if r["line"] is None else f"{r['file']} line {r['line']}")
+        + _td(r["session_id"] or "–")
+        + _td(r["deal"] if r["deal"] is not None else "–", True)
+        + _td(f"{r['path']}: {r['message']}" if r["path"] else r["message"])
+        + "</tr>"
+        for r in rejects
+    ]
+    head = [("Kind", False), ("Where", False), ("Session", False), ("Deal", True), ("Why", False)]
+    shown = f"the first {len(rejects):,} of {total:,}" if len(rejects) < total else f"all {total:,}"
+    return panel(
+        "Rejects",
+        _table(head, rows),
+        f"What was read but not loaded, {shown}: deals with a log error, documents that are "
+        "not sessions, sessions the database could not store, entries of folders skipped "
+        "(the <code>rejects</code> table).",
+    )
+
+
 def index_page(
     sessions: Sequence[SessionSummary],
     links: Mapping[str, str],
     source: str,
     footer: str,
     notice: Markup | None = None,
+    rejects: tuple[Sequence[ListedReject], int] = ((), 0),
 ) -> str:
-    """``notice``: ready HTML shown above the totals (the fairness flags, when any)."""
+    """``notice``: ready HTML shown above the totals (the fairness flags, when any);
+    ``rejects``: the first rows of ``rejects`` and how many there are."""
     masthead = (
         _nav((ALL_SESSIONS, "across sessions →"), ("fairness.html", "fairness →"))
         + '<div class="kicker">Loo audit reports</div>'
@@ -628,6 +656,7 @@ def index_page(
                 "all-sessions report</a> compares them.",
             )
         )
+    body += _rejects(*rejects)
     return page("Loo audit reports", masthead, body, footer)
 
 

@@ -541,3 +541,20 @@ def _first(
     )
     ((total,),) = con.execute(f"SELECT count(*) FROM {table}").fetchall()
     return frame, int(total)
+
+
+def listed_rejects(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[pl.DataFrame, int]:
+    """The first ``limit`` rows of ``rejects`` (deals with a log error, unreadable
+    documents, sessions DuckDB could not store, entries of folders skipped), in the order
+    they were read; and how many there are in all."""
+    frame = _frame(
+        con,
+        """
+        SELECT kind, session_id, deal, file, line, path, message FROM rejects
+        ORDER BY file, line NULLS FIRST, deal_index NULLS FIRST, kind, message
+        LIMIT $limit
+        """,
+        {"limit": limit},
+    )
+    ((total,),) = con.execute("SELECT count(*) FROM rejects").fetchall()
+    return frame, int(total)

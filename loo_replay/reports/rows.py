@@ -98,6 +98,18 @@ class RejectedDeal(TypedDict):
     errors: int
 
 
+class ListedReject(TypedDict):
+    """``queries.listed_rejects``: a row of ``rejects`` in the index's list."""
+
+    kind: str
+    session_id: str | None
+    deal: int | None
+    file: str
+    line: int | None
+    path: str
+    message: str
+
+
 class SessionFinding(TypedDict):
     """``queries.findings``: a violation in a session."""
 

@@ -52,6 +52,13 @@ def test_a_session_duckdb_cannot_store_costs_itself_alone(
     )
     assert (kind, sid, file, line, raw) == ("session", "too-big", log.name, 2, b"")
     assert message.startswith("DuckDB could not store it: ") and "MiB" in message
+    if jobs == "1":  # the report's index lists it among the rejects
+        out = tmp_path / "reports"
+        assert run("report", "--db", db, "--out", out, "--no-replays").returncode == 0
+        index = (out / "index.html").read_text("utf-8")
+        rejects = index[index.index("<h2>Rejects</h2>") :]
+        assert "too-big" in rejects and "DuckDB could not store it" in rejects
+        assert f"{log.name} line 2" in rejects
 
 
 def test_a_rerun_tries_the_session_again_and_keeps_it_once(
