@@ -187,6 +187,16 @@ ACTION_WORDS: Words = cython.declare(Words, _words(ACTIONS))
 ANNOUNCE: Words = cython.declare(Words, _words(("pam_be_civil",)))
 RECORDED_NAMES = RECORDED_INTS + RECORDED_MAPS
 RECORDED_KEYS: Words = cython.declare(Words, _words(RECORDED_NAMES))
+# What the scanner reads itself, unchecked by the limits: objects and arrays six deep (an
+# exchange's cards), the words above, integers of up to 18 digits and a sign.  Under lower
+# limits the full reader reads every document (``read_plain``).
+PLAIN_DEPTH = 6
+PLAIN_STRING = max(
+    len(word)
+    for words in (DOC_KEYS, DEAL_KEYS, EVENT_KEYS, TYPES, ACTION_WORDS, ANNOUNCE, RECORDED_KEYS)
+    for word in words.words
+)
+PLAIN_NUMBER = 19
 
 
 class NotPlain(Exception):
@@ -425,17 +435,18 @@ class Scanner:
         return start
 
     @cython.cfunc
-    def value(self) -> Any:
-        """Reads any value, through orjson."""
+    def value(self, outer: cython.Py_ssize_t) -> Any:
+        """Reads any value, through orjson; ``outer`` objects and arrays hold it, so that
+        the document's depth is the limit's."""
         start: cython.Py_ssize_t = self.skip()
-        value = plain_value(self.raw[start : self.i], self.limits)
+        value = plain_value(self.raw[start : self.i], self.limits, outer)
         if value is NOT_PLAIN:
             raise NotPlain
         return value
 
     @cython.cfunc
-    def meta(self) -> None:
-        if type(self.value()) is not dict:
+    def meta(self, outer: cython.Py_ssize_t) -> None:
+        if type(self.value(outer)) is not dict:
             raise NotPlain
 
 
@@ -450,6 +461,12 @@ class PlainDocument:
 def read_plain(raw: bytes, limits: Limits = LIMITS) -> PlainDocument | None:
     """``raw`` read plainly within ``limits``, or None for the full reader (module
     docstring)."""
+    if (
+        limits.depth < PLAIN_DEPTH
+        or limits.string_length < PLAIN_STRING
+        or limits.number_length < PLAIN_NUMBER
+    ):
+        return None
     try:
         return _document(Scanner(raw, limits))
     except NotPlain:
@@ -468,7 +485,7 @@ def _document(s: Scanner) -> PlainDocument:
         seen |= 1 << key
         if DOC_FIELDS[key] == "deals":
             break
-        envelope[DOC_FIELDS[key]] = s.value()
+        envelope[DOC_FIELDS[key]] = s.value(1)
         if not s.more(125):
             raise NotPlain  # no deals
     envelope["deals"] = []
@@ -492,7 +509,7 @@ def _document(s: Scanner) -> PlainDocument:
                 deals.append(_deal(s, header, words, len(deals)))
             except NotPlain:  # read again, the full way
                 s.i = start
-                value = s.value()
+                value = s.value(2)
                 values[len(deals)] = value
                 deals.append(parse_deal(value, f"/deals/{len(deals)}", header, s.limits))
             spans.append(start)
@@ -546,7 +563,7 @@ def _deal(s: Scanner, header: SessionHeader, words: Words, index: cython.Py_ssiz
         elif key == RECORDED:
             recorded = _recorded(s, header.players, words)
         else:
-            s.meta()
+            s.meta(3)
         if not s.more(125):
             break
     if seen & REQUIRED_DEAL != REQUIRED_DEAL:
@@ -637,7 +654,7 @@ def _event(s: Scanner, index: cython.int, seat_words: Words) -> Event:
         elif key == 6:  # draw
             draw = s.cards()
         else:
-            s.meta()
+            s.meta(5)
         if not s.more(125):
             break
     if kind < 0 or seen & ~allowed[kind] or required[kind] & ~seen:

@@ -172,7 +172,10 @@ DEPTH_HELD: int = cython.declare(cython.Py_ssize_t, 64)
 
 @cython.cfunc
 def _plain_json(
-    raw: bytes, depth_most: cython.Py_ssize_t, string_most: cython.Py_ssize_t
+    raw: bytes,
+    depth_most: cython.Py_ssize_t,
+    string_most: cython.Py_ssize_t,
+    number_most: cython.Py_ssize_t,
 ) -> cython.bint:
     """Whether ``raw`` (JSON orjson has read) says no key twice in one object and holds no
     number that orjson and Python's parser might read apart (a fraction, an exponent, more
@@ -181,8 +184,9 @@ def _plain_json(
     this is a C loop over the bytes that makes no Python object: the key spans of the open
     objects and where each open container's keys begin (-1 for an array) are read through
     typed memoryviews of three arrays (in pure Python, the arrays themselves).  A document
-    nested deeper than ``depth_most`` (at most ``DEPTH_HELD``) or with a string of more
-    than ``string_most`` bytes goes to Python's parser too, which judges the limits."""
+    nested deeper than ``depth_most`` (at most ``DEPTH_HELD``), with a string of more than
+    ``string_most`` bytes or a number of more than ``number_most`` characters goes to
+    Python's parser too, which judges the limits."""
     text: cython.p_const_uchar = raw
     n: cython.Py_ssize_t = len(raw)
     escapes: cython.bint = b"\\" in raw
@@ -242,7 +246,9 @@ def _plain_json(
             end = i + 1
             while end < n and 48 <= text[end] <= 57:
                 end += 1
-            if end - i > 18 or (end < n and (text[end] == 46 or text[end] | 32 == 101)):
+            if end - i > 18 or end - i > number_most:
+                return False
+            if end < n and (text[end] == 46 or text[end] | 32 == 101):
                 return False  # . e E
             i = end
         else:  # white space, a colon, true, false, null
@@ -263,17 +269,19 @@ def _same(
     return True
 
 
-def plain_value(raw: bytes, limits: Limits = LIMITS) -> Any:
+def plain_value(raw: bytes, limits: Limits = LIMITS, outer: cython.Py_ssize_t = 0) -> Any:
     """``raw`` parsed by orjson when that is sure to equal Python's parser with duplicate
-    keys refused and to be within ``limits`` (``_plain_json``), else ``NOT_PLAIN``."""
+    keys refused and to be within ``limits``, ``outer`` objects and arrays deep in its
+    document (``_plain_json``), else ``NOT_PLAIN``."""
     if b"\\u" in raw:
         return NOT_PLAIN
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return NOT_PLAIN
-    depth_most: cython.Py_ssize_t = min(limits.depth, DEPTH_HELD)
-    return value if _plain_json(raw, depth_most, limits.string_length) else NOT_PLAIN
+    depth_most: cython.Py_ssize_t = min(limits.depth - outer, DEPTH_HELD)
+    plain = _plain_json(raw, depth_most, limits.string_length, limits.number_length)
+    return value if plain else NOT_PLAIN
 
 
 class _Number:
@@ -355,7 +363,7 @@ def decode(doc: Document, limits: Limits = LIMITS) -> Document:
         if isinstance(exc, UnicodeDecodeError):
             reason = f"not UTF-8 (byte {exc.start}: {exc.reason})"
         elif isinstance(exc, RecursionError):
-            what = "objects and arrays nested too deeply to count"
+            what = f"objects and arrays nested too deeply (more than {limits.depth} levels)"
             reason = over("depth", limits.depth, what)
         elif isinstance(exc, _Beyond):
             reason = str(exc)
