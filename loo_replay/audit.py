@@ -20,7 +20,14 @@ from loo_replay.engine.replay import AtPlay
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.vocab import Status
 from loo_replay.logs.limits import LIMITS, Limits
-from loo_replay.logs.parse import Bad, ParsedDocument, SessionHeader, parse_deal, parse_document
+from loo_replay.logs.parse import (
+    Bad,
+    ParsedDocument,
+    SessionHeader,
+    parse_deal,
+    parse_document,
+    too_many_seated,
+)
 from loo_replay.logs.paths import Skipped, entries
 from loo_replay.logs.plain import FASTER, read_plain
 from loo_replay.logs.reader import Document, ReadError, decode, read_documents
@@ -200,11 +207,8 @@ def _overseated(deal: DealInput, header: SessionHeader, options: Options) -> Dea
     assert deal.record is not None
     seats = deal.record.seats
     where = "/session/players" if seats == header.players else f"{deal.pointer}/players"
-    miss = " and the miss" if options.deal_miss else ""
-    message = (
-        f"{len(seats)} players seated: one pack of 52 cards deals hands of "
-        f"{options.deal_hand_size}{miss} to {most_seated(options)} at most"
-    )
+    hand, most = options.deal_hand_size, most_seated(options)
+    message = too_many_seated(len(seats), hand, most, options.deal_miss)
     return DealInput(
         deal.number, None, None, (LogError(where, message),), deal.dealer, deal.pointer
     )

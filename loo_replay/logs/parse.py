@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, NoReturn
+from typing import Any, NoReturn, get_args
 
 from loo_replay.engine.cards import CARD_SPELLINGS, CardError, parse_card
 from loo_replay.engine.model import (
@@ -28,13 +28,17 @@ from loo_replay.engine.model import (
     ShowFlush,
     TurnUp,
 )
-from loo_replay.engine.options import OPTION_SPECS, OptionError, check_option
+from loo_replay.engine.options import OPTION_SPECS, HandSize, OptionError, check_option
 from loo_replay.engine.session import DealInput, Recorded
 from loo_replay.engine.vocab import Action
 from loo_replay.logs.limits import LIMITS, Limits, over
 from loo_replay.rulesets import builtin_names
 
 MAX_INT = 2**53 - 1
+HAND_SIZES: tuple[int, ...] = get_args(HandSize)
+# No ruleset seats more: one pack of 52 deals a hand of three to 17 players at most (how
+# many one ruleset seats, the miss counted, is the audit's to judge: ``audit.most_seated``).
+MOST_SEATED = 52 // min(HAND_SIZES)
 PLAYER_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 DOC_FIELDS = ("format", "version", "session", "deals", "meta")
 SESSION_FIELDS = ("id", "ruleset", "rules", "started_at", "venue", "players", "chips", "meta")
@@ -426,6 +430,13 @@ def _plain_counts(raw: Any, least: int, players: frozenset[str]) -> bool:
     return True
 
 
+def too_many_seated(count: int, hand: int, most: int, miss: bool) -> str:
+    """Why a deal seating ``count`` players cannot have been dealt: hands of ``hand`` cards
+    (and the miss) reach ``most`` players at most."""
+    also = " and the miss" if miss else ""
+    return f"{count} players seated: one pack of 52 cards deals hands of {hand}{also} to {most} at most"
+
+
 def parse_deal(value: Any, path: str, header: SessionHeader, limits: Limits = LIMITS) -> DealInput:
     """One deal to a ``DealInput``; a structural error, or more events than ``limits``
     allow, rejects it with its pointer."""
@@ -447,11 +458,15 @@ def _parse_deal(value: Any, path: str, header: SessionHeader, most_events: int) 
     _fields(d, path, DEAL_FIELDS, "a deal")
     _required(d, path, ("deal", "dealer"), "a deal")
     number = _int(d["deal"], f"{path}/deal", 1)
+    raw = _list(d["players"], f"{path}/players", "the seated players") if "players" in d else None
+    if raw is not None and len(raw) < 3:
+        _fail(f"{path}/players", f"expected 3 or more seated players, got {len(raw)}")
+    count = len(header.players if raw is None else raw)
+    if count > MOST_SEATED:  # before a thing is built a seat: a session may list a million
+        where = "/session/players" if raw is None else f"{path}/players"
+        _fail(where, too_many_seated(count, min(HAND_SIZES), MOST_SEATED, False))
     seats_list = list(header.players)
-    if "players" in d:
-        raw = _list(d["players"], f"{path}/players", "the seated players")
-        if len(raw) < 3:
-            _fail(f"{path}/players", f"expected 3 or more seated players, got {len(raw)}")
+    if raw is not None:
         seated: dict[str, None] = {}  # found at once, however many are listed
         for i, p in enumerate(raw):
             pid = _player_id(p, f"{path}/players/{i}")

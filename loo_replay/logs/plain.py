@@ -44,6 +44,7 @@ from loo_replay.logs.parse import (
     EVENT_FIELDS,
     EVENT_REQUIRED,
     MAX_INT,
+    MOST_SEATED,
     RECORDED_INTS,
     RECORDED_MAPS,
     Bad,
@@ -566,7 +567,7 @@ def _deal(s: Scanner, header: SessionHeader, words: Words, index: cython.Py_ssiz
             s.meta(3)
         if not s.more(125):
             break
-    if seen & REQUIRED_DEAL != REQUIRED_DEAL:
+    if seen & REQUIRED_DEAL != REQUIRED_DEAL or len(seats) > MOST_SEATED:
         raise NotPlain
     if hands is None:
         hands = (None,) * len(seats)
