@@ -270,7 +270,7 @@ def parse_session(value: Any) -> SessionHeader:
     players_raw = _list(s["players"], f"{path}/players", "the players")
     if len(players_raw) < 3:
         _fail(f"{path}/players", f"expected 3 or more players, got {len(players_raw)}")
-    players: dict[str, None] = {}  # in order, and found at once: a session may list many
+    players: dict[str, int] = {}  # in order, and found at once: a session may list many
     names: dict[str, str] = {}
     for i, p in enumerate(players_raw):
         where = f"{path}/players/{i}"
@@ -280,7 +280,7 @@ def parse_session(value: Any) -> SessionHeader:
         pid = _player_id(obj["id"], f"{where}/id")
         if pid in players:
             _fail(f"{where}/id", f"player id {pid!r} appears twice")
-        players[pid] = None
+        players[pid] = i
         if "name" in obj:
             names[pid] = _string(obj["name"], f"{where}/name")
     chips = None
@@ -467,14 +467,14 @@ def _parse_deal(value: Any, path: str, header: SessionHeader, most_events: int) 
         _fail(where, too_many_seated(count, min(HAND_SIZES), MOST_SEATED, False))
     seats_list = list(header.players)
     if raw is not None:
-        seated: dict[str, None] = {}  # found at once, however many are listed
+        seated: dict[str, int] = {}  # found at once, however many are listed
         for i, p in enumerate(raw):
             pid = _player_id(p, f"{path}/players/{i}")
             if pid in seated:
                 _fail(f"{path}/players", f"{pid!r} is seated twice")
             if pid not in header.player_set:
                 _fail(f"{path}/players/{i}", f"{pid!r} is not a player of the session")
-            seated[pid] = None
+            seated[pid] = i
         seats_list = list(seated)
     seats = {p: i for i, p in enumerate(seats_list)}
     dealer = _seat(d["dealer"], f"{path}/dealer", seats)
