@@ -39,11 +39,13 @@ def find_session(
     """The session ``session`` (or the only one) under ``paths``, audited within ``limits``."""
     found: list[SessionReport] = []
     unreadable = 0
+    first: UnreadableDocument | None = None  # kept to say why; the others' bytes are not
     for item in audit_paths(paths, choice, limits):
         if isinstance(item, UnreadableFile):
             raise NotFound(safe(item.message, 400))
         if isinstance(item, UnreadableDocument):
             unreadable += 1
+            first = first or item
             continue
         if session is not None and item.id == session:
             return item
@@ -53,8 +55,11 @@ def find_session(
         what = f"no session '{safe(session)}'" if session is not None else "no session"
         ids = ", ".join(safe(r.id) for r in found[:10])
         hint = f" (it holds {ids})" if ids else ""
-        if unreadable:
-            hint += f" ({unreadable} document(s) could not be read)"
+        if first is not None:  # the first says why: past a limit, which option raises it
+            at = f"{safe(first.file)}:{first.line or 1}"
+            hint += (
+                f" ({unreadable} document(s) could not be read; {at}: {safe(first.message, 300)})"
+            )
         raise NotFound(f"{where} holds {what}{hint}")
     if len(found) > 1:
         ids = ", ".join(safe(r.id) for r in found[:10])

@@ -302,3 +302,31 @@ def test_report_reads_the_logs_again_within_its_limits(tmp_path: Path) -> None:
     assert "0 replay page(s)" in written.stdout
     written, _ = measured("report", "--db", db, "--out", tmp_path / "whole")
     assert written.returncode == 0 and "16 replay page(s)" in written.stdout, written.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("validate",),
+        ("analyse",),
+        ("fairness",),
+        ("replay", "--deal", "1"),
+        ("ingest", "--db", "loo.duckdb"),
+        ("audit", "--db", "loo.duckdb", "--out", "reports"),
+    ],
+    ids=lambda command: command[0],
+)
+def test_every_command_that_reads_logs_takes_the_limits(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """The options are the same on every command that reads logs: the log past the limit
+    is not audited (exit status 2), and ``replay`` says why in its one line."""
+    name, *rest = command
+    result, peak = measured(
+        name, SAMPLES / "wrong-payouts.json", *rest, "--max-document-bytes", "2000", cwd=tmp_path
+    )
+    assert result.returncode == 2 and peak < PEAK_MB, result.stdout + result.stderr
+    if name == "replay":
+        assert "over the document bytes limit of 2,000 (raise it with --max-document-bytes)" in (
+            result.stderr
+        )
