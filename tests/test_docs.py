@@ -82,7 +82,7 @@ def test_every_event_named_in_the_docs_exists() -> None:
 
 
 def test_every_option_is_in_the_options_table_with_its_values() -> None:
-    table = _table_headed(section(_page("rules.md"), "Options"), "option")
+    table = _table_headed(section(_page("rules.md"), "7. Options"), "option")
     rows = {backticked(row[0])[0]: row for row in table[1:]}
     assert list(rows) == list(OPTION_SPECS)
     for name, spec in OPTION_SPECS.items():
@@ -107,7 +107,7 @@ def test_every_option_named_in_the_docs_exists() -> None:
 
 
 def test_every_finding_code_is_in_the_findings_table_with_its_kind() -> None:
-    table = _table_headed(section(_page("rules.md"), "Findings"), "code")
+    table = _table_headed(section(_page("rules.md"), "6. Findings"), "code")
     kinds = {backticked(row[0])[0]: row[1] for row in table[1:]}
     assert list(kinds) == list(FINDING_CODES)
     for code, kind in kinds.items():
@@ -115,7 +115,7 @@ def test_every_finding_code_is_in_the_findings_table_with_its_kind() -> None:
 
 
 def test_every_finding_code_has_an_example() -> None:
-    findings = section(_page("rules.md"), "Findings")
+    findings = section(_page("rules.md"), "6. Findings")
     examples = re.findall(r"^- \*\*`([a-z-]+)`\*\*", findings, flags=re.M)
     assert examples == list(FINDING_CODES)
 
@@ -172,7 +172,7 @@ def test_the_rulesets_table_is_the_one_the_ruleset_files_give() -> None:
 
 
 def test_every_builtin_ruleset_is_described() -> None:
-    table = _table_headed(section(_page("rules.md"), "Built-in rulesets"), "ruleset")
+    table = _table_headed(section(_page("rules.md"), "8. Built-in rulesets"), "ruleset")
     assert sorted(_first_column(table)) == sorted(builtin_names())
 
 
