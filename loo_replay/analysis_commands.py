@@ -1,5 +1,5 @@
 """``loo-replay analyse``: the audit of ``validate`` with each deal's double-dummy
-analysis (ANALYSIS.md).  Same inputs, rulesets, ``--set``, ``--jobs`` and exit
+analysis (docs/analysis.md).  Same inputs, rulesets, ``--set``, ``--jobs`` and exit
 status as ``validate``: the analysis is advice and never changes the status.
 """
 

@@ -19,7 +19,7 @@ S = TypeVar("S", bound=Summary)
 
 
 def unread_lines(summary: Summary) -> list[str]:
-    """Why the input makes exit status 2 (LOG-FORMAT.md): files or documents that could not
+    """Why the input makes exit status 2 (docs/log-format.md): files or documents that could not
     be read or parsed, entries of folders skipped, or no hand logs at all.  Each goes to
     stderr as ``loo-replay: …``."""
     s = summary
@@ -77,7 +77,7 @@ def finish_audit(
     pieces: Iterable[Piece], as_json: bool, pretty: bool, summary: S, last: Callable[[S], str]
 ) -> NoReturn:
     """Write an audit's rendered pieces (the JSON document, or the text and its last line
-    ``last(summary)``), then exit with its status (LOG-FORMAT.md, exit status).  Each
+    ``last(summary)``), then exit with its status (docs/log-format.md, exit status).  Each
     entry of a folder that was skipped is said on stderr as it goes by."""
     pieces = _warned(pieces)
     if as_json:

@@ -7,7 +7,7 @@ pass where play is forced, ...) and each is written to the ground truth with
 its deal, trick, player and code.  ``recorded`` blocks come from the
 session audit, optionally corrupted, with every corruption listed.
 With ``crooked`` and ``riffles`` the dealing itself is made unfair on purpose
-(FAIRNESS.md §2) and what was done goes into the ground truth's ``dealing``.
+(docs/fairness.md, "Simulating unfair dealing") and what was done goes into the ground truth's ``dealing``.
 Same seed, same bytes.
 """
 
@@ -177,7 +177,7 @@ def riffle(deck: list[int], times: int, rng: random.Random) -> list[int]:
 
 
 def top_trump(pam: bool, turn_up: int | None) -> int | None:
-    """The best trump of a deal (RULES.md §3): the ace of trumps, Pam where Pam is on, or
+    """The best trump of a deal (docs/rules.md §3): the ace of trumps, Pam where Pam is on, or
     the next one down when that card is turned up; Pam alone while no trump is fixed."""
     if turn_up is None:
         return PAM if pam else None
@@ -644,7 +644,7 @@ class _Table:
         if r.o.deal_exchange and not r.result.must:
             self.exchange()
         r.begin_play()
-        if r.phase == PLAYING:  # a flush is judged on the final hands (RULES.md §2.8)
+        if r.phase == PLAYING:  # a flush is judged on the final hands (docs/rules.md §2.8)
             shower = self.inject.false_flush()
             if shower is not None:
                 self.emit(ShowFlush(self.index(), shower))

@@ -98,7 +98,7 @@ def with_flush(
 
 
 def at_the_table(doc: dict[str, Any]) -> dict[str, Any]:
-    """The session as a scorer at the table writes it (RECORDING.md): the hands and the Miss
+    """The session as a scorer at the table writes it (docs/record.md): the hands and the Miss
     left out of every deal that was played or passed (a misdeal is seen by all, and kept),
     but for the hand of a player who showed a flush: he laid it on the table."""
     doc = copy.deepcopy(doc)

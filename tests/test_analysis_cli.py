@@ -1,6 +1,6 @@
 """``loo-replay analyse`` as a user meets it: real subprocesses on real files.
 
-ANALYSIS.md §5: the audit document of LOG-FORMAT.md with each deal's
+docs/analysis.md, "JSON": the audit document of docs/log-format.md with each deal's
 ``analysis`` member and the summary's five counts; exit status as
 ``validate`` (the notes never change it); the same output with any --jobs.
 """
@@ -39,7 +39,7 @@ def _deals(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_analyse_json_is_the_audit_document_with_analysis_members_analysis_5() -> None:
-    """ANALYSIS.md §5: each deal one more member, the summary five more counts, and the
+    """docs/analysis.md, "JSON": each deal one more member, the summary five more counts, and the
     audit itself exactly as validate writes it."""
     code, doc = _json(SAMPLES)
     validate = run("validate", SAMPLES, "--format", "json")
@@ -77,7 +77,7 @@ def test_analyse_json_is_the_audit_document_with_analysis_members_analysis_5() -
 
 
 def test_lost_trick_notes_carry_before_after_and_better_cards_analysis_3() -> None:
-    """ANALYSIS.md §3: a lost trick says before > after and lists the better cards; an
+    """docs/analysis.md, "The notes": a lost trick says before > after and lists the better cards; an
     avoidable loo is a loo; a no-safe-trick player had a guarantee of 0."""
     _, doc = _json(SAMPLES)
     seen = set()
@@ -110,7 +110,7 @@ def test_analyse_text_marks_each_lost_trick_in_words_with_better_cards() -> None
 
 
 def test_analyse_output_is_the_same_with_any_jobs(simulated: Path) -> None:
-    """ANALYSIS.md §4: the same input gives the same output, with any --jobs."""
+    """docs/analysis.md, "Budget and honesty": the same input gives the same output, with any --jobs."""
     for fmt in ("json", "text"):
         one = run("analyse", simulated, "--format", fmt, "--jobs", "1")
         two = run("analyse", simulated, "--format", fmt, "--jobs", "2")
@@ -119,7 +119,7 @@ def test_analyse_output_is_the_same_with_any_jobs(simulated: Path) -> None:
 
 
 def test_over_the_node_budget_a_deal_is_unsolved_never_half_reported(simulated: Path) -> None:
-    """ANALYSIS.md §4: past --max-nodes a deal is unsolved, with how far it got."""
+    """docs/analysis.md, "Budget and honesty": past --max-nodes a deal is unsolved, with how far it got."""
     code, doc = _json(simulated, "--max-nodes", "5")
     assert code == 0
     unsolved = [d["analysis"] for d in _deals(doc) if d["analysis"]["status"] == "unsolved"]

@@ -1,4 +1,4 @@
-"""Hand-worked deals for the analysis: ANALYSIS.md §1 (what is analysed), §2 (the
+"""Hand-worked deals for the analysis: docs/analysis.md, "How it works" (what is analysed), §2 (the
 guarantee G), §3 (the notes).
 
 Each deal is small enough to follow by hand; the docstring gives the lines of
@@ -67,7 +67,7 @@ def _thrown_ace() -> dict[str, Any]:
 
 
 def test_lost_trick_a_card_that_lowers_the_guarantee_analysis_2_3() -> None:
-    """ANALYSIS.md §2-§3: before 2♥ ann is sure of a trick (A♠ led wins: nobody else holds a
+    """docs/analysis.md, "What a player can make sure of"-§3: before 2♥ ann is sure of a trick (A♠ led wins: nobody else holds a
     spade or a trump); after it cat wins with 5♥ and runs 7♣ (ann must follow with 3♣) and
     8♣, on which ann's A♠ is a discard.  3♣ led instead loses the same way, so A♠ is the
     one better card."""
@@ -99,7 +99,7 @@ def test_lost_trick_a_card_that_lowers_the_guarantee_analysis_2_3() -> None:
 
 
 def test_avoidable_loo_names_the_card_that_gave_the_trick_away_analysis_3() -> None:
-    """ANALYSIS.md §3: ann was looed although G(ann) = 1 at the start: the note names 2♥
+    """docs/analysis.md, "The notes": ann was looed although G(ann) = 1 at the start: the note names 2♥
     at trick 1, the first card that took her guarantee from 1 to 0, and A♠."""
     _, a = analyse(_thrown_ace())
     (loo,) = [n for n in a.notes if n.code == "avoidable-loo"]
@@ -115,7 +115,7 @@ def test_avoidable_loo_names_the_card_that_gave_the_trick_away_analysis_3() -> N
 
 
 def test_no_safe_trick_for_a_player_the_others_can_loo_analysis_3() -> None:
-    """ANALYSIS.md §3: every card of bob (4♥ 5♣ 6♣) is beaten by one of cat's (5♥ 7♣ 8♣) in
+    """docs/analysis.md, "The notes": every card of bob (4♥ 5♣ 6♣) is beaten by one of cat's (5♥ 7♣ 8♣) in
     the same suit, and cat plays after him whoever leads: G(bob) = 0, and he was looed."""
     _, a = analyse(_thrown_ace())
     assert guarantees(a)["bob"] == 0
@@ -125,7 +125,7 @@ def test_no_safe_trick_for_a_player_the_others_can_loo_analysis_3() -> None:
 
 
 def test_pam_is_the_highest_trump_and_a_sure_trick_analysis_2() -> None:
-    """ANALYSIS.md §2 with RULES.md's Pam (five-card): ann holds Pam (J♣) and A♥ with
+    """docs/analysis.md, "What a player can make sure of" with docs/rules.md's Pam (five-card): ann holds Pam (J♣) and A♥ with
     hearts trumps and nobody else a trump, so she is sure of two tricks; her spades fall to
     bob's A♠ K♠ Q♠.  Without Pam, J♣ is a club that cat's Q♣ covers: one trick."""
     hands = {"ann": "JC AH 2S 3S 4S", "bob": "AS KS QS 5D 6D", "cat": "7D 8D 9D TD QC"}
@@ -189,9 +189,9 @@ def _civil(announce: bool, civil: str = "announced") -> tuple[DealAudit, DealAna
 
 
 def test_pam_be_civil_announced_is_a_choice_of_the_leader_analysis_1_2() -> None:
-    """ANALYSIS.md §1: with follow.pam_civil = "announced" announcing is a move of the
+    """docs/analysis.md, "How it works": with follow.pam_civil = "announced" announcing is a move of the
     leader of the ace of trumps.  A♥ led announced: bob holds 2♥ beside Pam, so Pam may not
-    fall on the ace (RULES.md §4.1) and ann takes the trick; her spades all fall to cat's.
+    fall on the ace (docs/rules.md §4.1) and ann takes the trick; her spades all fall to cat's.
     So G(ann) = 1, and only by announcing."""
     audit, a = _civil(announce=True)
     assert guarantees(a)["ann"] == 1 and audit.tricks == {"ann": 1, "bob": 1, "cat": 3}
@@ -236,7 +236,7 @@ def _heading(head: bool) -> tuple[DealAudit, DealAnalysis]:
 
 
 def test_must_head_forces_the_ace_out_and_makes_a_trick_sure_analysis_2() -> None:
-    """RULES.md §4 follow.head: ann leads 6♠ and bob must head it with A♠ (his 4♠ is lower).
+    """docs/rules.md §4 follow.head: ann leads 6♠ and bob must head it with A♠ (his 4♠ is lower).
     Then K♠ is the top spade: bob leads 4♠ (cat heads with a spade, ann heads with K♠) or
     3♥ (cat wins with 4♥, ann throws 3♠, and on cat's last spade ann's K♠ wins).
     G(ann) = 1."""
@@ -270,7 +270,7 @@ def _ruffing(void: str) -> tuple[DealAudit, DealAnalysis]:
 
 
 def test_must_trump_spends_the_stopper_of_the_ace_analysis_2() -> None:
-    """RULES.md §4 follow.void (three-card: a player void must trump when he can): bob leads
+    """docs/rules.md §4 follow.void (three-card: a player void must trump when he can): bob leads
     a spade, cat is void and must trump with 2♦, his only trump, and wins; then cat holds
     only hearts and must lead one into ann's A♥.  G(ann) = 1."""
     _, a = _ruffing("overtrump")
@@ -285,7 +285,7 @@ def test_free_discard_keeps_the_stopper_analysis_2() -> None:
 
 
 def test_deals_without_play_are_skipped_with_the_reason_analysis_1() -> None:
-    """ANALYSIS.md §1: all passed, a misdeal and a rejected deal are not analysed."""
+    """docs/analysis.md, "How it works": all passed, a misdeal and a rejected deal are not analysed."""
     passed = deal_doc(
         {"ann": "AS 2H 3C", "bob": "4H 5C 6C", "cat": "5H 7C 8C"},
         declarations("ann pass", "bob pass"),
@@ -318,7 +318,7 @@ def test_a_flush_ends_the_deal_before_play_and_is_skipped_analysis_1() -> None:
 
 
 def test_trumps_turned_on_a_void_are_not_known_at_the_start_analysis_1() -> None:
-    """ANALYSIS.md §1: with deal.trump = "on_void" trumps are fixed during play by a card
+    """docs/analysis.md, "How it works": with deal.trump = "on_void" trumps are fixed during play by a card
     the log reveals later; a solver that knew it would know the stock: skipped."""
     deal = deal_doc(
         {"ann": "2S 2H 2C", "bob": "3S 3H 3C", "cat": "4S 4H 4C"},
@@ -334,7 +334,7 @@ def test_trumps_turned_on_a_void_are_not_known_at_the_start_analysis_1() -> None
 
 
 def test_a_deal_with_hands_left_out_is_skipped_as_partial_analysis_1() -> None:
-    """ANALYSIS.md §1 with RECORDING.md §1: a deal recorded at a table, no hand written
+    """docs/analysis.md, "How it works" with docs/log-format.md, "Hands left out": a deal recorded at a table, no hand written
     down, is audited from the plays but not analysed: a solver needs every hand."""
     deal = deal_doc(
         None,
@@ -350,7 +350,7 @@ def test_a_deal_with_hands_left_out_is_skipped_as_partial_analysis_1() -> None:
 
 
 def test_a_violation_ends_the_analysed_stretch_analysis_1() -> None:
-    """ANALYSIS.md §1: play is followed up to the first violation: ann leads 3♣ at trick 2
+    """docs/analysis.md, "How it works": play is followed up to the first violation: ann leads 3♣ at trick 2
     and bob, holding 6♣, plays 4♥ (a revoke); the four cards before it are analysed."""
     deal = deal_doc(
         {"ann": "AS 2H 3C", "bob": "4H 5C 6C", "cat": "5H 7C 8C"},

@@ -1,4 +1,4 @@
-"""The solver is exact: ANALYSIS.md §2's guarantee G against a plain minimax.
+"""The solver is exact: docs/analysis.md, "What a player can make sure of"'s guarantee G against a plain minimax.
 
 Positions are real: a simulated session of a built-in ruleset is played by
 the simulator's bots through the engine, and a deal's recorded play is cut
@@ -132,7 +132,7 @@ def positions(
 )
 @given(data=st.data())
 def test_guarantee_equals_plain_minimax_every_ruleset(ruleset: str, data: st.DataObject) -> None:
-    """ANALYSIS.md §2: G(P) for every player, and for the mover after each of his legal
+    """docs/analysis.md, "What a player can make sure of": G(P) for every player, and for the mover after each of his legal
     cards, equals the plain minimax value, in real positions of each built-in ruleset."""
     record, options, context, events = data.draw(positions(ruleset))
     replay = _replay(record, options, context, events)
@@ -166,7 +166,7 @@ def test_pam_reaches_the_positions_it_should() -> None:
 def test_the_start_of_play_kept_by_the_audit_gives_the_same_analysis_analysis_1(
     ruleset: str,
 ) -> None:
-    """ANALYSIS.md §1: an audit that keeps the start of play (``start_of_play``, as ingest
+    """docs/analysis.md, "How it works": an audit that keeps the start of play (``start_of_play``, as ingest
     and analyse do) spares the analysis its own replay; every deal, clean or with findings
     (which replay again, to stop at the first), gets the analysis the replay gives."""
     options = builtin(ruleset).options

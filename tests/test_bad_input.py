@@ -2,7 +2,7 @@
 
 Each file goes through the real CLI: a clear message, the right exit status
 (1 for log errors, 2 for a file or a document that cannot be read or parsed:
-LOG-FORMAT.md, exit status), never a traceback, and
+docs/log-format.md, exit status), never a traceback, and
 the terminal never receives a raw control or bidi character from a log.
 """
 

@@ -1,7 +1,7 @@
-"""A clean, complete session in each of the 11 built-in rulesets of RULES.md §8.
+"""A clean, complete session in each of the 11 built-in rulesets of docs/rules.md §8.
 
 Each session is written by hand in its variant (hand size, Miss or not, how trumps are fixed,
-musts, exchanges, Pam, flushes) with a ``recorded`` block worked out by hand from RULES.md
+musts, exchanges, Pam, flushes) with a ``recorded`` block worked out by hand from docs/rules.md
 §2-§5, and audited under its ruleset: every deal must be ``audited`` with no violation, no
 discrepancy and no log error, and carry the pool we computed to the next deal.
 

@@ -1,6 +1,6 @@
 """The command line as a user meets it: real subprocesses, real files, real gzip.
 
-Exit status and messages follow LOG-FORMAT.md ("Exit status"): 0 nothing
+Exit status and messages follow docs/log-format.md ("Exit status"): 0 nothing
 found, 1 findings, 2 bad usage or unreadable input; never a traceback.
 """
 
@@ -120,7 +120,7 @@ def test_bad_json_line_is_kept_and_the_other_sessions_audited(tmp_path: Path) ->
     log.write_bytes(lines[0] + b"\n{not json\n" + lines[1] + b"\n")
     result = run("validate", log, "--format", "json")
     no_traceback(result)
-    assert result.returncode == 2  # LOG-FORMAT.md: a document that cannot be parsed
+    assert result.returncode == 2  # docs/log-format.md: a document that cannot be parsed
     assert "1 document(s) could not be read or parsed" in result.stderr
     doc = json.loads(result.stdout)
     assert doc["summary"]["sessions"] == 2 and doc["summary"]["unreadable"] == 1

@@ -154,7 +154,7 @@ def test_messages_name_players_never_he(tmp_path: Path) -> None:
 
 
 def test_messages_put_the_card_played_after_the_verb() -> None:
-    """RULES.md §6 (a message names the player, the card, what they held): hoyle, a must
+    """docs/rules.md §6 (a message names the player, the card, what they held): hoyle, a must
     deal; bob holds 2♠ but plays 2♣ to ann's 9♠."""
     deal = deal_doc(
         {"ann": "9S 9H 5C", "bob": "2S 4H 2C", "cat": "KS 8H 4C"},

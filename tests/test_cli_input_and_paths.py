@@ -1,5 +1,5 @@
 """The CLI through real subprocesses: exit statuses for missing or unreadable input
-(LOG-FORMAT.md, exit status), where the database records each log (so that ``report``
+(docs/log-format.md, exit status), where the database records each log (so that ``report``
 works from any folder), and re-auditing under other rules or another version."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def test_exit_status_a_simulated_folder_is_its_logs_without_the_ground_truth(
 
 @pytest.mark.parametrize("command", ["validate", "ingest", "audit"])
 def test_exit_status_no_logs_in_an_empty_folder_is_2(command: str, tmp_path: Path) -> None:
-    """LOG-FORMAT.md, exit status: no logs found is 2, and says so."""
+    """docs/log-format.md, exit status: no logs found is 2, and says so."""
     empty = tmp_path / "empty"
     empty.mkdir()
     extra = [] if command == "validate" else ["--db", tmp_path / "loo.duckdb"]
@@ -58,7 +58,7 @@ def test_exit_status_no_logs_in_an_empty_folder_is_2(command: str, tmp_path: Pat
 
 
 def test_exit_status_an_empty_json_lines_file_is_no_logs(tmp_path: Path) -> None:
-    """LOG-FORMAT.md: a .jsonl file without a document holds no logs either: 2."""
+    """docs/log-format.md: a .jsonl file without a document holds no logs either: 2."""
     (tmp_path / "none.jsonl").write_bytes(b"\n\n")
     result = run("validate", tmp_path / "none.jsonl")
     assert result.returncode == 2
@@ -68,7 +68,7 @@ def test_exit_status_an_empty_json_lines_file_is_no_logs(tmp_path: Path) -> None
 def test_exit_status_validate_a_file_that_is_not_json_is_2_and_the_rest_is_audited(
     tmp_path: Path,
 ) -> None:
-    """LOG-FORMAT.md: a document that cannot be parsed makes 2 (not 1, which is for
+    """docs/log-format.md: a document that cannot be parsed makes 2 (not 1, which is for
     findings); the clean session beside it is still audited and reported."""
     logs = tmp_path / "logs"
     logs.mkdir()
@@ -86,7 +86,7 @@ def test_exit_status_validate_a_file_that_is_not_json_is_2_and_the_rest_is_audit
 def test_exit_status_ingest_and_audit_a_file_that_is_not_json_is_2_and_the_rest_loads(
     tmp_path: Path,
 ) -> None:
-    """LOG-FORMAT.md: the same for ``ingest`` and ``audit``; the clean session is loaded."""
+    """docs/log-format.md: the same for ``ingest`` and ``audit``; the clean session is loaded."""
     logs = tmp_path / "logs"
     logs.mkdir()
     simulated(logs / "a.json")

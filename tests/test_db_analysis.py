@@ -1,4 +1,4 @@
-"""The double-dummy analysis in the database (ANALYSIS.md §3-§5): ``ingest`` loads what
+"""The double-dummy analysis in the database (docs/analysis.md, "The notes"-§5): ``ingest`` loads what
 ``analyse`` reports, ``--no-analysis`` loads none and nothing else changes, ``stats`` sums
 it per player, and a rerun adds nothing."""
 
@@ -44,7 +44,7 @@ def _deals(doc: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
 def test_ingest_loads_each_deals_analysis_as_analyse_reports_it(
     analysed: tuple[Path, dict[str, Any]],
 ) -> None:
-    """ANALYSIS.md §4-§5: status, guarantees and notes in the tables are those of the JSON."""
+    """docs/analysis.md, "Budget and honesty"-§5: status, guarantees and notes in the tables are those of the JSON."""
     db, doc = analysed
     want = _deals(doc)
     rows = sql(db, "SELECT session_id, deal_index, status, reason, nodes FROM analysis_deals")
@@ -128,7 +128,7 @@ def test_stats_gives_thrown_tricks_per_100_deals_played_and_avoidable_loos(
 def test_the_replay_pages_read_each_deals_analysis_back_as_analyse_deal_gave_it(
     analysed: tuple[Path, dict[str, Any]],
 ) -> None:
-    """ANALYSIS.md §2-§3: what ``analysis_cards`` and the other tables hold gives the replay
+    """docs/analysis.md, "What a player can make sure of"-§3: what ``analysis_cards`` and the other tables hold gives the replay
     the same guarantees, marks and notes as analysing the deal again (so the pages of
     ``audit`` need no second search)."""
     db, _ = analysed

@@ -1,7 +1,7 @@
 """Every nasty log of tests/fixtures/nasty through ``ingest`` (issue: bad input).
 
 No traceback; exit 2 for a file or a document that cannot be read or parsed
-(LOG-FORMAT.md, exit status), 0 otherwise; every deal of a
+(docs/log-format.md, exit status), 0 otherwise; every deal of a
 session document lands in ``deals`` or ``rejects``; a document that is not a
 session lands in ``rejects`` verbatim, with its file, line and message.
 """

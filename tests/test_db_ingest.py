@@ -102,7 +102,7 @@ def test_rejects_keep_the_deal_json_and_unreadable_documents_their_bytes(
 ) -> None:
     db = tmp_path / "loo.duckdb"
     result = run("ingest", simulated, "--db", db)
-    # LOG-FORMAT.md, exit status: an unreadable document is kept, and makes the status 2
+    # docs/log-format.md, exit status: an unreadable document is kept, and makes the status 2
     assert result.returncode == 2, result.stderr
     assert "1 document(s) could not be read or parsed" in result.stderr
     c = counts(result)

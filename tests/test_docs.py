@@ -257,14 +257,14 @@ def test_the_suggested_change_gives_a_lead_top_trump_revoke(tmp_path: Path) -> N
 
 
 def test_every_unchecked_check_is_in_the_hands_left_out_table_in_order() -> None:
-    """RECORDING.md §1: the checks a partial deal cannot make are defined once, in the
+    """docs/log-format.md, "Hands left out": the checks a partial deal cannot make are defined once, in the
     engine, and the log-format page lists exactly those, in that order."""
     text = section(_page("log-format.md"), "Hands left out")
     assert _first_column(tables(text)[0]) == list(UNCHECKED_CHECKS)
 
 
 def test_the_deal_recorded_at_a_table_is_audited_as_the_page_says(tmp_path: Path) -> None:
-    """RECORDING.md §1: the first deal of the log to copy, no hand written down, gives the
+    """docs/log-format.md, "Hands left out": the first deal of the log to copy, no hand written down, gives the
     full deal's verdict, ``partial`` and the unchecked list the page gives."""
     (block,) = fenced(section(_page("log-format.md"), "Hands left out"), "json")
     doc = _log_to_copy()
@@ -339,3 +339,43 @@ def test_the_readme_test_command_is_what_ci_runs() -> None:
     ci = (ROOT / ".ci" / "run").read_text("utf-8")
     assert "make test" in _read(README)
     assert next(line for line in ci.splitlines() if line.startswith("make ")) == "make test"
+
+
+# The specification's file names, spelled so that this file does not cite them itself.
+_SPEC_FILES = re.compile(
+    r"\b(?:" + "|".join(("RULES", "ANALYSIS", "RECORDING", "FAIRNESS", "LOG-FORMAT")) + r")\.md"
+)
+
+
+def _rules_sections() -> set[str]:
+    """Every number docs/rules.md gives: its numbered headings (``## 5.``, ``### 5.3``) and
+    the numbered steps of each section (§2.5 is step 5 of ``## 2.``)."""
+    text = _page("rules.md")
+    numbers = set(re.findall(r"^#{2,3} (\d+(?:\.\d+)?)\.? ", text, re.M))
+    for top in [n for n in numbers if "." not in n]:
+        body = section(
+            text, next(t for t in re.findall(r"^## (.+)$", text, re.M) if t.startswith(f"{top}. "))
+        )
+        numbers |= {f"{top}.{step}" for step in re.findall(r"^(\d+)\. ", body, re.M)}
+    return numbers
+
+
+def test_the_code_cites_docs_only_and_every_rules_section_it_cites_exists() -> None:
+    """issue 40: the repository explains itself, so its code cites docs/ (the specification
+    it was written from is not in the repository)."""
+    sources = [
+        path
+        for folder in ("loo_replay", "tests", "scripts", "benchmarks")
+        for pattern in ("*.py", "*.pxd", "*.toml", "*.js", "*.css")
+        for path in (ROOT / folder).rglob(pattern)
+    ]
+    known = _rules_sections()
+    cited: dict[str, Path] = {}
+    for path in sources:
+        text = path.read_text("utf-8")
+        assert not _SPEC_FILES.search(text), f"{path} cites the specification, not docs/"
+        for number in re.findall(r"docs/rules\.md §(\d+(?:\.\d+)?)", text):
+            cited.setdefault(number, path)
+    assert cited, "the engine cites the rules it applies"
+    missing = {number: str(path) for number, path in cited.items() if number not in known}
+    assert missing == {}, "cited sections docs/rules.md does not have"

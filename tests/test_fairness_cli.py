@@ -1,5 +1,5 @@
 """``loo-replay fairness`` as a user meets it: real subprocesses, real logs and DuckDB files
-(FAIRNESS.md §3: the JSON contract and the exit status)."""
+(docs/fairness.md, "The JSON": the JSON contract and the exit status)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def test_fairness_json_follows_the_contract_and_exit_1_names_the_dealer_fairness
     keys = {"test", "subject", "scope", "deals", "statistic", "p_value", "p_adjusted",
             "flagged", "observed", "expected", "message"}  # fmt: skip
     assert all(keys <= set(t) for t in doc["tests"])
-    assert {t["test"] for t in doc["tests"]} == set(TESTS)  # FAIRNESS.md §1, all six
+    # docs/fairness.md, "The six tests": all six
+    assert {t["test"] for t in doc["tests"]} == set(TESTS)
     assert {t["scope"] for t in doc["tests"]} == {"session", "all"}  # the default --by
     flagged = [t for t in doc["tests"] if t["flagged"]]
     assert {t["subject"].get("player") for t in flagged} == {"eve"}
@@ -61,7 +62,7 @@ def test_fairness_text_on_fair_logs_flags_nothing_and_exits_0(logs: dict[str, Pa
 def test_fairness_unreadable_input_exits_2_and_the_rest_is_tested(
     logs: dict[str, Path], tmp_path: Path
 ) -> None:
-    """LOG-FORMAT.md, exit status: a document that cannot be parsed is 2, said on stderr;
+    """docs/log-format.md, exit status: a document that cannot be parsed is 2, said on stderr;
     the readable logs beside it are tested all the same."""
     folder = tmp_path / "logs"
     folder.mkdir()

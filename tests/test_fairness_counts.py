@@ -1,9 +1,9 @@
 """The SQL counts of the fairness audit against a count made by hand from the log itself.
 
 A simulated session is loaded by ``ingest`` into a real DuckDB file; the
-counts the tests of FAIRNESS.md §1 use are recounted here deal by deal from
+counts the tests of docs/fairness.md, "The six tests" use are recounted here deal by deal from
 the JSON, so the SQL (positions from the eldest, the Miss after the dealer,
-RULES.md §3's top trump, neighbours across deals) is checked by a second,
+docs/rules.md §3's top trump, neighbours across deals) is checked by a second,
 independent route.
 """
 

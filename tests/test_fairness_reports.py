@@ -1,5 +1,5 @@
 """The fairness table that ``audit`` refreshes and the fairness report page (issue 15, point 4;
-FAIRNESS.md §3: the report gains a page with observed against expected and the band)."""
+docs/fairness.md, "The JSON": the report gains a page with observed against expected and the band)."""
 
 from __future__ import annotations
 

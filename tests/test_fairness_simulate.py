@@ -1,4 +1,4 @@
-"""The simulator's unfair dealing, the ground truth of the fairness tests (FAIRNESS.md §2)."""
+"""The simulator's unfair dealing, the ground truth of the fairness tests (docs/fairness.md, "Simulating unfair dealing")."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _hands(deal: dict[str, object]) -> dict[str, set[int]]:
 
 
 def test_crooked_dealer_at_rate_one_holds_the_best_trump_whenever_he_deals_fairness_2() -> None:
-    """FAIRNESS.md §2: the crooked dealer swaps the best trump of the deal (RULES.md §3's
+    """docs/fairness.md, "Simulating unfair dealing": the crooked dealer swaps the best trump of the deal (docs/rules.md §3's
     top trump: Pam with Pam on, the next one down when it is turned up) into his hand."""
     sim = Simulator(builtin("hoyle-pam").options, "hoyle-pam", 5, 7, crooked=Crooked("cat", 1.0))
     doc = sim.session("s", 40)
@@ -68,7 +68,7 @@ def test_riffled_deals_are_legal_deals_of_the_gathered_pack_fairness_2(tmp_path:
 
 
 def test_one_riffle_keeps_played_neighbours_one_seat_apart_fairness_1_5() -> None:
-    """FAIRNESS.md §1.5: after one riffle about half of the cards played one after another
+    """docs/fairness.md, "The six tests", test 5: after one riffle about half of the cards played one after another
     land one seat apart (against about one in seven for a uniform deal)."""
     sim = Simulator(builtin("three-card").options, "three-card", 6, 2, riffles=1)
     doc = sim.session("s", 60)

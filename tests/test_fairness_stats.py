@@ -1,4 +1,4 @@
-"""The statistics of the fairness audit on hand-made counts (FAIRNESS.md §1)."""
+"""The statistics of the fairness audit on hand-made counts (docs/fairness.md, "The six tests")."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from loo_replay.fairness.stats import (
 
 
 def test_holm_multiplies_the_kth_smallest_by_m_minus_k_plus_1_and_keeps_order() -> None:
-    """FAIRNESS.md §1: p-values across the tests of one run are adjusted with Holm's method."""
+    """docs/fairness.md, "The six tests": p-values across the tests of one run are adjusted with Holm's method."""
     assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
     assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
     assert holm([]) == []
@@ -70,7 +70,7 @@ def test_fair_chances_of_the_top_trump_are_hand_size_in_51() -> None:
 
 
 def test_dealer_hand_below_its_minimum_reports_too_few_deals() -> None:
-    """FAIRNESS.md §1: below a test's smallest number of deals, "too few deals", no p-value."""
+    """docs/fairness.md, "The six tests": below a test's smallest number of deals, "too few deals", no p-value."""
     few = MIN_DEALS["dealer-hand"] - 1
     v = bernoulli_verdict(
         "dealer-hand", "all", "all", (("player", "dan"),), Bernoulli(few, {3 / 51: few}),
@@ -82,7 +82,7 @@ def test_dealer_hand_below_its_minimum_reports_too_few_deals() -> None:
 
 
 def test_a_flag_says_unlikely_under_fair_dealing_never_cheating() -> None:
-    """FAIRNESS.md §1: a flag says "unlikely under fair dealing", never "this person cheated"."""
+    """docs/fairness.md, "The six tests": a flag says "unlikely under fair dealing", never "this person cheated"."""
     crooked = bernoulli_verdict(
         "dealer-hand", "all", "all", (("player", "dan"),), Bernoulli(30, {3 / 51: 80}), 0.01,
         "when dan deals they hold the top trump in {observed} of deals; "
@@ -106,7 +106,7 @@ def test_a_flag_says_unlikely_under_fair_dealing_never_cheating() -> None:
 
 
 def test_shuffle_expects_one_seat_apart_about_one_in_seven() -> None:
-    """FAIRNESS.md §1.5: six seats and the Miss of three cards: a card's neighbour is one of
+    """docs/fairness.md, "The six tests", test 5: six seats and the Miss of three cards: a card's neighbour is one of
     the other 20 dealt, 3 of them one seat on (3/20), 2 in its own place."""
     counts = ShuffleCounts(7, 3, {0: 100, 1: 150, 2: 150, 3: 150, 4: 150, 5: 150, 6: 150})
     pairs, table = shuffle_table([counts])
@@ -124,7 +124,7 @@ def _shuffle(deals: int, table: object) -> Verdict:
 
 
 def test_a_repeated_whole_deal_is_beyond_fair_dealing() -> None:
-    """FAIRNESS.md §1.6: two equal deals of six hands and a Miss never happen by chance."""
+    """docs/fairness.md, "The six tests", test 6: two equal deals of six hands and a Miss never happen by chance."""
     assert hand_chance(3) == pytest.approx(1 / 22100)
     assert deal_chance(7, 3) < 1e-20
     v = repeats_verdict("all", "all", "deal", 100, [Repeats(4950, 1, deal_chance(7, 3))], 0.01)

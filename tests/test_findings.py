@@ -1,4 +1,4 @@
-"""Every finding code of RULES.md §6, each on hand-written deals worked out from the spec.
+"""Every finding code of docs/rules.md §6, each on hand-written deals worked out from the spec.
 
 For each code there is a deal that triggers it (the exact code, player, trick, card, legal
 cards, ``penalized`` and penalty, and nothing else found) and a near-identical deal that
@@ -79,7 +79,7 @@ def check_revoke(
     penalized: bool = True,
     penalty: int = 12,
 ) -> None:
-    """A revoke (§3, §4) as §6 and LOG-FORMAT.md describe it; ``legal`` as ``"KD 9D"``."""
+    """A revoke (§3, §4) as §6 and docs/log-format.md describe it; ``legal`` as ``"KD 9D"``."""
     assert v.code == code, v.message
     assert v.is_revoke
     assert v.player == player
@@ -135,7 +135,7 @@ def _top_trump_deal(ann_trump: str, miss_trump: str, turn_up: str) -> dict[str, 
 
 
 def test_lead_top_trump_holding_the_ace_of_trumps_lead_it() -> None:
-    """RULES.md §3 order 1, ``lead.top_trump = "every"`` (three-card): ann holds A♦, the
+    """docs/rules.md §3 order 1, ``lead.top_trump = "every"`` (three-card): ann holds A♦, the
     top trump, and leads 4♠."""
     (v,) = only(audit(_top_trump_deal("AD", "6D", "9D")), "lead-top-trump")
     check_revoke(
@@ -144,25 +144,25 @@ def test_lead_top_trump_holding_the_ace_of_trumps_lead_it() -> None:
 
 
 def test_lead_top_trump_not_bound_without_the_top_trump() -> None:
-    """RULES.md §3 order 1: the same deal with ann's A♦ and the Miss's 6♦ swapped: she
+    """docs/rules.md §3 order 1: the same deal with ann's A♦ and the Miss's 6♦ swapped: she
     holds one low trump, so no option binds her first lead."""
     clean(audit(_top_trump_deal("6D", "AD", "9D")))
 
 
 def test_lead_top_trump_is_the_king_when_the_ace_is_turned_up() -> None:
-    """RULES.md §3: "the top trump is the ace of trumps ... or the next one down when that
+    """docs/rules.md §3: "the top trump is the ace of trumps ... or the next one down when that
     card is the turn-up": A♦ turned, ann holds K♦ and leads 4♠."""
     (v,) = only(audit(_top_trump_deal("KD", "6D", "AD")), "lead-top-trump")
     check_revoke(v, code="lead-top-trump", player="ann", trick=1, card="4S", legal="KD")
 
 
 def test_lead_top_trump_with_ace_turned_up_not_bound_without_the_king() -> None:
-    """RULES.md §3: A♦ turned up, K♦ in the Miss: ann's 6♦ is not the top trump."""
+    """docs/rules.md §3: A♦ turned up, K♦ in the Miss: ann's 6♦ is not the top trump."""
     clean(audit(_top_trump_deal("6D", "KD", "AD")))
 
 
 def test_lead_top_trump_does_not_pass_to_the_next_trump_once_played() -> None:
-    """RULES.md §3: the top trump "does not pass to another card once played": ann leads
+    """docs/rules.md §3: the top trump "does not pass to another card once played": ann leads
     A♦, wins, and at trick 2 holds K♦ 4♠; she may lead 4♠ (trump after trick is off here,
     and one trump does not reach ``lead.trump_if`` = 2)."""
     deal = deal_doc(
@@ -208,7 +208,7 @@ TWO_PLAYER_ISOLATED = {"lead.trump_if": 0, "lead.trump_after_trick": False}
 def test_lead_highest_trump_two_players_lead_from_the_run_down_from_the_highest(
     rules: dict[str, Any] | None,
 ) -> None:
-    """RULES.md §3 order 2, ``lead.highest_trump = "two_players"`` (three-card): only ann and
+    """docs/rules.md §3 order 2, ``lead.highest_trump = "two_players"`` (three-card): only ann and
     bob play; at trick 2 ann holds K♦ J♦ and Q♦ is neither played nor turned up (it is in
     the Miss), so J♦ is not in an unbroken run down from K♦: leading it is a revoke. The
     later options (lead-trump, trump after trick) allow J♦ but each option narrows the
@@ -221,20 +221,20 @@ def test_lead_highest_trump_two_players_lead_from_the_run_down_from_the_highest(
 
 
 def test_lead_highest_trump_two_players_a_played_card_fills_the_gap() -> None:
-    """RULES.md §3 order 2, ``two_players``: as above, but bob played Q♦ to trick 1 (and 3♦
+    """docs/rules.md §3 order 2, ``two_players``: as above, but bob played Q♦ to trick 1 (and 3♦
     is in the Miss): "counting cards already played ... as filling the gaps", K♦ Q♦ J♦ is
     a run and J♦ may be led."""
     clean(audit(_two_player_deal("QD", "3D", "9D", "pass")))
 
 
 def test_lead_highest_trump_two_players_the_turn_up_fills_the_gap() -> None:
-    """RULES.md §3 order 2, ``two_players``: as the revoke above, but Q♦ is the turn-up
+    """docs/rules.md §3 order 2, ``two_players``: as the revoke above, but Q♦ is the turn-up
     (9♦ in the Miss): the turn-up fills the gap, J♦ may be led."""
     clean(audit(_two_player_deal("3D", "9D", "QD", "pass")))
 
 
 def test_lead_highest_trump_two_players_does_not_bind_three_players() -> None:
-    """RULES.md §3 order 2, ``two_players``: the revoke deal above with cat playing instead
+    """docs/rules.md §3 order 2, ``two_players``: the revoke deal above with cat playing instead
     of passing: three players are active, so J♦ may be led at trick 2."""
     clean(audit(_two_player_deal("3D", "QD", "9D", "play")))
 
@@ -260,7 +260,7 @@ def _highest_first_deal(first: str, second: str) -> dict[str, Any]:
     ids=["three-card", "three-card-without-lead-trump-options"],
 )
 def test_lead_highest_trump_first_lead_the_highest_of_two_trumps(rules: dict[str, Any]) -> None:
-    """RULES.md §3 order 2, ``lead.highest_trump = "first"``: ann holds K♦ 9♦ at the first
+    """docs/rules.md §3 order 2, ``lead.highest_trump = "first"``: ann holds K♦ 9♦ at the first
     lead and leads 9♦; the legal set is K♦ (lead-trump, satisfied by 9♦, does not widen
     it)."""
     (v,) = only(audit(_highest_first_deal("9D", "KD"), rules=rules), "lead-highest-trump")
@@ -270,7 +270,7 @@ def test_lead_highest_trump_first_lead_the_highest_of_two_trumps(rules: dict[str
 
 
 def test_lead_highest_trump_first_is_kept_by_leading_the_highest() -> None:
-    """RULES.md §3 order 2, ``first``: ann leads K♦ first, then 9♦ at trick 2 (where
+    """docs/rules.md §3 order 2, ``first``: ann leads K♦ first, then 9♦ at trick 2 (where
     ``first`` no longer binds and she holds one trump)."""
     clean(audit(_highest_first_deal("KD", "9D"), rules={"lead.highest_trump": "first"}))
 
@@ -296,7 +296,7 @@ def _highest_always_deal(bob_lead: str, bob_last: str) -> dict[str, Any]:
     ids=["three-card", "three-card-without-lead-trump-options"],
 )
 def test_lead_highest_trump_always_binds_every_lead(rules: dict[str, Any]) -> None:
-    """RULES.md §3 order 2, ``lead.highest_trump = "always"``: bob leads trick 2 holding
+    """docs/rules.md §3 order 2, ``lead.highest_trump = "always"``: bob leads trick 2 holding
     K♦ 9♦ and leads 9♦."""
     (v,) = only(audit(_highest_always_deal("9D", "KD"), rules=rules), "lead-highest-trump")
     check_revoke(
@@ -305,12 +305,12 @@ def test_lead_highest_trump_always_binds_every_lead(rules: dict[str, Any]) -> No
 
 
 def test_lead_highest_trump_first_does_not_bind_the_second_lead() -> None:
-    """RULES.md §3 order 2: the same deal under ``first``: trick 2 is not the first lead."""
+    """docs/rules.md §3 order 2: the same deal under ``first``: trick 2 is not the first lead."""
     clean(audit(_highest_always_deal("9D", "KD"), rules={"lead.highest_trump": "first"}))
 
 
 def test_lead_highest_trump_always_is_kept_by_leading_the_highest() -> None:
-    """RULES.md §3 order 2, ``always``: bob leads K♦ then 9♦."""
+    """docs/rules.md §3 order 2, ``always``: bob leads K♦ then 9♦."""
     clean(audit(_highest_always_deal("KD", "9D"), rules={"lead.highest_trump": "always"}))
 
 
@@ -332,7 +332,7 @@ def _lead_trump_deal(ann_second: str, miss_last: str) -> dict[str, Any]:
 
 
 def test_lead_trump_holding_two_trumps_lead_a_trump() -> None:
-    """RULES.md §3 order 3, ``lead.trump_if = 2`` (three-card): ann holds K♦ 9♦ and leads
+    """docs/rules.md §3 order 3, ``lead.trump_if = 2`` (three-card): ann holds K♦ 9♦ and leads
     4♠ to the first trick (three players, so ``two_players`` does not bind; A♦ is in the
     Miss)."""
     (v,) = only(audit(_lead_trump_deal("9D", "6C")), "lead-trump")
@@ -340,12 +340,12 @@ def test_lead_trump_holding_two_trumps_lead_a_trump() -> None:
 
 
 def test_lead_trump_one_trump_is_below_the_threshold() -> None:
-    """RULES.md §3 order 3: ann's 9♦ and the Miss's 6♣ swapped: one trump, N = 2."""
+    """docs/rules.md §3 order 3: ann's 9♦ and the Miss's 6♣ swapped: one trump, N = 2."""
     clean(audit(_lead_trump_deal("6C", "9D")))
 
 
 def test_lead_trump_threshold_one() -> None:
-    """RULES.md §3 order 3, ``lead.trump_if = 1``: the same one-trump hand must lead K♦."""
+    """docs/rules.md §3 order 3, ``lead.trump_if = 1``: the same one-trump hand must lead K♦."""
     result = audit(_lead_trump_deal("6C", "9D"), rules={"lead.trump_if": 1})
     (v,) = only(result, "lead-trump")
     check_revoke(v, code="lead-trump", player="ann", trick=1, card="4S", legal="KD")
@@ -367,7 +367,7 @@ def _trump_after_trick_deal(ann_card: str, miss_card: str) -> dict[str, Any]:
 
 
 def test_trump_after_trick_the_winner_must_lead_a_trump() -> None:
-    """RULES.md §3 order 4, ``lead.trump_after_trick``: ann won trick 1 and leads 6♣ to
+    """docs/rules.md §3 order 4, ``lead.trump_after_trick``: ann won trick 1 and leads 6♣ to
     trick 2 holding 9♦."""
     (v,) = only(audit(_trump_after_trick_deal("9D", "7C")), "trump-after-trick")
     check_revoke(
@@ -376,12 +376,12 @@ def test_trump_after_trick_the_winner_must_lead_a_trump() -> None:
 
 
 def test_trump_after_trick_not_bound_without_a_trump() -> None:
-    """RULES.md §3 order 4: ann's 9♦ and the Miss's 7♣ swapped: she holds no trump."""
+    """docs/rules.md §3 order 4: ann's 9♦ and the Miss's 7♣ swapped: she holds no trump."""
     clean(audit(_trump_after_trick_deal("7C", "9D")))
 
 
 def test_trump_after_trick_log_format_example_deal_7() -> None:
-    """RULES.md §3 order 4 and §6, LOG-FORMAT.md's example: deal 7 of
+    """docs/rules.md §3 order 4 and §6, docs/log-format.md's example: deal 7 of
     ``club-night-2026-11-20`` (three-card, unlimited loo) gives exactly the example's
     violation, message included, and the example's settlement."""
     deal = {
@@ -469,7 +469,7 @@ def _ace_and_nine_deal(first_lead: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("card", ["4S", "9D"])
 def test_lead_top_trump_wins_over_lead_trump(card: str) -> None:
-    """RULES.md §3 table order: holding A♦ 9♦, a lead of 4♠ breaks lead-top-trump and
+    """docs/rules.md §3 table order: holding A♦ 9♦, a lead of 4♠ breaks lead-top-trump and
     lead-trump, a lead of 9♦ breaks lead-top-trump only; both are ``lead-top-trump`` and
     the legal set, narrowed by every option that applies, is A♦ alone."""
     (v,) = only(audit(_ace_and_nine_deal(card)), "lead-top-trump")
@@ -479,12 +479,12 @@ def test_lead_top_trump_wins_over_lead_trump(card: str) -> None:
 
 
 def test_lead_top_trump_kept_with_a_second_trump() -> None:
-    """RULES.md §3: the same hand leading A♦, then 9♦ (trump after trick), then 4♠."""
+    """docs/rules.md §3: the same hand leading A♦, then 9♦ (trump after trick), then 4♠."""
     clean(audit(_ace_and_nine_deal("AD")))
 
 
 def test_lead_highest_trump_wins_over_lead_trump() -> None:
-    """RULES.md §3 table order: two players, ann holds K♦ 9♦ 4♠ (A♦ in the Miss, no run:
+    """docs/rules.md §3 table order: two players, ann holds K♦ 9♦ 4♠ (A♦ in the Miss, no run:
     Q♦ unseen) and leads 4♠: she breaks lead-highest-trump and lead-trump; the code is
     ``lead-highest-trump`` and the legal set K♦."""
     deal = deal_doc(
@@ -526,7 +526,7 @@ def _top_trump_at_trick_two_deal(bob_lead: str) -> dict[str, Any]:
 
 
 def test_lead_top_trump_wins_over_trump_after_trick() -> None:
-    """RULES.md §3 table order: bob wins trick 1 and leads 5♥ holding A♦: he breaks
+    """docs/rules.md §3 table order: bob wins trick 1 and leads 5♥ holding A♦: he breaks
     lead-top-trump and trump-after-trick; the code is ``lead-top-trump``."""
     (v,) = only(audit(_top_trump_at_trick_two_deal("5H")), "lead-top-trump")
     check_revoke(
@@ -535,7 +535,7 @@ def test_lead_top_trump_wins_over_trump_after_trick() -> None:
 
 
 def test_lead_top_trump_kept_at_trick_two() -> None:
-    """RULES.md §3: the same deal with bob leading A♦ to trick 2."""
+    """docs/rules.md §3: the same deal with bob leading A♦ to trick 2."""
     clean(audit(_top_trump_at_trick_two_deal("AD")))
 
 
@@ -579,7 +579,7 @@ def _five_card_pam_deal(bob_hand: str, announce: bool) -> dict[str, Any]:
 
 
 def test_pam_be_civil_announced_pam_must_not_fall_on_the_ace() -> None:
-    """RULES.md §4 step 1, ``follow.pam_civil = "announced"`` (five-card): ann leads A♦
+    """docs/rules.md §4 step 1, ``follow.pam_civil = "announced"`` (five-card): ann leads A♦
     announcing "Pam, be civil"; bob holds Pam and 5♦ and plays Pam. Pam is barred, so he
     must follow with 5♦."""
     result = audit(_five_card_pam_deal("JC 5D 4S 3H 2C", True), ruleset="five-card")
@@ -597,19 +597,19 @@ def test_pam_be_civil_announced_pam_must_not_fall_on_the_ace() -> None:
 
 
 def test_pam_be_civil_announced_not_bound_without_the_announcement() -> None:
-    """RULES.md §4 step 1, ``announced``: the same deal without the announcement: Pam is a
+    """docs/rules.md §4 step 1, ``announced``: the same deal without the announcement: Pam is a
     trump that heads the ace, so bob must play it."""
     clean(audit(_five_card_pam_deal("JC 5D 4S 3H 2C", False), ruleset="five-card"))
 
 
 def test_pam_be_civil_not_strict_pam_may_fall_when_it_is_the_only_trump() -> None:
-    """RULES.md §4 step 1, ``pam_civil_strict = false`` (five-card): announced, but Pam is
+    """docs/rules.md §4 step 1, ``pam_civil_strict = false`` (five-card): announced, but Pam is
     bob's only trump, so Pam may (indeed must) be played."""
     clean(audit(_five_card_pam_deal("JC 6S 4S 3H 2C", True), ruleset="five-card"))
 
 
 def test_pam_be_civil_strict_bars_pam_unless_it_is_the_last_card() -> None:
-    """RULES.md §4 step 1, ``follow.pam_civil_strict`` (modern-pam): the same deal as
+    """docs/rules.md §4 step 1, ``follow.pam_civil_strict`` (modern-pam): the same deal as
     above; Pam is bob's only trump but not his last card, so it is barred; without it he
     is void in trumps and (``follow.void = "trump"``, no other trump) may play any other
     card."""
@@ -628,7 +628,7 @@ def test_pam_be_civil_strict_bars_pam_unless_it_is_the_last_card() -> None:
 
 
 def test_pam_be_civil_strict_not_bound_without_the_announcement() -> None:
-    """RULES.md §4 step 1, modern-pam has ``pam_civil = "announced"``: no announcement,
+    """docs/rules.md §4 step 1, modern-pam has ``pam_civil = "announced"``: no announcement,
     no bar."""
     clean(audit(_five_card_pam_deal("JC 6S 4S 3H 2C", False), ruleset="modern-pam"))
 
@@ -656,19 +656,19 @@ def _hoyle_pam_deal(bob_first: str) -> dict[str, Any]:
 
 
 def test_pam_be_civil_always_needs_no_announcement() -> None:
-    """RULES.md §4 step 1, ``follow.pam_civil = "always"`` (hoyle-pam): the ace of trumps
+    """docs/rules.md §4 step 1, ``follow.pam_civil = "always"`` (hoyle-pam): the ace of trumps
     led without a word still bars Pam while bob holds another trump."""
     (v,) = only(audit(_hoyle_pam_deal("JC"), ruleset="hoyle-pam"), "pam-be-civil")
     check_revoke(v, code="pam-be-civil", player="bob", trick=1, card="JC", legal="5D", penalty=6)
 
 
 def test_pam_be_civil_always_kept_by_following_with_another_trump() -> None:
-    """RULES.md §4 step 1, ``always``: bob follows the ace with 5♦ and keeps Pam."""
+    """docs/rules.md §4 step 1, ``always``: bob follows the ace with 5♦ and keeps Pam."""
     clean(audit(_hoyle_pam_deal("5D"), ruleset="hoyle-pam"))
 
 
 def test_pam_be_civil_announced_rule_ignores_an_unannounced_ace() -> None:
-    """RULES.md §4 step 1: the ``always`` revoke deal under ``announced``: no bar."""
+    """docs/rules.md §4 step 1: the ``always`` revoke deal under ``announced``: no bar."""
     result = audit(
         _hoyle_pam_deal("JC"), ruleset="hoyle-pam", rules={"follow.pam_civil": "announced"}
     )
@@ -691,7 +691,7 @@ def _follow_deal(bob_t1: str, bob_t3: str, bob_hand: str = "2S 4H 2C") -> dict[s
 
 
 def test_follow_suit_holding_the_suit_led_play_it() -> None:
-    """RULES.md §4 step 2: bob holds 2♠ and discards 2♣ on ann's 9♠."""
+    """docs/rules.md §4 step 2: bob holds 2♠ and discards 2♣ on ann's 9♠."""
     (v,) = only(audit(_follow_deal("2C", "2S")), "follow-suit")
     check_revoke(
         v, code="follow-suit", player="bob", trick=1, card="2C", legal="2S", held="2S 4H 2C"
@@ -699,12 +699,12 @@ def test_follow_suit_holding_the_suit_led_play_it() -> None:
 
 
 def test_follow_suit_kept() -> None:
-    """RULES.md §4 step 2: bob follows with 2♠ and plays 2♣ to the club lead."""
+    """docs/rules.md §4 step 2: bob follows with 2♠ and plays 2♣ to the club lead."""
     clean(audit(_follow_deal("2S", "2C")))
 
 
 def test_only_the_first_revoke_of_a_player_is_penalised() -> None:
-    """RULES.md §5.1, §6: bob revokes at tricks 1 and 2 — only the first is penalised; cat's
+    """docs/rules.md §5.1, §6: bob revokes at tricks 1 and 2 — only the first is penalised; cat's
     revoke at trick 2 is his first and is penalised too (forfeit: 12 each, once)."""
     deal = deal_doc(
         {"ann": "9S 9H 5C", "bob": "2S 4H 2C", "cat": "3S 8H 4C"},
@@ -735,7 +735,7 @@ def test_only_the_first_revoke_of_a_player_is_penalised() -> None:
 
 
 def test_a_record_may_stop_after_a_penalised_revoke() -> None:
-    """RULES.md §2.9: a record that stops before the last trick after a penalised revoke was
+    """docs/rules.md §2.9: a record that stops before the last trick after a penalised revoke was
     abandoned there; the revoke is still found and nothing else."""
     deal = _follow_deal("2C", "2S")
     deal["events"] = deal["events"][:6]  # declarations and trick 1
@@ -747,7 +747,7 @@ def test_a_record_may_stop_after_a_penalised_revoke() -> None:
 
 
 def test_head_trick_must_beat_the_winning_card_when_able() -> None:
-    """RULES.md §4 step 3, ``follow.head``: ann leads 9♠; bob holds K♠ 2♠ and plays 2♠."""
+    """docs/rules.md §4 step 3, ``follow.head``: ann leads 9♠; bob holds K♠ 2♠ and plays 2♠."""
     result = audit(_follow_deal("2S", "KS", bob_hand="KS 2S 4H"))
     (v,) = only(result, "head-trick")
     check_revoke(
@@ -756,12 +756,12 @@ def test_head_trick_must_beat_the_winning_card_when_able() -> None:
 
 
 def test_head_trick_not_bound_when_no_card_beats() -> None:
-    """RULES.md §4 step 3: bob's K♠ replaced by 8♠, which cannot beat the 9♠."""
+    """docs/rules.md §4 step 3: bob's K♠ replaced by 8♠, which cannot beat the 9♠."""
     clean(audit(_follow_deal("2S", "8S", bob_hand="8S 2S 4H")))
 
 
 def test_follow_suit_wins_over_head_trick() -> None:
-    """RULES.md §4 step order: bob holds K♠ 2♠ 4♥ and plays 4♥ on the 9♠: he breaks
+    """docs/rules.md §4 step order: bob holds K♠ 2♠ 4♥ and plays 4♥ on the 9♠: he breaks
     follow-suit and head-trick; the code is ``follow-suit``, the legal set K♠."""
     deal = deal_doc(
         {"ann": "9S 9H 5C", "bob": "KS 2S 4H", "cat": "3S 8H 4C"},
@@ -799,13 +799,13 @@ def _trumped_trick_deal(bob_card: str) -> dict[str, Any]:
 
 
 def test_head_trick_lapses_once_the_trick_is_trumped() -> None:
-    """RULES.md §4 step 3: "unless the trick is already trumped": bob trumps the 9♠ with 5♦,
+    """docs/rules.md §4 step 3: "unless the trick is already trumped": bob trumps the 9♠ with 5♦,
     so cat may follow with 2♠ although he holds Q♠."""
     clean(audit(_trumped_trick_deal("5D")))
 
 
 def test_head_trick_binds_when_the_trick_is_not_trumped() -> None:
-    """RULES.md §4 step 3: bob's 5♦ replaced by 4♣ (he discards): cat must head with Q♠."""
+    """docs/rules.md §4 step 3: bob's 5♦ replaced by 4♣ (he discards): cat must head with Q♠."""
     (v,) = only(audit(_trumped_trick_deal("4C")), "head-trick")
     check_revoke(v, code="head-trick", player="cat", trick=1, card="2S", legal="QS")
 
@@ -846,7 +846,7 @@ def _must_trump_deal(bob_t1: str, bob_t3: str) -> dict[str, Any]:
 
 
 def test_must_trump_overtrump_rule_void_must_trump_an_untrumped_trick() -> None:
-    """RULES.md §4 step 4, ``follow.void = "overtrump"`` (three-card): bob is void in
+    """docs/rules.md §4 step 4, ``follow.void = "overtrump"`` (three-card): bob is void in
     spades and holds 5♦, which beats the 9♠; the trick is not trumped, so discarding 2♣ is
     ``must-trump``."""
     (v,) = only(audit(_must_trump_deal("2C", "5D")), "must-trump")
@@ -856,12 +856,12 @@ def test_must_trump_overtrump_rule_void_must_trump_an_untrumped_trick() -> None:
 
 
 def test_must_trump_overtrump_rule_kept() -> None:
-    """RULES.md §4 step 4, ``overtrump``: bob trumps trick 1 with 5♦."""
+    """docs/rules.md §4 step 4, ``overtrump``: bob trumps trick 1 with 5♦."""
     clean(audit(_must_trump_deal("5D", "2C")))
 
 
 def test_must_overtrump_overtrump_rule_trick_already_trumped() -> None:
-    """RULES.md §4 step 4, ``overtrump``: bob trumped with 5♦; cat, void, holds K♦ and
+    """docs/rules.md §4 step 4, ``overtrump``: bob trumped with 5♦; cat, void, holds K♦ and
     discards 3♣: breaking the rule on a trumped trick is ``must-overtrump``."""
     (v,) = only(audit(_void_deal("KD 3C 8H", "3C", "KD")), "must-overtrump")
     check_revoke(
@@ -870,19 +870,19 @@ def test_must_overtrump_overtrump_rule_trick_already_trumped() -> None:
 
 
 def test_must_overtrump_overtrump_rule_lower_trump_is_also_a_breach() -> None:
-    """RULES.md §4 step 4, ``overtrump``: cat holds K♦ 2♦ and under-trumps with 2♦."""
+    """docs/rules.md §4 step 4, ``overtrump``: cat holds K♦ 2♦ and under-trumps with 2♦."""
     (v,) = only(audit(_void_deal("KD 2D 8H", "2D", "KD")), "must-overtrump")
     check_revoke(v, code="must-overtrump", player="cat", trick=1, card="2D", legal="KD")
 
 
 def test_must_overtrump_overtrump_rule_free_without_a_higher_trump() -> None:
-    """RULES.md §4 step 4, ``overtrump``: cat's K♦ replaced by 2♦, which cannot beat 5♦:
+    """docs/rules.md §4 step 4, ``overtrump``: cat's K♦ replaced by 2♦, which cannot beat 5♦:
     "Holding none, he may play any card"."""
     clean(audit(_void_deal("2D 3C 8H", "3C", "2D")))
 
 
 def test_must_trump_trump_rule_any_trump_even_one_that_cannot_win() -> None:
-    """RULES.md §4 step 4, ``follow.void = "trump"``: the deal just above; cat holds only
+    """docs/rules.md §4 step 4, ``follow.void = "trump"``: the deal just above; cat holds only
     2♦, which cannot beat 5♦, yet "holding any trump, he must play a trump"."""
     result = audit(_void_deal("2D 3C 8H", "3C", "2D"), rules={"follow.void": "trump"})
     (v,) = only(result, "must-trump")
@@ -890,13 +890,13 @@ def test_must_trump_trump_rule_any_trump_even_one_that_cannot_win() -> None:
 
 
 def test_must_trump_trump_rule_kept_without_a_trump() -> None:
-    """RULES.md §4 step 4, ``trump``: cat holds no trump (3♣ 4♣ 8♥) and discards 3♣."""
+    """docs/rules.md §4 step 4, ``trump``: cat holds no trump (3♣ 4♣ 8♥) and discards 3♣."""
     result = audit(_void_deal("3C 4C 8H", "3C", "4C"), rules={"follow.void": "trump"})
     clean(result)
 
 
 def test_must_overtrump_trump_rule_a_trump_that_beats_if_held() -> None:
-    """RULES.md §4 step 4, ``trump``: cat holds K♦ 2♦ and plays 2♦ on bob's 5♦: a trump,
+    """docs/rules.md §4 step 4, ``trump``: cat holds K♦ 2♦ and plays 2♦ on bob's 5♦: a trump,
     but not one that beats the winning card: ``must-overtrump``."""
     result = audit(_void_deal("KD 2D 8H", "2D", "KD"), rules={"follow.void": "trump"})
     (v,) = only(result, "must-overtrump")
@@ -904,7 +904,7 @@ def test_must_overtrump_trump_rule_a_trump_that_beats_if_held() -> None:
 
 
 def test_must_trump_wins_over_must_overtrump() -> None:
-    """RULES.md §4 step order, ``trump``: cat holds K♦ and discards 3♣: he breaks both
+    """docs/rules.md §4 step order, ``trump``: cat holds K♦ and discards 3♣: he breaks both
     parts of step 4; the code is the first, ``must-trump``, the legal set K♦."""
     result = audit(_void_deal("KD 3C 8H", "3C", "KD"), rules={"follow.void": "trump"})
     (v,) = only(result, "must-trump")
@@ -912,7 +912,7 @@ def test_must_trump_wins_over_must_overtrump() -> None:
 
 
 def test_void_any_allows_any_card() -> None:
-    """RULES.md §4 step 4, ``follow.void = "any"``: cat's discard under K♦ is no revoke."""
+    """docs/rules.md §4 step 4, ``follow.void = "any"``: cat's discard under K♦ is no revoke."""
     clean(audit(_void_deal("KD 3C 8H", "3C", "KD"), rules={"follow.void": "any"}))
 
 
@@ -938,7 +938,7 @@ def base_deal(events: list[dict[str, Any]], **kw: Any) -> dict[str, Any]:
 
 
 def test_out_of_turn_card_is_dead_and_the_offender_retires() -> None:
-    """RULES.md §2.9: at trick 3 cat plays 4♣ before bob: ``out-of-turn``; cat retires
+    """docs/rules.md §2.9: at trick 3 cat plays 4♣ before bob: ``out-of-turn``; cat retires
     (his trick's share stays in the pool, he cannot be looed) and pays a single (3) into
     the current pool: pool 3 + 3 = 6, share 2; ann takes 4, bob is looed."""
     deal = base_deal(
@@ -961,12 +961,12 @@ def test_out_of_turn_card_is_dead_and_the_offender_retires() -> None:
 
 
 def test_out_of_turn_not_found_when_played_in_turn() -> None:
-    """RULES.md §2.9: the same deal with bob and cat in clockwise order at trick 3."""
+    """docs/rules.md §2.9: the same deal with bob and cat in clockwise order at trick 3."""
     clean(audit(base_deal([*ALL_PLAY, *BASE_PLAYS])))
 
 
 def test_out_of_turn_dead_card_is_not_checked() -> None:
-    """RULES.md §2.9: "his card is dead and not checked": at trick 2 bob plays 2♣ before ann
+    """docs/rules.md §2.9: "his card is dead and not checked": at trick 2 bob plays 2♣ before ann
     while holding 4♥ — no follow-suit; bob retires, the trick and the deal go on between
     ann and cat."""
     deal = base_deal(
@@ -992,7 +992,7 @@ def test_out_of_turn_dead_card_is_not_checked() -> None:
 
 
 def test_declare_out_of_turn_pays_a_single_to_the_current_pool() -> None:
-    """RULES.md §2.5: bob declares before ann, the eldest: ``declare-out-of-turn``, the
+    """docs/rules.md §2.5: bob declares before ann, the eldest: ``declare-out-of-turn``, the
     declaration stands and bob pays 3 into this pool (6: share 2)."""
     deal = base_deal(
         [declare("bob", "play"), declare("ann", "play"), declare("cat", "play"), *BASE_PLAYS]
@@ -1007,7 +1007,7 @@ def test_declare_out_of_turn_pays_a_single_to_the_current_pool() -> None:
 
 
 def test_declare_in_turn() -> None:
-    """RULES.md §2.5: the same declarations in clockwise order from the eldest."""
+    """docs/rules.md §2.5: the same declarations in clockwise order from the eldest."""
     clean(audit(base_deal([*ALL_PLAY, *BASE_PLAYS])))
 
 
@@ -1037,7 +1037,7 @@ def _must_second_deal(bob: str, **kw: Any) -> dict[str, Any]:
 
 
 def test_forced_play_pass_in_a_must_deal() -> None:
-    """RULES.md §2.5: three-card, deal 2 of the session after an all-passed deal 1: a single
+    """docs/rules.md §2.5: three-card, deal 2 of the session after an all-passed deal 1: a single
     pool, a must. bob's recorded ``pass`` is ``forced-play`` (no chips); he is out and cat
     and ann play."""
     _, result = audit_deals([_all_passed_first_deal(), _must_second_deal("pass")], players=TRIO)
@@ -1048,7 +1048,7 @@ def test_forced_play_pass_in_a_must_deal() -> None:
 
 
 def test_forced_play_must_deal_played() -> None:
-    """RULES.md §2.5: the same must deal with bob declaring ``play``."""
+    """docs/rules.md §2.5: the same must deal with bob declaring ``play``."""
     first, result = audit_deals([_all_passed_first_deal(), _must_second_deal("play")], players=TRIO)
     clean(first)
     assert result.must is True
@@ -1056,7 +1056,7 @@ def test_forced_play_must_deal_played() -> None:
 
 
 def test_forced_play_dealer_defends() -> None:
-    """RULES.md §2.5, ``declare.dealer_defends`` (three-card): ann alone stands on her own
+    """docs/rules.md §2.5, ``declare.dealer_defends`` (three-card): ann alone stands on her own
     hand; cat, the dealer, passes: ``forced-play`` (no chips). The pass stands: ann is
     unopposed and takes the pool."""
     result = audit(
@@ -1069,7 +1069,7 @@ def test_forced_play_dealer_defends() -> None:
 
 
 def test_forced_play_dealer_not_bound_against_the_miss() -> None:
-    """RULES.md §2.5, ``dealer_defends``: ann takes the Miss instead — she does not stand on
+    """docs/rules.md §2.5, ``dealer_defends``: ann takes the Miss instead — she does not stand on
     her own hand, so cat may pass."""
     result = audit(
         base_deal([declare("ann", "take_miss"), declare("bob", "pass"), declare("cat", "pass")])
@@ -1091,7 +1091,7 @@ def test_forced_play_dealer_not_bound_against_the_miss() -> None:
 def test_forced_play_last_must_play_single(
     decls: list[str], offenders: list[str], outcome: str
 ) -> None:
-    """RULES.md §2.5, ``declare.last_must_play_single`` (modern): a single pool that every
+    """docs/rules.md §2.5, ``declare.last_must_play_single`` (modern): a single pool that every
     seat before bob (the last non-dealer) passed: bob and cat (the dealer) must play; each
     ``pass`` — and the dealer's silence when all the others passed — is ``forced-play``."""
     events = [declare(*d.split()) for d in decls]
@@ -1103,7 +1103,7 @@ def test_forced_play_last_must_play_single(
 
 
 def test_forced_play_last_must_play_single_not_bound_when_someone_before_played() -> None:
-    """RULES.md §2.5, ``last_must_play_single``: ann plays, so bob and cat may pass."""
+    """docs/rules.md §2.5, ``last_must_play_single``: ann plays, so bob and cat may pass."""
     events = [declare("ann", "play"), declare("bob", "pass"), declare("cat", "pass")]
     result = audit(base_deal(events), ruleset="modern")
     clean(result)
@@ -1111,7 +1111,7 @@ def test_forced_play_last_must_play_single_not_bound_when_someone_before_played(
 
 
 def test_forced_play_last_must_play_single_not_bound_in_a_double_pool() -> None:
-    """RULES.md §2.5, ``last_must_play_single`` binds only in a single pool: the all-pass
+    """docs/rules.md §2.5, ``last_must_play_single`` binds only in a single pool: the all-pass
     deal with 9 carried in (``recorded.pool_start``)."""
     result = audit(base_deal(ALL_PASS, recorded={"pool_start": 9}), ruleset="modern")
     clean(result)
@@ -1125,7 +1125,7 @@ def test_forced_play_last_must_play_single_not_bound_in_a_double_pool() -> None:
 
 
 def check_misdeal(result: DealAudit, dealer: str = "cat", pool_start: int = 3) -> None:
-    """RULES.md §2.2: the dealer forfeits ``penalties.misdeal`` (3) into the pool; nothing
+    """docs/rules.md §2.2: the dealer forfeits ``penalties.misdeal`` (3) into the pool; nothing
     else happens."""
     (v,) = only(result, "misdeal")
     check_other(v, code="misdeal", player=dealer, penalized=True, penalty=3)
@@ -1162,7 +1162,7 @@ def check_misdeal(result: DealAudit, dealer: str = "cat", pool_start: int = 3) -
     ],
 )
 def test_misdeal_dealer_forfeits(change: dict[str, Any]) -> None:
-    """RULES.md §2.2: a hand or the Miss too few or too many cards, a missing Miss or
+    """docs/rules.md §2.2: a hand or the Miss too few or too many cards, a missing Miss or
     turn-up where three-card deals them, or ``"misdeal": true``."""
     deal = base_deal(ALL_PASS)
     for key, value in change.items():
@@ -1174,19 +1174,19 @@ def test_misdeal_dealer_forfeits(change: dict[str, Any]) -> None:
 
 
 def test_misdeal_recorded_without_hands() -> None:
-    """RULES.md §2.2, LOG-FORMAT.md: with ``"misdeal": true`` the hands may be absent."""
+    """docs/rules.md §2.2, docs/log-format.md: with ``"misdeal": true`` the hands may be absent."""
     check_misdeal(audit({"deal": 1, "dealer": "cat", "misdeal": True, "events": []}))
 
 
 def test_misdeal_not_found_in_a_proper_deal() -> None:
-    """RULES.md §2.2: the deal the misdeals above are made from."""
+    """docs/rules.md §2.2: the deal the misdeals above are made from."""
     result = audit(base_deal(ALL_PASS))
     clean(result)
     assert result.outcome == "all_passed"
 
 
 def test_misdeal_a_miss_in_a_must_deal() -> None:
-    """RULES.md §2.2: a must deal (three-card deal 2 in a single pool) has no Miss; one
+    """docs/rules.md §2.2: a must deal (three-card deal 2 in a single pool) has no Miss; one
     dealt is a misdeal by ann, deal 2's dealer (pool 0 carried + 3 ante)."""
     _, result = audit_deals(
         [_all_passed_first_deal(), _must_second_deal("play", miss=BASE_MISS)], players=TRIO
@@ -1201,12 +1201,12 @@ def _irish_deal(turn_up: str | None) -> dict[str, Any]:
 
 
 def test_misdeal_a_turn_up_where_trumps_are_fixed_otherwise() -> None:
-    """RULES.md §2.2: modern-irish fixes trumps by the first lead; a turn-up is a misdeal."""
+    """docs/rules.md §2.2: modern-irish fixes trumps by the first lead; a turn-up is a misdeal."""
     check_misdeal(audit(_irish_deal("7D"), ruleset="modern-irish"))
 
 
 def test_misdeal_no_turn_up_where_trumps_are_fixed_by_the_lead() -> None:
-    """RULES.md §2.2: the same modern-irish deal without the turn-up."""
+    """docs/rules.md §2.2: the same modern-irish deal without the turn-up."""
     result = audit(_irish_deal(None), ruleset="modern-irish")
     clean(result)
     assert result.outcome == "unopposed"
@@ -1231,7 +1231,7 @@ def _hoyle_must_deal(bob_hand: str, bob_t1: str, bob_t3: str, turn_card: bool) -
 
 
 def test_trump_turn_missing_after_a_void() -> None:
-    """RULES.md §2.9, ``trump_in_must = "on_void"`` (hoyle must deal): bob is void in spades
+    """docs/rules.md §2.9, ``trump_in_must = "on_void"`` (hoyle must deal): bob is void in spades
     at trick 1, but cat, the dealer, turns no trump before trick 2: ``trump-turn``, no chips
     (reported at trick 2, README)."""
     result = audit(_hoyle_must_deal("4H 3H 2C", "2C", "3H", False), ruleset="hoyle")
@@ -1242,14 +1242,14 @@ def test_trump_turn_missing_after_a_void() -> None:
 
 
 def test_trump_turn_made_when_due() -> None:
-    """RULES.md §2.9: the same deal with 7♦ turned before trick 2."""
+    """docs/rules.md §2.9: the same deal with 7♦ turned before trick 2."""
     result = audit(_hoyle_must_deal("4H 3H 2C", "2C", "3H", True), ruleset="hoyle")
     clean(result)
     assert result.trump == 2  # diamonds
 
 
 def test_trump_turn_unwarranted_still_fixes_trumps() -> None:
-    """RULES.md §2.9: bob's 2♣ is a 2♠ here, so no one was void at trick 1; the 7♦ turned
+    """docs/rules.md §2.9: bob's 2♣ is a 2♠ here, so no one was void at trick 1; the 7♦ turned
     before trick 2 is ``trump-turn`` and still fixes trumps."""
     result = audit(_hoyle_must_deal("4H 3H 2S", "2S", "3H", True), ruleset="hoyle")
     (v,) = only(result, "trump-turn")
@@ -1258,12 +1258,12 @@ def test_trump_turn_unwarranted_still_fixes_trumps() -> None:
 
 
 def test_trump_turn_none_due_without_a_void() -> None:
-    """RULES.md §2.9: the same deal without the turn: none was due."""
+    """docs/rules.md §2.9: the same deal without the turn: none was due."""
     clean(audit(_hoyle_must_deal("4H 3H 2S", "2S", "3H", False), ruleset="hoyle"))
 
 
 def test_trump_turn_a_revoke_does_not_make_a_turn_due() -> None:
-    """RULES.md §2.9: "a revoke does not count": bob holds 2♠ but discards 2♣ on the 9♠
+    """docs/rules.md §2.9: "a revoke does not count": bob holds 2♠ but discards 2♣ on the 9♠
     (a follow-suit revoke, penalised: divide, 6); no turn follows and none was due."""
     result = audit(_hoyle_must_deal("2S 4H 2C", "2C", "2S", False), ruleset="hoyle")
     (v,) = only(result, "follow-suit")
@@ -1294,7 +1294,7 @@ def _flush_deal(shown: bool) -> dict[str, Any]:
 
 
 def test_false_flush_shown_without_a_flush() -> None:
-    """RULES.md §2.8: bob shows three spades as a flush where only trumps make one:
+    """docs/rules.md §2.8: bob shows three spades as a flush where only trumps make one:
     ``false-flush`` (no chips) and play goes on."""
     result = audit(_flush_deal(True), ruleset="hoyle-flushes")
     (v,) = only(result, "false-flush")
@@ -1304,14 +1304,14 @@ def test_false_flush_shown_without_a_flush() -> None:
 
 
 def test_false_flush_not_found_without_a_show() -> None:
-    """RULES.md §2.8: the same deal without the ``show_flush`` event."""
+    """docs/rules.md §2.8: the same deal without the ``show_flush`` event."""
     result = audit(_flush_deal(False), ruleset="hoyle-flushes")
     clean(result)
     assert result.outcome == "played"
 
 
 def test_false_flush_five_card() -> None:
-    """RULES.md §2.8, five-card: cat shows a flush holding 3♦ K♠ Q♥ 10♣ 9♣; play goes on."""
+    """docs/rules.md §2.8, five-card: cat shows a flush holding 3♦ K♠ Q♥ 10♣ 9♣; play goes on."""
     deal = _five_card_pam_deal("JC 5D 4S 3H 2C", False)
     deal["events"].insert(3, show_flush("cat"))
     result = audit(deal, ruleset="five-card")
@@ -1336,7 +1336,7 @@ def _unopposed(number: int, dealer: str) -> dict[str, Any]:
 
 
 def test_dealer_rotation_deal_passes_clockwise() -> None:
-    """RULES.md §5.5: cat dealt deal 1, so ann deals deal 2; bob dealing it is
+    """docs/rules.md §5.5: cat dealt deal 1, so ann deals deal 2; bob dealing it is
     ``dealer-rotation`` (no chips)."""
     first, second = audit_deals(
         [_unopposed(1, "cat"), _unopposed(2, "bob")], players=TRIO, ruleset="modern"
@@ -1347,7 +1347,7 @@ def test_dealer_rotation_deal_passes_clockwise() -> None:
 
 
 def test_dealer_rotation_kept() -> None:
-    """RULES.md §5.5: ann deals deal 2."""
+    """docs/rules.md §5.5: ann deals deal 2."""
     first, second = audit_deals(
         [_unopposed(1, "cat"), _unopposed(2, "ann")], players=TRIO, ruleset="modern"
     )
@@ -1365,7 +1365,7 @@ def _after_misdeal(dealer: str) -> list[dict[str, Any]]:
 
 
 def test_dealer_rotation_same_dealer_after_a_misdeal() -> None:
-    """RULES.md §5.5, ``misdeal_redeal = "same_dealer"`` (three-card): cat misdeals and
+    """docs/rules.md §5.5, ``misdeal_redeal = "same_dealer"`` (three-card): cat misdeals and
     deals again — correct; ann dealing instead is ``dealer-rotation``."""
     misdeal, redeal = audit_deals(_after_misdeal("cat"), players=TRIO)
     check_misdeal(misdeal)
@@ -1377,7 +1377,7 @@ def test_dealer_rotation_same_dealer_after_a_misdeal() -> None:
 
 
 def test_dealer_rotation_next_dealer_after_a_misdeal() -> None:
-    """RULES.md §5.5, ``misdeal_redeal = "next_dealer"`` (hoyle): after cat's misdeal ann
+    """docs/rules.md §5.5, ``misdeal_redeal = "next_dealer"`` (hoyle): after cat's misdeal ann
     deals — correct; cat dealing again is ``dealer-rotation``."""
     misdeal, nxt = audit_deals(_after_misdeal("ann"), players=TRIO, ruleset="hoyle")
     check_misdeal(misdeal)

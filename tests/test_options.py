@@ -1,10 +1,10 @@
-"""Every option of RULES.md §7, each shown to change a verdict.
+"""Every option of docs/rules.md §7, each shown to change a verdict.
 
 Each test audits one hand-written deal (or a short session) twice or more, with the option
 under test at different values (``rules={...}`` overrides it by its dotted name), and asserts
-the verdicts worked out by hand from RULES.md: the violation codes, the outcome, the payouts,
+the verdicts worked out by hand from docs/rules.md: the violation codes, the outcome, the payouts,
 the loos, the penalties and the pool carried to the next deal. Unless a test says otherwise
-the ruleset is ``three-card`` (RULES.md §8), the players are ann, bob and cat in clockwise order
+the ruleset is ``three-card`` (docs/rules.md §8), the players are ann, bob and cat in clockwise order
 and cat deals, so ann is the eldest; a pool of 3 pays a share of 1 per trick.
 
 ``@covers(option)`` registers which test covers which option;
@@ -46,7 +46,7 @@ COVERAGE: dict[str, list[str]] = {}
 
 
 def covers(*options: str) -> Callable[[Fn], Fn]:
-    """Register the decorated test as covering ``options`` (dotted names of RULES.md §7)."""
+    """Register the decorated test as covering ``options`` (dotted names of docs/rules.md §7)."""
 
     def register(fn: Fn) -> Fn:
         for option in options:
@@ -1242,7 +1242,7 @@ def test_penalties_misdeal_redeal_decides_who_deals_after_a_misdeal(
 
 
 def test_every_option_has_a_test() -> None:
-    """RULES.md §7: every option must be covered by a test that cites it."""
+    """docs/rules.md §7: every option must be covered by a test that cites it."""
     assert sorted(set(OPTION_SPECS) - set(COVERAGE)) == []
     assert sorted(set(COVERAGE) - set(OPTION_SPECS)) == []
     assert len(OPTION_SPECS) == 38
@@ -1252,7 +1252,7 @@ def test_every_option_has_a_test() -> None:
 
 
 def test_an_unknown_option_in_session_rules_rejects_the_sessions_deals() -> None:
-    """LOG-FORMAT.md session.rules, §7: an unknown option name is a log error naming the
+    """docs/log-format.md session.rules, §7: an unknown option name is a log error naming the
     valid options; no deal of the session is audited."""
     doc = session_doc([all_passed(), basic(number=2, dealer="ann")], players=P3)
     doc["session"]["rules"] = {"follow.voids": "any"}

@@ -1,4 +1,4 @@
-"""Deals recorded at a real table, with hands left out (RECORDING.md §1).
+"""Deals recorded at a real table, with hands left out (docs/log-format.md, "Hands left out").
 
 Each hand-worked deal is audited twice where it helps: with the hands a scorer never sees
 left out, and with every hand listed, so that one rule path (``legal_cards`` on the derived
@@ -56,7 +56,7 @@ PROVED = [
 
 
 def test_revoke_by_a_derived_hand_is_proved_by_the_later_card_it_names() -> None:
-    """RECORDING.md §1: bob's unknown hand is derived from his plays (5♥ 3♣ 7♠); he did not
+    """docs/log-format.md, "Hands left out": bob's unknown hand is derived from his plays (5♥ 3♣ 7♠); he did not
     follow ♠ at trick 1 and played 7♠ at trick 3: an established revoke, proved by 7♠."""
     result = audit(deal_doc(None, PROVED, turn_up="9D"))
     assert result.knowledge == "partial"
@@ -78,7 +78,7 @@ def test_revoke_by_a_derived_hand_is_proved_by_the_later_card_it_names() -> None
 
 
 def test_revoke_proved_from_the_record_is_the_one_the_full_hands_give() -> None:
-    """RECORDING.md §1: the same deal with every hand listed gives the same finding and the
+    """docs/log-format.md, "Hands left out": the same deal with every hand listed gives the same finding and the
     same settlement; only the proof is the partial record's own."""
     full = dealt(PROVED)
     partial = audit(deal_doc(None, PROVED, turn_up="9D"))
@@ -95,7 +95,7 @@ def test_revoke_proved_from_the_record_is_the_one_the_full_hands_give() -> None:
 
 
 def test_unproved_revoke_on_an_abandoned_hand_is_not_judged_and_the_deal_says_so() -> None:
-    """RECORDING.md §1: bob did not follow ♠ and the table abandoned the hand; his other
+    """docs/log-format.md, "Hands left out": bob did not follow ♠ and the table abandoned the hand; his other
     cards were never played, so the record proves nothing: no finding, the record is not
     rejected for stopping early, and the notes say what was not judged."""
     events = [*declarations("ann play", "bob play", "cat pass"), *plays("ann 4S", "bob 5H")]
@@ -110,8 +110,8 @@ def test_unproved_revoke_on_an_abandoned_hand_is_not_judged_and_the_deal_says_so
 
 
 def test_full_record_that_stops_early_without_a_revoke_is_still_rejected() -> None:
-    """RECORDING.md §1 concerns hands left out: with every hand listed, a record that stops
-    before the last trick with no penalised revoke remains a log error (LOG-FORMAT.md)."""
+    """docs/log-format.md, "Hands left out" concerns hands left out: with every hand listed, a record that stops
+    before the last trick with no penalised revoke remains a log error (docs/log-format.md)."""
     events = [*declarations("ann play", "bob play", "cat pass"), *plays("ann 4S", "bob 7S")]
     assert dealt(events).status == "rejected"
 
@@ -135,7 +135,7 @@ def flush_deal(ann: str | None) -> DealAudit:
 
 
 def test_passed_players_unknown_flush_is_listed_as_unchecked() -> None:
-    """RECORDING.md §1: flushes are judged at the deal, among every seated player; ann
+    """docs/log-format.md, "Hands left out": flushes are judged at the deal, among every seated player; ann
     passed and her hand was never shown, so whether she held a flush is not checked and
     ``flush-at-deal`` is listed; bob's and cat's derived hands are whole (three cards
     each) and hold none, so the deal is played out."""
@@ -150,7 +150,7 @@ def test_passed_players_unknown_flush_is_listed_as_unchecked() -> None:
 
 
 def test_unchecked_lists_only_known_check_names_in_order_and_nothing_when_full() -> None:
-    """RECORDING.md §1: ``unchecked`` is a list of check names, empty for a full deal."""
+    """docs/log-format.md, "Hands left out": ``unchecked`` is a list of check names, empty for a full deal."""
     result = flush_deal(None)
     assert result.unchecked == [c for c in UNCHECKED_CHECKS if c in result.unchecked]
     assert {"misdeal-hand-size", "misdeal-miss", "duplicate-card"} <= set(result.unchecked)
@@ -162,7 +162,7 @@ def test_unchecked_lists_only_known_check_names_in_order_and_nothing_when_full()
 
 
 def test_taken_miss_is_derived_from_its_takers_plays() -> None:
-    """RECORDING.md §1: ann takes the Miss, which nobody wrote down; it is derived from her
+    """docs/log-format.md, "Hands left out": ann takes the Miss, which nobody wrote down; it is derived from her
     plays (3♣ 4♠ 8♥). At trick 2 she does not follow bob's K♥ and shows 8♥ at trick 3: a
     revoke proved by 8♥, judged on the Miss she held."""
     events = [
@@ -185,7 +185,7 @@ def test_taken_miss_is_derived_from_its_takers_plays() -> None:
 
 
 def test_after_an_exchange_the_cards_played_are_the_hand_and_the_discards_were_dealt() -> None:
-    """RECORDING.md §1 in five-card Loo (trumps ♦, no Miss): bob discards 9♠ 8♠ and draws
+    """docs/log-format.md, "Hands left out" in five-card Loo (trumps ♦, no Miss): bob discards 9♠ 8♠ and draws
     K♥ Q♥, his discards seen; the cards he then plays are his hand after the exchange. He
     plays the drawn K♥ to ann's A♠ and shows 2♠ at trick 3: a revoke proved by 2♠. The
     cards drawn might have lain in cat's unknown hand (``draw-unseen``), and cat, who
@@ -212,7 +212,7 @@ def test_after_an_exchange_the_cards_played_are_the_hand_and_the_discards_were_d
 
 
 def test_derived_card_also_listed_elsewhere_is_a_card_in_two_places() -> None:
-    """RECORDING.md §1 with LOG-FORMAT.md: a card bob is recorded playing cannot also be in
+    """docs/log-format.md, "Hands left out" with docs/log-format.md: a card bob is recorded playing cannot also be in
     cat's listed hand; the error points at the play."""
     events = [*declarations("ann play", "bob play", "cat pass"), *plays("ann 4S", "bob QD")]
     result = audit(deal_doc({"cat": "QD 8H 6C"}, events, turn_up="9D"))
@@ -223,7 +223,7 @@ def test_derived_card_also_listed_elsewhere_is_a_card_in_two_places() -> None:
 
 
 def test_derived_card_played_by_two_players_points_at_the_second_play() -> None:
-    """RECORDING.md §1 with LOG-FORMAT.md: two unknown hands cannot both hold a card; the
+    """docs/log-format.md, "Hands left out" with docs/log-format.md: two unknown hands cannot both hold a card; the
     second play of it is the slip, and the error says who played it first."""
     events = [*declarations("ann play", "bob play", "cat pass"), *plays("ann 4S", "bob 4S")]
     result = audit(deal_doc({}, events, turn_up="9D"))
@@ -266,7 +266,7 @@ def _verdict(deal: DealAudit) -> tuple[Any, ...]:
 def test_complete_records_without_hands_give_the_verdicts_of_full_hands(
     ruleset: str, seed: int, deals: int, data: st.DataObject
 ) -> None:
-    """RECORDING.md §1: remove the hands and the Miss from every deal whose record is
+    """docs/log-format.md, "Hands left out": remove the hands and the Miss from every deal whose record is
     complete (a player who shows a flush shows his hand, so his stays); the violations,
     discrepancies and settlement are those of the full hands, deal by deal."""
     options = builtin(ruleset).options
@@ -287,7 +287,7 @@ def test_complete_records_without_hands_give_the_verdicts_of_full_hands(
 
 
 def test_logs_with_every_hand_gain_full_and_nothing_unchecked_in_the_json_audit() -> None:
-    """RECORDING.md §1: a deal given with full hands is audited exactly as before; in the
+    """docs/log-format.md, "Hands left out": a deal given with full hands is audited exactly as before; in the
     JSON audit it only gains ``knowledge`` ``full``, an empty ``unchecked`` and a null
     ``proved_by`` on each violation (every sample log but the one recorded at a table)."""
     root = Path(__file__).resolve().parents[1] / "sample_logs"

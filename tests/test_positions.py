@@ -1,5 +1,5 @@
 """Rules at a later trick, tested from a position (``loo_helpers.position``) instead of a
-scripted deal: hands now, trumps, the trick so far.  The ruleset is ``three-card`` (RULES.md
+scripted deal: hands now, trumps, the trick so far.  The ruleset is ``three-card`` (docs/rules.md
 §8) unless a test says otherwise; ann is the eldest and cat deals."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from loo_replay.rulesets import builtin
 
 
 def test_trump_after_trick_binds_the_leader_of_trick_3_not_of_trick_1() -> None:
-    """RULES.md §3 ``lead.trump_after_trick``: the winner of a trick must lead a trump."""
+    """docs/rules.md §3 ``lead.trump_after_trick``: the winner of a trick must lead a trump."""
     hands = "ann: 9D 4S | bob: 7H 5C | cat: QH 2C"
     later = position(hands, trump="D", trick=3)
     first = position(hands, trump="D", trick=1, rules={"lead.top_trump": "off"})
@@ -26,7 +26,7 @@ def test_trump_after_trick_binds_the_leader_of_trick_3_not_of_trick_1() -> None:
 
 
 def test_head_trick_at_trick_3_binds_a_follower_who_can_beat_the_card_led() -> None:
-    """RULES.md §4 ``follow.head``: following suit, head the trick if able."""
+    """docs/rules.md §4 ``follow.head``: following suit, head the trick if able."""
     state = position("ann: 9S | bob: KS 3S | cat: QH 2C", trump="D", trick=3, table="ann 9S")
     assert legal_now(state, "bob") == ["KS"]
     assert breach(state, 1, parse_card("3S")) == "head-trick"
@@ -41,7 +41,7 @@ def test_head_trick_at_trick_3_binds_a_follower_who_can_beat_the_card_led() -> N
 
 
 def test_lead_top_trump_is_the_king_when_the_ace_is_turned_and_nothing_once_it_is_played() -> None:
-    """RULES.md §3 ``lead.top_trump`` (every lead): the ace of trumps must be led, the king
+    """docs/rules.md §3 ``lead.top_trump`` (every lead): the ace of trumps must be led, the king
     when the ace is turned up; once the top trump has been played, nothing binds."""
     rules = {"lead.top_trump": "every", "lead.trump_after_trick": False, "lead.trump_if": 0}
     hands = "ann: KD 4S | bob: 7H 5C | cat: QH 2C"
@@ -78,7 +78,7 @@ def _scripted(options: Options, cards: int) -> Replay:
 
 def test_a_position_gives_the_legal_cards_of_the_same_position_played_out() -> None:
     """The builder agrees with the engine: the leads of tricks 2 and 3 reached by playing
-    the tricks before have the legal cards of the positions written out (RULES.md §3: ann,
+    the tricks before have the legal cards of the positions written out (docs/rules.md §3: ann,
     who won trick 1, must lead her trump to trick 2)."""
     options = builtin("three-card").options
     written = {

@@ -3,8 +3,8 @@
 Invariants: a legal game gives no findings and no discrepancies; every
 injected violation is found with its code, player and trick and nothing
 else is; every corrupted record is a discrepancy and nothing else is;
-chips are conserved (RULES.md §5.4); legal sets are non-empty subsets of the
-hand (RULES.md §3-§4); the deck is partitioned; the audit is deterministic.
+chips are conserved (docs/rules.md §5.4); legal sets are non-empty subsets of the
+hand (docs/rules.md §3-§4); the deck is partitioned; the audit is deterministic.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def test_every_injected_violation_is_found_with_its_code_player_and_trick_and_no
 @SETTINGS
 @given(simulations(violations=0.4), st.integers(1, 12))
 def test_chips_are_conserved_at_every_deal_boundary(sim: Simulator, deals: int) -> None:
-    """RULES.md §5.4: the sum of all stacks plus the pool equals the starting stacks."""
+    """docs/rules.md §5.4: the sum of all stacks plus the pool equals the starting stacks."""
     doc = sim.session("chips", deals)
     total = sum(doc["session"]["chips"].values())
     for deal in audit(doc).deals:
@@ -93,7 +93,7 @@ def test_chips_are_conserved_at_every_deal_boundary(sim: Simulator, deals: int) 
 def test_legal_sets_are_non_empty_subsets_of_the_hand_and_the_deck_is_partitioned(
     sim: Simulator, deals: int
 ) -> None:
-    """RULES.md §3-§4: ``legal_cards`` never leaves a player without a card to play."""
+    """docs/rules.md §3-§4: ``legal_cards`` never leaves a player without a card to play."""
     doc = sim.session("legal-sets", deals)
     parsed = parse_document(doc)
     assert parsed.header is not None
@@ -128,7 +128,7 @@ def test_simulation_and_audit_are_deterministic(sim: Simulator, deals: int) -> N
 
 
 def test_every_code_is_injected_and_found_in_some_ruleset() -> None:
-    """Over all rulesets, the simulator exercises every finding code of RULES.md §6."""
+    """Over all rulesets, the simulator exercises every finding code of docs/rules.md §6."""
     from loo_replay.engine.model import FINDING_CODES
 
     seen: set[str] = set()

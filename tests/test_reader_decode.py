@@ -1,4 +1,4 @@
-"""The reader's two parsers agree (LOG-FORMAT.md: a key said twice is a log error).
+"""The reader's two parsers agree (docs/log-format.md: a key said twice is a log error).
 
 ``decode`` parses with orjson and proves by a scan of the bytes that no key was said
 twice, else reads the document again with Python's parser, which names the key.
@@ -83,7 +83,7 @@ def test_decode_of_any_bytes_is_the_value_or_the_error_of_pythons_parser(raw: by
 
 
 def test_a_key_said_twice_is_named_whichever_parser_reads_first() -> None:
-    """LOG-FORMAT.md: a record must not say two things; colons inside strings do not hide it."""
+    """docs/log-format.md: a record must not say two things; colons inside strings do not hide it."""
     for raw in (b'{"a":1,"a":2}', b'{"t":"10:30","t":"10:31"}', b'[{"k":":"},{"k":1,"k":2}]'):
         doc = decode(Document("x.jsonl", 1, raw))
         assert doc.value is None and doc.error is not None

@@ -1,4 +1,4 @@
-"""The hand-written reader and schemas/hand-log.schema.json agree (LOG-FORMAT.md).
+"""The hand-written reader and schemas/hand-log.schema.json agree (docs/log-format.md).
 
 Every schema fixture and every sample log goes through both the ``jsonschema``
 package and the reader: a document the schema accepts is read without a log
@@ -77,7 +77,7 @@ def sample_documents() -> list[tuple[str, Any]]:
 
 @pytest.mark.parametrize(("where", "doc"), sample_documents() or [("none", None)])
 def test_log_format_every_sample_log_validates_against_the_schema(where: str, doc: Any) -> None:
-    """LOG-FORMAT.md: every file in sample_logs/ validates; its broken deals are broken in
+    """docs/log-format.md: every file in sample_logs/ validates; its broken deals are broken in
     ways only the reader can see (a card not held, a card in two places)."""
     if doc is None:
         pytest.skip("sample_logs/ holds no documents yet")

@@ -1,4 +1,4 @@
-"""What a scorer types, read loosely (RECORDING.md §2: cards typed as ``10h``, ``QS``,
+"""What a scorer types, read loosely (docs/record.md: cards typed as ``10h``, ``QS``,
 ``q♠``): every spelling of every card, the completion candidates, players by prefix, and
 typed lines to journal entries."""
 
@@ -45,7 +45,7 @@ def test_record_every_loose_spelling_names_its_card(card: int) -> None:
 
 
 def test_record_loose_cards_agree_with_the_log_spelling() -> None:
-    """LOG-FORMAT.md Cards: whatever the log accepts, the recorder reads as the same card."""
+    """docs/log-format.md Cards: whatever the log accepts, the recorder reads as the same card."""
     for text in ("AS", "10H", "th", "T♥", "10♥", "2c", "qD"):
         assert parse_loose_card(text) == parse_card(text)
 
@@ -81,7 +81,7 @@ def test_record_players_are_named_by_a_unique_prefix() -> None:
 
 
 def test_record_declarations_by_word_or_letter() -> None:
-    """RULES.md §2.5: the four declarations, as LOG-FORMAT.md spells them or by a letter."""
+    """docs/rules.md §2.5: the four declarations, as docs/log-format.md spells them or by a letter."""
     assert [parse_action(w) for w in ("p", "x", "-", "m", "d")] == [
         Action.PLAY,
         Action.PASS,
@@ -120,7 +120,7 @@ def test_record_enter_accepts_the_proposed_dealer() -> None:
 
 
 def test_record_a_declaration_goes_to_the_player_due_unless_another_is_named() -> None:
-    """RULES.md §2.5: declarations go clockwise from the dealer's left (anton here)."""
+    """docs/rules.md §2.5: declarations go clockwise from the dealer's left (anton here)."""
     standing = judge(_begun())
     assert (standing.ask.stage, standing.ask.player) == (Stage.DECLARE, "anton")
     assert read_line("p", standing)["event"] == {  # type: ignore[index]

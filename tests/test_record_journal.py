@@ -1,4 +1,4 @@
-"""The recorder's journal and the log written from it (RECORDING.md §2: every entry on disk
+"""The recorder's journal and the log written from it (docs/record.md: every entry on disk
 before the next prompt; a kill loses at most the entry being typed; ``--resume`` carries
 on; the file written is an ordinary hand log)."""
 
@@ -80,7 +80,7 @@ def test_record_undo_takes_back_the_entry_before_it_never_the_session() -> None:
 
 
 def test_record_the_journal_lives_beside_the_log_under_a_name_readers_skip(tmp_path: Path) -> None:
-    """LOG-FORMAT.md Files: a folder of logs is read whole; the journal must not be read."""
+    """docs/log-format.md Files: a folder of logs is read whole; the journal must not be read."""
     log = tmp_path / "game.json"
     write_atomic(log, b"{}")
     journal_path(log).write_bytes(b"")

@@ -1,5 +1,5 @@
 """What the recorder asks next and what it refuses, from the engine's own answers, on
-concrete deals typed as a scorer types them (RECORDING.md §2)."""
+concrete deals typed as a scorer types them (docs/record.md)."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _asked(standing: Standing) -> tuple[Stage, str | None]:
 
 
 def test_record_declarations_go_clockwise_from_the_eldest_with_the_legal_actions() -> None:
-    """RULES.md §2.5: the eldest (dealer's left) declares first; with a Miss on the table
+    """docs/rules.md §2.5: the eldest (dealer's left) declares first; with a Miss on the table
     the dealer may defend only against exactly one player standing on his own hand."""
     entries = [_session("three-card"), *_deal(1, "ann", "9D")]
     assert _asked(judge(entries)) == (Stage.DECLARE, "bob")
@@ -47,7 +47,7 @@ def test_record_declarations_go_clockwise_from_the_eldest_with_the_legal_actions
 
 
 def test_record_all_passing_to_the_dealer_closes_the_deal_without_asking_him() -> None:
-    """RULES.md §2.6: when all before him pass, the dealer takes the pool."""
+    """docs/rules.md §2.6: when all before him pass, the dealer takes the pool."""
     entries = [_session("three-card"), *_deal(1, "ann", "9D")]
     entries += [_declare(p, "pass") for p in ("bob", "cat", "dan")]
     standing = judge(entries)
@@ -88,13 +88,13 @@ def test_record_exchanges_are_asked_of_those_standing_on_their_own_hands() -> No
 
 
 def test_record_the_same_dealer_deals_again_after_a_misdeal() -> None:
-    """three-card: penalties.misdeal_redeal = same_dealer (RULES.md §5.5)."""
+    """three-card: penalties.misdeal_redeal = same_dealer (docs/rules.md §5.5)."""
     entries = [_session("three-card"), *_deal(1, "ann"), {"kind": "misdeal"}]
     assert _asked(judge(entries)) == (Stage.DEALER, "ann")
 
 
 def test_record_a_card_already_played_is_refused_with_the_reason() -> None:
-    """LOG-FORMAT.md: a card in two places is a log error; the recorder refuses it."""
+    """docs/log-format.md: a card in two places is a log error; the recorder refuses it."""
     entries = [_session("three-card"), *_deal(1, "ann", "9D")]
     entries += [_declare("bob", "play"), _declare("cat", "play")]
     entries += [_declare("dan", "pass"), _declare("ann", "pass"), _play("bob", "AD")]
@@ -109,7 +109,7 @@ def test_record_a_card_already_played_is_refused_with_the_reason() -> None:
 
 
 def test_record_a_failure_to_follow_is_flagged_then_proved_by_a_later_card() -> None:
-    """RECORDING.md §1: cat does not follow trumps at trick 1 and plays one at trick 2."""
+    """docs/log-format.md, "Hands left out": cat does not follow trumps at trick 1 and plays one at trick 2."""
     entries = [_session("three-card"), *_deal(1, "ann", "9D")]
     entries += [_declare("bob", "play"), _declare("cat", "play")]
     entries += [_declare("dan", "pass"), _declare("ann", "pass")]
@@ -128,7 +128,7 @@ def test_record_a_failure_to_follow_is_flagged_then_proved_by_a_later_card() -> 
 
 
 def test_record_end_closes_an_abandoned_hand_and_settles_it() -> None:
-    """RECORDING.md §1: a hand abandoned after a revoke is settled on the tricks played."""
+    """docs/log-format.md, "Hands left out": a hand abandoned after a revoke is settled on the tricks played."""
     entries = [_session("three-card"), *_deal(1, "ann", "9D")]
     entries += [_declare("bob", "play"), _declare("cat", "play")]
     entries += [_declare("dan", "pass"), _declare("ann", "pass")]

@@ -1,4 +1,4 @@
-"""``loo-replay record`` driven as a scorer drives it, in a pseudo-terminal (RECORDING.md §2):
+"""``loo-replay record`` driven as a scorer drives it, in a pseudo-terminal (docs/record.md):
 three deals of three-card Loo typed in with a refused card, an undo, a failure to follow
 flagged at once and proved two tricks later, a ``kill -9`` in the middle of a trick and a
 resume; then the log the recorder wrote, audited by the real ``validate`` and ``audit``."""
@@ -99,7 +99,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_record_a_kill_loses_only_the_entry_being_typed(recorded: Path) -> None:
-    """RECORDING.md §2: every entry is on disk before the next prompt; the resumed session
+    """docs/record.md: every entry is on disk before the next prompt; the resumed session
     carries on where the kill left it, and the half-typed card was typed again."""
     plays = [
         e["event"]["card"]
@@ -110,7 +110,7 @@ def test_record_a_kill_loses_only_the_entry_being_typed(recorded: Path) -> None:
 
 
 def test_record_writes_an_ordinary_log_that_validate_audits(recorded: Path) -> None:
-    """RECORDING.md §1-2: the log has no hands (the scorer saw none), the undone and the
+    """docs/log-format.md, "Hands left out", and docs/record.md: the log has no hands (the scorer saw none), the undone and the
     refused cards are not in it, and the revoke proved by a later card is found."""
     doc = json.loads(recorded.read_text("utf-8"))
     assert [d["deal"] for d in doc["deals"]] == [1, 2, 3]
@@ -146,7 +146,7 @@ def test_record_log_goes_through_audit_into_the_database_and_pages(
 def test_record_resumes_from_the_log_alone_when_the_journal_is_gone(
     recorded: Path, tmp_path: Path
 ) -> None:
-    """RECORDING.md §2: the log is a whole record by itself; resuming from it rebuilds the
+    """docs/record.md: the log is a whole record by itself; resuming from it rebuilds the
     journal and proposes what comes next."""
     log = tmp_path / recorded.name
     log.write_bytes(recorded.read_bytes())

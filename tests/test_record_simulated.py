@@ -1,5 +1,5 @@
 """Whole simulated sessions typed into the recorder entry by entry, with the hands left out as
-a scorer would see them (RECORDING.md §2): every entry is accepted and each question asked is
+a scorer would see them (docs/record.md): every entry is accepted and each question asked is
 the one the next entry answers: the dealer due, the turn-up, the player due to declare or to
 exchange, the player on turn, the dealer turning a trump."""
 

@@ -3,7 +3,7 @@
 Every step shown must be the engine's step: the trick on the table, the hands,
 the legal cards of the player on turn, the finding marker exactly at the
 violating play, and the settlement of the session audit on the last step.
-Untrusted text from the log must stay text (LOG-FORMAT.md: a name "must be
+Untrusted text from the log must stay text (docs/log-format.md: a name "must be
 escaped wherever it is shown").
 """
 
@@ -246,7 +246,7 @@ ANALYSIS_JS = """() => {
 def test_page_marks_the_card_that_lost_a_trick_and_the_avoidable_loo(
     browser: Any, tmp_path: Path
 ) -> None:
-    """ANALYSIS.md §2-§3 on the page: G beside the player at each of their cards, "?" on
+    """docs/analysis.md, "What a player can make sure of"-§3 on the page: G beside the player at each of their cards, "?" on
     cat's J♠ (with K♥ or K♣ cat was sure of a trick) and "avoidable loo" at the end."""
     report = _report("sample_logs/wrong-payouts.json")
     deal = report.deals[5]
@@ -300,7 +300,7 @@ def test_page_without_analysis_shows_no_guarantee(browser: Any, tmp_path: Path) 
 def test_partial_deal_page_says_the_hands_are_derived_and_what_was_not_checked(
     browser: Any, tmp_path: Path
 ) -> None:
-    """RECORDING.md §1: a deal recorded at a table shows the hands as its plays reveal them,
+    """docs/log-format.md, "Hands left out": a deal recorded at a table shows the hands as its plays reveal them,
     and the page says so, with the checks its unknown cards left undone; a deal with every
     hand says neither."""
     report = _report("sample_logs/three-card-table-recorded.json")

@@ -31,9 +31,9 @@ STEP_COMMAND = (sys.executable, "-m", "loo_replay", "replay")
 CASES: dict[str, tuple[str, ...]] = {
     # a clean three-card deal: the Miss taken, a turn-up, three tricks
     "three-card-clean": ("sample_logs/three-card-club-night.json", "--deal", "2"),
-    # three-card with a revoke (lead-trump, RULES.md §3) and its penalty in the settlement
+    # three-card with a revoke (lead-trump, docs/rules.md §3) and its penalty in the settlement
     "three-card-revoke": ("sample_logs/wrong-payouts.json", "--deal", "4"),
-    # a card played out of turn: dead, the player retires (RULES.md §2.9)
+    # a card played out of turn: dead, the player retires (docs/rules.md §2.9)
     "three-card-out-of-turn": ("sample_logs/three-card-revokes.json", "--deal", "16"),
     # five-card Loo: exchanges with the stock, Pam, "Pam, be civil" announced
     "five-card-pam-exchanges": ("sample_logs/five-card-pam.json", "--deal", "1"),
@@ -45,13 +45,13 @@ CASES: dict[str, tuple[str, ...]] = {
         "--deal",
         "1",
     ),
-    # a flush ends the deal after the declarations (RULES.md §5.3)
+    # a flush ends the deal after the declarations (docs/rules.md §5.3)
     "hoyle-flush": (HOYLE, "--session", "hoyle-flushes-2026-11-24", "--deal", "9"),
-    # a misdeal: the dealer's forfeit, nothing else happens (RULES.md §2.2)
+    # a misdeal: the dealer's forfeit, nothing else happens (docs/rules.md §2.2)
     "hoyle-misdeal": (HOYLE, "--session", "hoyle-flushes-2026-11-24", "--deal", "13"),
-    # ANALYSIS.md §3: eve's 2♥ lost her sure trick ("?"), an avoidable loo at the end
+    # docs/analysis.md, "The notes": eve's 2♥ lost her sure trick ("?"), an avoidable loo at the end
     "three-card-avoidable-loo": ("sample_logs/three-card-club-night.json", "--deal", "21"),
-    # ANALYSIS.md §3: two lost tricks by one player, 2 → 1 → 0
+    # docs/analysis.md, "The notes": two lost tricks by one player, 2 → 1 → 0
     "three-card-two-lost-tricks": ("sample_logs/three-card-club-night.json", "--deal", "17"),
     # the same deal without the analysis: no G, no "?"
     "three-card-no-analysis": (
@@ -129,7 +129,7 @@ def test_steps_mark_every_finding_of_the_audit_once_for_every_sample_deal() -> N
 
 
 def test_each_judged_play_is_on_the_table_and_was_legal_or_marked() -> None:
-    """LOG-FORMAT.md: every card is judged against the legal set shown beside it."""
+    """docs/log-format.md: every card is judged against the legal set shown beside it."""
     for _, rp in _sample_replays():
         for step in rp.steps:
             if step.kind != "play" or not step.judged or step.card is None:
@@ -181,7 +181,8 @@ def test_step_mode_runs_to_the_settlement_showing_who_is_to_play() -> None:
     assert "to play: ann, legal 6♠ 9♠" in text
     assert "hands: ann* 6♠ J♣ 9♠" in text
     assert "  pool       6 at the start, 22 carried to the next deal\n  no safe trick: bob" in text
-    assert text.rstrip().endswith("and they were looed")  # ANALYSIS.md §3, after the settlement
+    # docs/analysis.md, "The notes": after the settlement
+    assert text.rstrip().endswith("and they were looed")
 
 
 def test_step_flag_in_a_terminal_waits_for_enter_and_quits_on_q() -> None:
@@ -296,7 +297,7 @@ def test_rules_from_the_command_line_change_the_replay() -> None:
 
 
 def test_replay_marks_each_analysed_card_with_the_engines_guarantee() -> None:
-    """ANALYSIS.md §2: G before each card is the analysis's ``before``; "?" exactly on the
+    """docs/analysis.md, "What a player can make sure of": G before each card is the analysis's ``before``; "?" exactly on the
     cards with ``after < before``, for every sample deal."""
     marked = 0
     for _item, rp in _sample_replays():
@@ -315,7 +316,7 @@ def test_replay_marks_each_analysed_card_with_the_engines_guarantee() -> None:
 
 
 def test_skipped_deal_says_why_it_is_not_analysed() -> None:
-    """ANALYSIS.md §1: a flush ends the deal before play, so it is not analysed."""
+    """docs/analysis.md, "How it works": a flush ends the deal before play, so it is not analysed."""
     result = run(HOYLE, "--session", "hoyle-flushes-2026-11-24", "--deal", "9")
     no_traceback(result)
     assert "Analysis: not analysed: a flush ended the deal before play" in result.stdout

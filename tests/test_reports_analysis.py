@@ -1,4 +1,4 @@
-"""The double-dummy analysis in the reports (ANALYSIS.md §3): a figure per player on the
+"""The double-dummy analysis in the reports (docs/analysis.md, "The notes"): a figure per player on the
 session and all-sessions pages — tricks thrown away, avoidable loos against all loos — and
 each deal with a note linked to its replay page, which marks the card."""
 

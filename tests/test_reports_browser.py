@@ -180,7 +180,7 @@ def test_hostile_names_ids_and_venues_are_shown_as_text_and_never_run(
 def test_the_fairness_page_draws_its_figures_and_words_its_flags(
     browser: Any, reports: Path
 ) -> None:
-    """FAIRNESS.md §3: observed against expected with the band fair dealing allows, and the
+    """docs/fairness.md, "The JSON": observed against expected with the band fair dealing allows, and the
     funnel of the dealers' rates, drawn; the samples' crooked dealer is flagged in words."""
     visit = Visit(browser)
     figures = visit.open(reports / "fairness.html")

@@ -273,7 +273,7 @@ def test_pages_written_by_two_processes_equal_one_process_pages(
 def test_a_game_recorded_at_the_table_is_counted_and_says_what_was_not_checked(
     audited: tuple[Path, Path, str],
 ) -> None:
-    """RECORDING.md §1: the sample recorded at a table, its hands left out, is loaded as
+    """docs/log-format.md, "Hands left out": the sample recorded at a table, its hands left out, is loaded as
     partial deals with what could not be checked; its session page and the index count
     them and the page names the checks; dan's revoke carries the card that proves it."""
     db, out, _ = audited

@@ -1,4 +1,4 @@
-"""The clarifications of RULES.md §2.5-§2.9 and §5.3, each on a concrete deal beside a
+"""The clarifications of docs/rules.md §2.5-§2.9 and §5.3, each on a concrete deal beside a
 near-identical deal on the other side of the rule.
 
 Conventions: ann, bob and cat sit clockwise and cat deals, so ann is the eldest. The
@@ -56,7 +56,7 @@ EXCHANGE = {"deal.exchange": True}
 
 
 def test_exchange_of_no_cards_is_allowed_and_changes_nothing() -> None:
-    """RULES.md §2.7: ann's exchange of no cards (as when the stock is spent) is no log
+    """docs/rules.md §2.7: ann's exchange of no cards (as when the stock is spent) is no log
     error, and the deal comes out exactly as without it."""
     rest = plays("ann 9C", "bob 9H", "cat KH")
     without = audit([*ALL_PLAY, *ANN_SWEEPS, *rest], EXCHANGE)
@@ -68,7 +68,7 @@ def test_exchange_of_no_cards_is_allowed_and_changes_nothing() -> None:
 
 
 def test_exchange_of_one_card_drawn_none_is_a_log_error() -> None:
-    """RULES.md §2.7: beside it, discarding 9♣ and drawing nothing is no exchange of no
+    """docs/rules.md §2.7: beside it, discarding 9♣ and drawing nothing is no exchange of no
     cards: the draws must be as many as the discards."""
     rest = plays("ann 9C", "bob 9H", "cat KH")
     result = audit([*ALL_PLAY, exchange("ann", "9C", ""), *ANN_SWEEPS, *rest], EXCHANGE)
@@ -77,7 +77,7 @@ def test_exchange_of_one_card_drawn_none_is_a_log_error() -> None:
 
 
 def test_exchange_of_no_cards_does_not_use_up_the_exchange() -> None:
-    """RULES.md §2.7 ("changes nothing"; the project's reading, docs/rules.md): after an
+    """docs/rules.md §2.7 ("changes nothing"; the project's reading, docs/rules.md): after an
     exchange of no cards ann may still exchange once, 9♣ for 4♠."""
     events = [*ALL_PLAY, exchange("ann", "", ""), exchange("ann", "9C", "4S"), *ANN_SWEEPS]
     result = audit([*events, *plays("ann 4S", "bob 9H", "cat KH")], EXCHANGE)
@@ -86,7 +86,7 @@ def test_exchange_of_no_cards_does_not_use_up_the_exchange() -> None:
 
 
 def test_exchange_only_by_a_player_who_declared_play() -> None:
-    """RULES.md §2.7: ann plays and exchanges 9♣ for 4♠: audited, no finding."""
+    """docs/rules.md §2.7: ann plays and exchanges 9♣ for 4♠: audited, no finding."""
     events = [*ALL_PLAY, exchange("ann", "9C", "4S"), *ANN_SWEEPS]
     result = audit([*events, *plays("ann 4S", "bob 9H", "cat KH")], EXCHANGE)
     assert result.errors == []
@@ -94,7 +94,7 @@ def test_exchange_only_by_a_player_who_declared_play() -> None:
 
 
 def test_exchange_by_the_taker_of_the_miss_is_a_log_error() -> None:
-    """RULES.md §2.7: the same exchange after ann took the Miss (not ``play``) is a log error,
+    """docs/rules.md §2.7: the same exchange after ann took the Miss (not ``play``) is a log error,
     and so is an exchange of no cards by her or by bob, who passed."""
     took = declarations("ann take_miss", "bob play", "cat play")
     for events in (
@@ -116,14 +116,14 @@ CAT_FLUSH = {"ann": "9H 8H 5C", "bob": "KH 7C 6C", "cat": "2S 3S 4S"}
 
 
 def test_all_passed_a_lone_dealer_with_a_flush_takes_the_pool_as_all_passed() -> None:
-    """RULES.md §2.6: ann and bob pass; cat, the dealer, plays holding three spades, a
+    """docs/rules.md §2.6: ann and bob pass; cat, the dealer, plays holding three spades, a
     flush: the deal is ``all_passed`` and cat takes the pool (3), nobody is looed."""
     result = audit(declarations("ann pass", "bob pass", "cat play"), FLUSHES, hands=CAT_FLUSH)
     assert verdict(result) == ("audited", "all_passed", {"cat": 0}, {"cat": 3}, {}, 0, [])
 
 
 def test_all_passed_not_when_another_plays_then_the_flush_takes_the_pool() -> None:
-    """RULES.md §2.8, §5.3: beside it, bob plays too: cat's flush ends the deal (``flush``),
+    """docs/rules.md §2.8, §5.3: beside it, bob plays too: cat's flush ends the deal (``flush``),
     cat takes the pool and bob, active, is looed 3."""
     result = audit(declarations("ann pass", "bob play", "cat play"), FLUSHES, hands=CAT_FLUSH)
     assert result.outcome == "flush"
@@ -131,7 +131,7 @@ def test_all_passed_not_when_another_plays_then_the_flush_takes_the_pool() -> No
 
 
 def test_unopposed_a_lone_player_with_a_flush_takes_the_pool_as_unopposed() -> None:
-    """RULES.md §2.6: bob alone plays, holding a flush (the dealer may pass: no
+    """docs/rules.md §2.6: bob alone plays, holding a flush (the dealer may pass: no
     ``dealer_defends``): ``unopposed``, bob takes the pool, his flush changes nothing."""
     hands = {"ann": "9H 8H 5C", "bob": "2S 3S 4S", "cat": "KH 7C 6C"}
     rules = {**FLUSHES, "declare.dealer_defends": False}
@@ -149,7 +149,7 @@ CAT_SWEEPS = plays("bob 9H", "cat KH", "cat 7C", "bob 5C", "cat 6C", "bob 8H")
 
 
 def test_false_flush_shown_by_a_player_who_passed() -> None:
-    """RULES.md §2.8 (``declared``): ann holds three spades but passes; a flush counts only
+    """docs/rules.md §2.8 (``declared``): ann holds three spades but passes; a flush counts only
     among active players, so her show is ``false-flush`` and play goes on."""
     events = [*declarations("ann pass", "bob play", "cat play"), show_flush("ann"), *CAT_SWEEPS]
     result = audit(events, FLUSHES, hands=PASSER_FLUSH)
@@ -161,7 +161,7 @@ def test_false_flush_shown_by_a_player_who_passed() -> None:
 
 
 def test_false_flush_not_when_the_shower_plays_the_flush() -> None:
-    """RULES.md §2.8: beside it, ann plays: her flush counts, ends the deal and takes the
+    """docs/rules.md §2.8: beside it, ann plays: her flush counts, ends the deal and takes the
     pool; her show is no finding (the plays after are noted, not judged)."""
     events = [*declarations("ann play", "bob play", "cat play"), show_flush("ann"), *CAT_SWEEPS]
     result = audit(events, FLUSHES, hands=PASSER_FLUSH)
@@ -170,7 +170,7 @@ def test_false_flush_not_when_the_shower_plays_the_flush() -> None:
 
 
 def test_false_flush_declared_judges_the_final_hand_not_the_cards_left() -> None:
-    """RULES.md §2.8 (``declared``: the final hand): after two tricks bob holds only 8♥ and
+    """docs/rules.md §2.8 (``declared``: the final hand): after two tricks bob holds only 8♥ and
     shows it as a flush; his final hand 9♥ 8♥ 5♣ was none: ``false-flush``."""
     events = [
         *declarations("ann pass", "bob play", "cat play"),
@@ -190,7 +190,7 @@ MADE_FLUSH = [*ALL_PLAY, exchange("ann", "9C", "4S"), show_flush("ann"), *ANN_SW
 
 
 def test_false_flush_dealt_judges_the_hand_as_dealt() -> None:
-    """RULES.md §2.8 (``dealt``: the hand dealt): ann makes 2♠ 3♠ 4♠ by exchanging 9♣ for
+    """docs/rules.md §2.8 (``dealt``: the hand dealt): ann makes 2♠ 3♠ 4♠ by exchanging 9♣ for
     4♠ and shows it; as dealt she held 2♠ 3♠ 9♣, no flush: ``false-flush``, play goes on."""
     result = audit([*MADE_FLUSH, *plays("ann 4S", "bob 9H", "cat KH")], DEALT_EXCHANGE)
     assert codes(result) == ["false-flush"]
@@ -201,7 +201,7 @@ def test_false_flush_dealt_judges_the_hand_as_dealt() -> None:
 
 
 def test_false_flush_not_under_declared_where_the_exchange_makes_the_flush() -> None:
-    """RULES.md §2.8: beside it, under ``flush.when = "declared"`` the final hand counts: the
+    """docs/rules.md §2.8: beside it, under ``flush.when = "declared"`` the final hand counts: the
     exchange makes ann's flush, which takes the pool; no finding."""
     rules = {**DEALT_EXCHANGE, "flush.when": "declared"}
     result = audit([*MADE_FLUSH, *plays("ann 4S", "bob 9H", "cat KH")], rules)
@@ -226,7 +226,7 @@ def hoyle_must(events: list[dict[str, Any]]) -> DealAudit:
 
 
 def test_trump_turn_missing_carries_the_trick_it_was_due_before() -> None:
-    """RULES.md §2.9: bob was void at trick 2 and cat turned nothing before trick 3: the
+    """docs/rules.md §2.9: bob was void at trick 2 and cat turned nothing before trick 3: the
     ``trump-turn`` violation carries trick 3."""
     result = hoyle_must([*TRICKS_1_2, *TRICK_3])
     assert codes(result) == ["trump-turn"]
@@ -235,14 +235,14 @@ def test_trump_turn_missing_carries_the_trick_it_was_due_before() -> None:
 
 
 def test_trump_turn_made_when_due_before_trick_three() -> None:
-    """RULES.md §2.9: beside it, 7♦ turned before trick 3: no finding, diamonds trumps."""
+    """docs/rules.md §2.9: beside it, 7♦ turned before trick 3: no finding, diamonds trumps."""
     result = hoyle_must([*TRICKS_1_2, {"type": "turn_up", "card": "7D"}, *TRICK_3])
     assert codes(result) == []
     assert result.trump == 2
 
 
 def test_trump_turn_unwarranted_carries_the_trick_it_was_made_before() -> None:
-    """RULES.md §2.9: 7♦ turned before the first trick, when nobody can have been void:
+    """docs/rules.md §2.9: 7♦ turned before the first trick, when nobody can have been void:
     ``trump-turn`` carrying trick 1 (and diamonds are trumps from then on)."""
     result = hoyle_must([{"type": "turn_up", "card": "7D"}, *TRICKS_1_2, *TRICK_3])
     assert codes(result) == ["trump-turn"]
@@ -262,7 +262,7 @@ LAST = plays("ann QS", "bob 9H", "cat KH")
 
 
 def test_must_deal_declarations_out_of_order_are_not_judged() -> None:
-    """RULES.md §2.5: 2♣ turned under club law makes a must; bob declaring before ann, the
+    """docs/rules.md §2.5: 2♣ turned under club law makes a must; bob declaring before ann, the
     eldest, is no finding there."""
     events = [*BOB_FIRST, *ANN_LEADS_SPADES, *LAST]
     result = audit(events, CLUB_LAW, hands=NO_TRUMPS_HELD, turn_up="2C")
@@ -271,7 +271,7 @@ def test_must_deal_declarations_out_of_order_are_not_judged() -> None:
 
 
 def test_must_deal_not_a_must_then_declare_out_of_turn() -> None:
-    """RULES.md §2.5: beside it, 2♦ turned: no must, and bob's early declaration is
+    """docs/rules.md §2.5: beside it, 2♦ turned: no must, and bob's early declaration is
     ``declare-out-of-turn`` (a single, 3, to the current pool)."""
     events = [*BOB_FIRST, *ANN_LEADS_SPADES, *LAST]
     result = audit(events, CLUB_LAW, hands=NO_TRUMPS_HELD, turn_up="2D")

@@ -33,7 +33,7 @@ def test_sample_logs_are_up_to_date_with_their_generator(tmp_path: Path) -> None
 
 def test_sample_session_ids_carry_the_date_the_session_started() -> None:
     """A sample id ends with its date (``club-night-2026-11-20``): it must be the day of the
-    session's ``started_at`` (LOG-FORMAT.md: ``started_at`` is when the session began)."""
+    session's ``started_at`` (docs/log-format.md: ``started_at`` is when the session began)."""
     seen = 0
     for item in audit_paths([ROOT / "sample_logs"], RuleChoice()):
         assert isinstance(item, SessionReport), item

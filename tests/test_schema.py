@@ -1,6 +1,6 @@
-"""The JSON Schema of the hand-log format (LOG-FORMAT.md) and its fixtures.
+"""The JSON Schema of the hand-log format (docs/log-format.md) and its fixtures.
 
-`schemas/hand-log.schema.json` must describe exactly LOG-FORMAT.md, and every
+`schemas/hand-log.schema.json` must describe exactly docs/log-format.md, and every
 file in `sample_logs/` must validate against it. The fixtures under
 `tests/fixtures/schema/` pin the schema down: every `valid/` document
 validates, and every `invalid/` document breaks exactly one structural rule,
@@ -30,13 +30,13 @@ INVALID_DIR = FIXTURES / "invalid"
 EXPECTED_PATH = INVALID_DIR / "EXPECTED.json"
 SAMPLE_LOGS = PROJECT / "sample_logs"
 
-# LOG-FORMAT.md, Files.
+# docs/log-format.md, Files.
 LOG_SUFFIXES = (".json", ".jsonl", ".ndjson", ".json.gz", ".jsonl.gz", ".ndjson.gz")
 JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 
 MAX_INT = 2**53 - 1
 
-# RULES.md §8: the built-in rulesets `session.ruleset` may name.
+# docs/rules.md §8: the built-in rulesets `session.ruleset` may name.
 BUILT_IN_RULESETS = (
     "three-card",
     "five-card",
@@ -54,7 +54,7 @@ BUILT_IN_RULESETS = (
 _BOOL: tuple[list[Any], list[Any]] = ([True, False], ["true", 1, None])
 _AMOUNT: tuple[list[Any], list[Any]] = ([0, 3, MAX_INT], [-1, 2.5, "3", MAX_INT + 1, True])
 
-# RULES.md §7: every option, the values it takes and some it must refuse.
+# docs/rules.md §7: every option, the values it takes and some it must refuse.
 RULE_OPTIONS: dict[str, tuple[list[Any], list[Any]]] = {
     "deal.hand_size": ([3, 5], [4, "3", 0, True]),
     "deal.miss": _BOOL,
@@ -96,7 +96,7 @@ RULE_OPTIONS: dict[str, tuple[list[Any], list[Any]]] = {
     "penalties.misdeal_redeal": (["same_dealer", "next_dealer"], ["same", "next"]),
 }
 
-# LOG-FORMAT.md, Events: each type with its required fields and a valid example.
+# docs/log-format.md, Events: each type with its required fields and a valid example.
 EVENT_EXAMPLES: dict[str, dict[str, Any]] = {
     "declare": {"type": "declare", "player": "a", "action": "play"},
     "exchange": {"type": "exchange", "player": "a", "discard": ["2C"], "draw": ["3C"]},
@@ -135,7 +135,7 @@ def load_json_file(path: Path) -> Any:
 
 
 def log_files(root: Path) -> list[Path]:
-    """Every hand-log file under `root`, recursively, in sorted order (LOG-FORMAT.md, Files)."""
+    """Every hand-log file under `root`, recursively, in sorted order (docs/log-format.md, Files)."""
     if not root.is_dir():
         return []
     return sorted(p for p in root.rglob("*") if p.is_file() and p.name.endswith(LOG_SUFFIXES))
@@ -145,7 +145,7 @@ def read_documents(path: Path) -> Iterator[tuple[int | None, Any]]:
     """Yield (line number or None, document) for each document in a hand-log file.
 
     JSON Lines files hold one document per line, blank lines ignored; `.gz`
-    files are gzip-compressed (LOG-FORMAT.md, Files). Lines are split on
+    files are gzip-compressed (docs/log-format.md, Files). Lines are split on
     "\\n" only, as JSON Lines requires (a JSON string may hold U+2028).
     """
     raw = path.read_bytes()
@@ -291,7 +291,7 @@ def test_log_format_session_document_valid_fixture_validates(path: Path) -> None
 
 @pytest.mark.parametrize("path", INVALID_FIXTURES, ids=lambda p: p.name)
 def test_log_format_log_error_names_the_json_pointer(path: Path) -> None:
-    """LOG-FORMAT.md, Three kinds of finding: a schema error names its JSON pointer.
+    """docs/log-format.md, Three kinds of finding: a schema error names its JSON pointer.
 
     Each invalid fixture breaks exactly one rule, so exactly one error is
     expected, at the location EXPECTED.json gives.
@@ -520,7 +520,7 @@ def test_log_format_events_announce_is_only_pam_be_civil() -> None:
 
 
 def test_log_format_events_exchange_holds_zero_to_52_cards() -> None:
-    """RULES.md §2.7: an exchange of no cards is allowed (it changes nothing)."""
+    """docs/rules.md §2.7: an exchange of no cards is allowed (it changes nothing)."""
     deck = [f"{rank}{suit}" for rank in "AKQJT98765432" for suit in "SHDC"]
     exchange = {"type": "exchange", "player": "a", "discard": deck, "draw": deck}
     assert errors_of(document_with_deal({"events": [exchange]})) == []

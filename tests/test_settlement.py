@@ -1,7 +1,7 @@
-"""Settling every pool as RULES.md says: §2.1 (pools and continuity), §5.1 (played out),
+"""Settling every pool as docs/rules.md says: §2.1 (pools and continuity), §5.1 (played out),
 §5.2 (ended before play), §5.3 (flushes), §5.4 (chips) and §5.5 (dealer rotation).
 
-Every expected amount is worked out by hand from RULES.md; the arithmetic is in the
+Every expected amount is worked out by hand from docs/rules.md; the arithmetic is in the
 comments next to it. Conventions of the hand-built deals, unless a test says otherwise:
 
 - the turn-up is a diamond, so diamonds are trumps, and nobody holds a diamond: the lead

@@ -1,6 +1,6 @@
 """The engine's vocabulary as types (issue 17): statuses, outcomes, phases, declarations and
 option values are checked by mypy, and their values are the strings of the JSON output and
-the database (LOG-FORMAT.md), so typing them changed no byte of either."""
+the database (docs/log-format.md), so typing them changed no byte of either."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def test_mypy_catches_a_misspelt_outcome_in_a_member_and_in_a_string(tmp_path: P
 
 
 def test_vocabulary_values_are_the_strings_of_the_log_format() -> None:
-    """LOG-FORMAT.md: a deal's status, outcome and declarations as written in JSON."""
+    """docs/log-format.md: a deal's status, outcome and declarations as written in JSON."""
     assert [str(s) for s in Status] == ["audited", "misdeal", "rejected"]
     assert [str(o) for o in Outcome] == [
         "played",
@@ -66,7 +66,7 @@ def test_vocabulary_values_are_the_strings_of_the_log_format() -> None:
 
 
 def test_option_choices_are_the_values_of_the_option_types() -> None:
-    """RULES.md §7: what ``--set`` and ruleset files accept is what the engine is typed for."""
+    """docs/rules.md §7: what ``--set`` and ruleset files accept is what the engine is typed for."""
     # The annotations as options.py writes them: the compiled Options, an extension type,
     # keeps them as text in its dataclass fields, where get_type_hints cannot look.
     hints = {

@@ -1,4 +1,4 @@
-"""Discrepancies in words (issue 13, point 7): every field the engine compares (RULES.md §6,
+"""Discrepancies in words (issue 13, point 7): every field the engine compares (docs/rules.md §6,
 the record against the audit) reads as a sentence that names the player, never as a raw
 field name like ``payouts.cat``."""
 

@@ -237,7 +237,7 @@ _CARD_COLUMNS = {
 
 class FrameBuilder:
     """Column lists per table; ``batch`` turns them into Arrow tables.  With ``analyse``,
-    each loaded deal gets its double-dummy analysis (ANALYSIS.md) in the analysis tables."""
+    each loaded deal gets its double-dummy analysis (docs/analysis.md) in the analysis tables."""
 
     def __init__(self, analyse: bool = False) -> None:
         self.analyse = analyse

@@ -70,7 +70,7 @@ class IngestResult:
     @property
     def exit_code(self) -> int:
         """2 when no logs were found, a file or document could not be read or parsed, an
-        entry of a folder was skipped, or DuckDB could not store a document (LOG-FORMAT.md;
+        entry of a folder was skipped, or DuckDB could not store a document (docs/log-format.md;
         docs/limits.md), 1 conflicts, else 0 (rejected deals are loaded, not failures)."""
         if self.summary.exit_code == 2 or self.counts.unloaded:
             return 2

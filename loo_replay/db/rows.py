@@ -89,7 +89,7 @@ class DealRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     violations: I32
     discrepancies: I32
     notes: Texts
-    knowledge: Str  # full, or partial: hands left out (RECORDING.md §1)
+    knowledge: Str  # full, or partial: hands left out (docs/log-format.md, "Hands left out")
     unchecked: Texts  # the checks the unknown cards prevented
 
 

@@ -314,7 +314,7 @@ _V3_FAIRNESS = (
     )""",
 )
 
-_ANALYSIS_TABLES = (  # ANALYSIS.md: the double-dummy analysis of each loaded deal
+_ANALYSIS_TABLES = (  # docs/analysis.md: the double-dummy analysis of each loaded deal
     """
     CREATE TABLE analysis_deals (
         session_id VARCHAR NOT NULL,
@@ -353,7 +353,7 @@ _ANALYSIS_TABLES = (  # ANALYSIS.md: the double-dummy analysis of each loaded de
     )""",
 )
 
-_PARTIAL_HANDS = (  # RECORDING.md §1: deals recorded at a table, with hands left out
+_PARTIAL_HANDS = (  # docs/log-format.md, "Hands left out": deals recorded at a table, with hands left out
     "ALTER TABLE deals ADD COLUMN knowledge VARCHAR NOT NULL DEFAULT 'full'",
     "ALTER TABLE deals ADD COLUMN unchecked VARCHAR[] NOT NULL DEFAULT []",
     "ALTER TABLE findings ADD COLUMN proved_by VARCHAR",

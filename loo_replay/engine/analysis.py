@@ -1,4 +1,4 @@
-"""Which cards threw a trick away, which loos were avoidable: ANALYSIS.md §1-§4.
+"""Which cards threw a trick away, which loos were avoidable: docs/analysis.md.
 
 ``analyse_deal`` replays an audited deal to the start of play, then follows
 the recorded cards with a ``Search`` beside the replay: before and after each
@@ -45,13 +45,13 @@ class CardStep:
     # ``card`` itself: the other choice of announcement kept ``before``
 
 
-NOTE_CODES = ("lost-trick", "avoidable-loo", "no-safe-trick")  # ANALYSIS.md §3
+NOTE_CODES = ("lost-trick", "avoidable-loo", "no-safe-trick")  # docs/analysis.md, "The notes"
 
 
 @cython.dataclasses.dataclass(frozen=True)
 @cython.cclass
 class Note:
-    """A note of ANALYSIS.md §3; card fields are None for ``no-safe-trick``."""
+    """A note of docs/analysis.md, "The notes"; card fields are None for ``no-safe-trick``."""
 
     code: str  # lost-trick | avoidable-loo | no-safe-trick
     player: str
@@ -89,13 +89,14 @@ class DealAnalysis:
 def analyse_deal(
     audit: DealAudit, options: Options, max_nodes: int = DEFAULT_MAX_NODES
 ) -> DealAnalysis:
-    """The analysis of one audited deal (ANALYSIS.md §1: what is analysed, what skipped)."""
+    """The analysis of one audited deal (docs/analysis.md, "How it works": what is analysed, what skipped)."""
     result = audit.result
     if audit.status != Status.AUDITED or result is None:
         return DealAnalysis(SKIPPED, str(audit.status))
     if result.outcome not in ANALYSED_OUTCOMES:
         return DealAnalysis(SKIPPED, str(result.outcome))
-    if result.knowledge == Knowledge.PARTIAL:  # RECORDING.md §1: a solver needs every hand
+    # A solver needs every hand (docs/log-format.md, "Hands left out").
+    if result.knowledge == Knowledge.PARTIAL:
         return DealAnalysis(SKIPPED, "partial")
     record = result.record
     events = record.events
@@ -138,7 +139,7 @@ def start_of_play(replay: Replay) -> Search | None:
 
 def _unfixed(replay: Replay) -> bool:
     """Trumps are not fixed at the start of play, and an ``on_void`` turn may fix them
-    during it: the search does not know that turn (ANALYSIS.md §1)."""
+    during it: the search does not know that turn (docs/analysis.md, "How it works")."""
     return replay.state.trump == NO_TRUMP and replay.method == "on_void"
 
 

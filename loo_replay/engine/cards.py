@@ -1,7 +1,7 @@
 """Cards as ints 0-51 and card sets as int bit masks.
 
 A card is ``suit * 13 + rank`` with ranks 0-12 for 2..A and suits in the
-order S H D C of LOG-FORMAT.md.  Masks are plain ints with bit ``card`` set;
+order S H D C of docs/log-format.md.  Masks are plain ints with bit ``card`` set;
 the helpers here are the only place that knows the layout.
 """
 
@@ -23,7 +23,7 @@ SUIT_MASKS: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
 
 
 class CardError(ValueError):
-    """A value that is not a card in any notation LOG-FORMAT.md accepts."""
+    """A value that is not a card in any notation docs/log-format.md accepts."""
 
 
 def _spellings() -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""Hands a record leaves out, derived from the plays (RECORDING.md §1).
+"""Hands a record leaves out, derived from the plays (docs/log-format.md, "Hands left out").
 
 A scorer at a real table never sees the hands of the players who passed, nor
 a Miss nobody took.  An active player's unknown hand is the set of cards he is

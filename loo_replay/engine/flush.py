@@ -1,4 +1,4 @@
-"""Flushes (RULES.md §5.3): what counts as one and which flush wins."""
+"""Flushes (docs/rules.md §5.3): what counts as one and which flush wins."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Which cards a player may play: RULES.md §3 (leading) and §4 (following).
+"""Which cards a player may play: docs/rules.md §3 (leading) and §4 (following).
 
 ``legal_cards`` is the single source of legality; the validator, the
 simulator, the replayer and the solver all ask it.  The rules are a sequence
@@ -63,7 +63,7 @@ def add_card(
     event: cython.int = -1,
 ) -> None:
     """Play ``card`` to ``trick``: the one place where the suit led, the winning card and
-    whether the trick is trumped are decided (RULES.md §1, winning card)."""
+    whether the trick is trumped are decided (docs/rules.md §1, winning card)."""
     trump: cython.int = state.trump
     pam: cython.bint = state.pam
     led: cython.int
@@ -165,7 +165,7 @@ def _breaks(card: cython.int, mask: cython.ulonglong) -> cython.bint:
 
 @cython.cfunc
 def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longlong:
-    """The steps that bind ``seat`` to play now, in order of precedence (RULES.md §3
+    """The steps that bind ``seat`` to play now, in order of precedence (docs/rules.md §3
     leading, §4 following), each narrowing the legal set.  The legal mask; judging a
     ``card`` (>= 0) that a step excludes, ``-1 - i`` for the first such step,
     ``REVOKE_CODES[i]``."""
@@ -174,7 +174,7 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
     mask: cython.ulonglong
     trump: cython.int = state.trump
     trick = state.current()
-    if trick is None or not trick.live:  # leading: RULES.md §3
+    if trick is None or not trick.live:  # leading: docs/rules.md §3
         if trump == NO_TRUMP:
             return legal
         trumps: cython.ulonglong = hand & state.trump_mask
@@ -211,7 +211,7 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
                 return -1 - TRUMP_AFTER_TRICK
             legal &= trumps
         return legal
-    led: cython.int = trick.led  # following: RULES.md §4
+    led: cython.int = trick.led  # following: docs/rules.md §4
     if _pam_barred(state, hand, trick):
         hand &= ~(ONE << PAM)
         if _breaks(card, hand):
@@ -257,7 +257,7 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
 @cython.cfunc
 def _pam_barred(state: DealState, hand: cython.ulonglong, trick: Trick) -> cython.bint:
     """Whether "Pam, be civil" forbids the holder of ``hand`` to play Pam to ``trick``
-    (RULES.md §4.1)."""
+    (docs/rules.md §4.1)."""
     trump: cython.int = state.trump
     if not (state.pam and trump != NO_TRUMP and hand >> PAM & 1):
         return False
@@ -283,7 +283,7 @@ def breach(state: DealState, seat: int, card: int) -> str | None:
 
 
 def explain(code: str, state: DealState, seat: int) -> str:
-    """Why the step ``code`` bound ``seat``: the clause of RULES.md in plain words."""
+    """Why the step ``code`` bound ``seat``: the clause of docs/rules.md in plain words."""
     trick = state.trick
     trump = SUIT_SYMBOLS[state.trump] if state.trump != NO_TRUMP else "none"
     if code == "lead-top-trump":

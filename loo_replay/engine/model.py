@@ -39,7 +39,7 @@ VIOLATION_CODES = (
     "dealer-rotation",
 )
 FINDING_CODES = REVOKE_CODES + VIOLATION_CODES
-# The checks a deal with unknown hands cannot make (RECORDING.md §1), in the order listed:
+# The checks a deal with unknown hands cannot make (docs/log-format.md, "Hands left out"), in the order listed:
 UNCHECKED_CHECKS = (
     "misdeal-hand-size",  # each unknown hand was dealt the right number of cards
     "misdeal-miss",  # the unknown Miss was dealt, with the right number of cards
@@ -103,7 +103,7 @@ Event = Declare | Exchange | ShowFlush | TurnUp | Play
 class DealRecord:
     """One recorded deal; seats are clockwise and the dealer is a seat index.
 
-    A hand of None is one the record leaves out: unknown (RECORDING.md §1), unless the deal
+    A hand of None is one the record leaves out: unknown (docs/log-format.md, "Hands left out"), unless the deal
     is recorded as a misdeal; ``miss`` None is no Miss, or an unknown one in a partial deal.
     """
 
@@ -151,7 +151,7 @@ class Violation:
         return FindingClass.REVOKE if self.code in REVOKE_CODES else FindingClass.VIOLATION
 
 
-DEAD = -1  # the legal mask of a card played out of turn: dead, never judged (RULES.md §2.9)
+DEAD = -1  # the legal mask of a card played out of turn: dead, never judged (docs/rules.md §2.9)
 TrickCard = tuple[int, int, int, int]  # seat, card, legal mask (or DEAD), event index (or -1)
 
 
@@ -243,7 +243,7 @@ class Applied:
 
     event: Event
     judged: cython.bint = True  # False: ignored, the deal had ended (or was rejected) before it
-    began: cython.bint = False  # this card closed the declarations (RULES.md §2.6)
+    began: cython.bint = False  # this card closed the declarations (docs/rules.md §2.6)
     led: cython.bint = False  # this card led its trick
     dead: cython.bint = False  # played out of turn: dead, and the player retires (§2.9)
     legal: int | None = None  # a card judged in turn: the mask of the cards that were legal

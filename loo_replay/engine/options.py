@@ -1,4 +1,4 @@
-"""The options of RULES.md §7 as one frozen dataclass, and their validation.
+"""The options of docs/rules.md §7 as one frozen dataclass, and their validation.
 
 An option's dotted name (``follow.void``) maps to the attribute with the dot
 replaced (``follow_void``).  Values are checked against ``OPTION_SPECS``;
@@ -144,7 +144,7 @@ OPTION_SPECS: dict[str, OptionSpec] = {
 @cython.dataclasses.dataclass(frozen=True)
 @cython.cclass
 class Options:
-    """Every option of RULES.md §7; attribute = dotted name with ``_`` for ``.``.
+    """Every option of docs/rules.md §7; attribute = dotted name with ``_`` for ``.``.
 
     Compiled, an extension type whose fields ``options.pxd`` declares: the engine reads
     them as struct members."""

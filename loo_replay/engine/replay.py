@@ -1,4 +1,4 @@
-"""Replay one recorded deal event by event: RULES.md §2, with §3-§4 via ``legal``.
+"""Replay one recorded deal event by event: docs/rules.md §2, with §3-§4 via ``legal``.
 
 ``Replay`` is an event-sourced state machine: ``apply`` takes one event and
 updates ``state``; the replayer renders the state after each event, the
@@ -101,7 +101,7 @@ class DealResult:
 @cython.cclass
 @cython.annotation_typing(False)  # fields stay Python objects
 class FlushView:
-    """The hands a flush is judged on (RULES.md §2.4, §2.8): as dealt, among every seated
+    """The hands a flush is judged on (docs/rules.md §2.4, §2.8): as dealt, among every seated
     player (``flush.when = "dealt"``), or the final hands of the active players
     (``"declared"``), with the trumps of that moment.  An extension type like ``DealPlan``:
     one is made every deal where flushes are judged."""
@@ -116,7 +116,7 @@ class FlushView:
 @cython.cclass
 @cython.annotation_typing(False)  # fields stay Python objects
 class DealPlan:
-    """What the dealer must lay out for a deal (RULES.md §2.2-2.3)."""
+    """What the dealer must lay out for a deal (docs/rules.md §2.2-2.3)."""
 
     must_pool: bool  # a must by ``declare.must`` (club law is known only from the turn-up)
     method: Method  # how trumps are fixed in this deal
@@ -380,7 +380,7 @@ class Replay:
             pen = self.result.current_penalties
             pen[seat] = pen.get(seat, 0) + amount
 
-    # -- partial hands (RECORDING.md §1) ----------------------------------------
+    # -- partial hands (docs/log-format.md, "Hands left out") ----------------------------------------
 
     def _derive(self) -> None:
         """Replay with the hands the record proves; list the checks that need the rest."""
@@ -686,7 +686,7 @@ class Replay:
 
     def forced_reason(self, seat: int) -> str | None:
         """Why ``seat`` may not pass outside a must deal, given the declarations before his
-        (RULES.md §2.5: ``dealer_defends``, ``last_must_play_single``); None if he may."""
+        (docs/rules.md §2.5: ``dealer_defends``, ``last_must_play_single``); None if he may."""
         o, decl = self.o, self.result.declarations
         dealer = self.record.dealer
         others = self.clockwise[:-1]

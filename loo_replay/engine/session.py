@@ -1,5 +1,5 @@
 """A session's deals in order: pool continuity, must status, stacks, dealer
-rotation and the comparison with what the log recorded (RULES.md §2.1, §5.4,
+rotation and the comparison with what the log recorded (docs/rules.md §2.1, §5.4,
 §5.5).
 
 ``SessionAudit`` takes deals one at a time so that a session of any length
@@ -109,7 +109,8 @@ class DealAudit:
         self.discrepancies: list[Discrepancy] = []
         self.errors: list[LogError] = [] if errors is None else errors
         self.notes: list[str] = []
-        self.knowledge: Knowledge = Knowledge.FULL  # partial: hands left out (RECORDING.md §1)
+        # partial: hands left out (docs/log-format.md, "Hands left out")
+        self.knowledge: Knowledge = Knowledge.FULL
         self.unchecked: list[str] = []  # checks the unknown cards prevented
         self.result: DealResult | None = None
         self.settlement: Settlement | None = None
@@ -174,7 +175,7 @@ class SessionAudit:
         self, number: int, dealer: str, seats: tuple[str, ...], recorded_pool_start: int | None
     ) -> Opening:
         """The pool a deal starts with and its context (single? first?), from the session so
-        far (RULES.md §2.1); changes nothing, so a simulator may ask before dealing."""
+        far (docs/rules.md §2.1); changes nothing, so a simulator may ask before dealing."""
         o, prev = self.o, self.prev
         notes: list[str] = []
         consecutive = prev is not None and prev.number == number - 1
@@ -266,7 +267,7 @@ class SessionAudit:
         return audit
 
     def _check_rotation(self, audit: DealAudit, prev: DealAudit, rec: DealRecord) -> None:
-        """RULES.md §5.5: the next seated player clockwise deals, or the same after a misdeal."""
+        """docs/rules.md §5.5: the next seated player clockwise deals, or the same after a misdeal."""
         if prev.dealer is None:
             return
         same = prev.status == _MISDEAL and self.o.penalties_misdeal_redeal == "same_dealer"
@@ -298,7 +299,7 @@ class SessionAudit:
             )
 
     def _move_chips(self, audit: DealAudit, recorded: Recorded) -> None:
-        """RULES.md §5.4: stacks pay antes, loos and penalties and take payouts."""
+        """docs/rules.md §5.4: stacks pay antes, loos and penalties and take payouts."""
         s: Settlement | None = audit.settlement
         stacks: dict[str, int] | None = self.stacks
         if stacks is not None and s is not None and audit.result is not None:

@@ -1,4 +1,4 @@
-"""Settling a deal's pool: RULES.md §5.1-5.3.
+"""Settling a deal's pool: docs/rules.md §5.1-5.3.
 
 Amounts are per seat.  ``pool`` is the start pool plus single penalties paid
 into it during the deal; chips not paid out stay and carry, with loos and
@@ -49,7 +49,7 @@ def _add(amounts: dict[int, int], seat: int, chips: int) -> None:
 
 
 def _loo(o: Options, pool: int) -> int:
-    """What a looed player pays into the next pool (RULES.md §5.1)."""
+    """What a looed player pays into the next pool (docs/rules.md §5.1)."""
     if o.stakes_loo == "limited":
         return o.stakes_loo_amount
     return min(pool, o.stakes_loo_cap) if o.stakes_loo_cap > 0 else pool

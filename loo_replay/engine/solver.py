@@ -1,4 +1,4 @@
-"""The paranoid double-dummy guarantee G of ANALYSIS.md §2, by AND-OR search.
+"""The paranoid double-dummy guarantee G of docs/analysis.md, "What a player can make sure of", by AND-OR search.
 
 ``Search`` holds one deal's position as a ``DealState`` of the engine and
 steps it with ``add_card``/``take_back``: every move is a card that
@@ -8,7 +8,7 @@ trick winners come from the engine's own ``Trick``.  ``can(k)`` asks whether
 the player under study can make sure of ``k`` more tricks, whatever the
 others do together; it is a zero-window search with a transposition table
 per player, equivalent cards reduced to one, ordered moves and quick
-cut-offs that are sound for every option of RULES.md §7.
+cut-offs that are sound for every option of docs/rules.md §7.
 
 The module is compiled by Cython in pure-Python mode (setup.py): ``Search`` is
 then an extension type whose counters and masks are C integers; the annotations
@@ -50,7 +50,7 @@ def taker(undo: cython.longlong) -> cython.int:
 
 
 class OverBudget(Exception):
-    """The search passed its node budget (ANALYSIS.md §4)."""
+    """The search passed its node budget (docs/analysis.md, "Budget and honesty")."""
 
 
 def _order_keys(pam: bool, trump: int) -> tuple[int, ...]:
@@ -292,7 +292,7 @@ class Search:
 
     @cython.ccall
     def _announcing(self, card: cython.int) -> cython.bint:
-        """Whether leading ``card`` is the two moves announce / not announce (RULES.md §4.1)."""
+        """Whether leading ``card`` is the two moves announce / not announce (docs/rules.md §4.1)."""
         trump: cython.int = self.trump
         if not self.pam_announced or trump == NO_TRUMP or card != ACES[trump]:
             return False
@@ -322,7 +322,7 @@ class Search:
     @cython.cfunc
     def _special(self, trump: cython.int) -> cython.ulonglong:
         """Cards that never stand for another: Pam and the ace of trumps where "Pam, be
-        civil" can bind, and the top trump where it must be led (RULES.md §3, §4.1)."""
+        civil" can bind, and the top trump where it must be led (docs/rules.md §3, §4.1)."""
         known = self.special_cache.get(trump)
         if known is not None:
             return known

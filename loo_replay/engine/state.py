@@ -111,7 +111,7 @@ class DealState:
         return [s for s in self.active if s not in self.retired]
 
     def top_trump(self) -> int | None:
-        """The card ``lead.top_trump`` calls for, if not yet played (RULES.md §3)."""
+        """The card ``lead.top_trump`` calls for, if not yet played (docs/rules.md §3)."""
         for card in TRUMP_ORDER[self.pam][self.trump]:
             if not self.turned >> card & 1:
                 return None if self.played >> card & 1 else card

@@ -24,7 +24,7 @@ class Status(StrEnum):
 
 
 class Outcome(StrEnum):
-    """How a deal ended (RULES.md §2.6, §2.8, §5)."""
+    """How a deal ended (docs/rules.md §2.6, §2.8, §5)."""
 
     PLAYED = "played"
     ALL_PASSED = "all_passed"
@@ -35,14 +35,14 @@ class Outcome(StrEnum):
 
 
 class Knowledge(StrEnum):
-    """How much of a deal the record shows (RECORDING.md §1): every hand, or not."""
+    """How much of a deal the record shows (docs/log-format.md, "Hands left out"): every hand, or not."""
 
     FULL = "full"
     PARTIAL = "partial"
 
 
 class Action(StrEnum):
-    """A declaration (RULES.md §2.5)."""
+    """A declaration (docs/rules.md §2.5)."""
 
     PLAY = "play"
     PASS = "pass"

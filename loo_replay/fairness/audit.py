@@ -2,7 +2,7 @@
 
 ``--by`` chooses the scopes: each session, each venue, all deals together,
 or ``player`` (the tests about one player, over all deals).  Holm's
-adjustment runs over every test of the run (FAIRNESS.md §1).
+adjustment runs over every test of the run (docs/fairness.md, "The six tests").
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class Report:
         return [v for v in self.verdicts if v.flagged]
 
     def as_json(self) -> dict[str, Any]:
-        """FAIRNESS.md §3, with each test's df, band and fewest deals besides."""
+        """docs/fairness.md, "The JSON", with each test's df, band and fewest deals besides."""
         return {
             "alpha": self.alpha,
             "deals": self.deals,

@@ -1,4 +1,4 @@
-"""``loo-replay fairness``: are the deals fair?  (FAIRNESS.md)
+"""``loo-replay fairness``: are the deals fair?  (docs/fairness.md)
 
 Reads a database, or logs loaded for the occasion into a temporary one by
 ``ingest`` itself, so both run the same SQL.  Exit status: 0 nothing
@@ -79,7 +79,7 @@ def fairness(
     else:
         for line in text_lines(report):
             typer.echo(line)
-    for line in unread:  # the rest of the input was tested all the same (LOG-FORMAT.md)
+    for line in unread:  # the rest of the input was tested all the same (docs/log-format.md)
         typer.echo(f"loo-replay: {line}", err=True)
     raise typer.Exit(2 if unread else 1 if report.flagged else 0)
 

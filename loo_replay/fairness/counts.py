@@ -34,7 +34,7 @@ SCOPES = {  # --by -> the SQL that names each deal's group (fixed text, never us
 
 def trump_ranks() -> pa.Table:
     """(pam, turn_up, card, tr): each trump's place from the top once the turn-up is set
-    aside; tr = 1 is RULES.md §3's top trump (the next one down when the best is turned)."""
+    aside; tr = 1 is docs/rules.md §3's top trump (the next one down when the best is turned)."""
     rows: dict[str, list[Any]] = {"pam": [], "turn_up": [], "card": [], "tr": []}
     for pam in (False, True):
         for turned in range(52):

@@ -1,4 +1,4 @@
-"""The six tests of fair dealing (FAIRNESS.md §1) on counts, and Holm's adjustment.
+"""The six tests of fair dealing (docs/fairness.md, "The six tests") on counts, and Holm's adjustment.
 
 Pure: the counts come in as plain data (``counts.py`` gathers them with SQL),
 verdicts go out as frozen ``Verdict``s.  Every p-value comes from SciPy's
@@ -21,7 +21,7 @@ from scipy import stats  # type: ignore[import-untyped]
 
 TESTS = ("cards-to-seats", "dealer-hand", "turn-up", "dealer-friend", "shuffle", "repeated-deal")
 CHI_SQUARE_CELL = 5.0  # the least expected count a chi-square cell may have
-MIN_DEALS = {  # the fewest deals a test is computed on (FAIRNESS.md §1: "too few deals")
+MIN_DEALS = {  # the fewest deals a test is computed on (docs/fairness.md, "The six tests": "too few deals")
     "cards-to-seats": 100,
     "dealer-hand": 20,
     "turn-up": 20,

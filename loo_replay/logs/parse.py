@@ -1,4 +1,4 @@
-"""A JSON session document to engine input, checking LOG-FORMAT.md as it goes.
+"""A JSON session document to engine input, checking docs/log-format.md as it goes.
 
 The checks here are the ones ``schemas/hand-log.schema.json`` states, plus
 what a schema cannot say (unique players, seated players, draw as long as

@@ -1,1 +1,1 @@
-"""Renderings of audits: the JSON contract of LOG-FORMAT.md and the text report."""
+"""Renderings of audits: the JSON contract of docs/log-format.md and the text report."""

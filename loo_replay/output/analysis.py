@@ -1,4 +1,4 @@
-"""The double-dummy analysis in the audit's outputs: ANALYSIS.md §5 (JSON) and text.
+"""The double-dummy analysis in the audit's outputs: docs/analysis.md, "JSON" (JSON) and text.
 
 Each deal gains an ``analysis`` member, the summary gains ``analysed``,
 ``skipped``, ``unsolved``, ``lost_tricks`` (tricks thrown away, summed) and
@@ -66,7 +66,7 @@ def note_json(note: Note) -> dict[str, Any]:
 
 def analysis_json(a: DealAnalysis) -> dict[str, Any]:
     """A deal's ``analysis`` member; ``cards`` (analysed) and ``stopped`` (why the analysed
-    stretch ends early) are extensions where ANALYSIS.md is silent."""
+    stretch ends early) are extensions where docs/analysis.md is silent."""
     if a.status == SKIPPED:
         return {"status": a.status, "reason": a.reason}
     if a.status != SOLVED:

@@ -1,10 +1,10 @@
-"""The JSON audit document of LOG-FORMAT.md ("Audit output").
+"""The JSON audit document of docs/log-format.md ("Audit output").
 
 Field names and meanings are a contract with other programs.  Extensions,
 where the format is silent: ``summary.unreadable`` (documents that are not
 sessions), top-level ``errors`` for them, per session ``line``, ``rules``
 (the options in force) and per deal ``must``, ``stacks``, ``notes``; per
-violation ``held`` and ``penalty``.  RECORDING.md adds ``summary.partial``, per
+violation ``held`` and ``penalty``.  docs/record.md adds ``summary.partial``, per
 deal ``knowledge`` and ``unchecked``, and per violation ``proved_by``.
 """
 
@@ -40,7 +40,7 @@ class Summary:
     violations: int = 0
     discrepancies: int = 0
     unreadable: int = 0
-    partial: int = 0  # deals recorded with hands left out (RECORDING.md §1)
+    partial: int = 0  # deals recorded with hands left out (docs/log-format.md, "Hands left out")
     unreadable_files: int = 0
     session_errors: int = 0  # sessions with an error of their own (version, rules, players)
     skipped_entries: int = 0  # entries of input folders that could not be read (logs/paths.py)
@@ -83,7 +83,7 @@ class Summary:
 
     @property
     def exit_code(self) -> int:
-        """LOG-FORMAT.md, exit status: 2 when no logs were found, a file or document could
+        """docs/log-format.md, exit status: 2 when no logs were found, a file or document could
         not be read or parsed, or an entry of a folder was skipped (the rest is still
         audited), else 1 for findings, 0 clean (docs/limits.md, "Exit statuses")."""
         if self.unreadable_files or self.unreadable or self.skipped_entries or self.nothing_read:
@@ -221,7 +221,7 @@ def write_audit(
     pieces: Iterable[Piece], out: IO[bytes], indent: bool = False, summary: Summary | None = None
 ) -> Summary:
     """Write the audit document; sessions stream through a spool file so that the summary
-    can come first, as in LOG-FORMAT.md, while memory stays bounded.  A command whose
+    can come first, as in docs/log-format.md, while memory stays bounded.  A command whose
     summary says more passes its own (empty) ``summary``."""
     summary = summary if summary is not None else Summary()
     errors: list[dict[str, Any]] = []

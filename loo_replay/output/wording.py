@@ -77,7 +77,7 @@ def display_names(
     return {p: f"{t} ({p})" if worn[t] > 1 and t != p else t for p, t in shown.items()}
 
 
-# A deal recorded at a table (RECORDING.md §1): how its hands are shown, and what its
+# A deal recorded at a table (docs/log-format.md, "Hands left out"): how its hands are shown, and what its
 # unknown cards left unchecked, in the text audit and both replays alike.
 DERIVED_HANDS = "as the plays show them (hands left out)"
 

@@ -1,2 +1,2 @@
 """``loo-replay record``: a scorer writes a hand log at the table, judged by the engine as he
-types (RECORDING.md §2).  The engine stays pure; this package is a layer around it."""
+types (docs/record.md).  The engine stays pure; this package is a layer around it."""

@@ -1,7 +1,7 @@
 """Journal entries to the hand log they stand for, and back (to resume from a log alone).
 
 An entry is one thing the scorer typed: a deal begun (its number and dealer), the card turned
-up, an event of LOG-FORMAT.md as it stands in the log, a hand or the Miss shown, a deal
+up, an event of docs/log-format.md as it stands in the log, a hand or the Miss shown, a deal
 declared a misdeal, a deal ended early.  The log is a pure function of the live entries, so
 an undo, a resume and the file on disk always agree.
 """

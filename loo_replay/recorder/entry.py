@@ -1,7 +1,7 @@
 """What a scorer types at the table, read loosely: cards as ``10h``, ``QS``, ``q♠``, ``t h`` or
 ``♥q``, players by a unique prefix of their id, declarations by their first letter.
 
-The log itself keeps the strict spellings of LOG-FORMAT.md (``parse_card``); this module only
+The log itself keeps the strict spellings of docs/log-format.md (``parse_card``); this module only
 turns quick typing into those cards, and says plainly what it could not read.
 """
 

@@ -1,4 +1,4 @@
-"""The double-dummy analysis on a replay (ANALYSIS.md): each player's guarantee G before
+"""The double-dummy analysis on a replay (docs/analysis.md): each player's guarantee G before
 each of their cards, "?" on a card that lost a trick, and the deal's notes at the end.
 
 Both renderers (terminal and page) take their words from here, so they cannot say

@@ -123,7 +123,7 @@ class DealReplay:
 
 
 def context_of(report: SessionReport, deal: DealAudit) -> DealContext:
-    """The deal's context (RULES.md §2.1), as the session chain opened it."""
+    """The deal's context (docs/rules.md §2.1), as the session chain opened it."""
     if deal.context is None:
         raise ReplayError(f"deal {deal.number} of session {report.id} was rejected")
     return deal.context
@@ -138,7 +138,7 @@ def build_replay(
     analysis: DealAnalysis | None = None,
 ) -> DealReplay:
     """Replay ``deal`` of ``report`` event by event and snapshot every step; with
-    ``analyse``, mark it with the deal's double-dummy analysis (ANALYSIS.md): ``analysis``
+    ``analyse``, mark it with the deal's double-dummy analysis (docs/analysis.md): ``analysis``
     when it is known already (stored by ``ingest``), else analysed now.  The step texts
     name the players as the log does (``display_names``), or by id (``by_name=False``, for
     the terminal, whose table of hands shows both)."""

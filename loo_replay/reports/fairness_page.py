@@ -1,4 +1,4 @@
-"""The fairness page of the reports: were the cards dealt fairly?  (FAIRNESS.md)
+"""The fairness page of the reports: were the cards dealt fairly?  (docs/fairness.md)
 
 Reads the ``fairness`` table that ``audit`` refreshes.  Per test, what was
 observed against what fair dealing gives and the band it allows at the

@@ -240,7 +240,7 @@ def _notes(notes: Sequence[str], s: SessionSummary) -> str:
 
 
 def _partial_notice(s: SessionSummary) -> str:
-    """What a record with hands left out could not show (RECORDING.md §1)."""
+    """What a record with hands left out could not show (docs/log-format.md, "Hands left out")."""
     unchecked = [c for c in UNCHECKED_CHECKS if c in s["unchecked"]]
     return (
         f"{s['partial']:,} of {s['deals']:,} deals were recorded with hands left out, as at "

@@ -332,7 +332,7 @@ def discrepancies(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.Data
 def analysis_by_player(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
     """Per session and player (seat order), from the double-dummy analysis: the solved deals
     they played, the tricks their cards threw away, their avoidable loos, and all their loos
-    in those deals (ANALYSIS.md)."""
+    in those deals (docs/analysis.md)."""
     return _frame(
         con,
         """
