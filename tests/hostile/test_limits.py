@@ -330,3 +330,21 @@ def test_every_command_that_reads_logs_takes_the_limits(
         assert "over the document bytes limit of 2,000 (raise it with --max-document-bytes)" in (
             result.stderr
         )
+
+
+def test_the_limits_reach_the_workers_of_ingest(tmp_path: Path) -> None:
+    """With ``--jobs 2`` each file is audited in a worker process: the limit given on the
+    command line is the workers' too (a 5,000-character string is far under the default)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    doc = session("noted")
+    doc["session"]["meta"] = {"note": "x" * 5000}
+    (logs / "a.jsonl").write_bytes(line(doc) + line(session("good")))
+    (logs / "b.jsonl").write_bytes(line(session("more")))
+    db = tmp_path / "loo.duckdb"
+    args = ("ingest", logs, "--db", db, "--no-analysis", "--jobs", "2")
+    loaded, peak = measured(*args, "--max-string-length", "4000")
+    assert loaded.returncode == 2 and peak < PEAK_MB, loaded.stderr
+    ((kind, message),) = sql(db, "SELECT kind, message FROM rejects")
+    assert kind == "document" and "a string of 5,000 characters" in message
+    assert sql(db, "SELECT DISTINCT session_id FROM deals ORDER BY 1") == [("good",), ("more",)]
