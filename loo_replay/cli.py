@@ -7,10 +7,12 @@ nowhere else: 0 nothing found, 1 findings, 2 bad usage or unreadable input.
 from __future__ import annotations
 
 import gc
+import math
 import os
+import signal
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import orjson
 import typer
@@ -37,6 +39,7 @@ from loo_replay.logs import log_schema
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.audit_json import Summary
 from loo_replay.output.text import summary_line
+from loo_replay.parallel import SchedulerError
 from loo_replay.pipeline import RenderSpec, rendered
 from loo_replay.replayer import commands as replay_commands
 from loo_replay.rulesets import RulesetError, builtin, builtin_names, load
@@ -116,6 +119,18 @@ def schema() -> None:
     sys.stdout.buffer.write(log_schema())
 
 
+def _share(help: str) -> Any:
+    """A share of deals, 0 to 1: click's range lets ``nan`` through (no comparison with it
+    is false), so it is refused here, by name."""
+
+    def finite(value: float) -> float:
+        if math.isnan(value):
+            raise typer.BadParameter(f"{value} is not a number between 0 and 1")
+        return value
+
+    return typer.Option(min=0.0, max=1.0, callback=finite, help=help)
+
+
 @app.command(cls=PlainCommand)
 def simulate(
     ruleset: Annotated[
@@ -124,13 +139,11 @@ def simulate(
     players: Annotated[int, typer.Option(help="Seats at the table.")] = 5,
     deals: Annotated[int, typer.Option(min=1, help="Deals per session.")] = 20,
     sessions: Annotated[int, typer.Option(min=1, help="Sessions to write.")] = 1,
-    seed: Annotated[int, typer.Option(help="Same seed, same bytes.")] = 1,
-    violations: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="Share of deals with an injected violation.")
-    ] = 0.0,
-    corrupt: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="Share of deals with a corrupted record.")
-    ] = 0.0,
+    seed: Annotated[
+        int, typer.Option(min=-(2**63), max=2**63 - 1, help="Same seed, same bytes.")
+    ] = 1,
+    violations: Annotated[float, _share("Share of deals with an injected violation.")] = 0.0,
+    corrupt: Annotated[float, _share("Share of deals with a corrupted record.")] = 0.0,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -207,6 +220,29 @@ app.command(cls=PlainCommand)(fairness_commands.fairness)
 app.command(cls=PlainCommand)(record_commands.record)
 
 
+class _Interrupts:
+    """Whether Ctrl-C reached this process while the command ran.  Python's own handler
+    stays (DuckDB interrupts a query only under it); its KeyboardInterrupt unwinds the
+    command through its cleanups (a transaction rolled back, temporary files removed,
+    workers stopped), and may come out as another error (DuckDB's "Query interrupted").
+    CPython writes the number of every signal it catches to the wakeup pipe, whatever
+    becomes of it: that says it was an interrupt."""
+
+    def __init__(self) -> None:
+        self.on = signal.getsignal(signal.SIGINT) is signal.default_int_handler  # not nohup
+        if self.on:
+            self.read, write = os.pipe()
+            os.set_blocking(self.read, False)
+            os.set_blocking(write, False)
+            signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+
+    def seen(self) -> bool:
+        try:
+            return self.on and signal.SIGINT.value in os.read(self.read, 4096)
+        except BlockingIOError:
+            return False
+
+
 def main() -> None:
     # NumPy (which pyarrow and SciPy import) starts an OpenBLAS thread per core that
     # competes with the audit's own processes while doing nothing of use here: nothing we
@@ -219,8 +255,21 @@ def main() -> None:
             f"loo-replay: running as pure Python, several times slower: {status.reason}",
             file=sys.stderr,
         )
+    interrupts = _Interrupts()
     try:
         app(prog_name="loo-replay")  # the same name in help and errors, however it was started
+    except SchedulerError as exc:
+        print(f"loo-replay: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except BaseException as exc:
+        # Ctrl-C: whatever the command was doing is undone; no traceback (docs/limits.md).
+        # Exit status 130 says so, whatever became of the KeyboardInterrupt on its way.
+        code = exc.code if isinstance(exc, SystemExit) else None
+        if (isinstance(exc, SystemExit) and code in (0, None)) or not interrupts.seen():
+            raise
+        if code != 130:  # not the command's own exit on the interrupt, said or not
+            print("loo-replay: interrupted", file=sys.stderr)
+        sys.exit(130)
     finally:
         # The command is done: the collector's last pass at the interpreter's exit would
         # look at every object left (a fifth of a second after an ingest, with one core

@@ -9,15 +9,33 @@ flight, so memory stays bounded however large the input.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
+from multiprocessing.context import (
+    BaseContext,
+    ForkContext,
+    ForkProcess,
+    SpawnContext,
+    SpawnProcess,
+)
 from typing import Any, TypeVar
+
+from loo_replay.db.errors import first_line
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+# How long a Dask scheduler has to answer before ``--scheduler`` gives up: a scheduler
+# that is up answers in milliseconds, even across a network.
+SCHEDULER_TIMEOUT = 5.0
+
+
+class SchedulerError(RuntimeError):
+    """``--scheduler`` names no cluster that can be used (none answers, or no Dask)."""
 
 
 def ordered_map(
@@ -44,9 +62,66 @@ def ordered_map(
             initializer(*initargs)
         yield from map(fn, items)
         return
-    context = multiprocessing.get_context("spawn") if spawn else None
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=initializer, initargs=initargs)
+    method = "spawn" if spawn else multiprocessing.get_start_method()
+    pool = ProcessPoolExecutor(
+        jobs,
+        mp_context=_quiet(method),
+        initializer=_quiet_worker,
+        initargs=(initializer, *initargs),
+    )
     yield from _results(fn, iter(items), pool, 2 * jobs, deque())
+
+
+# Ctrl-C in a terminal reaches every process of the command.  It is for the main process,
+# which stops the pool and cleans up; a worker finishes its item and says nothing.  So a
+# worker is started with SIGINT blocked (a blocked signal stays blocked across fork and
+# exec, where a Python handler does not), and ignores it before unblocking it: a Ctrl-C
+# while a spawned interpreter is still importing prints no traceback either.  And it is a
+# daemon, ended at the main process's exit: a Ctrl-C between the pool's starting a worker
+# and starting the thread that would tell it to stop left it waiting for work, and the
+# main process waiting for it, for ever.
+
+
+class _QuietStart:
+    daemon: bool
+
+    def start(self) -> None:
+        self.daemon = True
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            super().start()  # type: ignore[misc]
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
+class _QuietForkProcess(_QuietStart, ForkProcess):
+    pass
+
+
+class _QuietSpawnProcess(_QuietStart, SpawnProcess):
+    pass
+
+
+class _QuietForkContext(ForkContext):
+    Process = _QuietForkProcess
+
+
+class _QuietSpawnContext(SpawnContext):
+    Process = _QuietSpawnProcess
+
+
+def _quiet(method: str) -> BaseContext:
+    """The context of ``method`` (fork or spawn) whose processes start with SIGINT blocked."""
+    return _QuietForkContext() if method == "fork" else _QuietSpawnContext()
+
+
+def _quiet_worker(initializer: Callable[..., None] | None, *initargs: Any) -> None:
+    """A worker's start: Ctrl-C ignored, then let through (to be ignored), then
+    ``initializer(*initargs)``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if initializer is not None:
+        initializer(*initargs)
 
 
 def mapped_now(
@@ -91,16 +166,18 @@ def started_pool(
     (a DuckDB database); the initializer can wait there for state known only after that.
     Spawned except on Linux."""
     pool = ProcessPoolExecutor(
-        jobs, mp_context=early_context(), initializer=initializer, initargs=initargs
+        jobs,
+        mp_context=early_context(),
+        initializer=_quiet_worker,
+        initargs=(initializer, *initargs),
     )
     pool.submit(_nothing)  # forking, the first task starts every worker
     return pool
 
 
-def early_context() -> multiprocessing.context.BaseContext:
+def early_context() -> BaseContext:
     """How ``started_pool`` starts its workers, for the queues they are to share."""
-    method = "fork" if sys.platform == "linux" else "spawn"  # macOS's libraries are not fork-safe
-    return multiprocessing.get_context(method)
+    return _quiet("fork" if sys.platform == "linux" else "spawn")  # macOS: not fork-safe
 
 
 def _nothing() -> None:
@@ -115,9 +192,15 @@ def dask_map(fn: Callable[[T], R], items: Iterable[T], scheduler: str) -> Iterat
     """
     try:
         from distributed import Client
-    except ImportError as exc:  # the extra is optional
-        raise RuntimeError("--scheduler needs Dask: pip install 'loo-replay[dask]'") from exc
-    with Client(scheduler) as client:  # type: ignore[no-untyped-call]
+    except ImportError:  # the extra is optional
+        raise SchedulerError("--scheduler needs Dask: pip install 'loo-replay[dask]'") from None
+    try:
+        client: Any = Client(scheduler, timeout=SCHEDULER_TIMEOUT)  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        raise SchedulerError(
+            f"--scheduler {scheduler}: no Dask scheduler answers there ({first_line(str(exc))})"
+        ) from None
+    with client:
         window = 4 * max(1, sum(client.nthreads().values()))
         pending: deque[Any] = deque()
         for item in items:

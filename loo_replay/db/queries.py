@@ -22,6 +22,7 @@ import duckdb
 import orjson
 
 from loo_replay.db.errors import DatabaseError, first_line
+from loo_replay.db.interrupts import interruptible
 from loo_replay.db.schema import (
     ORDER_KEYS,
     PER_DEAL_TABLES,
@@ -164,7 +165,8 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
     """Run the user's SQL on a read-only, sandboxed connection (``open_for_reading``); rows
     are fetched as they are read."""
     try:
-        cursor = con.execute(sql)
+        with interruptible(con):
+            cursor = con.execute(sql)
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None
     except duckdb.PermissionException as exc:

@@ -1,0 +1,164 @@
+"""Ctrl-C in the middle of a command (docs/limits.md, "Interrupts and errors"): the real CLI
+run as a subprocess on an input built at a small scale, interrupted once its long part has
+begun (its main process holds the file it works on), by SIGINT to its whole process group as
+a terminal sends it.  It exits 130 without a traceback, from itself or its workers, and
+leaves nothing half-written: the database as it was or complete, no temporary file, no
+partial page or output."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pexpect
+import pytest
+from db_helpers import dump, run
+from record_helpers import answer, spawn
+
+from loo_replay.recorder.journal import journal_path, read_journal
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+
+
+def sessions(path: Path, copies: int, deals: int = 50) -> Path:
+    """Simulated sessions written to ``path``: ten of ``deals`` deals, then ``copies`` of
+    them again under other session ids (cheaper than simulating them all); the ids name
+    the file, so that two files never share one."""
+    made = run("simulate", "--deals", deals, "--sessions", 10, "--seed", 7)
+    assert made.returncode == 0, made.stderr
+    lines = made.stdout.splitlines()
+    with path.open("w", encoding="utf-8") as f:
+        for copy in range(copies + 1):
+            for line in lines:
+                doc = orjson.loads(line)
+                doc["session"]["id"] += f"-{path.stem}-{copy}"
+                f.write(orjson.dumps(doc).decode() + "\n")
+    return path
+
+
+def started(*args: str | Path, cwd: Path) -> subprocess.Popen[str]:
+    """``loo-replay ARGS`` in a process group of its own, as a terminal's job."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "loo_replay", *map(str, args)],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def holding(proc: subprocess.Popen[str], path: Path, timeout: float = 20) -> None:
+    """Wait until the command's main process has ``path`` open."""
+    deadline = time.monotonic() + timeout
+    target = str(path.resolve())
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()[1]
+        for fd in Path(f"/proc/{proc.pid}/fd").iterdir():
+            try:
+                if os.readlink(fd) == target:
+                    return
+            except OSError:
+                continue  # closed meanwhile
+        time.sleep(0.01)
+    raise AssertionError(f"{path} was never opened")
+
+
+def working(proc: subprocess.Popen[str], timeout: float = 20) -> None:
+    """Wait until the command has started its worker processes."""
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    deadline = time.monotonic() + timeout
+    while not children.read_text().split():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1]
+        time.sleep(0.01)
+
+
+def interrupted(proc: subprocess.Popen[str]) -> str:
+    """Ctrl-C to the command's process group; its stderr, once it has exited 130."""
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    return err
+
+
+def leftovers(folder: Path) -> list[Path]:
+    """Temporary files a write left behind (``files.replacing`` names them ``*.tmp``)."""
+    return [p for p in folder.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_ingest_interrupted_leaves_the_database_as_it_was(tmp_path: Path) -> None:
+    db = tmp_path / "loo.duckdb"
+    first = sessions(tmp_path / "first.jsonl", 0, deals=5)
+    assert run("ingest", first, "--db", db).returncode == 0
+    before = dump(db)
+    big = sessions(tmp_path / "big.jsonl", 3)
+    proc = started("ingest", big, "--db", db, "--jobs", "2", cwd=tmp_path)
+    holding(proc, db)
+    err = interrupted(proc)
+    assert "rolled back" in err
+    assert dump(db) == before  # the file being loaded left no trace
+    assert leftovers(tmp_path) == []
+
+
+def test_report_interrupted_leaves_no_partial_page(tmp_path: Path) -> None:
+    db = tmp_path / "loo.duckdb"
+    games = sessions(tmp_path / "games.jsonl", 0, deals=25)
+    assert run("ingest", games, "--db", db).returncode == 0
+    out = tmp_path / "reports"
+    proc = started("report", "--db", db, "--out", out, "--jobs", "2", cwd=tmp_path)
+    deadline = time.monotonic() + 20
+    while not list((out / "replays").glob("*/*.html")):  # pages are being written
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1]
+        time.sleep(0.01)
+    interrupted(proc)
+    assert leftovers(out) == []
+    pages = list(out.rglob("*.html"))
+    assert pages
+    for page in pages:
+        assert page.read_text("utf-8").rstrip().endswith("</html>"), page
+
+
+def test_query_interrupted_exits_130(tmp_path: Path) -> None:
+    db = tmp_path / "loo.duckdb"
+    assert run("ingest", sessions(tmp_path / "games.jsonl", 0, deals=2), "--db", db).returncode == 0
+    proc = started("query", "--db", db, "SELECT count(*) FROM range(100000000000000)", cwd=tmp_path)
+    holding(proc, db)
+    time.sleep(0.3)  # the query under way
+    interrupted(proc)
+
+
+def test_validate_interrupted_in_its_workers_exits_130(tmp_path: Path) -> None:
+    games = sessions(tmp_path / "games.jsonl", 7)
+    proc = started("validate", games, "--jobs", "2", cwd=tmp_path)
+    working(proc)
+    interrupted(proc)
+
+
+def test_simulate_interrupted_writes_no_output(tmp_path: Path) -> None:
+    out = tmp_path / "games.jsonl.gz"
+    proc = started("simulate", "--deals", 100000, "--out", out, cwd=tmp_path)
+    deadline = time.monotonic() + 20
+    while not leftovers(tmp_path):  # the output is being written
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1]
+        time.sleep(0.01)
+    interrupted(proc)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_record_ctrl_c_at_a_prompt_stops_with_130_and_everything_saved(tmp_path: Path) -> None:
+    child = spawn("club.json", "--players", "ann,bob,cat", cwd=tmp_path)
+    answer(child, "deal 1 · dealer [ann]", "")
+    child.expect_exact("deal 1 · turn-up>")
+    child.send("\x03")
+    child.expect_exact("Saved club.json")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    entries, _ = read_journal(journal_path(tmp_path / "club.json"))
+    assert [e["kind"] for e in entries] == ["session", "deal"]
