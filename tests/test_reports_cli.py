@@ -230,6 +230,9 @@ def test_replays_are_audited_under_the_rules_the_session_was_loaded_under(
 def test_pages_of_sessions_gone_from_the_database_are_removed_and_nothing_else(
     tmp_path: Path,
 ) -> None:
+    """An earlier version's report folder is adopted and its stale pages removed; a file
+    loo-replay did not write makes it refuse the folder, removing nothing (docs/limits.md,
+    "What is written and removed")."""
     log = tmp_path / "s.json"
     log.write_bytes(orjson.dumps(hand_doc("kept")))
     db, out = tmp_path / "db.duckdb", tmp_path / "out"
@@ -241,9 +244,13 @@ def test_pages_of_sessions_gone_from_the_database_are_removed_and_nothing_else(
         path.write_text("old")
     mine = out / "notes.html"
     mine.write_text("the user's own file")
+    refused = run("audit", log, "--db", db, "--out", out)
+    assert refused.returncode == 2 and "notes.html" in refused.stderr
+    assert stale_page.exists() and mine.read_text() == "the user's own file"
+    assert not db.exists()  # refused before anything was loaded
+    mine.unlink()
     assert run("audit", log, "--db", db, "--out", out).returncode == 1
     assert not stale_page.exists() and not stale_replays.exists()
-    assert mine.read_text() == "the user's own file"
     assert (out / session_page_name("kept")).is_file()
 
 
