@@ -15,8 +15,10 @@ import orjson
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
+from prompt_toolkit.output import Output
 
 from loo_replay.engine.cards import display, parse_card
 from loo_replay.engine.model import Trick, Violation
@@ -56,7 +58,10 @@ class Recorder:
         entries: list[Entry],
         say: Say = print,
         colour: bool = False,
+        terminal: tuple[Input, Output] | None = None,
     ):
+        """``say`` prints what the recorder says; ``terminal``, the keyboard and screen of
+        the prompts (the process's own when None; a pipe in tests)."""
         self.log = log
         self.journal = journal
         self.entries = entries
@@ -64,8 +69,9 @@ class Recorder:
         self.style = make_style(colour)
         self.standing = judge(entries)
         self.behind: str | None = None  # why the log on disk lags the journal, if it does
+        keys, screen = terminal or (None, None)
         self.session: PromptSession[str] = PromptSession(
-            completer=_Completer(self), key_bindings=_pasting()
+            completer=_Completer(self), key_bindings=_pasting(), input=keys, output=screen
         )
 
     # -- the loop ------------------------------------------------------------

@@ -210,3 +210,33 @@ def test_an_empty_journal_resumes_from_the_log_or_starts_afresh(tmp_path: Path) 
     answer(child, "deal 1 · dealer [ann]", "q")
     assert ended(child) == 0
     assert read_journal(journal_path(fresh))[0][0]["kind"] == "session"
+
+
+def test_the_recorder_takes_its_keyboard_and_screen_as_given(tmp_path: Path) -> None:
+    """The prompts driven in this process through a pipe: a bracketed paste whose colours
+    and title are dropped, a Ctrl-C that stops the recorder with everything saved."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from loo_replay.recorder.journal import Journal
+    from loo_replay.recorder.prompts import Recorder
+
+    log = tmp_path / "club.json"
+    write_journal(journal_path(log), [{"kind": "session", "session": SESSION}])
+    said: list[str] = []
+    with create_pipe_input() as keys:
+        keys.send_text("\x1b[200~\x1b]0;pwned\x07c\x1b[31mat\x1b[0m\x1b[201~\r")
+        keys.send_text("\x03")
+        journal = Journal(journal_path(log), new=False)
+        recorder = Recorder(
+            log, journal, [first_deal()[0]], said.append, False, (keys, DummyOutput())
+        )
+        assert recorder.run() is True  # stopped by Ctrl-C
+        journal.close()
+    assert live(read_journal(journal_path(log))[0])[1] == {
+        "kind": "deal",
+        "deal": 1,
+        "dealer": "cat",
+    }
+    assert json.loads(log.read_text("utf-8"))["deals"] == []  # a deal only begun
+    assert said[-1] == f"Saved {log}: loo-replay validate {log}"
