@@ -131,6 +131,13 @@ def _share(help: str) -> Any:
     return typer.Option(min=0.0, max=1.0, callback=finite, help=help)
 
 
+def _seed(value: int) -> int:
+    """The seed goes into each session's ``meta``, a JSON integer of 64 bits."""
+    if not -(2**63) <= value < 2**63:
+        raise typer.BadParameter(f"{value} is not a 64-bit integer (-2**63 to 2**63 - 1)")
+    return value
+
+
 @app.command(cls=PlainCommand)
 def simulate(
     ruleset: Annotated[
@@ -140,7 +147,7 @@ def simulate(
     deals: Annotated[int, typer.Option(min=1, help="Deals per session.")] = 20,
     sessions: Annotated[int, typer.Option(min=1, help="Sessions to write.")] = 1,
     seed: Annotated[
-        int, typer.Option(min=-(2**63), max=2**63 - 1, help="Same seed, same bytes.")
+        int, typer.Option(callback=_seed, help="Same seed, same bytes (a 64-bit integer).")
     ] = 1,
     violations: Annotated[float, _share("Share of deals with an injected violation.")] = 0.0,
     corrupt: Annotated[float, _share("Share of deals with a corrupted record.")] = 0.0,

@@ -32,7 +32,7 @@ def test_a_dead_scheduler_is_named_in_one_line_within_seconds() -> None:
 def test_a_seed_beyond_64_bits_is_refused_by_name(seed: str) -> None:
     result = run("simulate", "--deals", 1, "--seed", seed)
     assert result.returncode == 2
-    assert f"Invalid value for '--seed': {seed} is not in the range" in result.stderr
+    assert f"Invalid value for '--seed': {seed} is not a 64-bit integer" in result.stderr
 
 
 @pytest.mark.parametrize("seed", ["-1", str(2**63 - 1)])
