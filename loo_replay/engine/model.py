@@ -164,19 +164,19 @@ class Trick:
     solver read as C values.
     """
 
-    number: int
-    leader: int
+    number: cython.int
+    leader: cython.int
     order: list[int]  # seats due to play, from the leader
     cards: list[TrickCard]
-    live: int  # cards played in turn: the position in ``order`` of the next to play
-    lead: int  # the card led, once led
+    live: cython.int  # cards played in turn: the position in ``order`` of the next to play
+    lead: cython.int  # the card led, once led
     winner: int | None
     void: bool  # someone could not follow the suit led (on_void trump turns)
-    led: int  # the suit led, once led
-    win: int  # index in ``cards`` of the card winning so far
-    win_power: int
+    led: cython.int  # the suit led, once led
+    win: cython.int  # index in ``cards`` of the card winning so far
+    win_power: cython.int
     trumped: bool  # led in a plain suit and a trump played to it
-    seats: int  # mask of the seats that have played
+    seats: cython.ulonglong  # mask of the seats that have played
 
     def __init__(
         self,

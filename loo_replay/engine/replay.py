@@ -67,10 +67,10 @@ class DealResult:
     would import ``dataclasses`` again for each of its many list fields, every deal."""
 
     def __init__(self, record: DealRecord, status: Status) -> None:
-        self.record = record
-        self.status = status
+        self.record: DealRecord = record
+        self.status: Status = status
         self.must: bool = False
-        self.trump: int = NO_TRUMP
+        self.trump: cython.int = NO_TRUMP
         self.outcome: Outcome | None = None
         self.declarations: list[Action | None] = [None] * len(record.seats)  # by seat
         self.active: list[int] = []
@@ -154,41 +154,42 @@ class Replay:
     ) -> None:
         """``prove`` False: a revoke from a derived hand is not given its proof (the replay
         that finds the proof's trick needs none)."""
-        self.record = record
-        self._prove = prove
-        self.o = options
-        self.context = context
+        self.record: DealRecord = record
+        self._prove: bool = prove
+        self.o: Options = options
+        self.context: DealContext = context
         n: cython.int = len(record.seats)
         dealer: cython.int = record.dealer
-        self.n = n
-        self.clockwise = [(dealer + 1 + i) % n for i in range(n)]  # eldest first
-        self.result = DealResult(record, _AUDITED)
-        self._phase = DECLARING
-        self._seen = 0  # every card that has been dealt, turned or drawn
-        self._stock = 0  # cards left to draw from
+        self.n: cython.int = n
+        self.clockwise: list[int] = [(dealer + 1 + i) % n for i in range(n)]  # eldest first
+        self.result: DealResult = DealResult(record, _AUDITED)
+        self._phase: Phase = DECLARING
+        self._seen: int = 0  # every card that has been dealt, turned or drawn
+        self._stock: cython.int = 0  # cards left to draw from
         self._exchanged: set[int] = set()
-        self._method = options.deal_trump
-        self._leader = -1
-        self._turn_due = False  # on_void: a trump turn is due before the next trick
-        self._ignored = 0
+        self._method: Method = options.deal_trump
+        self._leader: cython.int = -1
+        self._turn_due: bool = False  # on_void: a trump turn is due before the next trick
+        self._ignored: cython.int = 0
         self._did_nothing()
-        self._active_mask = 0  # seats in the play, once the declarations close
+        self._active_mask: cython.ulonglong = 0  # seats in the play, once the declarations close
         self._flush_view: FlushView | None = None  # set where flushes are judged
         self._shown: list[ShowFlush] = []  # flushes shown before that, judged then
-        self._plan = deal_plan(options, context)
+        self._plan: DealPlan = deal_plan(options, context)
         # The hands replayed: as recorded, or derived where the record leaves them out.
-        self._hands = record.hands
-        self._miss = record.miss
-        self._partial = is_partial(record)
+        self._hands: tuple[tuple[int, ...] | None, ...] = record.hands
+        self._miss: tuple[int, ...] | None = record.miss
+        self._partial: bool = is_partial(record)
         self._derived_now: list[bool] = []  # partial: the seat's hand now is a derived one
         self._known: list[bool] = []  # partial: the seat's hand now is wholly known
-        self._miss_known = self._miss_derived = False  # partial: the Miss wholly known, derived
+        self._miss_known: bool = False  # partial: the Miss wholly known
+        self._miss_derived: bool = False  # partial: the Miss derived
         # partial: the events showing derived cards (pointer, in words)
         self._where: dict[tuple[int, int], tuple[str, str]] = {}
         self._unchecked: set[str] = set()
         if self._partial:
             self._derive()
-        self.state = DealState(
+        self.state: DealState = DealState(
             options=options,
             seats=record.seats,
             dealer=dealer,
@@ -287,8 +288,9 @@ class Replay:
         """What the last event did, as ``_take`` leaves it for ``apply`` (a tuple made for
         every event cost the validator, which reads none of it): it began the play, it led,
         the legal mask (DEAD, UNJUDGED), the trick it closed; here, nothing."""
-        self._began = self._led = False
-        self._legal = UNJUDGED
+        self._began: bool = False
+        self._led: bool = False
+        self._legal: cython.longlong = UNJUDGED
         self._closed: Trick | None = None
 
     def begin_play(self) -> None:

@@ -90,9 +90,9 @@ class DealAudit:
         dealer: str | None,
         errors: list[LogError] | None = None,
     ) -> None:
-        self.number = number
-        self.status = status
-        self.dealer = dealer
+        self.number: int | None = number
+        self.status: Status = status
+        self.dealer: str | None = dealer
         self.pool: str | None = None
         self.pool_start: int | None = None
         self.trump: int | None = None
@@ -131,9 +131,9 @@ class SessionAudit:
         at_play: AtPlay | None = None,
     ) -> None:
         """``at_play``: given to each deal's replay (``Replay.run``)."""
-        self.players = players
-        self.o = options
-        self.at_play = at_play
+        self.players: tuple[str, ...] = players
+        self.o: Options = options
+        self.at_play: AtPlay | None = at_play
         self.total: int | None = None
         self.stacks: dict[str, int] | None = None
         if chips is not None and all(p in chips for p in players):
@@ -142,7 +142,7 @@ class SessionAudit:
         self.carry: int | None = None  # pool_next of the previous deal, when known
         self.prev: DealAudit | None = None
         self.first_number: int | None = None
-        self.round_antes = 0  # antes in the pool of the current round (same-dealer redeals)
+        self.round_antes: int = 0  # antes in the pool of the current round (same-dealer redeals)
 
     def audit(self, deal: DealInput) -> DealAudit:
         prev = self.prev

@@ -24,11 +24,11 @@ class Settlement:
     whose fields the session reads as struct members: one is made every deal."""
 
     def __init__(self, pool_start: int, pool: int, penalties: dict[int, int]) -> None:
-        self.pool_start = pool_start
-        self.pool = pool
+        self.pool_start: int = pool_start
+        self.pool: int = pool
         self.payouts: dict[int, int] = {}
         self.looed: dict[int, int] = {}
-        self.penalties = penalties  # every penalty, wherever it went
+        self.penalties: dict[int, int] = penalties  # every penalty, wherever it went
         self.pool_next: int = 0
 
     def __repr__(self) -> str:

@@ -71,12 +71,12 @@ class Search:
 
     state: DealState
     playing: tuple[int, ...]
-    n: int  # players in the deal
+    n: cython.int  # players in the deal
     trick: Trick  # the trick under way
-    left: int  # tricks not yet complete
+    left: cython.int  # tricks not yet complete
     won: list[int]  # tricks taken, by seat
     done: list[Trick]
-    nodes: int
+    nodes: cython.long
     o: Options
     hands: list[int]  # the state's own list: what each seat holds now
     rotation: list[tuple[int, ...]]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import get_args
 
+import cython
+
 from loo_replay.engine.model import Trick
 from loo_replay.engine.options import HighestTrump, Options, PamCivil, TopTrump, Void
 from loo_replay.engine.tables import NO_TRUMP, SUIT_MASK_TABLE, TRUMP_ORDER
@@ -26,28 +28,28 @@ class DealState:
 
     options: Options
     seats: tuple[str, ...]
-    dealer: int
+    dealer: cython.int
     hands: list[int]
     order: list[list[int]]  # each seat's cards in the order received, for display
-    trump: int
-    turned: int  # mask of cards turned up to fix trumps
-    played: int  # mask of cards played to tricks
+    trump: cython.int
+    turned: cython.ulonglong  # mask of cards turned up to fix trumps
+    played: cython.ulonglong  # mask of cards played to tricks
     active: list[int]  # clockwise from the eldest
     retired: set[int]
     tricks: list[Trick]
     announce: bool  # "Pam, be civil" announced with the current lead
     pam: bool
     suit_masks: tuple[int, ...]  # the suits as cards belong to them now
-    trump_mask: int  # every trump, Pam included where he counts
+    trump_mask: cython.ulonglong  # every trump, Pam included where he counts
     # The options of legal.py: lead.top_trump, lead.highest_trump, follow.void and
     # follow.pam_civil by position in TOP_TRUMP, HIGHEST_TRUMP, VOID and PAM_CIVIL.
-    top_rule: int
-    highest_rule: int
-    trump_if: int
+    top_rule: cython.int
+    highest_rule: cython.int
+    trump_if: cython.int
     after_trick: bool
     head: bool
-    void_rule: int
-    civil_rule: int
+    void_rule: cython.int
+    civil_rule: cython.int
     civil_strict: bool
 
     def __init__(
