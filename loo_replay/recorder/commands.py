@@ -170,8 +170,10 @@ def _session(
 
         try:
             players = typed(prompt("Players in clockwise seating order (e.g. ann bob cat dan): "))
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             fail("no players given (--players ann,bob,cat)")
+        except KeyboardInterrupt:  # Ctrl-C, read as a key: stopped, nothing written yet
+            raise typer.Exit(130) from None
     ids = [p for p in re.split(r"[\s,]+", players) if p]
     session: dict[str, Any] = {
         "id": session_id or file.stem,

@@ -162,3 +162,13 @@ def test_record_ctrl_c_at_a_prompt_stops_with_130_and_everything_saved(tmp_path:
     assert child.exitstatus == 130
     entries, _ = read_journal(journal_path(tmp_path / "club.json"))
     assert [e["kind"] for e in entries] == ["session", "deal"]
+
+
+def test_record_ctrl_c_when_asked_for_the_players_leaves_nothing(tmp_path: Path) -> None:
+    child = spawn("club.json", cwd=tmp_path)
+    child.expect_exact("Players in clockwise seating order")
+    child.send("ann bob\x03")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["terminal.log"]
