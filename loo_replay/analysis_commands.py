@@ -37,9 +37,9 @@ from loo_replay.output.audit_json import Piece
 from loo_replay.pipeline import Task, documents, rendered
 from loo_replay.rulesets import RuleChoice
 
-# Input bytes per task, a quarter of validate's: a deal's search costs a hundred audits
-# (six-handed five-card deals run at about 100 a second), and a worker left with the last
-# task leaves the other idle for as long as the task takes.
+# Input bytes per task, a quarter of validate's: a deal's search is slow, and a worker left
+# with the last task leaves the other idle for as long as the task takes
+# (docs/performance.md, "The double-dummy analysis at load time").
 ANALYSE_TASK_BYTES = 1 << 18
 
 

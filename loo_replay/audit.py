@@ -52,7 +52,8 @@ class SessionReport:
     @property
     def digest(self) -> str:
         """sha256 of the document's bytes as read: same digest, same content.  Computed when
-        asked (the database keeps it), not by every audit: hashing costs validate 4%."""
+        asked (the database keeps it), not by every audit (docs/performance.md, "What
+        limits `ingest` and `report`")."""
         return hashlib.sha256(self.raw).hexdigest()
 
 

@@ -16,9 +16,8 @@ def fewer_collections() -> Iterator[None]:
     a hundred times, not ten thousand).
 
     Audits and rows are acyclic data in large numbers; with the default
-    thresholds the collector rescans them over and over (it took 9 of 15
-    seconds of an ingest, and 4% of validate's instructions).  Cycles are
-    still collected, just in bigger sweeps.
+    thresholds the collector rescans them over and over (docs/performance.md, "What
+    limits `ingest` and `report`").  Cycles are still collected, just in bigger sweeps.
     """
     before = gc.get_threshold()
     gc.set_threshold(max(before[0], RARE), *before[1:])

@@ -31,8 +31,8 @@ from loo_replay.rulesets import RuleChoice
 
 S = TypeVar("S")
 # Input bytes per task: enough to amortise a process hop, few enough that the last tasks
-# leave no worker idle for long (64 sessions of 100 deals left one core waiting up to a
-# second at the end of a run) and memory stays small.
+# leave no worker idle for long and memory stays small
+# (docs/performance.md, "What remains between the ratio and 1").
 TASK_BYTES = 1 << 20
 
 Task = FilePiece | list[Document | UnreadableFile]

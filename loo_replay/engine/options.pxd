@@ -1,8 +1,9 @@
 # options.py's Options as an extension type (pure-Python mode: options.py is the source):
 # the engine reads an option as a struct member, not by name through the type's attribute
-# look-up (about a hundred look-ups a deal).  Flags are C ints; choices are strings, the
-# very objects of the choices in OPTION_SPECS (so a comparison with one is an identity),
-# and chip amounts Python integers, which TOML may make as large as it likes.
+# look-up (docs/performance.md, "What remains between the ratio and 1").  Flags are C
+# ints; choices are strings, the very objects of the choices in OPTION_SPECS (so a
+# comparison with one is an identity), and chip amounts Python integers, which TOML may
+# make as large as it likes.
 cimport cython
 
 @cython.dataclasses.dataclass(frozen=True)

@@ -55,8 +55,9 @@ from loo_replay.logs.parse import (
 )
 from loo_replay.logs.reader import NOT_PLAIN, plain_value
 
-# Compiled, the plain reader is about three times as fast as the full one; in pure Python,
-# a loop over bytes in the interpreter, it is slower, and the full reader reads everything.
+# Compiled, the plain reader is the faster; in pure Python, a loop over bytes in the
+# interpreter, the full reader reads everything (docs/performance.md, "Reading a document:
+# the plain reader").
 FASTER: bool = cython.compiled
 MOST: int = cython.declare(cython.longlong, MAX_INT)
 # a recorded map's players are bits of one 64-bit word; a larger table goes the full way

@@ -63,9 +63,9 @@ def log_kind(path: Path) -> str | None:
 # A file's bytes as read: plain, or decompressed as they are read.
 Stream = BinaryIO | gzip.GzipFile
 
-# A read buffer that holds a whole session line: with the default 8 KiB, reading a line of
-# a hundred deals (about 150 KB) cost a fortieth of validating it.  Not for gzip: a larger
-# buffer over a truncated file would lose the lines read before the break with it.
+# A read buffer that holds a whole session line, which the default 8 KiB made costly
+# (docs/performance.md, "The validate path: where a deal's time goes").  Not for gzip: a
+# larger buffer over a truncated file would lose the lines read before the break with it.
 READ_BUFFER = 1 << 20
 
 

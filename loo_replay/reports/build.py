@@ -308,8 +308,8 @@ def _database_file(con: duckdb.DuckDBPyConnection) -> str | None:
 
 def _batches(rows: list[SessionSummary]) -> Iterator[list[SessionSummary]]:
     """The sessions in order, about ``BATCH_DEALS`` deals a batch.  Each batch costs a scan
-    of each table (about 1 s over a million deals): few batches keep that down, and a
-    bounded batch keeps memory independent of the database's size."""
+    of each table: few batches keep that down (docs/performance.md, "What limits `ingest`
+    and `report`"), and a bounded batch keeps memory independent of the database's size."""
     start, deals = 0, 0
     for end, r in enumerate(rows, start=1):
         deals += int(r["deals"])

@@ -2,9 +2,9 @@
 
 Each function asks ``queries`` for its frame and returns a figure: the
 ``{"data": [...], "layout": {...}}`` that plotly.js draws, built as dicts
-because ``plotly.graph_objects`` validates every attribute in Python and cost
-nine tenths of the report's time (97 of 130 s over 100,000 deals); where it
-is written is the caller's business.  Plotly renders some HTML in labels,
+because ``plotly.graph_objects`` validates every attribute in Python, most of a
+large report's time (docs/performance.md, "What limits `ingest` and `report`"); where
+it is written is the caller's business.  Plotly renders some HTML in labels,
 legends and hover text, so every text that comes from a log (ids, names,
 venues) goes through ``label`` (``loo_replay.html.escape`` after ``safe``), and none is
 ever put in a hover *template*, where ``%{...}`` would be read as a field.
