@@ -147,6 +147,8 @@ class _Types:
         if _is_none(node):
             return "None"
         if isinstance(node, ast.Attribute) and _is_cython(node.value):
+            if node.attr.startswith("p_") and node.attr[2:] in C_NAMES:
+                return C_NAMES[node.attr[2:]] + "*"  # cython.p_longlong
             return C_NAMES.get(node.attr, f"cython.{node.attr}")
         if isinstance(node, ast.Call) and _is_cython(node.func) and len(node.args) == 1:
             return self.of(node.args[0]) + "*"  # cython.pointer(...)

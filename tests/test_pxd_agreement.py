@@ -53,6 +53,7 @@ from loo_replay.engine.options cimport Options
 cdef class Thing:
     cdef public int count
     cdef readonly unsigned long long mask
+    cdef long long* at
     cdef Options o
     cdef list seen
     cdef object extra
@@ -71,6 +72,7 @@ Kind = Literal["a", "b"]
 class Thing:
     count: cython.int
     mask: cython.ulonglong
+    at: cython.p_longlong
     o: Options
 
     def __init__(self) -> None:
@@ -122,6 +124,8 @@ def test_the_check_passes_agreeing_files() -> None:
             "Thing.mask: unsigned long long",
         ),
         ("pxd", "unsigned long long mask", "long long mask", "Thing.mask: long long"),
+        ("pxd", "long long* at", "int* at", "Thing.at: int*"),
+        ("py", "at: cython.p_longlong", "at: cython.longlong", "Thing.at: long long*"),
         (
             "py",
             "    count: cython.int",
