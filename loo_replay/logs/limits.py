@@ -30,7 +30,7 @@ class Limits:
 
 
 LIMITS = Limits()
-# The option that raises each limit, for messages and for the command line (cli_options).
+# The option that raises each limit, for messages and for the command line (cli/options.py).
 OPTIONS = {name: "--max-" + name.replace("_", "-") for name in Limits.__dataclass_fields__}
 # Decompressed bytes read before the ratio is judged: a small file's gzip header and
 # dictionary weigh too much in its ratio to say anything.

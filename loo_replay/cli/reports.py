@@ -16,7 +16,8 @@ from typing import Annotated
 
 import typer
 
-from loo_replay.cli_options import (
+from loo_replay.cli.database import DEFAULT_DB, DbOpt, NoAnalysisOpt, ReplaceOpt, load_logs
+from loo_replay.cli.options import (
     PathsArg,
     RulesetOpt,
     SetOpt,
@@ -24,8 +25,7 @@ from loo_replay.cli_options import (
     reads_logs,
     rule_choice,
 )
-from loo_replay.cli_output import StatusLine, fail, unread_lines
-from loo_replay.db.commands import DEFAULT_DB, DbOpt, NoAnalysisOpt, ReplaceOpt, load_logs
+from loo_replay.cli.output import StatusLine, fail, unread_lines
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from loo_replay.audit import SessionReport, UnreadableFile, audit_document
-from loo_replay.cli_options import (
+from loo_replay.cli.options import (
     Format,
     FormatOpt,
     PathsArg,
@@ -23,7 +23,7 @@ from loo_replay.cli_options import (
     reads_logs,
     rule_choice,
 )
-from loo_replay.cli_output import finish_audit, wants_colour
+from loo_replay.cli.output import finish_audit, wants_colour
 from loo_replay.engine.analysis import (
     DEFAULT_MAX_NODES,
     SKIPPED,

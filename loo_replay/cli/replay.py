@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from loo_replay.cli_options import reads_logs, rule_choice
+from loo_replay.cli.options import reads_logs, rule_choice
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 

@@ -10,8 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from loo_replay.cli_options import SetOpt, rule_choice
-from loo_replay.cli_output import fail, wants_colour
+from loo_replay.cli.options import SetOpt, rule_choice
+from loo_replay.cli.output import fail, wants_colour
 from loo_replay.logs.parse import Bad, parse_document
 from loo_replay.output.text import safe
 from loo_replay.recorder.book import entries_of, session_entry

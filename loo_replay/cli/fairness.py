@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Annotated
 import orjson
 import typer
 
-from loo_replay.cli_options import Format, FormatOpt, RulesetOpt, SetOpt, reads_logs, rule_choice
-from loo_replay.cli_output import fail, unread_lines
+from loo_replay.cli.options import Format, FormatOpt, RulesetOpt, SetOpt, reads_logs, rule_choice
+from loo_replay.cli.output import fail, unread_lines
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.rulesets import RuleChoice
 

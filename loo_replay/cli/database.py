@@ -1,6 +1,6 @@
 """The database commands of ``loo-replay``: ingest, stats, query, export.
 
-Registered on the app in ``loo_replay/cli.py``.  As there, errors become one
+Registered on the app in ``loo_replay/cli/__init__.py``.  As there, errors become one
 sentence and an exit status: 0 done, 1 conflicts (ingest), 2 bad usage,
 unreadable input, or a database that is busy, missing or refuses the SQL.
 The database modules are imported inside the commands so that ``validate``
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from loo_replay.cli_options import (
+from loo_replay.cli.options import (
     PathsArg,
     RulesetOpt,
     SetOpt,
@@ -28,7 +28,7 @@ from loo_replay.cli_options import (
     reads_logs,
     rule_choice,
 )
-from loo_replay.cli_output import StatusLine, fail, unread_lines
+from loo_replay.cli.output import StatusLine, fail, unread_lines
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.rulesets import RuleChoice
 
