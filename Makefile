@@ -37,8 +37,8 @@ $(STAMP): pyproject.toml setup.py $(COMPILED_SOURCES) $(wildcard loo_replay/*/*.
 	@touch $(STAMP)
 	@$(BIN)/loo-replay --version | sed "s/ (.*//; s/^/setup: done, /"
 
-# Opt-in: the compiled part again, guided by a profile of a simulated training run (a
-# fifth faster; several minutes on two cores; docs/performance.md, "Profile-guided build").
+# Opt-in: the compiled part again, guided by a profile of a simulated training run kept in
+# profiles/ (several minutes on two cores; docs/performance.md, "Profile-guided build").
 pgo: $(STAMP)
 	$(BIN)/python scripts/pgo.py
 

@@ -53,9 +53,9 @@ COMPILED = (
 )
 RECORD = "build-record.json"  # read by loo_replay/__init__.py
 CYTHON_DIR = "build/cython"
-# Profiles trained by scripts/pgo.py (make pgo), one a module: gcc lays the hot paths out
-# as a training run took them, a fifth faster (docs/performance.md, "Profile-guided build").
-# Where a module changed since, gcc uses what still fits and warns of nothing.
+# Profiles trained here by scripts/pgo.py (make pgo, opt-in), one a module: gcc lays the hot
+# paths out as a training run took them (docs/performance.md, "Profile-guided build").
+# Where a module changed since, gcc uses what still fits.
 PROFILES = "profiles"
 PROFILE_USE = ["-fprofile-use", "-fprofile-partial-training", "-Wno-missing-profile",
                "-Wno-coverage-mismatch"]  # fmt: skip
@@ -81,7 +81,11 @@ def _write_record(package: Path, not_compiled: str | None, unguided: Sequence[st
         name = ".".join(source.with_suffix("").parts[1:])
         c = Path(CYTHON_DIR, source.with_suffix(".c"))
         fresh = name in trained and trained[name] == _digest(c)
-        profile = "none" if f"loo_replay.{name}" in unguided else "current" if fresh else "stale"
+        guided = Path(PROFILES, *name.split(".")).with_suffix(".gcda").is_file()
+        if not guided or f"loo_replay.{name}" in unguided or not_compiled:
+            profile = "none"
+        else:
+            profile = "current" if fresh else "stale"
         modules[name] = {
             "py": _digest(source),
             "pxd": _digest(source.with_suffix(".pxd")),

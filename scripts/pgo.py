@@ -1,15 +1,13 @@
-"""Trains the profile that every build of the compiled part uses (docs/performance.md,
-"Profile-guided build").
+"""Trains a profile of the compiled part and compiles it with it (docs/performance.md,
+"Profile-guided build"): ``make pgo``, opt-in.
 
-``make pgo`` runs this after the editable install has compiled setup.py's ``COMPILED``
-modules; developers run it again when a compiled module changes.  It compiles the C that
-Cython wrote (``build/cython``) once more, instrumented, exactly as setup.py compiles it
-(from the project folder, the same relative source paths: gcc's profile checks them);
-audits and loads a training corpus simulated here (never the benchmark's); and saves each
-module's profile as ``profiles/<module path>.gcda`` with the hashes of the C it was
-trained on.  Those files are committed, and setup.py compiles every module with its
-profile, so each install gets the guided build without a training run of its own.  Then
-it reinstalls, so that this checkout runs the new profile.
+It compiles the C that Cython wrote (``build/cython``) once more, instrumented, exactly as
+setup.py compiles it (from the project folder, the same relative source paths: gcc's
+profile checks them); audits and loads a training corpus simulated here (never the
+benchmark's); saves each module's profile as ``profiles/<module path>.gcda`` with the
+hashes of the C it was trained on; and reinstalls, so that setup.py compiles every module
+with its profile.  profiles/ stays on this machine (it is not committed): a later
+``make`` or ``pip install -e .`` here uses it too.
 """
 
 from __future__ import annotations
