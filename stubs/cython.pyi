@@ -19,6 +19,7 @@ uchar: TypeAlias = builtins.int
 schar: TypeAlias = builtins.int
 uint: TypeAlias = builtins.int
 p_const_uchar: TypeAlias = builtins.bytes  # the bytes of a bytes object, read in place
+p_longlong: TypeAlias = Any  # a C array of long longs: compiled code only
 bint: TypeAlias = builtins.bool
 
 def cclass(cls: _C) -> _C: ...

@@ -16,24 +16,13 @@ from tests.pxd_helpers import disagreements, pairs, read_pxd
 
 ROOT = Path(__file__).resolve().parents[1]
 PAIRS = pairs(ROOT / "loo_replay")
-# The interrupt work edits db/ now; its py says ``int`` where columns.pxd says Py_ssize_t.
-PENDING = {"loo_replay/db/columns.pxd"}
 
 
 def _name(pair: tuple[Path, Path]) -> str:
     return pair[0].relative_to(ROOT).as_posix()
 
 
-@pytest.mark.parametrize(
-    "pair",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="db/ being edited"))
-        if _name(p) in PENDING
-        else p
-        for p in PAIRS
-    ],
-    ids=_name,
-)
+@pytest.mark.parametrize("pair", PAIRS, ids=_name)
 def test_pxd_agrees_with_py(pair: tuple[Path, Path]) -> None:
     pxd, py = pair
     assert disagreements(pxd.read_text("utf-8"), py.read_text("utf-8")) == []

@@ -57,8 +57,9 @@ class Ints:
     type is a string, the integers are card numbers, and the column holds their names."""
 
     data: array[int]  # compiled, also seen as a C array of ``cap`` long longs at ``at``
-    n: int
-    cap: int
+    at: cython.p_longlong  # compiled only
+    n: cython.Py_ssize_t
+    cap: cython.Py_ssize_t
     null_at: list[int]
 
     def __init__(self, cap: int = _START) -> None:
@@ -75,7 +76,7 @@ class Ints:
         """An empty column with this one's ``room``."""
         return Ints(self.room())
 
-    def room(self) -> int:
+    def room(self) -> cython.Py_ssize_t:
         """What the next batch's column is to have room for: this one's room, or what it
         holds and a quarter more.  Columns start at their size, not at 256 values doubled
         again and again, and a piece's last, short batch does not shrink them."""
@@ -199,7 +200,7 @@ class Texts:
     def __len__(self) -> int:
         return len(self.codes)
 
-    def code(self, text: object) -> int:
+    def code(self, text: object) -> cython.Py_ssize_t:
         """``text``'s code, for a hot path to add it to many rows without looking it up."""
         code: int | None = self.index.get(text)  # type: ignore[call-overload]
         if code is None:
