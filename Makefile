@@ -44,7 +44,7 @@ pgo: $(STAMP)
 
 $(NODE_STAMP): package.json package-lock.json
 	@echo "setup: installing Biome, the pages' CSS and JavaScript linter, from package-lock.json"
-	@npm ci --no-audit --no-fund --loglevel=error
+	@npm ci --no-audit --no-fund --loglevel=error >/dev/null
 	@touch $(NODE_STAMP)
 
 # Browser tests drive Debian's Chromium (no browser download: the network is closed).
