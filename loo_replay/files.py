@@ -27,11 +27,13 @@ from typing import BinaryIO
 
 import orjson
 
+from loo_replay.errors import OutputError
+
 MANIFEST = ".loo-replay-manifest.json"
 _PREFIX = ".loo-"  # temporary files: dotfiles, which no reader takes for input
 
 
-class OutputRefused(OSError):
+class OutputRefused(OutputError, OSError):
     """An output folder that holds files loo-replay did not write: nothing is written."""
 
 

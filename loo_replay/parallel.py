@@ -25,6 +25,7 @@ from multiprocessing.context import (
 from typing import Any, TypeVar
 
 from loo_replay.db.errors import first_line
+from loo_replay.errors import WorkerError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -34,7 +35,7 @@ R = TypeVar("R")
 SCHEDULER_TIMEOUT = 5.0
 
 
-class SchedulerError(RuntimeError):
+class SchedulerError(WorkerError, RuntimeError):
     """``--scheduler`` names no cluster that can be used (none answers, or no Dask)."""
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from loo_replay.engine.options import OPTION_SPECS, OptionError, Options
+from loo_replay.errors import InputError
 from loo_replay.logs.limits import RULESET_BYTES
 
 DEFAULT = "three-card"
@@ -33,7 +34,7 @@ class Ruleset:
     sources: Mapping[str, str] = field(default_factory=dict)
 
 
-class RulesetError(ValueError):
+class RulesetError(InputError, ValueError):
     """A ruleset that does not exist or cannot be read."""
 
 

@@ -7,7 +7,6 @@ unreadable input, 1 a rejected deal or a deal with findings, 0 a clean deal).
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -15,16 +14,12 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from loo_replay.cli.options import reads_logs, rule_choice
+from loo_replay.cli.output import fail, wants_colour
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 
 if TYPE_CHECKING:  # imported by the command itself: every other command starts without them
     from loo_replay.replayer.steps import DealReplay
-
-
-def _fail(message: str, status: int) -> typer.Exit:
-    typer.echo(f"loo-replay: {message}", err=True)
-    return typer.Exit(status)
 
 
 @reads_logs
@@ -89,14 +84,14 @@ def replay(
         audit = find_deal(report, deal)
         rp = build_replay(report, audit, analyse=not no_analysis, by_name=html is not None)
     except NotFound as exc:
-        raise _fail(str(exc), 2) from None
+        fail(str(exc))
     except Rejected as exc:
         typer.echo(f"loo-replay: {exc}:", err=True)
         for e in exc.deal.errors:
             typer.echo(f"  error {safe(e.path)}: {safe(e.message, 400)}", err=True)
         raise typer.Exit(1) from None
     except ReplayError as exc:
-        raise _fail(str(exc), 1) from None
+        fail(str(exc), 1)
     if html is not None:
         _write_page(rp, html)
     else:
@@ -111,17 +106,14 @@ def _write_page(rp: DealReplay, path: Path) -> None:
     try:
         write_atomic(path, render_page(rp).encode("utf-8"))
     except OSError as exc:
-        raise _fail(
-            f"cannot write {safe(str(path))}: {safe(exc.strerror or str(exc))}", 2
-        ) from None
+        fail(f"cannot write {safe(str(path))}: {safe(exc.strerror or str(exc))}")
     typer.echo(f"wrote deal {rp.number} of session {safe(rp.session_id)} to {path}", err=True)
 
 
 def _show(rp: DealReplay, step: bool) -> None:
-    from loo_replay.replayer.terminal import step_through, styler, transcript
+    from loo_replay.replayer.terminal import plain, step_through, transcript
 
-    colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    style = styler(colour)
+    style = _colours if wants_colour(as_json=False) else plain
     if step and sys.stdin.isatty():
         step_through(rp, style, typer.echo, input)
         return
@@ -131,3 +123,20 @@ def _show(rp: DealReplay, step: bool) -> None:
         )
     for line in transcript(rp, style):
         typer.echo(line)
+
+
+# The replay's palette on a terminal, by the kind of text ``replayer/terminal.py`` names.
+_COLOURS: dict[str, dict[str, object]] = {
+    "red": {"fg": "red"},
+    "bad": {"fg": "red", "bold": True},
+    "warn": {"fg": "yellow"},
+    "win": {"fg": "green", "bold": True},
+    "title": {"fg": "cyan", "bold": True},
+    "head": {"bold": True},
+    "dim": {"dim": True},
+    "legal": {"bold": True, "underline": True},
+}
+
+
+def _colours(text: str, kind: str) -> str:
+    return typer.style(text, **_COLOURS.get(kind, {}))  # type: ignore[arg-type]

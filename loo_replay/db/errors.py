@@ -4,8 +4,10 @@ audit), and handles these errors all the same."""
 
 from __future__ import annotations
 
+from loo_replay.errors import LooReplayError
 
-class DatabaseError(Exception):
+
+class DatabaseError(LooReplayError):
     """A database that cannot be used as asked; the message is one sentence for the user."""
 
 

@@ -27,6 +27,7 @@ from typing import IO, Any, BinaryIO
 import cython
 import orjson
 
+from loo_replay.errors import InputError
 from loo_replay.logs.limits import LIMITS, RATIO_FLOOR, Limits, over
 
 SUFFIXES = (".json", ".jsonl", ".ndjson")
@@ -34,7 +35,7 @@ SUFFIXES = (".json", ".jsonl", ".ndjson")
 TRUTH_SUFFIX = ".truth.json"
 
 
-class ReadError(OSError):
+class ReadError(InputError, OSError):
     """A path that cannot be read at all: missing, unreadable, not gzip."""
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from loo_replay.engine.cards import RANKS, SUITS, cards_of
 from loo_replay.engine.model import ACTION_OF
 from loo_replay.engine.vocab import Action
+from loo_replay.errors import InputError
 
 _SUIT_OF = {"s": 0, "h": 1, "d": 2, "c": 3}
 _SUIT_SIGNS = str.maketrans("♠♤♥♡♦♢♣♧", "sshhddcc")
@@ -21,7 +22,7 @@ _RANK_OF = {r.lower(): i for i, r in enumerate(RANKS)}
 CARD_HINT = "type rank then suit: 10h, QS, q♠, t h"
 
 
-class EntryError(ValueError):
+class EntryError(InputError, ValueError):
     """Something typed that names no card, player or declaration; the message says why."""
 
 

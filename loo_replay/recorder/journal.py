@@ -20,13 +20,14 @@ from typing import Any
 import orjson
 
 from loo_replay import files
+from loo_replay.errors import InputError
 from loo_replay.files import fsync_folder
 
 JOURNAL_SUFFIX = ".journal"
 Entry = dict[str, Any]
 
 
-class JournalError(ValueError):
+class JournalError(InputError, ValueError):
     """A journal that is not one: a line in the middle that is not a JSON object."""
 
 

@@ -30,6 +30,7 @@ from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DealContext, Replay, deal_plan
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.vocab import Action, Phase
+from loo_replay.errors import InputError
 from loo_replay.logs.parse import SessionHeader, parse_deal, parse_document
 from loo_replay.recorder.book import document
 from loo_replay.recorder.journal import Entry
@@ -86,7 +87,7 @@ class Standing:
     closed: Closed | None = None  # the deals before the open one, for the next judgement
 
 
-class RecorderError(ValueError):
+class RecorderError(InputError, ValueError):
     """A log or journal the recorder cannot go on from (a bad session header)."""
 
 

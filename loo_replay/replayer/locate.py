@@ -12,16 +12,17 @@ from pathlib import Path
 from loo_replay.audit import SessionReport, UnreadableDocument, UnreadableFile, audit_paths
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
+from loo_replay.errors import InputError
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 from loo_replay.rulesets import RuleChoice
 
 
-class NotFound(LookupError):
+class NotFound(InputError, LookupError):
     """No such file, session or deal: bad usage (exit status 2)."""
 
 
-class Rejected(ValueError):
+class Rejected(InputError, ValueError):
     """The deal is rejected (a log error): it cannot be replayed (exit status 1)."""
 
     def __init__(self, report: SessionReport, deal: DealAudit) -> None:

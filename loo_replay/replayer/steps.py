@@ -30,6 +30,7 @@ from loo_replay.engine.replay import DECLARING, DealContext, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.engine.vocab import Action, Outcome, Status
+from loo_replay.errors import InputError
 from loo_replay.output.wording import display_names
 from loo_replay.replayer.marks import CardMark, Marks, marks_of
 
@@ -55,7 +56,7 @@ _METHODS = {
 }
 
 
-class ReplayError(ValueError):
+class ReplayError(InputError, ValueError):
     """The deal cannot be stepped through (rejected, or not part of the report)."""
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-import typer
-
 from loo_replay.engine.cards import DIAMONDS, HEARTS, PAM, display
 from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
@@ -21,31 +19,10 @@ from loo_replay.replayer.steps import DealReplay, Step
 
 Style = Callable[[str, str], str]
 
-_COLOURS: dict[str, dict[str, object]] = {
-    "red": {"fg": "red"},
-    "bad": {"fg": "red", "bold": True},
-    "warn": {"fg": "yellow"},
-    "win": {"fg": "green", "bold": True},
-    "title": {"fg": "cyan", "bold": True},
-    "head": {"bold": True},
-    "dim": {"dim": True},
-    "legal": {"bold": True, "underline": True},
-}
-
 
 def plain(text: str, _kind: str) -> str:
+    """The style of a pipe: the text alone (``cli/replay.py`` colours a terminal's)."""
     return text
-
-
-def styler(colour: bool) -> Style:
-    """ANSI styles when ``colour``, else plain text."""
-    if not colour:
-        return plain
-
-    def style(text: str, kind: str) -> str:
-        return typer.style(text, **_COLOURS.get(kind, {}))  # type: ignore[arg-type]
-
-    return style
 
 
 def card_text(card: int, style: Style, legal: bool = False) -> str:
