@@ -24,3 +24,9 @@ class OutputError(LooReplayError):
 
 class WorkerError(LooReplayError):
     """The processes or the cluster that do the work cannot be used."""
+
+
+def first_line(text: str) -> str:
+    """A library's message (DuckDB's, Dask's) to one sentence: they carry context lines and
+    hints after the first."""
+    return text.strip().splitlines()[0] if text.strip() else text

@@ -24,8 +24,7 @@ from multiprocessing.context import (
 )
 from typing import Any, TypeVar
 
-from loo_replay.db.errors import first_line
-from loo_replay.errors import WorkerError
+from loo_replay.errors import WorkerError, first_line
 
 T = TypeVar("T")
 R = TypeVar("R")

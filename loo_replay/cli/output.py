@@ -12,7 +12,8 @@ from typing import NoReturn, TypeVar
 
 import typer
 
-from loo_replay.output.audit_json import Piece, Summary, write_audit
+from loo_replay.audit import Summary
+from loo_replay.output.audit_json import Piece, write_audit
 from loo_replay.output.text import safe
 
 S = TypeVar("S", bound=Summary)

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from loo_replay.audit import Summary
 from loo_replay.cli.options import (
     Format,
     FormatOpt,
@@ -24,7 +25,6 @@ from loo_replay.cli.output import finish_audit, wants_colour
 from loo_replay.engine.options import OPTION_SPECS
 from loo_replay.logs import log_schema
 from loo_replay.logs.limits import LIMITS, Limits
-from loo_replay.output.audit_json import Summary
 from loo_replay.output.text import summary_line
 from loo_replay.pipeline import RenderSpec, rendered
 from loo_replay.rulesets import RulesetError, builtin, builtin_names, load

@@ -13,8 +13,3 @@ class DatabaseError(LooReplayError):
 
 class DatabaseBusy(DatabaseError):
     """Another process holds the DuckDB file lock."""
-
-
-def first_line(text: str) -> str:
-    """DuckDB's messages carry context lines and hints after the first; one sentence is wanted."""
-    return text.strip().splitlines()[0] if text.strip() else text

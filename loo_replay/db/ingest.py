@@ -17,6 +17,7 @@ from multiprocessing.queues import SimpleQueue
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loo_replay.audit import Summary
 from loo_replay.collector import fewer_collections
 from loo_replay.db.errors import DatabaseError
 from loo_replay.db.frames import Batch
@@ -33,7 +34,6 @@ from loo_replay.db.pieces import (
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.paths import Skipped, expand
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, plan_pieces
-from loo_replay.output.audit_json import Summary
 from loo_replay.parallel import early_context, mapped_now, started_pool
 from loo_replay.rulesets import RuleChoice
 

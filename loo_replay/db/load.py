@@ -20,7 +20,7 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 from msgspec.structs import asdict
 
-from loo_replay.db.errors import first_line
+from loo_replay.audit import Summary
 from loo_replay.db.frames import (
     SCHEMAS,
     TABLES,
@@ -33,7 +33,7 @@ from loo_replay.db.frames import (
 from loo_replay.db.rows import RejectRow
 from loo_replay.db.schema import SESSION_TABLES
 from loo_replay.engine.options import OptionError, Options
-from loo_replay.output.audit_json import Summary
+from loo_replay.errors import first_line
 
 
 @dataclass

@@ -21,7 +21,8 @@ from typing import Any
 import duckdb
 import orjson
 
-from loo_replay.db.errors import DatabaseError, first_line
+from loo_replay.audit import Summary
+from loo_replay.db.errors import DatabaseError
 from loo_replay.db.interrupts import interruptible
 from loo_replay.db.schema import (
     ORDER_KEYS,
@@ -33,8 +34,8 @@ from loo_replay.db.schema import (
     version_of,
     with_hints,
 )
+from loo_replay.errors import first_line
 from loo_replay.files import OutputRefused, claim, move_tree
-from loo_replay.output.audit_json import Summary
 
 WHOLE_TABLES = ("sessions", "players", "rejects")  # exported as one file each
 # Every name an export's files get (what a folder without a finished manifest may hold).

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import duckdb
 
-from loo_replay.db.errors import DatabaseBusy, DatabaseError, first_line
+from loo_replay.db.errors import DatabaseBusy, DatabaseError
+from loo_replay.errors import first_line
 
 ANALYSIS_TABLES = ("analysis_deals", "analysis_players", "analysis_notes", "analysis_cards")
 PER_DEAL_TABLES = (

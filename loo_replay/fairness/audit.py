@@ -15,7 +15,8 @@ from typing import Any
 
 import duckdb
 
-from loo_replay.db.errors import DatabaseError, first_line
+from loo_replay.db.errors import DatabaseError
+from loo_replay.errors import first_line
 from loo_replay.fairness.counts import Counts, count, prepared, trumps_left
 from loo_replay.fairness.stats import (
     Bernoulli,

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from loo_replay.audit import AuditItem, SessionReport
+from loo_replay.audit import AuditItem, SessionReport, Summary
 from loo_replay.engine.analysis import SKIPPED, SOLVED, DealAnalysis, Note
 from loo_replay.engine.cards import canonical
 from loo_replay.engine.vocab import Outcome, Status
-from loo_replay.output.audit_json import Piece, Summary, json_piece, session_json, skipped_warning
+from loo_replay.output.audit_json import Piece, json_piece, session_json, skipped_warning
 from loo_replay.output.text import Style, deal_lines, item_lines, make_style, safe
 from loo_replay.output.text import summary_line as audit_summary_line
 

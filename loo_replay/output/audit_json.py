@@ -19,91 +19,14 @@ from typing import IO, Any
 import orjson
 
 from loo_replay import __version__
-from loo_replay.audit import AuditItem, SessionReport, UnreadableDocument, UnreadableFile
+from loo_replay.audit import AuditItem, SessionReport, Summary, UnreadableDocument, UnreadableFile
 from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
-from loo_replay.engine.vocab import Knowledge, Status
+from loo_replay.engine.vocab import Status
 
 # Bound once: in Python 3.11 a member lookup on an Enum class goes through EnumType.__getattr__.
-_AUDITED, _MISDEAL, _REJECTED = Status.AUDITED, Status.MISDEAL, Status.REJECTED
-_PARTIAL = Knowledge.PARTIAL
-
-
-@dataclass
-class Summary:
-    sessions: int = 0
-    deals: int = 0
-    audited: int = 0
-    misdeals: int = 0
-    rejected: int = 0
-    violations: int = 0
-    discrepancies: int = 0
-    unreadable: int = 0
-    partial: int = 0  # deals recorded with hands left out (docs/log-format.md, "Hands left out")
-    unreadable_files: int = 0
-    session_errors: int = 0  # sessions with an error of their own (version, rules, players)
-    skipped_entries: int = 0  # entries of input folders that could not be read (logs/paths.py)
-
-    def merge(self, other: Summary) -> None:
-        for name in self.__dataclass_fields__:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-
-    def add(self, item: AuditItem) -> None:
-        if isinstance(item, UnreadableFile):
-            if item.skipped:
-                self.skipped_entries += 1
-            else:
-                self.unreadable_files += 1
-            return
-        if isinstance(item, UnreadableDocument):
-            self.unreadable += 1
-            return
-        self.sessions += 1
-        self.session_errors += bool(item.errors)
-        deal: DealAudit
-        for deal in item.deals:
-            self.deals += 1
-            if deal.status == _AUDITED:
-                self.audited += 1
-            elif deal.status == _MISDEAL:
-                self.misdeals += 1
-            else:
-                self.rejected += 1
-            self.violations += len(deal.violations)
-            self.discrepancies += len(deal.discrepancies)
-            self.partial += deal.knowledge is _PARTIAL
-
-    @property
-    def nothing_read(self) -> bool:
-        """No session document and nothing unreadable: no hand logs in the input at all."""
-        return not (
-            self.sessions or self.unreadable or self.unreadable_files or self.skipped_entries
-        )
-
-    @property
-    def exit_code(self) -> int:
-        """docs/log-format.md, exit status: 2 when no logs were found, a file or document could
-        not be read or parsed, or an entry of a folder was skipped (the rest is still
-        audited), else 1 for findings, 0 clean (docs/limits.md, "Exit statuses")."""
-        if self.unreadable_files or self.unreadable or self.skipped_entries or self.nothing_read:
-            return 2
-        found = self.rejected + self.violations + self.discrepancies + self.session_errors
-        return 1 if found else 0
-
-    def as_json(self) -> dict[str, int]:
-        return {
-            "sessions": self.sessions,
-            "deals": self.deals,
-            "audited": self.audited,
-            "misdeals": self.misdeals,
-            "rejected": self.rejected,
-            "violations": self.violations,
-            "discrepancies": self.discrepancies,
-            "unreadable": self.unreadable,
-            "partial": self.partial,
-            "skipped_entries": self.skipped_entries,
-        }
+_REJECTED = Status.REJECTED
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,154 @@
+"""The layers of ``loo_replay``, checked on the source with ``ast``.
+
+Only ``loo_replay/cli/`` talks to the user: no module outside it imports Typer or click,
+calls ``sys.exit``, ``os._exit``, ``exit`` or ``quit``, or raises ``SystemExit`` or
+``typer.Exit``; the library raises the errors of ``loo_replay/errors.py`` and returns
+results.
+
+Imports go one way, down this list of layers (docs/design.md):
+
+    engine ← logs and the common ground ← run layer ← outputs ← cli
+
+A module imports from its own layer or from the layers below it; within the outputs,
+only the arrows ``OUTPUTS_ARROWS`` names (the reports read the database, the fairness
+tests and the replays; every output but the database and the simulator may use
+``output``'s wording).  ``RUN_TO_OUTPUT`` is the one arrow up, named with its reason.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "loo_replay"
+
+# Each unit (a package or top-level module of loo_replay) in one layer, lowest first.
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"engine"}),
+    frozenset({"logs", "rulesets", "errors", "files", "html", "collector", "__init__"}),
+    frozenset({"audit", "parallel", "pipeline"}),
+    frozenset({"output", "db", "reports", "replayer", "fairness", "recorder", "simulate"}),
+    frozenset({"cli", "__main__"}),
+)
+OUTPUTS = LAYERS[3]
+OUTPUTS_ARROWS = {
+    "output": frozenset(),
+    "db": frozenset(),
+    "simulate": frozenset(),
+    "replayer": frozenset({"output"}),
+    "recorder": frozenset({"output"}),
+    "fairness": frozenset({"db", "simulate"}),
+    "reports": frozenset({"db", "fairness", "output", "replayer"}),
+}
+# The render step runs in the workers the run layer drives and calls the audit's renderers
+# (``output/text.py``, ``output/audit_json.py``); it belongs to the run layer once the
+# rendering is handed to it as a parameter, as ``analyse`` already hands its own.
+RUN_TO_OUTPUT = frozenset({("pipeline", "output")})
+
+INTERFACE = frozenset({"typer", "click"})
+
+
+def _modules() -> Iterator[tuple[str, Path, ast.Module]]:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        yield name, path, ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def _unit(module: str) -> str:
+    """``loo_replay.db.load`` → ``db``; ``loo_replay.audit`` → ``audit``; the package's own
+    names (``loo_replay.__version__``) → ``__init__``."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "__init__"
+    first = parts[1]
+    if (PACKAGE / first).is_dir() or (PACKAGE / f"{first}.py").exists():
+        return first
+    return "__init__"
+
+
+def _imports(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Every module imported, at any depth (inside functions and TYPE_CHECKING too)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            if node.module == "loo_replay":
+                for alias in node.names:
+                    yield node.lineno, f"loo_replay.{alias.name}"
+            else:
+                yield node.lineno, node.module
+
+
+def _exits(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            dotted = f"{node.value.id}.{node.attr}"
+            if dotted in ("sys.exit", "os._exit", "typer.Exit"):
+                yield node.lineno, dotted
+        elif isinstance(node, ast.Name) and node.id in ("SystemExit", "exit", "quit"):
+            yield node.lineno, node.id
+
+
+def _layer(unit: str) -> int:
+    return next(i for i, units in enumerate(LAYERS) if unit in units)
+
+
+def test_every_unit_has_a_layer() -> None:
+    units = {_unit(name) for name, _, _ in _modules()}
+    placed = set().union(*LAYERS)
+    assert units - placed == set(), "place each new package or module in a layer"
+    assert placed - units == set(), "a layer names a unit that is gone"
+    assert sum(len(units) for units in LAYERS) == len(placed), "a unit in two layers"
+
+
+def test_only_the_cli_talks_to_the_user() -> None:
+    found = []
+    for name, path, tree in _modules():
+        if _unit(name) in LAYERS[-1]:
+            continue
+        for line, imported in _imports(tree):
+            if imported.split(".")[0] in INTERFACE:
+                found.append(f"{path}:{line} imports {imported}")
+        for line, call in _exits(tree):
+            found.append(f"{path}:{line} uses {call}")
+    assert found == []
+
+
+def test_imports_go_down_the_layers() -> None:
+    found = []
+    for name, path, tree in _modules():
+        unit = _unit(name)
+        for line, imported in _imports(tree):
+            if imported.split(".")[0] != "loo_replay":
+                continue
+            target = _unit(imported)
+            if target == unit or (unit, target) in RUN_TO_OUTPUT:
+                continue
+            here, there = _layer(unit), _layer(target)
+            sideways_ok = unit in OUTPUTS and target in OUTPUTS_ARROWS[unit]
+            if there > here or (there == here and here == _layer("db") and not sideways_ok):
+                found.append(f"{path}:{line} ({unit}) imports {imported} ({target})")
+    assert found == []
+
+
+def test_the_checks_see_what_they_forbid() -> None:
+    """The walkers find an exit, an interface import and an upward import where they are."""
+    tree = ast.parse(
+        "def f():\n"
+        "    import sys, typer\n"
+        "    from loo_replay.cli.output import fail\n"
+        "    from loo_replay import __version__\n"
+        "    raise SystemExit(sys.exit(2))\n"
+    )
+    assert {i for _, i in _imports(tree)} == {
+        "sys",
+        "typer",
+        "loo_replay.cli.output",
+        "loo_replay.__version__",
+    }
+    assert {c for _, c in _exits(tree)} == {"SystemExit", "sys.exit"}
+    assert _unit("loo_replay.cli.output") == "cli" and _unit("loo_replay.__version__") == "__init__"
+    assert _layer("cli") > _layer("db") > _layer("audit") > _layer("logs") > _layer("engine")
+    assert set(OUTPUTS_ARROWS) == OUTPUTS
