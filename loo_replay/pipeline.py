@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from loo_replay.audit import AuditItem, UnreadableFile, audit_document, found_files, read_paths
-from loo_replay.collector import fewer_collections
+from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.pieces import Piece as FilePiece
 from loo_replay.logs.pieces import plan_pieces, read_piece

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 
-from loo_replay.collector import RARE, fewer_collections
+from loo_replay.gc_thresholds import RARE, fewer_collections
 
 
 def test_fewer_collections_raises_the_threshold_once_even_nested_and_restores_it() -> None:

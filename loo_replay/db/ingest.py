@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loo_replay.audit import Summary
-from loo_replay.collector import fewer_collections
 from loo_replay.db.errors import DatabaseError
 from loo_replay.db.frames import Batch
 from loo_replay.db.paths import log_name
@@ -31,6 +30,7 @@ from loo_replay.db.pieces import (
     unpack_batches,
     work,
 )
+from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.paths import Skipped, expand
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, plan_pieces

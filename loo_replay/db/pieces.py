@@ -15,11 +15,11 @@ from multiprocessing.queues import SimpleQueue
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.audit import UnreadableDocument, audit_document
-from loo_replay.collector import fewer_collections
 from loo_replay.db.columns import clean
 from loo_replay.db.frames import Batch, FrameBuilder, Item, SessionItem, rules_fingerprint
 from loo_replay.engine.analysis import start_of_play
 from loo_replay.engine.options import OptionError
+from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.parse import Bad, parse_document
 from loo_replay.logs.pieces import Piece, read_piece
