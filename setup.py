@@ -45,7 +45,7 @@ COMPILED = (
     "loo_replay/engine/session.py",
     "loo_replay/logs/reader.py",
     "loo_replay/logs/parse.py",
-    "loo_replay/logs/plain.py",
+    "loo_replay/logs/fast_reader.py",
     "loo_replay/output/audit_json.py",
     "loo_replay/audit.py",
     "loo_replay/db/columns.py",

@@ -19,6 +19,7 @@ from loo_replay.engine.options import OptionError, Options
 from loo_replay.engine.replay import AtPlay
 from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
 from loo_replay.engine.vocab import Knowledge, Status
+from loo_replay.logs.fast_reader import FASTER, read_plain
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.parse import (
     Bad,
@@ -29,7 +30,6 @@ from loo_replay.logs.parse import (
     too_many_seated,
 )
 from loo_replay.logs.paths import Skipped, entries
-from loo_replay.logs.plain import FASTER, read_plain
 from loo_replay.logs.reader import Document, ReadError, decode, read_documents
 from loo_replay.rulesets import RuleChoice, resolve
 
@@ -179,8 +179,8 @@ def audit_document(
     """Audit one session document (parsing its bytes first if need be) within ``limits``
     (``logs/limits.py``); ``at_play`` goes to
     each deal's replay (``Replay.run``).  With ``plain``, a document written plainly is read
-    by the plain reader (``logs/plain.py``), any other by the full one: the verdicts are
-    the same.  The default uses the plain reader where it is the faster: compiled.
+    by the fast reader (``logs/fast_reader.py``), any other by the full one: the verdicts are
+    the same.  The default uses the fast reader where it is the faster: compiled.
     ``each`` is called with every deal's verdict as soon as it is made, its replay still on
     it.  ``keep`` False: each verdict then drops its replay (``result``, ``settlement``,
     ``context``), for callers that need no more: a session's replays live one deal at a

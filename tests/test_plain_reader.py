@@ -1,6 +1,6 @@
 """The plain reader and the full reader give the same audit of every document.
 
-``logs/plain.py`` reads a plainly written document from its bytes; whatever it cannot
+``logs/fast_reader.py`` reads a plainly written document from its bytes; whatever it cannot
 read plainly it hands to the full reader (orjson, then ``parse.py``), a deal or the whole
 document.  So the audit of any bytes must be the same whichever reader starts: the same
 verdicts, errors and JSON pointers, the same JSON of every deal kept for a rejection.
@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loo_replay.audit import SessionReport, UnreadableDocument, audit_document
+from loo_replay.logs.fast_reader import read_plain
 from loo_replay.logs.paths import expand
-from loo_replay.logs.plain import read_plain
 from loo_replay.logs.reader import Document, decode, read_documents
 from loo_replay.output.audit_json import session_json
 from loo_replay.rulesets import RuleChoice, builtin, builtin_names

@@ -1,4 +1,4 @@
-"""The plain reader: a session document's bytes straight to the engine's input.
+"""The fast reader: a plainly written session document's bytes straight to the engine's input.
 
 The full reader (``reader.decode``, then ``parse.parse_document`` and ``parse.parse_deal``)
 reads any document: orjson makes an object of every value, then the checks walk them.
