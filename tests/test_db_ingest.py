@@ -14,7 +14,7 @@ import orjson
 import pytest
 from db_helpers import SAMPLES, counts, dump, run, sql
 
-from loo_replay.db import load, pieces
+from loo_replay.db import load, workers
 from loo_replay.db.ingest import ingest
 from loo_replay.rulesets import RuleChoice
 
@@ -258,7 +258,7 @@ def test_workers_started_before_the_database_learn_what_it_holds(
     def audit_again(*args: object, **kwargs: object) -> None:
         raise AssertionError("a loaded session was audited again")
 
-    monkeypatch.setattr(pieces, "audit_document", audit_again)
+    monkeypatch.setattr(workers, "audit_document", audit_again)
     again = ingest(logs, db, RuleChoice(), piece_bytes=30_000, jobs=2)
     assert again.counts.skipped == first.counts.deals
     assert again.counts.loaded == 0
@@ -268,12 +268,12 @@ _NO_DUCKDB_IN_WORKERS = """
 import sys
 from pathlib import Path
 
-from loo_replay.db import pieces
+from loo_replay.db import workers
 from loo_replay.db.ingest import ingest
 from loo_replay.rulesets import RuleChoice
 
 assert "duckdb" not in sys.modules, "importing ingest imported DuckDB"
-audit_document = pieces.audit_document
+audit_document = workers.audit_document
 
 
 def audited_without_duckdb(*args, **kwargs):
@@ -281,7 +281,7 @@ def audited_without_duckdb(*args, **kwargs):
     return audit_document(*args, **kwargs)
 
 
-pieces.audit_document = audited_without_duckdb
+workers.audit_document = audited_without_duckdb
 result = ingest([Path(sys.argv[1])], Path(sys.argv[2]), RuleChoice(), piece_bytes=1, jobs=2)
 assert "duckdb" in sys.modules
 print(result.counts.loaded)

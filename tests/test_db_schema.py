@@ -13,9 +13,9 @@ from db_helpers import SAMPLES, counts, dump, run, sql
 from loo_replay.db import schema
 from loo_replay.db.frames import SCHEMAS
 from loo_replay.db.load import Loader
-from loo_replay.db.pieces import Auditor
 from loo_replay.db.rows import ROWS, DiscrepancyRow, enum_columns
 from loo_replay.db.rows import columns as columns_of
+from loo_replay.db.workers import Auditor
 from loo_replay.engine.cards import canonical
 from loo_replay.logs.paths import expand
 from loo_replay.logs.pieces import plan_pieces

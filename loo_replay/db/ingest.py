@@ -21,7 +21,7 @@ from loo_replay.audit import Summary
 from loo_replay.db.errors import DatabaseError
 from loo_replay.db.frames import Batch
 from loo_replay.db.paths import log_name
-from loo_replay.db.pieces import (
+from loo_replay.db.workers import (
     BATCH_DEALS,
     Auditor,
     Known,

@@ -1,4 +1,4 @@
-"""Each piece of the input (``logs/pieces.py``) audited into batches of frames.
+"""Ingest's workers: each piece of the input (``logs/pieces.py``) audited into batches of frames.
 
 Pieces depend on the files only, never on the number of workers, so every
 ``--jobs`` loads the same rows.  This module imports no database: it is what
