@@ -4,7 +4,7 @@ The input is cut into tasks of about ``task_bytes``: a piece of a plain JSON
 Lines file, which the worker process reads itself, or a batch of documents
 read here (a gzip or ``.json`` file, whose lines cannot be found without
 reading it, or anything bound for a Dask cluster, whose workers may not see
-this machine's files).  Workers return rendered ``Piece``s, so only bytes
+this machine's files).  Workers return ``Rendered`` documents, so only bytes
 cross process boundaries, and this process does no more than plan, collect
 and write; ``--jobs N`` output is identical to one job's because tasks come
 back in input order and the pieces of a file do not depend on the number of
@@ -24,8 +24,8 @@ from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.pieces import Piece as FilePiece
 from loo_replay.logs.pieces import plan_pieces, read_piece
 from loo_replay.logs.reader import Document, ReadError
-from loo_replay.output.audit_json import Piece, json_piece
-from loo_replay.output.text import text_piece
+from loo_replay.output.audit_json import Rendered, rendered_json
+from loo_replay.output.text import rendered_text
 from loo_replay.parallel import dask_map, ordered_map
 from loo_replay.rulesets import RuleChoice
 
@@ -95,9 +95,9 @@ def documents(task: Task, limits: Limits = LIMITS) -> Iterator[Document | Unread
         yield UnreadableFile(str(exc))
 
 
-def render_batch(task: tuple[Task, RenderSpec]) -> list[Piece]:
+def render_batch(task: tuple[Task, RenderSpec]) -> list[Rendered]:
     source, spec = task
-    pieces = []
+    batch = []
     with fewer_collections():
         for doc in documents(source, spec.limits):
             if isinstance(doc, UnreadableFile):
@@ -105,10 +105,10 @@ def render_batch(task: tuple[Task, RenderSpec]) -> list[Piece]:
             else:  # rendering reads the verdicts only: their replays go deal by deal
                 item = audit_document(doc, spec.choice, keep=False, limits=spec.limits)
             if spec.json:
-                pieces.append(json_piece(item, spec.indent, spec.findings_only))
+                batch.append(rendered_json(item, spec.indent, spec.findings_only))
             else:
-                pieces.append(text_piece(item, spec.colour, spec.findings_only))
-    return pieces
+                batch.append(rendered_text(item, spec.colour, spec.findings_only))
+    return batch
 
 
 def rendered(
@@ -116,10 +116,10 @@ def rendered(
     spec: S,
     jobs: int = 1,
     scheduler: str | None = None,
-    render: Callable[[tuple[Task, S]], list[Piece]] = render_batch,  # type: ignore[assignment]
+    render: Callable[[tuple[Task, S]], list[Rendered]] = render_batch,  # type: ignore[assignment]
     task_bytes: int = TASK_BYTES,
     limits: Limits = LIMITS,
-) -> Iterator[Piece]:
+) -> Iterator[Rendered]:
     """Every document under ``paths`` audited and rendered by ``render``, in input order:
     in this process, in ``jobs`` local processes, or on the Dask cluster at ``scheduler``.
     What this process reads is read within ``limits``; ``render`` reads within its spec's."""
@@ -127,5 +127,5 @@ def rendered(
     carry = scheduler is not None or jobs <= 1
     work = ((task, spec) for task in tasks(paths, task_bytes, carry, limits))
     results = dask_map(render, work, scheduler) if scheduler else ordered_map(render, work, jobs)
-    for pieces in results:
-        yield from pieces
+    for batch in results:
+        yield from batch

@@ -32,8 +32,8 @@ from loo_replay.engine.analysis import (
     start_of_play,
 )
 from loo_replay.logs.limits import LIMITS, Limits
-from loo_replay.output.analysis import AnalysisSummary, analysed_piece, summary_line
-from loo_replay.output.audit_json import Piece
+from loo_replay.output.analysis import AnalysisSummary, rendered_analysis, summary_line
+from loo_replay.output.audit_json import Rendered
 from loo_replay.pipeline import Task, documents, rendered
 from loo_replay.rulesets import RuleChoice
 
@@ -53,13 +53,13 @@ class AnalyseSpec:
     limits: Limits = LIMITS
 
 
-def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Piece]:
+def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Rendered]:
     """Audit, analyse and render a task's documents (in a worker process or here)."""
     source, spec = task
-    pieces = []
+    batch = []
     for doc in documents(source, spec.limits):
         if isinstance(doc, UnreadableFile):
-            pieces.append(analysed_piece(doc, [], spec.json, spec.indent, spec.colour))
+            batch.append(rendered_analysis(doc, [], spec.json, spec.indent, spec.colour))
             continue
         item = audit_document(doc, spec.choice, start_of_play, limits=spec.limits)
         analyses: list[DealAnalysis] = []
@@ -71,8 +71,8 @@ def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Piece]:
                 else DealAnalysis(SKIPPED, str(d.status))
                 for d in item.deals
             ]
-        pieces.append(analysed_piece(item, analyses, spec.json, spec.indent, spec.colour))
-    return pieces
+        batch.append(rendered_analysis(item, analyses, spec.json, spec.indent, spec.colour))
+    return batch
 
 
 @reads_logs
@@ -95,5 +95,5 @@ def analyse(
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
     spec = AnalyseSpec(choice, as_json, pretty, wants_colour(as_json), max_nodes, limits)
-    pieces = rendered(paths, spec, jobs, scheduler, analyse_batch, ANALYSE_TASK_BYTES, limits)
-    finish_audit(pieces, as_json, pretty, AnalysisSummary(), summary_line)
+    analysed = rendered(paths, spec, jobs, scheduler, analyse_batch, ANALYSE_TASK_BYTES, limits)
+    finish_audit(analysed, as_json, pretty, AnalysisSummary(), summary_line)

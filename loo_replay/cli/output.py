@@ -13,7 +13,7 @@ from typing import NoReturn, TypeVar
 import typer
 
 from loo_replay.audit import Summary
-from loo_replay.output.audit_json import Piece, write_audit
+from loo_replay.output.audit_json import Rendered, write_audit
 from loo_replay.output.text import safe
 
 S = TypeVar("S", bound=Summary)
@@ -75,18 +75,18 @@ def wants_colour(as_json: bool) -> bool:
 
 
 def finish_audit(
-    pieces: Iterable[Piece], as_json: bool, pretty: bool, summary: S, last: Callable[[S], str]
+    rendered: Iterable[Rendered], as_json: bool, pretty: bool, summary: S, last: Callable[[S], str]
 ) -> NoReturn:
-    """Write an audit's rendered pieces (the JSON document, or the text and its last line
+    """Write an audit's rendered documents (as the JSON document, or the text and its last line
     ``last(summary)``), then exit with its status (docs/log-format.md, exit status).  Each
     entry of a folder that was skipped is said on stderr as it goes by."""
-    pieces = _warned(pieces)
+    rendered = _warned(rendered)
     if as_json:
-        write_audit(pieces, sys.stdout.buffer, pretty, summary)
+        write_audit(rendered, sys.stdout.buffer, pretty, summary)
     else:
-        for piece in pieces:
-            summary.merge(piece.counts)
-            for line in piece.lines:
+        for doc in rendered:
+            summary.merge(doc.counts)
+            for line in doc.lines:
                 typer.echo(line)
         typer.echo("")
         typer.echo(last(summary))
@@ -96,8 +96,8 @@ def finish_audit(
     raise typer.Exit(summary.exit_code)
 
 
-def _warned(pieces: Iterable[Piece]) -> Iterator[Piece]:
-    for piece in pieces:
-        if piece.warning is not None:
-            typer.echo(f"loo-replay: {safe(piece.warning, 600)}", err=True)
-        yield piece
+def _warned(rendered: Iterable[Rendered]) -> Iterator[Rendered]:
+    for doc in rendered:
+        if doc.warning is not None:
+            typer.echo(f"loo-replay: {safe(doc.warning, 600)}", err=True)
+        yield doc

@@ -56,8 +56,8 @@ def validate(
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
     spec = RenderSpec(choice, as_json, pretty, wants_colour(as_json), findings_only, limits)
-    pieces = rendered(paths, spec, jobs, scheduler, limits=limits)
-    finish_audit(pieces, as_json, pretty, Summary(), summary_line)
+    audited = rendered(paths, spec, jobs, scheduler, limits=limits)
+    finish_audit(audited, as_json, pretty, Summary(), summary_line)
 
 
 def rulesets(

@@ -15,7 +15,7 @@ from loo_replay.audit import AuditItem, SessionReport, Summary
 from loo_replay.engine.analysis import SKIPPED, SOLVED, DealAnalysis, Note
 from loo_replay.engine.cards import canonical
 from loo_replay.engine.vocab import Outcome, Status
-from loo_replay.output.audit_json import Piece, json_piece, session_json, skipped_warning
+from loo_replay.output.audit_json import Rendered, rendered_json, session_json, skipped_warning
 from loo_replay.output.text import Style, deal_lines, item_lines, make_style, safe
 from loo_replay.output.text import summary_line as audit_summary_line
 
@@ -117,9 +117,9 @@ def analysis_lines(a: DealAnalysis, style: Style) -> list[str]:
     return lines
 
 
-def analysed_piece(
+def rendered_analysis(
     item: AuditItem, analyses: list[DealAnalysis], as_json: bool, indent: bool, colour: bool
-) -> Piece:
+) -> Rendered:
     """One audited document with its deals' analyses, rendered as ``validate`` renders it."""
     counts = AnalysisSummary()
     for a in analyses:
@@ -130,15 +130,15 @@ def analysed_piece(
             doc = session_json(item)
             for deal, a in zip(doc["deals"], analyses, strict=True):
                 deal["analysis"] = analysis_json(a)
-        return json_piece(item, indent, counts=counts, doc=doc)
+        return rendered_json(item, indent, counts=counts, doc=doc)
     counts.add(item)
     style = make_style(colour)
     if not isinstance(item, SessionReport):
-        return Piece(counts, lines=tuple(item_lines(item, style)), warning=skipped_warning(item))
+        return Rendered(counts, lines=tuple(item_lines(item, style)), warning=skipped_warning(item))
     lines = item_lines(replace(item, deals=[]), style)
     for deal, a in zip(item.deals, analyses, strict=True):
         lines += deal_lines(deal, style) + analysis_lines(a, style)
-    return Piece(counts, lines=tuple(lines))
+    return Rendered(counts, lines=tuple(lines))
 
 
 def summary_line(s: AnalysisSummary) -> str:

@@ -30,7 +30,7 @@ _REJECTED = Status.REJECTED
 
 
 @dataclass(frozen=True)
-class Piece:
+class Rendered:
     """One audited document rendered for output, with its counts: what a worker
     process sends back (``session`` JSON or ``error`` for json, ``lines`` for text)."""
 
@@ -41,13 +41,13 @@ class Piece:
     warning: str | None = None  # an entry skipped, said on stderr as the audit goes
 
 
-def json_piece(
+def rendered_json(
     item: AuditItem,
     indent: bool = False,
     findings_only: bool = False,
     counts: Summary | None = None,
     doc: dict[str, Any] | None = None,
-) -> Piece:
+) -> Rendered:
     """``item`` as JSON; with ``findings_only`` a session lists only its deals with a
     finding (violation, discrepancy, log error), and is left out when it has none.  A
     command that adds to the audit passes its own ``counts`` and the session's ``doc``
@@ -58,13 +58,13 @@ def json_piece(
         opt = orjson.OPT_INDENT_2 if indent else 0
         doc = doc if doc is not None else session_json(item, findings_only)
         if findings_only and not doc["deals"] and not doc["errors"]:
-            return Piece(counts)
+            return Rendered(counts)
         try:
-            return Piece(counts, session=orjson.dumps(doc, option=opt))
+            return Rendered(counts, session=orjson.dumps(doc, option=opt))
         except TypeError:  # a lone surrogate from a log's \ud800 escape: write it escaped
             text = json.dumps(doc, ensure_ascii=True, indent=2 if indent else None)
-            return Piece(counts, session=text.encode("ascii"))
-    return Piece(counts, error=unreadable_json(item), warning=skipped_warning(item))
+            return Rendered(counts, session=text.encode("ascii"))
+    return Rendered(counts, error=unreadable_json(item), warning=skipped_warning(item))
 
 
 def has_findings(d: DealAudit) -> bool:
@@ -141,7 +141,10 @@ def unreadable_json(item: UnreadableDocument | UnreadableFile) -> dict[str, Any]
 
 
 def write_audit(
-    pieces: Iterable[Piece], out: IO[bytes], indent: bool = False, summary: Summary | None = None
+    rendered: Iterable[Rendered],
+    out: IO[bytes],
+    indent: bool = False,
+    summary: Summary | None = None,
 ) -> Summary:
     """Write the audit document; sessions stream through a spool file so that the summary
     can come first, as in docs/log-format.md, while memory stays bounded.  A command whose
@@ -151,14 +154,14 @@ def write_audit(
     opt = orjson.OPT_INDENT_2 if indent else 0
     with tempfile.SpooledTemporaryFile(max_size=32 << 20) as spool:
         first = True
-        for piece in pieces:
-            summary.merge(piece.counts)
-            if piece.session is not None:
+        for doc in rendered:
+            summary.merge(doc.counts)
+            if doc.session is not None:
                 spool.write(b"" if first else b",")
-                spool.write(piece.session)
+                spool.write(doc.session)
                 first = False
-            if piece.error is not None:
-                errors.append(piece.error)
+            if doc.error is not None:
+                errors.append(doc.error)
         head = {"loo_replay": __version__, "summary": summary.as_json()}
         out.write(orjson.dumps(head, option=opt)[:-1])
         out.write(b',"sessions":[')

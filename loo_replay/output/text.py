@@ -15,7 +15,7 @@ from loo_replay.engine.cards import SUIT_SYMBOLS, display_cards
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Knowledge, Status
 from loo_replay.output import wording
-from loo_replay.output.audit_json import Piece, has_findings, skipped_warning
+from loo_replay.output.audit_json import Rendered, has_findings, skipped_warning
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
@@ -143,11 +143,11 @@ def item_lines(item: AuditItem, style: Style = plain, findings_only: bool = Fals
     return [f"{style(label, 'bad')} {safe(item.message, 400)}"]
 
 
-def text_piece(item: AuditItem, colour: bool = False, findings_only: bool = False) -> Piece:
+def rendered_text(item: AuditItem, colour: bool = False, findings_only: bool = False) -> Rendered:
     counts = Summary()
     counts.add(item)
     lines = tuple(item_lines(item, make_style(colour), findings_only))
-    return Piece(counts, lines=lines, warning=skipped_warning(item))
+    return Rendered(counts, lines=lines, warning=skipped_warning(item))
 
 
 def make_style(colour: bool) -> Style:
