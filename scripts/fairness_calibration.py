@@ -18,8 +18,8 @@ import sys
 import time
 from dataclasses import dataclass
 
-from loo_replay.fairness.audit import Report
 from loo_replay.fairness.calibrate import Dealing, simulated_run
+from loo_replay.fairness.verdicts import Report
 from loo_replay.simulate import Crooked
 
 CROOK = "dan"

@@ -22,7 +22,7 @@ from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.rulesets import RuleChoice
 
 if TYPE_CHECKING:  # imported when run: DuckDB and SciPy load only for this command
-    from loo_replay.fairness.audit import Report
+    from loo_replay.fairness.verdicts import Report
 
 
 class By(StrEnum):
@@ -56,7 +56,7 @@ def fairness(
 ) -> None:
     """Test whether the cards were dealt fairly: six statistical tests, Holm-adjusted."""
     from loo_replay.db.errors import DatabaseError
-    from loo_replay.fairness.audit import DEFAULT_BY
+    from loo_replay.fairness.verdicts import DEFAULT_BY
 
     if bool(paths) == (db is not None):
         raise typer.BadParameter("give log PATHs or --db FILE, not both and not neither")
@@ -86,7 +86,7 @@ def fairness(
 
 def _from_db(db: Path, scopes: list[str], alpha: float) -> Report:
     from loo_replay.db.queries import open_for_reading
-    from loo_replay.fairness.audit import fairness as run
+    from loo_replay.fairness.verdicts import fairness as run
 
     con = open_for_reading(db)
     try:

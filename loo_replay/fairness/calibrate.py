@@ -16,7 +16,7 @@ from typing import Any
 
 from loo_replay.db.ingest import ingest
 from loo_replay.db.queries import open_for_reading
-from loo_replay.fairness.audit import Report, fairness
+from loo_replay.fairness.verdicts import Report, fairness
 from loo_replay.rulesets import RuleChoice, builtin
 from loo_replay.simulate import Crooked, Simulator, write_simulation
 

@@ -14,8 +14,8 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.db.load import insert_table
-from loo_replay.fairness.audit import DEFAULT_BY, Report, fairness
 from loo_replay.fairness.stats import Verdict
+from loo_replay.fairness.verdicts import DEFAULT_BY, Report, fairness
 
 ALPHA = 0.01
 COLUMNS = (
