@@ -31,19 +31,26 @@ def interruptible(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     os.set_blocking(write, False)
     earlier = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
 
+    done = threading.Event()
+
     def watch() -> None:
         while data := os.read(read, 512):  # ends when the block closes the pipe
             if earlier != -1:
                 with contextlib.suppress(OSError):
                     os.write(earlier, data)
             if signal.SIGINT.value in data:
-                con.interrupt()
+                # Again and again until the block ends: DuckDB forgets an interrupt that
+                # comes before it has begun the statement.
+                while not done.wait(0.05):
+                    con.interrupt()
+                return
 
     watcher = threading.Thread(target=watch, name="duckdb-interrupt", daemon=True)
     watcher.start()
     try:
         yield
     finally:
+        done.set()
         signal.set_wakeup_fd(earlier, warn_on_full_buffer=False)
         os.close(write)
         watcher.join()

@@ -81,7 +81,12 @@ def working(proc: subprocess.Popen[str], timeout: float = 20) -> None:
 def interrupted(proc: subprocess.Popen[str]) -> str:
     """Ctrl-C to the command's process group; its stderr, once it has exited 130."""
     os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # never left running after the test
+        _, err = proc.communicate()
+        raise AssertionError(f"still running 30 s after Ctrl-C: {err}") from None
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     return err
@@ -172,3 +177,16 @@ def test_record_ctrl_c_when_asked_for_the_players_leaves_nothing(tmp_path: Path)
     child.close()
     assert child.exitstatus == 130
     assert sorted(p.name for p in tmp_path.iterdir()) == ["terminal.log"]
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.6, 1.0])
+def test_ctrl_c_while_the_command_starts_says_nothing(tmp_path: Path, delay: float) -> None:
+    """While the command line is still being imported, Ctrl-C exits 130 as it does later.
+    (In the first few hundredths of a second, before Python has imported the package, the
+    interpreter's own two lines are all it can say; docs/limits.md.)"""
+    proc = started("simulate", "--deals", 100000, "--out", tmp_path / "g.jsonl", cwd=tmp_path)
+    time.sleep(delay)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode in (130, -signal.SIGINT), err
+    assert "Traceback" not in err and "Fatal Python error" not in err, err
