@@ -24,7 +24,7 @@ from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.pieces import Piece as FilePiece
 from loo_replay.logs.pieces import plan_pieces, read_piece
 from loo_replay.logs.reader import Document, ReadError
-from loo_replay.output.audit_json import Rendered, rendered_json
+from loo_replay.output.json_document import Rendered, rendered_json
 from loo_replay.output.text import rendered_text
 from loo_replay.parallel import dask_map, ordered_map
 from loo_replay.rulesets import RuleChoice

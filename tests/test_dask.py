@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from loo_replay.output.audit_json import write_audit
+from loo_replay.output.json_document import write_audit
 from loo_replay.pipeline import RenderSpec, rendered
 from loo_replay.rulesets import RuleChoice
 

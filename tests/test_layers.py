@@ -42,7 +42,7 @@ OUTPUTS_ARROWS = {
     "reports": frozenset({"db", "fairness", "output", "replayer"}),
 }
 # The render step runs in the workers the run layer drives and calls the audit's renderers
-# (``output/text.py``, ``output/audit_json.py``); it belongs to the run layer once the
+# (``output/text.py``, ``output/json_document.py``); it belongs to the run layer once the
 # rendering is handed to it as a parameter, as ``analyse`` already hands its own.
 RUN_TO_OUTPUT = frozenset({("pipeline", "output")})
 

@@ -22,7 +22,7 @@ from loo_replay.engine.cards import canonical
 from loo_replay.engine.model import UNCHECKED_CHECKS, Exchange, Play
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Outcome
-from loo_replay.output.audit_json import session_json
+from loo_replay.output.json_document import session_json
 from loo_replay.rulesets import RuleChoice, builtin, builtin_names
 from loo_replay.simulate import Simulator, max_players
 

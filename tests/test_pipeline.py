@@ -9,7 +9,7 @@ from pathlib import Path
 
 from loo_replay.audit import UnreadableFile
 from loo_replay.logs.pieces import Piece
-from loo_replay.output.audit_json import write_audit
+from loo_replay.output.json_document import write_audit
 from loo_replay.pipeline import RenderSpec, rendered, tasks
 from loo_replay.rulesets import RuleChoice
 

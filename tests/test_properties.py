@@ -23,7 +23,7 @@ from loo_replay.engine.replay import Replay
 from loo_replay.engine.session import DealInput
 from loo_replay.logs.parse import parse_deal, parse_document
 from loo_replay.logs.reader import Document
-from loo_replay.output.audit_json import session_json
+from loo_replay.output.json_document import session_json
 from loo_replay.rulesets import RuleChoice, builtin, builtin_names
 from loo_replay.simulate import Simulator, max_players
 

@@ -33,7 +33,7 @@ from loo_replay.engine.analysis import (
 )
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.analysis import AnalysisSummary, rendered_analysis, summary_line
-from loo_replay.output.audit_json import Rendered
+from loo_replay.output.json_document import Rendered
 from loo_replay.pipeline import Task, documents, rendered
 from loo_replay.rulesets import RuleChoice
 

@@ -13,7 +13,7 @@ from typing import NoReturn, TypeVar
 import typer
 
 from loo_replay.audit import Summary
-from loo_replay.output.audit_json import Rendered, write_audit
+from loo_replay.output.json_document import Rendered, write_audit
 from loo_replay.output.text import safe
 
 S = TypeVar("S", bound=Summary)

@@ -1,3 +1,3 @@
-# C types for audit_json.py (pure-Python mode: audit_json.py is the source): a deal's
+# C types for json_document.py (pure-Python mode: json_document.py is the source): a deal's
 # verdict is read as the extension type it is, field by field as struct members.
 from loo_replay.engine.session cimport DealAudit
