@@ -235,7 +235,7 @@ def test_log_format_schema_is_a_valid_draft_2020_12_schema() -> None:
     assert schema()["required"] == ["format", "version", "session", "deals"]
 
 
-DOC_CITATION = re.compile(r"docs/(?P<page>[a-z-]+\.md)(?P<then>, [A-Z])?")
+DOC_CITATION = re.compile(r"docs/(?P<page>[a-z-]+\.md)(?P<then>, [A-Z0-9])?")
 
 
 def test_log_format_schema_describes_every_property_citing_the_docs() -> None:
