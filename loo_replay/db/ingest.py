@@ -17,7 +17,6 @@ from multiprocessing.queues import SimpleQueue
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from loo_replay.audit import Summary
 from loo_replay.db.errors import DatabaseError
 from loo_replay.db.frames import Batch
 from loo_replay.db.paths import log_name
@@ -34,8 +33,9 @@ from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.paths import Skipped, expand
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, plan_pieces
-from loo_replay.parallel import early_context, mapped_now, started_pool
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import Summary
+from loo_replay.run.workers import early_context, mapped_now, started_pool
 
 if TYPE_CHECKING:  # imported by ``ingest`` once its workers have started
     import duckdb
@@ -200,15 +200,16 @@ def _load(
                 loader.begin()
                 opened = loader.counts.deals
             held.append(piece)
-            # A huge file commits at a piece's end (a session boundary) so that uncommitted
-            # rows never outgrow memory; a rerun skips the sessions in.
-            commit = piece.last or loader.counts.deals - opened >= TRANSACTION_DEALS
-            if not _load_piece(loader, batches, commit):
+            # A huge file commits at a piece's end (a session boundary) once the piece has
+            # brought its open transaction to TRANSACTION_DEALS, so that uncommitted rows
+            # never outgrow memory; a rerun skips the sessions in.
+            committed = _load_piece(loader, batches, piece.last, opened)
+            if committed is None:
                 del batches  # the failed rows, before the pieces are audited again
                 loader.rollback()
                 loader.load_alone(batch for p in held for batch in again(p))
-                commit = True
-            if commit:
+                committed = True
+            if committed:
                 held = []
             if piece.last and file_done is not None:
                 file_done(piece.file, loader.counts - before)
@@ -219,21 +220,23 @@ def _load(
         raise
 
 
-def _load_piece(loader: Loader, batches: Iterable[Batch], commit: bool) -> bool:
-    """Load a piece's batches, and commit with ``commit``; False if DuckDB failed (the
-    error's frames, which hold the rows, are let go at once)."""
+def _load_piece(loader: Loader, batches: Iterable[Batch], last: bool, opened: int) -> bool | None:
+    """Load a piece's batches, and commit after a file's ``last`` piece or once the
+    transaction opened at ``opened`` deals holds TRANSACTION_DEALS: whether it committed,
+    or None if DuckDB failed (the error's frames, which hold the rows, are let go at once)."""
     import duckdb
 
     try:
         for batch in batches:
             loader.load(batch)
+        commit = last or loader.counts.deals - opened >= TRANSACTION_DEALS
         if commit:
             loader.commit()
     except duckdb.InterruptException:
         raise
     except duckdb.Error:
-        return False
-    return True
+        return None
+    return commit
 
 
 Results = Generator[tuple[Piece, Iterable[Batch]], None, None]
