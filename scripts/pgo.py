@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -38,13 +39,17 @@ GENERATE = ["-O3", "-fwrapv", "-DNDEBUG", "-fPIC", "-fprofile-generate",
 
 
 def modules() -> list[tuple[Path, Path]]:
-    """(C source relative to ROOT, installed extension) of every module the install compiled."""
+    """(C source relative to ROOT, installed extension) of every module of setup.py's
+    COMPILED that the install compiled (build/cython may hold the C of modules since
+    renamed: not theirs)."""
+    listed = re.findall(r'^    "(loo_replay/.*)\.py",$', (ROOT / "setup.py").read_text(), re.M)
     pairs = []
-    for source in sorted((ROOT / GENERATED).rglob("*.c")):
-        module = source.relative_to(ROOT / GENERATED).with_suffix("")
+    for name in sorted(listed):
+        module = Path(name)
+        source = GENERATED / module.with_suffix(".c")
         built = ROOT / module.parent / (module.name + SUFFIX)
-        if built.is_file():
-            pairs.append((source.relative_to(ROOT), built))
+        if (ROOT / source).is_file() and built.is_file():
+            pairs.append((source, built))
     return pairs
 
 
