@@ -47,7 +47,7 @@ COMPILED = (
     "loo_replay/logs/parse.py",
     "loo_replay/logs/fast_reader.py",
     "loo_replay/output/json_document.py",
-    "loo_replay/audit.py",
+    "loo_replay/run/audit.py",
     "loo_replay/db/columns.py",
     "loo_replay/db/frames.py",
 )

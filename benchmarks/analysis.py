@@ -42,7 +42,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from loo_replay import build  # noqa: E402
-from loo_replay.audit import SessionReport, audit_document  # noqa: E402
 from loo_replay.engine.analysis import (  # noqa: E402
     DEFAULT_MAX_NODES,
     SOLVED,
@@ -55,6 +54,7 @@ from loo_replay.engine.replay import AtPlay  # noqa: E402
 from loo_replay.logs.reader import Document  # noqa: E402
 from loo_replay.reports.build import REPLAY_ALL_LIMIT  # noqa: E402
 from loo_replay.rulesets import RuleChoice, builtin  # noqa: E402
+from loo_replay.run.audit import SessionReport, audit_document  # noqa: E402
 from loo_replay.simulate import Simulator  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"

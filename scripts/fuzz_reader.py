@@ -23,10 +23,10 @@ from pathlib import Path
 
 import atheris  # type: ignore[import-untyped]
 
-from loo_replay.audit import SessionReport, UnreadableDocument, audit_document
 from loo_replay.logs.limits import Limits
 from loo_replay.logs.reader import ReadError, read_documents
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import SessionReport, UnreadableDocument, audit_document
 
 # Small enough that fuzzed inputs cross every limit, large enough for the sample logs.
 LIMITS = Limits(

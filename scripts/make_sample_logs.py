@@ -65,10 +65,10 @@ def started_at(sid: str, at: str) -> str:
 def with_revokes(sid: str, seed: int) -> Any:
     """The first three-card session from ``seed`` on with three kinds of revoke and a card
     played out of turn."""
-    from loo_replay.audit import SessionReport, audit_document
     from loo_replay.engine.model import REVOKE_CODES
     from loo_replay.logs.reader import Document
     from loo_replay.rulesets import RuleChoice
+    from loo_replay.run.audit import SessionReport, audit_document
 
     while True:
         doc = session("three-card", sid, 6, 24, seed, "White's", violations=0.5)
@@ -84,9 +84,9 @@ def with_flush(
     ruleset: str, sid: str, players: int, deals: int, seed: int, venue: str, at: str
 ) -> Any:
     """The first session from ``seed`` on in which a flush ends a deal."""
-    from loo_replay.audit import SessionReport, audit_document
     from loo_replay.logs.reader import Document
     from loo_replay.rulesets import RuleChoice
+    from loo_replay.run.audit import SessionReport, audit_document
 
     while True:
         doc = session(ruleset, sid, players, deals, seed, venue, 0.2, at=at)
@@ -115,9 +115,9 @@ def at_the_table(doc: dict[str, Any]) -> dict[str, Any]:
 def table_recorded(sid: str, seed: int) -> Any:
     """The first four-player three-card session from ``seed`` on whose record, hands left
     out, proves a revoke and every finding and amount the full hands give."""
-    from loo_replay.audit import SessionReport, audit_document
     from loo_replay.logs.reader import Document
     from loo_replay.rulesets import RuleChoice
+    from loo_replay.run.audit import SessionReport, audit_document
 
     def audited(doc: dict[str, Any]) -> SessionReport:
         report = audit_document(Document("", None, b"", doc), RuleChoice())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from loo_replay.audit import SessionReport, audit_document
 from loo_replay.engine.cards import SUITS, canonical, mask_of, parse_card
 from loo_replay.engine.legal import add_card, legal_cards
 from loo_replay.engine.model import Trick
@@ -13,6 +12,7 @@ from loo_replay.engine.state import DealState
 from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.logs.reader import Document
 from loo_replay.rulesets import RuleChoice, builtin
+from loo_replay.run.audit import SessionReport, audit_document
 
 PLAYERS = ("ann", "bob", "cat", "dan", "eve")
 

@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loo_replay.audit import SessionReport, audit_document
 from loo_replay.engine.analysis import analyse_deal, start_of_play
 from loo_replay.engine.cards import PAM
 from loo_replay.engine.legal import legal_cards
@@ -28,6 +27,7 @@ from loo_replay.engine.solver import ANNOUNCE, Search, taker
 from loo_replay.engine.tables import ACES, NO_TRUMP
 from loo_replay.logs.reader import Document
 from loo_replay.rulesets import RuleChoice, builtin, builtin_names
+from loo_replay.run.audit import SessionReport, audit_document
 from loo_replay.simulate import Simulator, max_players
 from tests.loo_helpers import audit_session
 

@@ -12,9 +12,9 @@ import pytest
 from db_helpers import SAMPLES, run
 from loo_helpers import audit_deal, deal_doc, plays
 
-from loo_replay.audit import SessionReport, audit_paths
 from loo_replay.cli import app
 from loo_replay.rulesets import RuleChoice, builtin, builtin_names
+from loo_replay.run.audit import SessionReport, audit_paths
 from loo_replay.simulate import Simulator, write_simulation
 
 COMMANDS = sorted(

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from loo_replay.output.json_document import write_audit
-from loo_replay.pipeline import RenderSpec, rendered
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.render import RenderSpec, rendered
 
 distributed = pytest.importorskip("distributed")
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"

@@ -14,9 +14,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loo_replay.audit import SessionReport, UnreadableDocument, audit_document
 from loo_replay.logs.reader import Document
 from loo_replay.rulesets import RuleChoice, builtin
+from loo_replay.run.audit import SessionReport, UnreadableDocument, audit_document
 from loo_replay.simulate import Simulator
 
 BASES = [

@@ -27,7 +27,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "loo_replay"
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"engine"}),
     frozenset({"logs", "rulesets", "errors", "files", "html", "gc_thresholds", "__init__"}),
-    frozenset({"audit", "parallel", "pipeline"}),
+    frozenset({"run"}),
     frozenset({"output", "db", "reports", "replayer", "fairness", "recorder", "simulate"}),
     frozenset({"cli", "__main__"}),
 )
@@ -41,10 +41,10 @@ OUTPUTS_ARROWS = {
     "fairness": frozenset({"db", "simulate"}),
     "reports": frozenset({"db", "fairness", "output", "replayer"}),
 }
-# The render step runs in the workers the run layer drives and calls the audit's renderers
-# (``output/text.py``, ``output/json_document.py``); it belongs to the run layer once the
-# rendering is handed to it as a parameter, as ``analyse`` already hands its own.
-RUN_TO_OUTPUT = frozenset({("pipeline", "output")})
+# validate's render step (``run/render.py``, in the workers) calls the audit's renderers
+# (``output/text.py``, ``output/json_document.py``); the arrow goes once validate hands its
+# renderer in, as ``analyse`` does.
+RUN_TO_OUTPUT = frozenset({("loo_replay.run.render", "output")})
 
 INTERFACE = frozenset({"typer", "click"})
 
@@ -56,7 +56,7 @@ def _modules() -> Iterator[tuple[str, Path, ast.Module]]:
 
 
 def _unit(module: str) -> str:
-    """``loo_replay.db.load`` → ``db``; ``loo_replay.audit`` → ``audit``; the package's own
+    """``loo_replay.db.load`` → ``db``; ``loo_replay.errors`` → ``errors``; the package's own
     names (``loo_replay.__version__``) → ``__init__``."""
     parts = module.split(".")
     if len(parts) == 1:
@@ -124,7 +124,7 @@ def test_imports_go_down_the_layers() -> None:
             if imported.split(".")[0] != "loo_replay":
                 continue
             target = _unit(imported)
-            if target == unit or (unit, target) in RUN_TO_OUTPUT:
+            if target == unit or (name, target) in RUN_TO_OUTPUT:
                 continue
             here, there = _layer(unit), _layer(target)
             sideways_ok = unit in OUTPUTS and target in OUTPUTS_ARROWS[unit]
@@ -150,5 +150,5 @@ def test_the_checks_see_what_they_forbid() -> None:
     }
     assert {c for _, c in _exits(tree)} == {"SystemExit", "sys.exit"}
     assert _unit("loo_replay.cli.output") == "cli" and _unit("loo_replay.__version__") == "__init__"
-    assert _layer("cli") > _layer("db") > _layer("audit") > _layer("logs") > _layer("engine")
+    assert _layer("cli") > _layer("db") > _layer("run") > _layer("logs") > _layer("engine")
     assert set(OUTPUTS_ARROWS) == OUTPUTS

@@ -1,4 +1,4 @@
-"""``parallel.ordered_map``: the one bounded, ordered map over worker processes that validate,
+"""``run.workers.ordered_map``: the one bounded, ordered map over worker processes that validate,
 ingest and the reports share."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from loo_replay.parallel import early_context, mapped_now, ordered_map, started_pool
+from loo_replay.run.workers import early_context, mapped_now, ordered_map, started_pool
 
 _OFFSET: int | None = None  # set in each worker by _start
 

@@ -17,13 +17,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from loo_helpers import audit_deal, audit_session, codes, deal_doc, declarations, plays
 
-from loo_replay.audit import SessionReport, audit_paths
 from loo_replay.engine.cards import canonical
 from loo_replay.engine.model import UNCHECKED_CHECKS, Exchange, Play
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Outcome
 from loo_replay.output.json_document import session_json
 from loo_replay.rulesets import RuleChoice, builtin, builtin_names
+from loo_replay.run.audit import SessionReport, audit_paths
 from loo_replay.simulate import Simulator, max_players
 
 TRIO = ("ann", "bob", "cat")

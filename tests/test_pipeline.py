@@ -1,4 +1,4 @@
-"""``pipeline.tasks``: the input cut into tasks that workers read themselves, or that carry
+"""``run.render.tasks``: the input cut into tasks that workers read themselves, or that carry
 their documents, renders the same output whatever the cut and the number of jobs."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import gzip
 import io
 from pathlib import Path
 
-from loo_replay.audit import UnreadableFile
 from loo_replay.logs.pieces import Piece
 from loo_replay.output.json_document import write_audit
-from loo_replay.pipeline import RenderSpec, rendered, tasks
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import UnreadableFile
+from loo_replay.run.render import RenderSpec, rendered, tasks
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"
 

@@ -17,12 +17,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loo_replay.audit import SessionReport, UnreadableDocument, audit_document
 from loo_replay.logs.fast_reader import read_plain
 from loo_replay.logs.paths import expand
 from loo_replay.logs.reader import Document, decode, read_documents
 from loo_replay.output.json_document import session_json
 from loo_replay.rulesets import RuleChoice, builtin, builtin_names
+from loo_replay.run.audit import SessionReport, UnreadableDocument, audit_document
 from loo_replay.simulate import Simulator
 from tests.db_helpers import SAMPLES
 from tests.test_compiled_build import _broken_documents

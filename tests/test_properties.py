@@ -16,7 +16,6 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loo_replay.audit import SessionReport, audit_document
 from loo_replay.engine.cards import parse_card
 from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.replay import Replay
@@ -25,6 +24,7 @@ from loo_replay.logs.parse import parse_deal, parse_document
 from loo_replay.logs.reader import Document
 from loo_replay.output.json_document import session_json
 from loo_replay.rulesets import RuleChoice, builtin, builtin_names
+from loo_replay.run.audit import SessionReport, audit_document
 from loo_replay.simulate import Simulator, max_players
 
 RULESETS = builtin_names()

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from loo_replay.audit import SessionReport, audit_document, read_paths
 from loo_replay.logs.paths import expand
 from loo_replay.logs.reader import Document, decode
 from loo_replay.recorder.book import document, entries_of, session_entry
@@ -21,6 +20,7 @@ from loo_replay.recorder.journal import (
     write_atomic,
 )
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import SessionReport, audit_document, read_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSION = {"id": "j", "players": [{"id": p} for p in ("ann", "bob", "cat")]}

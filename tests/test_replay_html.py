@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 from report_helpers import chromium
 
-from loo_replay.audit import SessionReport, audit_document, audit_paths
 from loo_replay.engine.cards import display
 from loo_replay.html import script_json
 from loo_replay.logs.reader import Document
@@ -25,6 +24,7 @@ from loo_replay.output.text import safe
 from loo_replay.replayer.html import render_page, replay_html
 from loo_replay.replayer.steps import DealReplay, build_replay
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import SessionReport, audit_document, audit_paths
 
 sync_api = pytest.importorskip("playwright.sync_api")
 

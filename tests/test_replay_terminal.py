@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from loo_replay.audit import SessionReport, audit_paths
 from loo_replay.engine.cards import display_cards
 from loo_replay.replayer.steps import DealReplay, build_replay
 from loo_replay.replayer.terminal import plain, step_through, transcript
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import SessionReport, audit_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "replay"

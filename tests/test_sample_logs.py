@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from loo_replay.audit import SessionReport, audit_paths
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import SessionReport, audit_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import orjson
 
-from loo_replay.audit import SessionReport, audit_document, read_paths
 from loo_replay.engine.session import DealAudit
 from loo_replay.logs.reader import Document
 from loo_replay.output.json_document import session_json
 from loo_replay.rulesets import RuleChoice, builtin
+from loo_replay.run.audit import SessionReport, audit_document, read_paths
 from loo_replay.simulate import Simulator
 from tests.test_cli import SAMPLES
 

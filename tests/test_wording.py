@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from db_helpers import hand_worked_doc
 
-from loo_replay.audit import SessionReport, audit_document
 from loo_replay.logs.reader import Document
 from loo_replay.output.wording import (
     DEAL_FIELDS,
@@ -16,6 +15,7 @@ from loo_replay.output.wording import (
     stack,
 )
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import SessionReport, audit_document
 
 NAMES = {"ann": "Ann Pepys", "bob": None, "cat": "Catherine Sedley"}
 

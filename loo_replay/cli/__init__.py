@@ -19,7 +19,7 @@ import typer
 from loo_replay import __version__, build, build_status
 from loo_replay.cli import analysis, database, fairness, record, replay, reports, simulate, validate
 from loo_replay.cli.options import PlainCommand
-from loo_replay.parallel import SchedulerError
+from loo_replay.run.workers import SchedulerError
 
 app = typer.Typer(
     help="Audit, settle, load and replay recorded games of Loo (Lanterloo).",

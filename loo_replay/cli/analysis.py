@@ -10,7 +10,6 @@ from typing import Annotated
 
 import typer
 
-from loo_replay.audit import SessionReport, UnreadableFile, audit_document
 from loo_replay.cli.options import (
     Format,
     FormatOpt,
@@ -34,8 +33,9 @@ from loo_replay.engine.analysis import (
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.analysis import AnalysisSummary, rendered_analysis, summary_line
 from loo_replay.output.json_document import Rendered
-from loo_replay.pipeline import Task, documents, rendered
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import SessionReport, UnreadableFile, audit_document
+from loo_replay.run.render import Task, documents, rendered
 
 # Input bytes per task, a quarter of validate's: a deal's search is slow, and a worker left
 # with the last task leaves the other idle for as long as the task takes

@@ -12,9 +12,9 @@ from typing import NoReturn, TypeVar
 
 import typer
 
-from loo_replay.audit import Summary
 from loo_replay.output.json_document import Rendered, write_audit
 from loo_replay.output.text import safe
+from loo_replay.run.audit import Summary
 
 S = TypeVar("S", bound=Summary)
 

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from loo_replay.audit import Summary
 from loo_replay.cli.options import (
     Format,
     FormatOpt,
@@ -26,8 +25,9 @@ from loo_replay.engine.options import OPTION_SPECS
 from loo_replay.logs import log_schema
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import summary_line
-from loo_replay.pipeline import RenderSpec, rendered
 from loo_replay.rulesets import RulesetError, builtin, builtin_names, load
+from loo_replay.run.audit import Summary
+from loo_replay.run.render import RenderSpec, rendered
 
 
 @reads_logs

@@ -28,7 +28,6 @@ import pyarrow as pa  # type: ignore[import-untyped]
 from msgspec.structs import astuple
 
 from loo_replay import __version__
-from loo_replay.audit import SessionReport, Summary, UnreadableDocument
 from loo_replay.db.columns import (
     CARD_CODES,
     INT_KINDS,
@@ -63,6 +62,7 @@ from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DealResult
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
+from loo_replay.run.audit import SessionReport, Summary, UnreadableDocument
 
 SCHEMAS: dict[str, pa.Schema] = {table: row_schema(row) for table, row in ROWS.items()}
 TABLES = tuple(SCHEMAS)

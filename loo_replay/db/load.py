@@ -20,7 +20,6 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 from msgspec.structs import asdict
 
-from loo_replay.audit import Summary
 from loo_replay.db.frames import (
     SCHEMAS,
     TABLES,
@@ -34,6 +33,7 @@ from loo_replay.db.rows import RejectRow
 from loo_replay.db.schema import SESSION_TABLES
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.errors import first_line
+from loo_replay.run.audit import Summary
 
 
 @dataclass

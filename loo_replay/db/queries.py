@@ -21,7 +21,6 @@ from typing import Any
 import duckdb
 import orjson
 
-from loo_replay.audit import Summary
 from loo_replay.db.errors import DatabaseError
 from loo_replay.db.interrupts import interruptible
 from loo_replay.db.schema import (
@@ -36,6 +35,7 @@ from loo_replay.db.schema import (
 )
 from loo_replay.errors import first_line
 from loo_replay.files import OutputRefused, claim, move_tree
+from loo_replay.run.audit import Summary
 
 WHOLE_TABLES = ("sessions", "players", "rejects")  # exported as one file each
 # Every name an export's files get (what a folder without a finished manifest may hold).

@@ -14,7 +14,6 @@ from multiprocessing.queues import SimpleQueue
 
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from loo_replay.audit import UnreadableDocument, audit_document
 from loo_replay.db.columns import clean
 from loo_replay.db.frames import Batch, FrameBuilder, Item, SessionItem, rules_fingerprint
 from loo_replay.engine.analysis import start_of_play
@@ -25,6 +24,7 @@ from loo_replay.logs.parse import Bad, parse_document
 from loo_replay.logs.pieces import Piece, read_piece
 from loo_replay.logs.reader import Document, ReadError, decode
 from loo_replay.rulesets import RuleChoice, resolve
+from loo_replay.run.audit import UnreadableDocument, audit_document
 
 BATCH_DEALS = 2000  # deals per frame batch within a piece: bounds memory for big .gz files
 
@@ -97,7 +97,7 @@ class Auditor:
             parsed = parse_document(doc.value)
         except Bad:
             return None
-        sid = clean(parsed.session_id or f"{doc.file}:{doc.line or 1}")  # as audit.py names it
+        sid = clean(parsed.session_id or f"{doc.file}:{doc.line or 1}")  # as run/audit.py names it
         stored = self.known.get(sid)
         if stored is None or stored[0] != digest:
             return None

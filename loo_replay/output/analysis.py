@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from loo_replay.audit import AuditItem, SessionReport, Summary
 from loo_replay.engine.analysis import SKIPPED, SOLVED, DealAnalysis, Note
 from loo_replay.engine.cards import canonical
 from loo_replay.engine.vocab import Outcome, Status
 from loo_replay.output.json_document import Rendered, rendered_json, session_json, skipped_warning
 from loo_replay.output.text import Style, deal_lines, item_lines, make_style, safe
 from loo_replay.output.text import summary_line as audit_summary_line
+from loo_replay.run.audit import AuditItem, SessionReport, Summary
 
 
 @dataclass

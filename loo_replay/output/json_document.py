@@ -19,11 +19,17 @@ from typing import IO, Any
 import orjson
 
 from loo_replay import __version__
-from loo_replay.audit import AuditItem, SessionReport, Summary, UnreadableDocument, UnreadableFile
 from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
+from loo_replay.run.audit import (
+    AuditItem,
+    SessionReport,
+    Summary,
+    UnreadableDocument,
+    UnreadableFile,
+)
 
 # Bound once: in Python 3.11 a member lookup on an Enum class goes through EnumType.__getattr__.
 _REJECTED = Status.REJECTED

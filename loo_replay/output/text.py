@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from loo_replay.audit import AuditItem, SessionReport, Summary, UnreadableDocument
 from loo_replay.engine.cards import SUIT_SYMBOLS, display_cards
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Knowledge, Status
 from loo_replay.output import wording
 from loo_replay.output.json_document import Rendered, has_findings, skipped_warning
+from loo_replay.run.audit import AuditItem, SessionReport, Summary, UnreadableDocument
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 

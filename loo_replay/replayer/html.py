@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from loo_replay.audit import SessionReport
 from loo_replay.engine.cards import SUIT_SYMBOLS, display
 from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
@@ -26,6 +25,7 @@ from loo_replay.output.wording import DERIVED_HANDS, discrepancy, unchecked
 from loo_replay.replayer.assets import PAGE_CSS, PAGE_JS
 from loo_replay.replayer.marks import CardMark, Marks
 from loo_replay.replayer.steps import DealReplay, Step, TrickView, build_replay
+from loo_replay.run.audit import SessionReport
 
 
 @dataclass(frozen=True)

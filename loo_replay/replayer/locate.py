@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from loo_replay.audit import SessionReport, UnreadableDocument, UnreadableFile, audit_paths
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
 from loo_replay.errors import InputError
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import SessionReport, UnreadableDocument, UnreadableFile, audit_paths
 
 
 class NotFound(InputError, LookupError):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from loo_replay.audit import SessionReport
 from loo_replay.engine.analysis import DealAnalysis, analyse_deal
 from loo_replay.engine.cards import SUIT_SYMBOLS, cards_of, display, display_cards
 from loo_replay.engine.legal import legal_cards
@@ -33,6 +32,7 @@ from loo_replay.engine.vocab import Action, Outcome, Status
 from loo_replay.errors import InputError
 from loo_replay.output.wording import display_names
 from loo_replay.replayer.marks import CardMark, Marks, marks_of
+from loo_replay.run.audit import SessionReport
 
 _ACTIONS = {
     Action.PLAY: "plays",

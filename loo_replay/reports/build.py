@@ -25,7 +25,6 @@ from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.fairness.table import stored
 from loo_replay.files import claim
 from loo_replay.logs.limits import LIMITS, Limits
-from loo_replay.parallel import ordered_map
 from loo_replay.reports import assets, figures, pages, queries
 from loo_replay.reports.fairness_page import FAIRNESS, fairness_page, index_notice
 from loo_replay.reports.names import inside, session_page_name, write_file
@@ -44,6 +43,7 @@ from loo_replay.reports.rows import (
     ThrownTrick,
 )
 from loo_replay.reports.rows import rows as as_rows
+from loo_replay.run.workers import ordered_map
 
 Progress = Callable[[str], None]
 BATCH_DEALS = 20_000  # deals of the sessions whose rows are asked of DuckDB together

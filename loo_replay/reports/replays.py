@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING
 import orjson
 
 from loo_replay import __version__
-from loo_replay.audit import SessionReport, audit_document
 from loo_replay.db.frames import rules_fingerprint
 from loo_replay.db.paths import log_path
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.engine.vocab import Status
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.reader import Document, ReadError, read_documents
-from loo_replay.parallel import ordered_map
 from loo_replay.reports.names import inside, safe_filename, session_page_name, write_file
 from loo_replay.rulesets import RuleChoice, Ruleset
+from loo_replay.run.audit import SessionReport, audit_document
+from loo_replay.run.workers import ordered_map
 
 if TYPE_CHECKING:
     from loo_replay.engine.analysis import DealAnalysis

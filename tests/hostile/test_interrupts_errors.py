@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from db_helpers import SAMPLES, run
 
-from loo_replay.parallel import SCHEDULER_TIMEOUT
+from loo_replay.run.workers import SCHEDULER_TIMEOUT
 
 
 @pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="no Dask")

@@ -18,10 +18,10 @@ from db_helpers import SAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loo_replay.audit import SessionReport, UnreadableDocument, audit_document
 from loo_replay.logs.limits import OPTIONS, Limits
 from loo_replay.logs.reader import ReadError, read_documents
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import SessionReport, UnreadableDocument, audit_document
 
 # Low enough that the examples below cross every one of them.
 SMALL = Limits(

@@ -1,7 +1,7 @@
 """Audit hand logs: read, parse, resolve rules and run each session through the engine.
 
-This is the one pipeline behind ``validate``, ``ingest``, ``audit`` and the
-replayer.  It yields one ``SessionReport`` per session document (or an
+This is the audit step of the run layer behind ``validate``, ``ingest``, ``audit`` and
+the replayer.  It yields one ``SessionReport`` per session document (or an
 ``UnreadableDocument`` for input that is not a session at all), streaming, so
 memory holds one session at a time.
 """

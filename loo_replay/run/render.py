@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from loo_replay.audit import AuditItem, UnreadableFile, audit_document, found_files, read_paths
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.pieces import Piece as FilePiece
@@ -26,8 +25,9 @@ from loo_replay.logs.pieces import plan_pieces, read_piece
 from loo_replay.logs.reader import Document, ReadError
 from loo_replay.output.json_document import Rendered, rendered_json
 from loo_replay.output.text import rendered_text
-from loo_replay.parallel import dask_map, ordered_map
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import AuditItem, UnreadableFile, audit_document, found_files, read_paths
+from loo_replay.run.workers import dask_map, ordered_map
 
 S = TypeVar("S")
 # Input bytes per task: enough to amortise a process hop, few enough that the last tasks
