@@ -41,9 +41,8 @@ OUTPUTS_ARROWS = {
     "fairness": frozenset({"db", "simulate"}),
     "reports": frozenset({"db", "fairness", "output", "replayer"}),
 }
-# validate's render step (``run/render.py``, in the workers) calls the audit's renderers
-# (``output/text.py``, ``output/json_document.py``); the arrow goes once validate hands its
-# renderer in, as ``analyse`` does.
+# validate's and analyse's steps (``run/render.py``, run in the workers) call the renderers
+# of ``output/``: only bytes cross process boundaries.
 RUN_TO_OUTPUT = frozenset({("loo_replay.run.render", "output")})
 
 INTERFACE = frozenset({"typer", "click"})

@@ -1,7 +1,8 @@
 """The run layer: what every command that reads logs runs, step by step.
 
 ``audit`` reads hand logs and replays and audits each session through the engine (its
-``Summary`` counts what it found); ``render`` cuts the input into tasks and audits and
-renders them in order; ``workers`` drives the worker processes or the Dask cluster they run
-on.  The outputs (``output/``, ``db/``, ``reports/``, ``replayer/``) build on these steps.
+``Summary`` counts what it found); ``render`` cuts the input into tasks, audits them (and,
+for ``analyse``, analyses them) and renders them in order; ``workers`` drives the worker
+processes or the Dask cluster they run on.  The outputs (``output/``, ``db/``,
+``reports/``, ``replayer/``) build on these steps.
 """

@@ -18,15 +18,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from loo_replay.engine.analysis import SKIPPED, DealAnalysis, analyse_deal, start_of_play
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.pieces import Piece as FilePiece
 from loo_replay.logs.pieces import plan_pieces, read_piece
 from loo_replay.logs.reader import Document, ReadError
+from loo_replay.output.analysis import rendered_analysis
 from loo_replay.output.json_document import Rendered, rendered_json
 from loo_replay.output.text import rendered_text
 from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import AuditItem, UnreadableFile, audit_document, found_files, read_paths
+from loo_replay.run.audit import (
+    AuditItem,
+    SessionReport,
+    UnreadableFile,
+    audit_document,
+    found_files,
+    read_paths,
+)
 from loo_replay.run.workers import dask_map, ordered_map
 
 S = TypeVar("S")
@@ -96,6 +105,7 @@ def documents(task: Task, limits: Limits = LIMITS) -> Iterator[Document | Unread
 
 
 def render_batch(task: tuple[Task, RenderSpec]) -> list[Rendered]:
+    """validate's step: audit and render a task's documents (in a worker process or here)."""
     source, spec = task
     batch = []
     with fewer_collections():
@@ -108,6 +118,45 @@ def render_batch(task: tuple[Task, RenderSpec]) -> list[Rendered]:
                 batch.append(rendered_json(item, spec.indent, spec.findings_only))
             else:
                 batch.append(rendered_text(item, spec.colour, spec.findings_only))
+    return batch
+
+
+# Input bytes per task, a quarter of validate's: a deal's search is slow, and a worker left
+# with the last task leaves the other idle for as long as the task takes
+# (docs/performance.md, "The double-dummy analysis at load time").
+ANALYSE_TASK_BYTES = 1 << 18
+
+
+@dataclass(frozen=True)
+class AnalyseSpec:
+    choice: RuleChoice
+    json: bool
+    indent: bool
+    colour: bool
+    max_nodes: int
+    limits: Limits = LIMITS
+
+
+def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Rendered]:
+    """analyse's step: audit, analyse and render a task's documents (in a worker process or
+    here)."""
+    source, spec = task
+    batch = []
+    for doc in documents(source, spec.limits):
+        if isinstance(doc, UnreadableFile):
+            batch.append(rendered_analysis(doc, [], spec.json, spec.indent, spec.colour))
+            continue
+        item = audit_document(doc, spec.choice, start_of_play, limits=spec.limits)
+        analyses: list[DealAnalysis] = []
+        if isinstance(item, SessionReport):
+            options = item.options
+            analyses = [
+                analyse_deal(d, options, spec.max_nodes)
+                if options is not None
+                else DealAnalysis(SKIPPED, str(d.status))
+                for d in item.deals
+            ]
+        batch.append(rendered_analysis(item, analyses, spec.json, spec.indent, spec.colour))
     return batch
 
 
