@@ -1,8 +1,8 @@
 """The layers of ``loo_replay``, checked on the source with ``ast``.
 
 Only ``loo_replay/cli/`` talks to the user: no module outside it imports Typer or click,
-calls ``sys.exit``, ``os._exit``, ``exit`` or ``quit``, or raises ``SystemExit`` or
-``typer.Exit``; the library raises the errors of ``loo_replay/errors.py`` and returns
+prints or reads the standard streams (``print``, ``input``, ``sys.stdout`` …), calls
+``sys.exit``, ``os._exit``, ``exit`` or ``quit``, or raises ``SystemExit`` or ``typer.Exit``; the library raises the errors of ``loo_replay/errors.py`` and returns
 results.
 
 Imports go one way, down this list of layers (docs/design.md):
@@ -80,13 +80,20 @@ def _imports(tree: ast.Module) -> Iterator[tuple[int, str]]:
                 yield node.lineno, node.module
 
 
+USER_FACING = frozenset(
+    {"sys.exit", "os._exit", "typer.Exit", "sys.stdout", "sys.stderr", "sys.stdin"}
+)
+USER_FACING_NAMES = frozenset({"SystemExit", "exit", "quit", "print", "input"})
+
+
 def _exits(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Every exit and every use of the standard streams."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             dotted = f"{node.value.id}.{node.attr}"
-            if dotted in ("sys.exit", "os._exit", "typer.Exit"):
+            if dotted in USER_FACING:
                 yield node.lineno, dotted
-        elif isinstance(node, ast.Name) and node.id in ("SystemExit", "exit", "quit"):
+        elif isinstance(node, ast.Name) and node.id in USER_FACING_NAMES:
             yield node.lineno, node.id
 
 
@@ -140,6 +147,7 @@ def test_the_checks_see_what_they_forbid() -> None:
         "    from loo_replay.cli.output import fail\n"
         "    from loo_replay import __version__\n"
         "    raise SystemExit(sys.exit(2))\n"
+        "    print(input(), file=sys.stderr)\n"
     )
     assert {i for _, i in _imports(tree)} == {
         "sys",
@@ -147,7 +155,13 @@ def test_the_checks_see_what_they_forbid() -> None:
         "loo_replay.cli.output",
         "loo_replay.__version__",
     }
-    assert {c for _, c in _exits(tree)} == {"SystemExit", "sys.exit"}
+    assert {c for _, c in _exits(tree)} == {
+        "SystemExit",
+        "sys.exit",
+        "print",
+        "input",
+        "sys.stderr",
+    }
     assert _unit("loo_replay.cli.output") == "cli" and _unit("loo_replay.__version__") == "__init__"
     assert _layer("cli") > _layer("db") > _layer("run") > _layer("logs") > _layer("engine")
     assert set(OUTPUTS_ARROWS) == OUTPUTS

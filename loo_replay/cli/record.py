@@ -75,7 +75,7 @@ def record(
             opened = _new_journal(journal, entries)
         from loo_replay.recorder.prompts import Recorder, encoded  # prompt_toolkit, when recording
 
-        recorder = Recorder(file, opened, entries, colour=wants_colour(False))
+        recorder = Recorder(file, opened, entries, print, colour=wants_colour(False))
         if recorder.standing.errors:  # a log written elsewhere whose last deal is rejected
             first = recorder.standing.errors[0]
             raise RecorderError(f"{file}: its last deal is not a game to carry on: {first.message}")

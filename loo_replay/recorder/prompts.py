@@ -56,12 +56,13 @@ class Recorder:
         log: Path,
         journal: Journal,
         entries: list[Entry],
-        say: Say = print,
+        say: Say,
         colour: bool = False,
         terminal: tuple[Input, Output] | None = None,
     ):
-        """``say`` prints what the recorder says; ``terminal``, the keyboard and screen of
-        the prompts (the process's own when None; a pipe in tests)."""
+        """``say`` prints what the recorder says (the command line gives it); ``terminal``,
+        the keyboard and screen of the prompts (the process's own when None; a pipe in
+        tests)."""
         self.log = log
         self.journal = journal
         self.entries = entries
