@@ -27,9 +27,9 @@ DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
 README = ROOT / "README.md"
 OPTION_GROUPS = {name.split(".")[0] for name in OPTION_SPECS}
-OPTION_NAME = re.compile(rf"(?:{'|'.join(OPTION_GROUPS)})\.[a-z_]+")
+OPTION_NAME = re.compile(rf"(?<!/)(?:{'|'.join(OPTION_GROUPS)})\.[a-z_]+")  # not engine/flush.py
 # Hyphenated names in backticks that are neither finding codes nor rulesets.
-OTHER_HYPHENATED = {"chromium-driver"}
+OTHER_HYPHENATED = {"chromium-driver", "loo-replay"}
 
 
 def _read(path: Path) -> str:
