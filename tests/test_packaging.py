@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -22,6 +23,10 @@ PACKAGE = ROOT / "loo_replay"
 # What a build leaves beside the sources: never package data of the source tree.
 BUILT_SUFFIXES = (".so", ".pyc", ".py")
 BUILT_NAMES = ("build-record.json",)
+NOT_SOURCES = shutil.ignore_patterns(
+    ".*", "*.so", "__pycache__", "build-record.json", "build", "dist", "*.egg-info", "node_modules",
+    "reports", "profiles", "*.duckdb", "*.duckdb.wal", "data",
+)  # fmt: skip
 
 
 def _package_data() -> list[str]:
@@ -83,7 +88,11 @@ def _run(command: list[str], cwd: Path, **env: str) -> subprocess.CompletedProce
 def uncompiled_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sdist, built into a wheel as on a machine without a C compiler (``CC=false``)."""
     out = tmp_path_factory.mktemp("dist")
-    _run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(out)], ROOT)
+    # From a copy of the sources: a build writes its staging folder and egg-info into the
+    # folder it builds, and the other test worker may be building it too.
+    source = tmp_path_factory.mktemp("source") / "loo-replay"
+    shutil.copytree(ROOT, source, ignore=NOT_SOURCES)
+    _run([sys.executable, "-m", "build", "--sdist", "--no-isolation", "--outdir", str(out)], source)
     (sdist,) = out.glob("loo_replay-*.tar.gz")
     _run(
         [
