@@ -81,8 +81,7 @@ def _write_record(package: Path, not_compiled: str | None, unguided: Sequence[st
         name = ".".join(source.with_suffix("").parts[1:])
         c = Path(CYTHON_DIR, source.with_suffix(".c"))
         fresh = name in trained and trained[name] == _digest(c)
-        guided = Path(PROFILES, *name.split(".")).with_suffix(".gcda").is_file()
-        if not guided or f"loo_replay.{name}" in unguided or not_compiled:
+        if not_compiled or f"loo_replay.{name}" in unguided:
             profile = "none"
         else:
             profile = "current" if fresh else "stale"
@@ -132,16 +131,13 @@ class OptionalBuildExt(build_ext):
 
     def build_extension(self, ext: Any) -> None:
         guided = self._with_profile(ext)
-        try:
-            super().build_extension(guided or ext)
-            if guided is None:
-                self.unguided.append(ext.name)
-            return
-        except Exception as exc:
-            if guided is None:
-                self.failed.append(f"{ext.name}: {_skip(exc)}")
+        if guided is not None:
+            try:
+                super().build_extension(guided)
                 return
-        self.unguided.append(ext.name)  # a compiler that cannot read gcc's profile
+            except Exception:  # a compiler that cannot read gcc's profile: compiled without
+                pass
+        self.unguided.append(ext.name)
         try:
             super().build_extension(ext)
         except Exception as exc:
