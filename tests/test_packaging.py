@@ -20,8 +20,8 @@ from loo_replay.logs import log_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "loo_replay"
-# What a build leaves beside the sources: never package data of the source tree.
-BUILT_SUFFIXES = (".so", ".pyc", ".py")
+# Python source, and what a build leaves beside it: never package data of the source tree.
+NOT_DATA_SUFFIXES = (".py", ".so", ".pyc")
 BUILT_NAMES = ("build-record.json",)
 NOT_SOURCES = shutil.ignore_patterns(
     ".*", "*.so", "__pycache__", "build-record.json", "build", "dist", "*.egg-info", "node_modules",
@@ -41,7 +41,7 @@ def _data_files() -> set[str]:
         path.relative_to(PACKAGE).as_posix()
         for path in PACKAGE.rglob("*")
         if path.is_file()
-        and path.suffix not in BUILT_SUFFIXES
+        and path.suffix not in NOT_DATA_SUFFIXES
         and path.name not in BUILT_NAMES
         and "__pycache__" not in path.parts
     }
