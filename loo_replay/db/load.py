@@ -20,6 +20,7 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 from msgspec.structs import asdict
 
+from loo_replay.db import documents
 from loo_replay.db.frames import (
     SCHEMAS,
     TABLES,
@@ -283,7 +284,7 @@ class Loader:
 
     def flush(self) -> None:
         """Insert the rows waiting, one statement a table, in the tables' order."""
-        for name in TABLES:
+        for name in (*TABLES, documents.TABLE):
             tables = self.waiting.pop(name, None)
             if tables:
                 self._insert(name, tables[0] if len(tables) == 1 else pa.concat_tables(tables))
@@ -317,7 +318,7 @@ class Loader:
                 self._decide(item, keep, pending, deletes)
         if deletes:
             self.flush()  # a replaced session's rows may be among those waiting
-            for table in SESSION_TABLES:
+            for table in (*SESSION_TABLES, documents.TABLE):
                 self.con.execute(
                     f"DELETE FROM {table} WHERE session_id IN (SELECT unnest(?::VARCHAR[]))",
                     [deletes],
@@ -327,6 +328,9 @@ class Loader:
             table = _slices(batch.tables[name], [i.rows[name] for i in kept])
             if table.num_rows:
                 self.waiting.setdefault(name, []).append(table)
+        kept_documents = documents.kept(batch, [i for i in kept if isinstance(i, SessionItem)])
+        if kept_documents.num_rows:
+            self.waiting.setdefault(documents.TABLE, []).append(kept_documents)
         self.waiting_deals += sum(i.deals for i in kept if isinstance(i, SessionItem))
         if self.waiting_deals >= INSERT_DEALS:
             self.flush()
