@@ -440,6 +440,12 @@ def loo_figure(source: queries.Source, session_id: str, colours: Colours) -> Fig
             "anchor": f"y{suffix}",
             "type": "category",
         }
+        if k == len(_PANELS):  # "1 eldest" on two lines, away from the "0%" it ran into
+            axes[f"xaxis{suffix}"] |= {
+                "tickvals": seats,
+                "ticktext": [s.replace(" ", "<br>") for s in seats],
+                "range": [-0.9, len(seats) - 0.5],
+            }
         axes[f"yaxis{suffix}"] = rate_axis | {"anchor": f"x{suffix}"}
         subtitles.append(
             {
@@ -784,7 +790,7 @@ def loo_rates_by_session_figure(
         colorscale=[[0.0, "#f3efe4"], [0.5, "#e9a25f"], [1.0, "#a4302a"]],
         zmin=0,
         zmax=1,
-        colorbar={"title": {"text": "rate"}, "tickformat": ".0%"},
+        colorbar={"title": {"text": "rate", "side": "right"}, "tickformat": ".0%"},
         xgap=2,
         ygap=2,
     )
@@ -852,7 +858,7 @@ def violations_by_ruleset_figure(con: duckdb.DuckDBPyConnection) -> Figure:
         hovertext=hover,
         hoverinfo="text",
         colorscale=[[0.0, "#e8eef3"], [1.0, "#2f4b7c"]],
-        colorbar={"title": {"text": "violations"}, "dtick": _dtick(z)},
+        colorbar={"title": {"text": "violations", "side": "right"}, "dtick": _dtick(z)},
         xgap=2,
         ygap=2,
     )

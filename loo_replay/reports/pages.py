@@ -129,11 +129,29 @@ def _tile(number: object, what: str, tone: str = "") -> str:
     return f'<div class="tile {tone}"><div class="n">{_num(number)}</div><div class="what">{what}</div></div>'
 
 
-def _table(head: Sequence[tuple[str, bool]], rows: Iterable[str], scroll: bool = True) -> str:
-    """A table: ``head`` is (title, numeric); ``rows`` are ready ``<tr>`` elements."""
+def table(head: Sequence[tuple[str, bool]], rows: Iterable[str]) -> str:
+    """A table: ``head`` is (title, numeric); ``rows`` are ready ``<tr>`` elements.
+
+    Each cell is labelled with its column (``data-label``): where the table is wider than
+    its panel (a phone), ``report.css`` stacks each row as a card of "label value" lines,
+    so that no column hides behind a sideways scroll (docs/reports.md, "Screens and paper").
+    """
     cells = "".join(f'<th class="num">{t}</th>' if n else f"<th>{t}</th>" for t, n in head)
-    table = f"<table><thead><tr>{cells}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    return f'<div class="{"scroll" if scroll else "wide"}">{table}</div>'
+    labels = [f'<td data-label="{escape(t)}"' for t, _ in head]
+    body = "".join(_labelled(row, labels) for row in rows)
+    return (
+        f'<div class="wide"><table class="stackable"><thead><tr>{cells}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
+
+
+def _labelled(row: str, labels: Sequence[str]) -> str:
+    """``row`` with its n-th ``<td`` labelled by the n-th column: cell text is escaped, so
+    every ``<td`` in a row opens a cell."""
+    parts = row.split("<td")
+    if len(parts) - 1 > len(labels):
+        return row
+    return parts[0] + "".join(label + part for label, part in zip(labels, parts[1:], strict=False))
 
 
 _NONE = Markup('<span class="muted">–</span>')
@@ -326,7 +344,7 @@ def _players_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
             _td(Markup(f'<span class="pill bad">{violations}</span>') if violations else 0, True)
         )
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return panel("Players", _table(head, rows, scroll=False))
+    return panel("Players", table(head, rows))
 
 
 def _stack(value: int | None) -> Markup:
@@ -410,7 +428,7 @@ def _deals_table(sp: SessionPage, shown: Mapping[str, str]) -> str:
         ("Replay", False),
     ]
     lead = "Each audited deal links to a page that steps through it trick by trick."
-    return panel("Deals", _table(head, (e[1] for e in entries)), lead)
+    return panel("Deals", table(head, (e[1] for e in entries)), lead)
 
 
 def _deal_link(sp: SessionPage, index: int, deal: object) -> Markup:
@@ -449,7 +467,7 @@ def _findings_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
         ("Penalty", True),
         ("What the engine found", False),
     ]
-    return panel("Violations", _table(head, rows))
+    return panel("Violations", table(head, rows))
 
 
 def _thrown_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
@@ -481,7 +499,7 @@ def _thrown_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
         "Double-dummy analysis, every hand known: the card cost its player a trick they "
         "could have made sure of. Advice, not a violation."
     )
-    return panel("Tricks thrown away", _table(head, rows), lead)
+    return panel("Tricks thrown away", table(head, rows), lead)
 
 
 def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
@@ -501,7 +519,7 @@ def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> st
         )
     head = [("Deal", True), *DISCREPANCY_HEAD, ("Recorded − expected", True)]
     lead = "Where the log's recorded amounts differ from what the rules give."
-    return panel("Discrepancies", _table(head, rows), lead)
+    return panel("Discrepancies", table(head, rows), lead)
 
 
 DISCREPANCY_HEAD = [("What the record gets wrong", False)]
@@ -520,9 +538,7 @@ def _discrepancy_cells(
 # -- the index and the all-sessions report ----------------------------------------------------
 
 
-def _sessions_table(
-    sessions: Sequence[SessionSummary], links: Mapping[str, str], scroll: bool = False
-) -> str:
+def _sessions_table(sessions: Sequence[SessionSummary], links: Mapping[str, str]) -> str:
     rows = []
     for s in sessions:
         link = links.get(s["session_id"])
@@ -554,7 +570,7 @@ def _sessions_table(
         ("Rejected", True),
         ("Largest pool", True),
     ]
-    return _table(head, rows, scroll=scroll)
+    return table(head, rows)
 
 
 def _deals_cell(s: SessionSummary) -> Markup:
@@ -616,7 +632,7 @@ def _rejects(rejects: Sequence[ListedReject], total: int) -> str:
     shown = f"the first {len(rejects):,} of {total:,}" if len(rejects) < total else f"all {total:,}"
     return panel(
         "Rejects",
-        _table(head, rows),
+        table(head, rows),
         f"What was read but not loaded, {shown}: deals with a log error, documents that are "
         "not sessions, sessions the database could not store, entries of folders skipped "
         "(the <code>rejects</code> table).",
@@ -700,7 +716,7 @@ def all_sessions_page(
         + _standings(across)
         + figure_panel("pool-sizes", f["pool-sizes"])
         + figure_panel("analysis", f["analysis"])
-        + panel("Sessions", _sessions_table(sessions, links, scroll=len(sessions) > 20))
+        + panel("Sessions", _sessions_table(sessions, links))
         + _every_finding(across, links)
         + _every_discrepancy(across, links)
     )
@@ -737,7 +753,7 @@ def _standings(across: Across) -> str:
         "Every player over every session: net chips are payouts less loos, penalties and "
         "antes (chips of different sessions are added as they are)."
     )
-    return panel("Standings", _table(head, rows, scroll=len(rows) > 30), lead)
+    return panel("Standings", table(head, rows), lead)
 
 
 def _at(across: Across, links: Mapping[str, str], r: ListedFinding | ListedDiscrepancy) -> str:
@@ -787,7 +803,7 @@ def _every_finding(across: Across, links: Mapping[str, str]) -> str:
     lead = "Each deal links to its replay." + _shown_total(
         len(rows), across.findings_total, "violations"
     )
-    return panel("Every violation", _table(head, rows), lead)
+    return panel("Every violation", table(head, rows), lead)
 
 
 def _every_discrepancy(across: Across, links: Mapping[str, str]) -> str:
@@ -809,4 +825,4 @@ def _every_discrepancy(across: Across, links: Mapping[str, str]) -> str:
     lead = "Where a log's recorded amounts differ from what the rules give." + _shown_total(
         len(rows), across.discrepancies_total, "discrepancies"
     )
-    return panel("Every discrepancy", _table(head, rows), lead)
+    return panel("Every discrepancy", table(head, rows), lead)

@@ -1,0 +1,128 @@
+"""Every page at a phone's 390 px, a small laptop's 800 px and a desktop's 1400 px, measured in
+Debian's Chromium (issue 43, part 1): no text box over another (HTML lines and Plotly's titles,
+tick labels, legends and names alike), no figure text cut off at the figure's edge, nothing
+wider than the window, no table scrolling sideways or hiding rows in a fixed-height box, and
+a replay's controls within one window's height of the trick.
+
+One browser and one folder of reports (three sample logs: six seats and the Miss, wrong
+payouts, a crooked dealer for the fairness page) for the whole module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from db_helpers import run
+from page_geometry import CUT_TEXT_JS, HIDDEN_ROWS_JS, SIDEWAYS_JS, TEXT_OVERLAPS_JS
+from report_helpers import chromium
+
+from loo_replay.reports.names import session_page_name
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+WIDTHS = (390, 800, 1400)
+HEIGHT = 800
+LOGS = ("three-card-revokes.json", "wrong-payouts.json", "three-card-crooked-dealer.jsonl")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from chromium()
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("phone")
+    out = tmp / "reports"
+    logs = [Path("sample_logs") / name for name in LOGS]
+    result = run("audit", *logs, "--db", tmp / "loo.duckdb", "--out", out)
+    assert result.returncode == 1, result.stderr  # the samples hold violations
+    return out
+
+
+def _report_pages(reports: Path) -> list[Path]:
+    pages = [reports / n for n in ("index.html", "all-sessions.html", "fairness.html")]
+    return pages + sorted(reports.glob("session-*.html"))
+
+
+def _measure(page: Any) -> dict[str, Any]:
+    sideways = page.evaluate(SIDEWAYS_JS)
+    return {
+        "wider than the window": sideways["page"] > page.viewport_size["width"],
+        "scrolls sideways inside": sideways["inner"],
+        "tables hiding rows": page.evaluate(HIDDEN_ROWS_JS),
+        "text over text": page.evaluate(TEXT_OVERLAPS_JS),
+        "figure text cut off": page.evaluate(CUT_TEXT_JS),
+    }
+
+
+CLEAN = {
+    "wider than the window": False,
+    "scrolls sideways inside": [],
+    "tables hiding rows": 0,
+    "text over text": [],
+    "figure text cut off": [],
+}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_report_pages_fit_with_no_text_over_text(browser: Any, reports: Path, width: int) -> None:
+    """The index, across sessions, fairness and each session's page: tables whole (stacked
+    where they are wider than their panel), figures' labels apart and inside the figure."""
+    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    pages = _report_pages(reports)
+    assert len(pages) == 6
+    for path in pages:
+        page.goto(path.as_uri())
+        page.wait_for_function("document.body.dataset.plotted !== undefined", timeout=30_000)
+        assert page.evaluate("document.body.dataset.plotted") == "yes", path.name
+        assert _measure(page) == CLEAN, (path.name, width)
+    stacked = page.eval_on_selector_all("table.stacked", "ts => ts.length")
+    assert (stacked > 0) == (width < 1000), width  # the session's wide tables, on a narrow screen
+    assert errors == []
+    page.close()
+
+
+def test_a_stacked_table_shows_every_column_of_a_row_with_its_name(
+    browser: Any, reports: Path
+) -> None:
+    """At 390 px the players table is a card a player: each column's name beside its value,
+    all within the window."""
+    page = browser.new_page(viewport={"width": 390, "height": HEIGHT})
+    page.goto((reports / session_page_name("revokes-2026-11-22")).as_uri())
+    page.wait_for_function("document.body.dataset.plotted !== undefined", timeout=30_000)
+    table = page.locator("section.panel", has_text="Players").locator("table")
+    assert "stacked" in (table.get_attribute("class") or "")
+    row = table.locator("tbody tr").first
+    cells = row.locator("td").all()
+    labels = [c.get_attribute("data-label") for c in cells]
+    assert labels[:3] == ["Seat", "Player", "Deals"] and labels[-1] == "Violations"
+    shown = [
+        page.evaluate("(c) => getComputedStyle(c, '::before').content", c.element_handle())
+        for c in cells
+    ]
+    assert shown == [f'"{label}"' for label in labels]
+    for cell in cells:
+        box = cell.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    page.close()
+
+
+def test_the_funnel_names_stand_apart_at_1400_px(browser: Any, reports: Path) -> None:
+    """The funnel drew its players' names on top of each other; now a name that would cover
+    another is left to the hover, and the flagged dealer's name is always shown."""
+    page = browser.new_page(viewport={"width": 1400, "height": HEIGHT})
+    page.goto((reports / "fairness.html").as_uri())
+    page.wait_for_function("document.body.dataset.plotted === 'yes'", timeout=30_000)
+    names = page.eval_on_selector_all(
+        "#fig-fairness-funnel .textpoint text",
+        "ts => ts.filter((t) => t.checkVisibility()).map((t) => t.textContent)",
+    )
+    assert "dan" in names
+    assert page.evaluate(TEXT_OVERLAPS_JS) == []
+    page.close()
