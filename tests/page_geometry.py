@@ -24,6 +24,21 @@ TEXT_OVERLAPS_JS = """() => {
     const cls = typeof el.className === "string" && el.className ? "." + el.className.split(" ")[0] : "";
     return el.tagName.toLowerCase() + id + cls + " '" + text.trim().slice(0, 30) + "'";
   };
+  const clips = new Map();
+  const clipOf = (el) => {
+    if (!el || el === document.body) return {left: -1e9, right: 1e9, top: -1e9, bottom: 1e9};
+    if (!clips.has(el)) {
+      const outer = clipOf(el.parentElement), s = getComputedStyle(el);
+      let c = outer;
+      if (s.overflowX !== "visible" || s.overflowY !== "visible") {
+        const r = el.getBoundingClientRect();
+        c = {left: Math.max(outer.left, r.left), right: Math.min(outer.right, r.right),
+             top: Math.max(outer.top, r.top), bottom: Math.min(outer.bottom, r.bottom)};
+      }
+      clips.set(el, c);
+    }
+    return clips.get(el);
+  };
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentElement;
@@ -31,8 +46,12 @@ TEXT_OVERLAPS_JS = """() => {
     if (!visible(parent)) continue;
     const range = document.createRange();
     range.selectNodeContents(node);
-    for (const r of range.getClientRects()) {
-      if (r.width < 1 || r.height < 1) continue;
+    const clip = clipOf(parent);
+    for (const line of range.getClientRects()) {
+      // What a scrolling box (the replay's log) hides of its lines is not on screen.
+      const r = {left: Math.max(line.left, clip.left), right: Math.min(line.right, clip.right),
+                 top: Math.max(line.top, clip.top), bottom: Math.min(line.bottom, clip.bottom)};
+      if (r.right - r.left < 1 || r.bottom - r.top < 1) continue;
       boxes.push({what: name(parent, node.textContent), owner: node,
         points: [[r.left, r.top], [r.right, r.top], [r.right, r.bottom], [r.left, r.bottom]]});
     }

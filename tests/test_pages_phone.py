@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 from db_helpers import run
-from page_geometry import CUT_TEXT_JS, HIDDEN_ROWS_JS, SIDEWAYS_JS, TEXT_OVERLAPS_JS
+from page_geometry import CUT_TEXT_JS, HIDDEN_ROWS_JS, SIDEWAYS_JS, TEXT_OVERLAPS_JS, span_js
 from report_helpers import chromium
 
 from loo_replay.reports.names import session_page_name
+from loo_replay.reports.replays import folder
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -125,4 +126,34 @@ def test_the_funnel_names_stand_apart_at_1400_px(browser: Any, reports: Path) ->
     )
     assert "dan" in names
     assert page.evaluate(TEXT_OVERLAPS_JS) == []
+    page.close()
+
+
+def _replays(reports: Path) -> list[Path]:
+    """Deal 4 of the revokes sample (six seats, the Miss, a revoke) and a deal of the
+    crooked dealer's session (five seats)."""
+    return [
+        reports / folder("revokes-2026-11-22") / "deal-4.html",
+        reports / folder("crooked-dealer-2026-11-28") / "deal-3.html",
+    ]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_replay_controls_stay_within_a_window_of_the_trick(
+    browser: Any, reports: Path, width: int
+) -> None:
+    """At every width the Next and Previous buttons and the trick fit in one window's height,
+    and at the first, a middle and the last step no text covers another."""
+    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    for path in _replays(reports):
+        page.goto(path.as_uri())
+        steps = int(page.text_content("#counter").split(" of ")[1])
+        for step in (0, steps // 2, steps - 1):
+            page.keyboard.press("Home")
+            for _ in range(step):
+                page.keyboard.press("ArrowRight")
+            assert page.text_content("#counter") == f"Step {step + 1} of {steps}"
+            assert _measure(page) == CLEAN, (path.name, width, step)
+            for button in ("#next", "#prev"):
+                assert page.evaluate(span_js("#trick", button)) <= HEIGHT, (path.name, width)
     page.close()
