@@ -46,20 +46,33 @@
   }
   // plotly.js does not wrap a title: one wider than the figure is broken into lines at
   // spaces, the top margin grown to hold them.
+  function wrap(text, per) {
+    var lines = [];
+    text.split("<br>").forEach(function (given) {
+      var line = "";
+      given.split(" ").forEach(function (word) {
+        if (line && (line + " " + word).length > per) {
+          lines.push(line);
+          line = word;
+        } else {
+          line = line ? line + " " + word : word;
+        }
+      });
+      lines.push(line);
+    });
+    return lines;
+  }
   function wrapTitle(layout, width) {
     var title = layout.title;
     if (!title?.text) return;
-    var per = Math.max(16, Math.floor((width - 30) / 9));
-    var lines = [], line = "";
-    title.text.split(" ").forEach(function (word) {
-      if (line && (line + " " + word).length > per) {
-        lines.push(line);
-        line = word;
-      } else {
-        line = line ? line + " " + word : word;
-      }
+    var lines = wrap(title.text, Math.max(16, Math.floor((width - 30) / 9)));
+    // A figure with nothing to draw says why in a note across it: wrapped the same way.
+    (layout.annotations || []).forEach(function (note) {
+      if (note.xref !== "paper" || note.x !== 0.5) return;
+      var said = wrap(note.text, Math.max(16, Math.floor((width - 30) / 8)));
+      note.text = said.join("<br>");
+      layout.height += 18 * Math.max(0, said.length - 2);
     });
-    lines.push(line);
     if (lines.length < 2) return;
     title.text = lines.join("<br>");
     title.yref = "container";

@@ -158,13 +158,23 @@ def fairness_page(rows: Sequence[Mapping[str, Any]], source: str, footer: str) -
             "<code>loo-replay fairness --db FILE</code>.</p>",
         )
         return page("Loo · fairness", masthead, body, footer)
-    verdict = (
-        f"<p><strong>{len(flagged)} test(s) flagged as unlikely under fair dealing.</strong> "
-        "A flag says that the cards fell in a way fair dealing rarely gives, not who did what "
-        "nor why.</p>"
-        if flagged
-        else "<p>Nothing flagged: every test is consistent with fair dealing.</p>"
-    )
+    untested = len(rows) - len(tested)
+    unjudged = f"{untested:,} of {len(rows):,} tests had too few deals to judge"
+    if flagged:
+        verdict = (
+            f"<p><strong>{len(flagged)} test(s) flagged as unlikely under fair dealing.</strong> "
+            "A flag says that the cards fell in a way fair dealing rarely gives, not who did "
+            f"what nor why{'; ' + unjudged if untested else ''}.</p>"
+        )
+    elif untested:  # "nothing flagged" alone would claim what these tests could not judge
+        verdict = (
+            f'<p class="nothing">Nothing flagged; {unjudged}. The other {len(tested):,} are '
+            "consistent with fair dealing.</p>"
+        )
+    else:
+        verdict = (
+            '<p class="nothing">Nothing flagged: every test is consistent with fair dealing.</p>'
+        )
     body = (
         panel("What the tests found", verdict + (_table(flagged) if flagged else ""))
         + figure_panel("fairness-observed", observed_figure(rows))

@@ -18,7 +18,7 @@ from loo_replay.engine.model import UNCHECKED_CHECKS
 from loo_replay.html import Markup, card, escape, script_json
 from loo_replay.output import wording
 from loo_replay.output.text import safe
-from loo_replay.reports.figures import Figure, label
+from loo_replay.reports.figures import Figure, label, nothing_found
 from loo_replay.reports.rows import (
     ListedDiscrepancy,
     ListedFinding,
@@ -236,8 +236,7 @@ def session_page(sp: SessionPage) -> str:
     body.append(figure_panel("analysis", f["analysis"]))
     body.append(_players_table(sp, names))
     body.append(_deals_table(sp, shown))
-    if sp.findings:
-        body.append(_findings_table(sp, names))
+    body.append(_findings_table(sp, names))
     body.append(_discrepancies_table(sp, names))
     if sp.thrown:
         body.append(_thrown_table(sp, names))
@@ -446,6 +445,8 @@ def _penalty_and_message(f: SessionFinding | ListedFinding) -> str:
 
 
 def _findings_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
+    if not sp.findings:
+        return _nothing_found("Violations", "violations", [sp.session])
     rows = []
     for f in sp.findings:
         rows.append(
@@ -502,12 +503,24 @@ def _thrown_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     return panel("Tricks thrown away", table(head, rows), lead)
 
 
+def _nothing_found(title: str, what: str, sessions: Sequence[SessionSummary], *more: str) -> str:
+    """A panel that found nothing says in how many deals, and what it could not judge."""
+    deals, rejected, partial = (
+        sum(s[k] for s in sessions) for k in ("deals", "rejected", "partial")
+    )  # fmt: skip
+    said = nothing_found(what, deals - rejected, rejected, partial)
+    return panel(title, f'<p class="muted nothing">{text(" ".join([*said, *more]), 600)}</p>')
+
+
 def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     if not sp.discrepancies:
-        return panel(
-            "Discrepancies",
-            '<p class="muted">The record agrees with the audit wherever it says something.</p>',
+        unknown = sum(1 for d in sp.deals if d["pool_start"] is None)
+        pools = (
+            [f"{unknown:,} deal(s) with the pool unknown (continuity lost) could not be settled."]
+            if unknown
+            else []
         )
+        return _nothing_found("Discrepancies", "discrepancies", [sp.session], *pools)
     rows = []
     for x in sp.discrepancies:
         rows.append(
@@ -717,8 +730,8 @@ def all_sessions_page(
         + figure_panel("pool-sizes", f["pool-sizes"])
         + figure_panel("analysis", f["analysis"])
         + panel("Sessions", _sessions_table(sessions, links))
-        + _every_finding(across, links)
-        + _every_discrepancy(across, links)
+        + _every_finding(across, links, sessions)
+        + _every_discrepancy(across, links, sessions)
     )
     return page("Loo · across sessions", masthead, body, footer)
 
@@ -779,9 +792,11 @@ def _shown_total(shown: int, total: int, what: str) -> str:
     )
 
 
-def _every_finding(across: Across, links: Mapping[str, str]) -> str:
+def _every_finding(
+    across: Across, links: Mapping[str, str], sessions: Sequence[SessionSummary]
+) -> str:
     if not across.findings:
-        return panel("Every violation", '<p class="muted">No violations in any session.</p>')
+        return _nothing_found("Every violation", "violations", sessions)
     rows = []
     for f in across.findings:
         rows.append(
@@ -806,12 +821,11 @@ def _every_finding(across: Across, links: Mapping[str, str]) -> str:
     return panel("Every violation", table(head, rows), lead)
 
 
-def _every_discrepancy(across: Across, links: Mapping[str, str]) -> str:
+def _every_discrepancy(
+    across: Across, links: Mapping[str, str], sessions: Sequence[SessionSummary]
+) -> str:
     if not across.discrepancies:
-        return panel(
-            "Every discrepancy",
-            '<p class="muted">Every record agrees with the audit wherever it says something.</p>',
-        )
+        return _nothing_found("Every discrepancy", "discrepancies", sessions)
     rows = []
     for x in across.discrepancies:
         names = {x["player"]: x["name"]} if x["player"] else {}
