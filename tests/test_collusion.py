@@ -83,6 +83,22 @@ def test_collusion_reads_a_database_as_it_reads_the_logs(logs: dict[str, Path]) 
     assert "FLAGGED" not in text.stdout.replace("FLAGGED cat and dan", "")
 
 
+def test_deals_loaded_without_the_analysis_are_analysed_for_the_screen(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Never "too few opportunities" for what the database merely lacks: the thrown tricks
+    come from the stored documents, and the screen is the one of the analysed database."""
+    bare = tmp_path / "bare.duckdb"
+    assert run("ingest", logs["colluding"], "--db", bare, "--no-analysis").returncode == 0
+    from_bare = json.loads(run("collusion", "--db", bare, "--format", "json").stdout)
+    analysed = json.loads(run("collusion", "--db", logs["db"], "--format", "json").stdout)
+    assert from_bare["analysed_here"] == 600 and analysed["analysed_here"] == 0
+    assert from_bare["not_analysed"] == analysed["not_analysed"] == 0
+    assert from_bare["pairs"] == analysed["pairs"]
+    text = run("collusion", "--db", bare).stdout
+    assert "600 deal(s) loaded without the analysis were analysed for this screen" in text
+
+
 def test_rules_that_leave_the_choice_open_make_not_beating_too_few_not_closed(
     logs: dict[str, Path],
 ) -> None:

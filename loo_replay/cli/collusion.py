@@ -85,6 +85,17 @@ def text_lines(report: Report) -> list[str]:
         f"collusion screen of {report.deals} deal(s), {len(report.pairs)} pair(s) "
         f"at alpha {report.alpha:g}"
     ]
+    if report.analysed_here:
+        lines.append(
+            f"{report.analysed_here} deal(s) loaded without the analysis were analysed "
+            "for this screen from their stored documents"
+        )
+    if report.not_analysed:
+        lines.append(
+            f"{report.not_analysed} deal(s) loaded without the analysis could not be analysed "
+            "(the database holds no document of their sessions): the gift-tricks and "
+            "loo-saving tests count no thrown trick of theirs"
+        )
     for t in tests:
         if t.flagged:
             lines.append(f"FLAGGED {t.pair[0]} and {t.pair[1]}, {t.test}: {t.message}")

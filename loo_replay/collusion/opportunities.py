@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from loo_replay.collusion import strength
+from loo_replay.collusion import strength, unanalysed
 from loo_replay.fairness.counts import roomy
 
 TESTS = ("gift-tricks", "stepping-aside", "not-beating", "loo-saving")
@@ -119,13 +119,16 @@ thrown AS (
     SELECT r.player AS owner, [x.player] AS targets, r.wins AS acted,
            r.won_before = 0 AS none_yet,
            concat_ws('/', f.fp, f.n, r.trick, r.in_trick, x.position, r.position) AS stratum
-    FROM analysis_notes a
+    FROM (
+        SELECT session_id, deal_index, player, trick FROM analysis_notes
+        WHERE code = 'lost-trick'
+        UNION ALL SELECT * FROM {unanalysed.TABLE}
+    ) a
     JOIN collusion_deals f USING (session_id, deal_index)
     JOIN collusion_before x ON x.deal_id = f.deal_id AND x.trick = a.trick
                            AND x.player = a.player
     JOIN collusion_before r ON r.deal_id = f.deal_id AND r.trick = a.trick
                            AND r.player <> a.player
-    WHERE a.code = 'lost-trick'
 )
 SELECT * FROM stepping
 UNION ALL SELECT * FROM holding
@@ -169,27 +172,31 @@ class Counts:
     by_target: list[tuple[str, str, str, str, int, int]]  # ... target, stratum, mine, my_acts
     pairs: list[tuple[str, str, int, bool]]  # a, b, deals together, not-beating closed
     deals: int  # audited deals with every hand known
+    analysed_here: int  # deals loaded without the analysis, analysed for the screen
+    not_analysed: int  # deals without the analysis whose documents the database lacks
 
 
 @contextlib.contextmanager
-def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[unanalysed.Computed]:
     """The temporary tables the counts read, dropped afterwards, with the fairness counts'
-    memory for the run."""
+    memory for the run; first, the thrown tricks of deals loaded without the analysis."""
     strength.register(con)
     try:
+        computed = unanalysed.register(con)
         with roomy(con, TEMP_TABLES):
             for statement in _BASE:
                 con.execute(statement)
-            yield
+            yield computed
     finally:
         strength.unregister(con)
+        con.unregister(unanalysed.TABLE)
 
 
 def count(con: duckdb.DuckDBPyConnection) -> Counts:
-    """Every opportunity of the database counted (the tables of ``prepared`` made first)."""
-    with prepared(con):
+    """Every opportunity of the database counted."""
+    with prepared(con) as computed:
         totals = con.execute(_TOTALS).fetchall()
         by_target = con.execute(_BY_TARGET).fetchall()
         pairs = con.execute(_PAIRS).fetchall()
         ((deals,),) = con.execute("SELECT count(*) FROM collusion_deals").fetchall()
-    return Counts(totals, by_target, pairs, int(deals))
+    return Counts(totals, by_target, pairs, int(deals), computed.deals, computed.missing)

@@ -88,6 +88,8 @@ class Report:
     alpha: float
     deals: int
     pairs: tuple[Pair, ...]
+    analysed_here: int = 0  # deals loaded without the analysis, analysed for the screen
+    not_analysed: int = 0  # such deals that could not be: no thrown tricks counted
 
     @property
     def flagged(self) -> list[Pair]:
@@ -101,6 +103,8 @@ class Report:
         return {
             "alpha": self.alpha,
             "deals": self.deals,
+            "analysed_here": self.analysed_here,
+            "not_analysed": self.not_analysed,
             "pairs": [p.as_json() for p in self.pairs],
         }
 
@@ -136,7 +140,7 @@ def judge(counts: Counts, alpha: float) -> Report:
         Pair(pair, deals, tuple(_judged(t, adjusted.get(id(t)), alpha) for t in tests))
         for pair, deals, tests in pairs
     )
-    return Report(alpha, counts.deals, judged)
+    return Report(alpha, counts.deals, judged, counts.analysed_here, counts.not_analysed)
 
 
 def _test(test: str, pair: tuple[str, str], r: Result, closed: bool) -> Test:
