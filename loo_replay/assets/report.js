@@ -3,11 +3,24 @@
   "use strict";
   // A table wider than its panel is stacked (report.css, table.stacked): measured as a
   // table each time the window changes, since a panel's width is known only here.
+  // Each cell is labelled with its column's name (data-label, shown by report.css) the
+  // first time its table is stacked: here, not in the page, which stays as small as a
+  // table of 100,000 deals can be.
   var tables = Array.prototype.slice.call(document.querySelectorAll("table.stackable"));
+  function label(table) {
+    if (table.dataset.labelled) return;
+    var names = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) { return th.textContent; });
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      Array.prototype.forEach.call(row.cells, function (cell, i) { cell.dataset.label = names[i] || ""; });
+    });
+    table.dataset.labelled = "yes";
+  }
   function fitTables() {
     tables.forEach(function (table) { table.classList.remove("stacked"); });
     tables.forEach(function (table) {
-      table.classList.toggle("stacked", table.scrollWidth > table.parentElement.clientWidth + 1);
+      var wide = table.scrollWidth > table.parentElement.clientWidth + 1;
+      if (wide) label(table);
+      table.classList.toggle("stacked", wide);
     });
   }
   fitTables();

@@ -130,28 +130,14 @@ def _tile(number: object, what: str, tone: str = "") -> str:
 
 
 def table(head: Sequence[tuple[str, bool]], rows: Iterable[str]) -> str:
-    """A table: ``head`` is (title, numeric); ``rows`` are ready ``<tr>`` elements.
-
-    Each cell is labelled with its column (``data-label``): where the table is wider than
-    its panel (a phone), ``report.css`` stacks each row as a card of "label value" lines,
-    so that no column hides behind a sideways scroll (docs/reports.md, "Screens and paper").
-    """
+    """A table: ``head`` is (title, numeric); ``rows`` are ready ``<tr>`` elements.  Where
+    it is wider than its panel (a phone), ``report.js`` stacks it, each cell labelled with
+    its column (docs/reports.md, "Screens and paper")."""
     cells = "".join(f'<th class="num">{t}</th>' if n else f"<th>{t}</th>" for t, n in head)
-    labels = [f'<td data-label="{escape(t)}"' for t, _ in head]
-    body = "".join(_labelled(row, labels) for row in rows)
     return (
         f'<div class="wide"><table class="stackable"><thead><tr>{cells}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
-
-
-def _labelled(row: str, labels: Sequence[str]) -> str:
-    """``row`` with its n-th ``<td`` labelled by the n-th column: cell text is escaped, so
-    every ``<td`` in a row opens a cell."""
-    parts = row.split("<td")
-    if len(parts) - 1 > len(labels):
-        return row
-    return parts[0] + "".join(label + part for label, part in zip(labels, parts[1:], strict=False))
 
 
 _NONE = Markup('<span class="muted">–</span>')
