@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from db_helpers import run
-from scipy.stats import fisher_exact  # type: ignore[import-untyped]
+from scipy.stats import fisher_exact, hypergeom  # type: ignore[import-untyped]
 
 from loo_replay.collusion.opportunities import TESTS
-from loo_replay.collusion.stats import Stratum, stratified_test
+from loo_replay.collusion.stats import Stratum, hypergeometric, stratified_test
 
 
 @pytest.fixture(scope="module")
@@ -173,3 +173,13 @@ def test_one_stratum_is_fishers_exact_test(table: tuple[int, int, int, int]) -> 
     r = stratified_test([Stratum(total, acts, mine, my_acts), Stratum(5, 0, 2, 0)])
     assert r.p_value == pytest.approx(p)
     assert r.opportunities == mine  # the stratum without an act says nothing
+
+
+@pytest.mark.parametrize(
+    "law", [(12, 5, 4), (1000, 400, 300), (50, 49, 10), (7, 0, 3), (20000, 5000, 5000)]
+)
+def test_the_strata_laws_are_scipys_hypergeometric(law: tuple[int, int, int]) -> None:
+    total, acts, drawn = law
+    lo, hi = max(0, drawn + acts - total), min(drawn, acts)
+    mine = hypergeometric(total, acts, drawn, lo, hi)
+    assert mine == pytest.approx(hypergeom.pmf(range(lo, hi + 1), total, acts, drawn), abs=1e-12)

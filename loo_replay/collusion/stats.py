@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import hypergeom  # type: ignore[import-untyped]
 
 SMALLEST_P = 1e-300  # a p-value below what a double holds is reported as this
 
@@ -68,9 +67,32 @@ def stratified_test(strata: Iterable[Stratum]) -> Result:
         lo, hi = max(0, n + k - total), min(n, k)
         expected += n * k / total
         variance += n * k * (total - k) * (total - n) / (total * total * (total - 1))
-        law = np.convolve(law, hypergeom.pmf(np.arange(lo, hi + 1), total, k, n))
+        law = np.convolve(law, hypergeometric(total, k, n, lo, hi))
         low += lo
     if not opportunities:
         return Result(0, 0, 0.0, 0.0, None)
     tail = float(law[acts - low :].sum())
     return Result(opportunities, acts, expected, variance, min(1.0, max(tail, SMALLEST_P)))
+
+
+def hypergeometric(total: int, acts: int, drawn: int, lo: int, hi: int) -> np.ndarray:
+    """P(X = x) for x = lo..hi, X the acts among ``drawn`` of ``total`` opportunities of
+    which ``acts`` were acts: the term at the mode from log-factorials, the others by the
+    ratio of successive terms outward (far tails underflow to 0, the mode never does).  A
+    stratum's support is a few values; SciPy's ``hypergeom.pmf`` costs a thousand times
+    more a call, which a million deals' strata would feel."""
+
+    def log_choose(a: int, b: int) -> float:
+        return math.lgamma(a + 1) - math.lgamma(b + 1) - math.lgamma(a - b + 1)
+
+    mode = min(hi, max(lo, (drawn + 1) * (acts + 1) // (total + 2)))
+    out = np.zeros(hi - lo + 1)
+    out[mode - lo] = math.exp(
+        log_choose(acts, mode) + log_choose(total - acts, drawn - mode) - log_choose(total, drawn)
+    )
+    rest = total - acts - drawn
+    for x in range(mode, hi):
+        out[x + 1 - lo] = out[x - lo] * (drawn - x) * (acts - x) / ((x + 1) * (rest + x + 1))
+    for x in range(mode, lo, -1):
+        out[x - 1 - lo] = out[x - lo] * x * (rest + x) / ((drawn - x + 1) * (acts - x + 1))
+    return out
