@@ -29,7 +29,17 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"logs", "rulesets", "errors", "files", "html", "gc_thresholds", "__init__"}),
     frozenset({"run"}),
     frozenset(
-        {"output", "db", "reports", "replayer", "fairness", "collusion", "recorder", "simulate"}
+        {
+            "output",
+            "db",
+            "reports",
+            "replayer",
+            "fairness",
+            "collusion",
+            "recorder",
+            "simulate",
+            "explorer",
+        }
     ),
     frozenset({"cli", "__main__"}),
 )
@@ -43,6 +53,7 @@ OUTPUTS_ARROWS = {
     "fairness": frozenset({"db", "simulate"}),
     "collusion": frozenset({"db", "fairness", "simulate"}),
     "reports": frozenset({"db", "fairness", "output", "replayer"}),
+    "explorer": frozenset({"db", "fairness", "output", "replayer", "reports"}),
 }
 # validate's and analyse's steps (``run/render.py``, run in the workers) call the renderers
 # of ``output/``: only bytes cross process boundaries.

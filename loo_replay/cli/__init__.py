@@ -25,6 +25,7 @@ from loo_replay.cli import (
     record,
     replay,
     reports,
+    serve,
     simulate,
     validate,
 )
@@ -52,6 +53,7 @@ for command in (
     database.export,
     reports.report,
     reports.audit,
+    serve.serve,
     analysis.analyse,
     fairness.fairness,
     collusion.collusion,
