@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "docs" / "images"
 CHROMIUM = "/usr/bin/chromium"
 _URL = re.compile(r"at (http://\S+/) \(Ctrl-C stops\)")
+WHOLE = ("sessions", "players", "findings", "not-found")
 
 
 def cli(*args: str) -> list[str]:
@@ -36,8 +37,9 @@ def shot(page: Page, url: str, name: str, plotted: bool = False) -> None:
     if plotted:  # the report's figures are drawn once plotly.js has run
         page.wait_for_function("document.body.getAttribute('data-plotted') !== null")
     path = IMAGES / f"explorer-{name}.png"
-    # A replay and a phone's view as a screen shows them; the others whole.
-    page.screenshot(path=str(path), full_page=not name.startswith("replay") and "390" not in name)
+    # The lists whole; the reports' pages, a replay and a phone's view as a screen shows them
+    # (whole, a page of figures is a PNG of megabytes).
+    page.screenshot(path=str(path), full_page=name in WHOLE)
     print(f"wrote {path.relative_to(ROOT)}")
 
 
