@@ -109,3 +109,24 @@ def test_the_all_sessions_page_and_the_empty_figure_count_the_same(
     judged = broken["deals"] - broken["rejected"]
     said = f"No violations in {judged} deals judged.\\u003cbr\\u003e{broken['rejected']} rejected"
     assert said in figure
+
+
+def test_no_trick_thrown_away_counts_the_deals_the_analysis_could_not_solve(
+    audited: tuple[Path, Path],
+) -> None:
+    """The game recorded at a table: the analysis skips deals with hands left out, so its
+    "no card threw a trick away" says how many it solved and how many it could not."""
+    db, out = audited
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = queries.sessions(con).to_dicts()
+        skipped = con.execute(
+            "SELECT count(*) FROM analysis_deals WHERE status <> 'solved'"
+        ).fetchone() or (0,)
+    s = next(r for r in rows if r["partial"])
+    assert skipped[0] > 0 and s["solved"] < s["deals"] - s["rejected"]
+    said = _panel(out / session_page_name(s["session_id"]), "Tricks thrown away")
+    left = s["deals"] - s["rejected"] - s["solved"]
+    assert (
+        f"No card threw a trick away in {s['solved']} deal(s) analysed; {left} deal(s) could not"
+        in said
+    )

@@ -24,10 +24,10 @@
     });
   }
   fitTables();
-  var resized = null;
+  var refits = [fitTables], resized = null;
   window.addEventListener("resize", function () {
     clearTimeout(resized);
-    resized = setTimeout(fitTables, 100);
+    resized = setTimeout(function () { refits.forEach(function (refit) { refit(); }); }, 150);
   });
   window.addEventListener("beforeprint", fitTables);
   var figures = Array.prototype.slice.call(document.querySelectorAll("div.figure[data-figure]"));
@@ -186,21 +186,39 @@
     var moved = rounds ? clearTicks(div) || clearLegend(div) : null;
     return moved ? moved.then(function () { return settle(div, rounds - 1); }) : div;
   }
-  var done = figures.map(function (div) {
+  // A figure is drawn for the width it has: drawn again from its spec when that changes by
+  // a tenth or more (a phone turned), since the wrapping and thinning above depend on it.
+  function draw(div) {
     var spec = JSON.parse(document.getElementById(div.id + "-data").textContent);
-    stack(spec.layout, div.clientWidth);
-    wrapTitle(spec.layout, div.clientWidth);
-    shortenNames(spec, div.clientWidth);
-    return Plotly.newPlot(div, spec.data, spec.layout, config).then(function () {
-      div.on("plotly_afterplot", function () { clearPointLabels(div); });
+    var width = div.clientWidth;
+    div.dataset.width = String(width);
+    stack(spec.layout, width);
+    wrapTitle(spec.layout, width);
+    shortenNames(spec, width);
+    return Plotly.react(div, spec.data, spec.layout, config).then(function () {
+      if (!div.dataset.watched) {
+        div.on("plotly_afterplot", function () { clearPointLabels(div); });
+        div.dataset.watched = "yes";
+      }
       clearPointLabels(div);
       return settle(div, 6);
     });
-  });
-  Promise.all(done).then(function () {
-    document.body.setAttribute("data-plotted", "yes");
-  }, function (error) {
-    document.body.setAttribute("data-plotted", "failed");
-    console.error(error);
+  }
+  function drawn(promises) {
+    return Promise.all(promises).then(function () {
+      document.body.setAttribute("data-plotted", "yes");
+    }, function (error) {
+      document.body.setAttribute("data-plotted", "failed");
+      console.error(error);
+    });
+  }
+  drawn(figures.map(draw));
+  refits.push(function () {
+    var changed = figures.filter(function (div) {
+      return Math.abs(div.clientWidth - Number(div.dataset.width)) >= div.clientWidth / 10;
+    });
+    if (!changed.length) return;
+    document.body.setAttribute("data-plotted", "redrawing");
+    drawn(changed.map(draw));
   });
 })();

@@ -224,8 +224,7 @@ def session_page(sp: SessionPage) -> str:
     body.append(_deals_table(sp, shown))
     body.append(_findings_table(sp, names))
     body.append(_discrepancies_table(sp, names))
-    if sp.thrown:
-        body.append(_thrown_table(sp, names))
+    body.append(_thrown_table(sp, names))
     return page(title, masthead, "".join(body), sp.footer)
 
 
@@ -458,7 +457,18 @@ def _findings_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
 
 
 def _thrown_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
-    """The analysis's notes of cards that threw a trick away, each deal linked to its replay."""
+    """The analysis's notes of cards that threw a trick away, each deal linked to its replay;
+    none, it says in how many deals analysed and how many were not."""
+    if not sp.thrown:
+        s = sp.session
+        left = s["deals"] - s["rejected"] - s["solved"]
+        said = f"No card threw a trick away in {s['solved']:,} deal(s) analysed" + (
+            f"; {left:,} deal(s) could not be analysed (hands left out, no play, a "
+            "violation first, past the budget, or loaded with --no-analysis)."
+            if left
+            else "."
+        )
+        return panel("Tricks thrown away", f'<p class="muted nothing">{said}</p>')
     rows = []
     for n in sp.thrown:
         better = Markup(" ".join(card(c) for c in n["better"] or [])) or _NONE
