@@ -21,6 +21,7 @@ import pytest
 from db_helpers import SAMPLES, run
 from explorer_helpers import Server, serving
 from report_helpers import chromium, hand_doc
+from test_pages_phone import CLEAN, _measure
 from test_reports_browser import Visit as ReportVisit
 
 HOSTILE = "<script>alert(1)</script>"
@@ -263,3 +264,24 @@ def test_a_missing_database_or_a_port_in_use_is_one_sentence(
     taken = run("serve", "--db", db, "--port", port, timeout=120)
     assert taken.returncode == 2
     assert f"cannot listen on 127.0.0.1 port {port}: Address already in use" in taken.stderr
+
+
+@pytest.mark.parametrize("width", [390, 800, 1400])
+def test_the_lists_fit_the_window_with_no_text_over_text(
+    browser: Any, server: Server, width: int
+) -> None:
+    """The explorer's own pages as the reports' are measured (tests/test_pages_phone.py):
+    the filters and tables whole at a phone's width, nothing scrolling sideways."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    for path in (
+        "",
+        "?" + urlencode({"with": "violations", "sort": "latest"}),
+        "players",
+        "findings",
+        "findings?" + urlencode({"session": HOSTILE}),
+        "nope",
+    ):
+        page.goto(server.url + path)
+        page.wait_for_load_state("load")
+        assert _measure(page) == CLEAN, (width, path)
+    page.close()

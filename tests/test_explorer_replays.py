@@ -8,8 +8,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from db_helpers import SAMPLES, run
+from db_helpers import SAMPLES, counts, run
+from test_db_schema import _load_at
 
+from loo_replay.db import schema
 from loo_replay.explorer import deals
 from loo_replay.replayer.html import Links, render_page
 from loo_replay.replayer.steps import build_replay
@@ -72,3 +74,23 @@ def test_a_rejected_or_missing_deal_says_why(db: Path) -> None:
         deals.replay_page(one, deal)
     with pytest.raises(deals.NoSuchDeal, match="has no deal 9999"):
         deals.replay_page(one, 9999)
+
+
+def test_a_session_loaded_before_documents_were_kept_says_how_to_add_one(tmp_path: Path) -> None:
+    """A database of schema version 7 is upgraded as serve starts; its sessions have no
+    document until ``ingest --replace`` loads their logs again."""
+    db = tmp_path / "old.duckdb"
+    log = SAMPLES / "three-card-revokes.json"
+    _load_at(db, schema.MIGRATIONS[:7], [log])
+    schema.open_db(db).close()  # what serve's start does (db.queries.open_for_reading)
+    with duckdb.connect(str(db), read_only=True) as con:
+        (sid,) = con.execute("SELECT session_id FROM sessions").fetchone() or ("",)
+        old = deals.read(con, sid)
+    assert old.raw is None and old.deals
+    with pytest.raises(deals.NoReplay, match="ingest --replace"):
+        deals.replay_page(old, min(old.deals))
+    again = run("ingest", log, "--db", db, "--replace")
+    assert again.returncode == 0 and counts(again)["loaded"] == 24, again.stdout
+    with duckdb.connect(str(db), read_only=True) as con:
+        again = deals.read(con, sid)
+    assert "<script" in deals.replay_page(again, min(again.deals))

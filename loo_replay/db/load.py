@@ -156,6 +156,9 @@ class Loader:
     skipped_ids: list[str] = field(default_factory=list)  # found as loaded: counts are there
     stored: dict[str, _Stored] = field(default_factory=dict)
     documents: set[tuple[str, int | None, str]] = field(default_factory=set)
+    # Sessions loaded before their documents were kept (docs/database.md, ``documents``):
+    # ``replace`` loads them again, though their content is the same, to keep the document.
+    undocumented: set[str] = field(default_factory=set)
     waiting: dict[str, list[pa.Table]] = field(default_factory=dict)  # kept rows not inserted
     waiting_deals: int = 0
     mark: _Mark | None = None  # of the open transaction
@@ -169,6 +172,11 @@ class Loader:
             "SELECT file, line, digest FROM rejects WHERE kind IN ('document', 'session')"
         ).fetchall()
         self.documents = {(f, ln, d) for f, ln, d in docs}
+        if self.replace:
+            undocumented = self.con.execute(
+                f"SELECT session_id FROM sessions ANTI JOIN {documents.TABLE} USING (session_id)"
+            ).fetchall()
+            self.undocumented = {sid for (sid,) in undocumented}
 
     def known(self) -> dict[str, tuple[str, str]]:
         """(digest, fingerprint) per loaded session id, for auditors to skip what is loaded;
@@ -351,6 +359,7 @@ class Loader:
             stored is not None
             and stored.digest == item.digest
             and stored.fingerprint == item.fingerprint
+            and sid not in self.undocumented
         )
         if same:
             c.skipped += item.deals
