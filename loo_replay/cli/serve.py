@@ -43,7 +43,11 @@ def serve(
     port: Annotated[
         int,
         typer.Option(
-            "--port", min=0, max=65535, help="The port (0: any free one, printed at the start)."
+            "--port",
+            min=0,
+            max=65535,
+            metavar="PORT",
+            help="The port (0: any free one, printed at the start).",
         ),
     ] = 8000,
 ) -> None:
