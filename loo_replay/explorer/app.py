@@ -53,10 +53,9 @@ class Busy(Exception):
 
 @dataclass(frozen=True)
 class Explorer:
-    """The database a server shows, and how it is named on its pages."""
+    """The database a server shows."""
 
     db: Path
-    source: str
 
     @contextmanager
     def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -80,6 +79,7 @@ class Explorer:
             con.close()
 
     def read(self, what: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+        """What ``what`` reads, in one visit."""
         with self.reading() as con:
             return what(con)
 
@@ -102,7 +102,7 @@ def _int(value: str | None) -> int:
 def make_app(db: Path, source: str, hosts: list[str] | None = None) -> Starlette:
     """The app over the database at ``db`` (named ``source`` on the pages); ``hosts``:
     the Host headers it answers (others get 400, against DNS rebinding), None for any."""
-    ex = Explorer(db, source)
+    ex = Explorer(db)
 
     def sessions(request: Request) -> Response:
         f = lists.SessionFilters.of(_query(request))

@@ -43,7 +43,8 @@ NAV = (
 
 
 def explorer_page(title: str, heading: str, body: str, source: str, head: str = "") -> str:
-    """A page in the reports' layout, with the explorer's links above and its style sheet."""
+    """A page in the reports' layout, with the explorer's links above and its style sheet;
+    ``head``: an element to add to the page's head (the busy page's refresh)."""
     masthead = (
         "<nav>" + "".join(f'<a href="{escape(h)}">{t}</a>' for h, t in NAV) + "</nav>"
         '<div class="kicker">Loo explorer · read-only</div>'
@@ -55,9 +56,9 @@ def explorer_page(title: str, heading: str, body: str, source: str, head: str = 
         f'<link rel="stylesheet" href="/{EXPLORER_CSS}">{body}',
         footer(source),
     )
-    policy = f'content="{pages.POLICY}"'
+    policy = f'content="{pages.POLICY}">'
     assert policy in html, "the reports' page carries its policy"
-    return html.replace(policy, f'content="{POLICY}"' + head, 1)
+    return html.replace(policy, f'content="{POLICY}">{head}', 1)
 
 
 def footer(source: str) -> str:
@@ -291,7 +292,7 @@ def busy_page(why: str, source: str) -> str:
         f"<p>{text(why, 400)}.</p><p>Another loo-replay is writing to it; this page asks "
         f"again every {RETRY_SECONDS} seconds and shows itself once the writing is done.</p>",
     )
-    refresh = f'>\n<meta http-equiv="refresh" content="{RETRY_SECONDS}"'
+    refresh = f'\n<meta http-equiv="refresh" content="{RETRY_SECONDS}">'
     return explorer_page("Loo explorer · busy", "Busy", body, source, head=refresh)
 
 
