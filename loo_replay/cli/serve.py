@@ -62,7 +62,6 @@ def serve(
     from loo_replay.db.errors import DatabaseBusy, DatabaseError
     from loo_replay.db.queries import open_for_reading
     from loo_replay.db.schema import reading
-    from loo_replay.explorer.app import make_app
 
     try:
         with reading(db):
@@ -88,6 +87,8 @@ def serve(
         fail(
             f"cannot listen on {safe(host)} port {port}: {safe(getattr(exc, 'strerror', None) or str(exc))}"
         )
+    from loo_replay.explorer.app import make_app  # seconds of imports: after what can fail
+
     bound = sock.getsockname()[1]
     # Against DNS rebinding: a page elsewhere cannot read a local server under its own name.
     hosts = ["127.0.0.1", "localhost"] if local and family == socket.AF_INET else None
