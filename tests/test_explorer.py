@@ -137,11 +137,12 @@ def test_bad_urls_get_a_404_page(browser: Any, server: Server) -> None:
         "?page=0",
         "?sort=sideways",
         "players?page=-1",
+        "findings?page=999",
     ):
         assert visit.go(server.url + path) == 404, path
         assert visit.page.text_content("h1") == "Not found", path
         assert visit.page.locator("a[href='/']").count() >= 1
-    assert len(visit.errors) == 8 and all("status of 404" in e for e in visit.errors)
+    assert len(visit.errors) == 9 and all("status of 404" in e for e in visit.errors)
     request = urllib.request.Request(server.url, method="POST")
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=30)

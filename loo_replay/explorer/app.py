@@ -99,6 +99,13 @@ def _int(value: str | None) -> int:
     return int(value)
 
 
+def _paged(listed: lists.Listed, f: lists.Filters) -> lists.Listed:
+    """``listed``, unless its page is past the last: that page is not found."""
+    if f.page > 1 and not listed.rows:
+        raise lists.BadQuery(f"page {f.page:,} is past the last page of this list")
+    return listed
+
+
 def make_app(db: Path, source: str, hosts: list[str] | None = None) -> Starlette:
     """The app over the database at ``db`` (named ``source`` on the pages); ``hosts``:
     the Host headers it answers (others get 400, against DNS rebinding), None for any."""
@@ -107,16 +114,17 @@ def make_app(db: Path, source: str, hosts: list[str] | None = None) -> Starlette
     def sessions(request: Request) -> Response:
         f = lists.SessionFilters.of(_query(request))
         listed, rulesets = ex.read(lambda con: (lists.sessions(con, f), lists.rulesets(con)))
-        return _html(views.sessions_page(listed, f, rulesets, source))
+        return _html(views.sessions_page(_paged(listed, f), f, rulesets, source))
 
     def players(request: Request) -> Response:
         f = lists.PlayerFilters.of(_query(request))
-        return _html(views.players_page(ex.read(lambda con: lists.players(con, f)), f, source))
+        listed = _paged(ex.read(lambda con: lists.players(con, f)), f)
+        return _html(views.players_page(listed, f, source))
 
     def findings(request: Request) -> Response:
         f = lists.FindingFilters.of(_query(request))
         listed, codes = ex.read(lambda con: (lists.findings(con, f), lists.codes(con)))
-        return _html(views.findings_page(listed, f, codes, source))
+        return _html(views.findings_page(_paged(listed, f), f, codes, source))
 
     def session(request: Request) -> Response:
         sid = request.query_params.get("id", "")
