@@ -276,35 +276,31 @@ def findings_page(
 # -- nothing to show ---------------------------------------------------------------------------
 
 
+def _said(heading: str, title: str, said: str, source: str, head: str = "") -> str:
+    """A page that says, in ``said`` (ready HTML), why it shows nothing else."""
+    page = f"Loo explorer · {heading.lower()}"
+    return explorer_page(page, heading, panel(title, said), source, head)
+
+
 def not_found_page(why: str, source: str) -> str:
-    body = panel(
-        "Not found",
-        f"<p>{text(why, 400)}</p>"
-        f'<p><a href="{SESSIONS}">Every session</a> · <a href="{FINDINGS}">every finding</a></p>',
-    )
-    return explorer_page("Loo explorer · not found", "Not found", body, source)
+    links = f'<a href="{SESSIONS}">Every session</a> · <a href="{FINDINGS}">every finding</a>'
+    return _said("Not found", "Not found", f"<p>{text(why, 400)}</p><p>{links}</p>", source)
 
 
 def busy_page(why: str, source: str) -> str:
     """The database is being written (an ``ingest``): the page asks again by itself."""
-    body = panel(
-        "The database is busy",
+    said = (
         f"<p>{text(why, 400)}.</p><p>Another loo-replay is writing to it; this page asks "
-        f"again every {RETRY_SECONDS} seconds and shows itself once the writing is done.</p>",
+        f"again every {RETRY_SECONDS} seconds and shows itself once the writing is done.</p>"
     )
     refresh = f'\n<meta http-equiv="refresh" content="{RETRY_SECONDS}">'
-    return explorer_page("Loo explorer · busy", "Busy", body, source, head=refresh)
+    return _said("Busy", "The database is busy", said, source, refresh)
 
 
 def error_page(why: str, source: str) -> str:
-    body = panel("The database cannot be read", f"<p>{text(why, 600)}</p>")
-    return explorer_page("Loo explorer · error", "Error", body, source)
+    return _said("Error", "The database cannot be read", f"<p>{text(why, 600)}</p>", source)
 
 
 def no_replay_page(why: str, session_id: str, source: str) -> str:
-    body = panel(
-        "No replay",
-        f"<p>{text(why, 600)}</p>"
-        f'<p><a href="{escape(session_link(session_id))}">The session\'s report</a></p>',
-    )
-    return explorer_page("Loo explorer · no replay", "No replay", body, source)
+    back = f'<a href="{escape(session_link(session_id))}">The session\'s report</a>'
+    return _said("No replay", "No replay", f"<p>{text(why, 600)}</p><p>{back}</p>", source)
