@@ -11,7 +11,7 @@ NODE_STAMP := node_modules/.installed-stamp
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: audit test lint conformance bench clean pgo check-install
+.PHONY: audit test lint conformance bench clean pgo check-install screenshots
 
 # Each setup step prints one line saying what it does; the tools' own output goes to
 # $(LOG) and is shown only when a step fails.  The editable install compiles setup.py's
@@ -84,6 +84,11 @@ check-install: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/explorer.py
+
+# The explorer's screenshots in docs/images/, from the sample logs served (docs/explorer.md).
+screenshots: $(STAMP)
+	$(BIN)/python scripts/screenshots.py
 
 clean:
 	rm -rf $(VENV) node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -104,8 +104,14 @@ def build(ruleset: str, deals: int, data: Path) -> Path:
             check=True,
         )
     target = data / f"{ruleset}-{deals}.jsonl"
-    if target.exists():
-        return target
+    if not target.exists():
+        copy_sessions(base, deals, target)
+    return target
+
+
+def copy_sessions(base: Path, deals: int, target: Path) -> None:
+    """``target``: the sessions of ``base`` (of DEALS_PER_SESSION deals each) copied under
+    new ids until they hold ``deals`` deals."""
     lines = base.read_bytes().splitlines()
     with target.open("wb") as out:
         for n in range(-(-deals // DEALS_PER_SESSION)):
@@ -113,7 +119,6 @@ def build(ruleset: str, deals: int, data: Path) -> Path:
             doc = orjson.loads(lines[line])
             doc["session"]["id"] += f"-copy{copy}"
             out.write(orjson.dumps(doc) + b"\n")
-    return target
 
 
 def measure(command: list[str]) -> tuple[float, float]:

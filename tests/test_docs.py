@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator
 from md_helpers import anchors, backticked, fenced, links, section, tables
 
 from loo_replay.cli import app
+from loo_replay.collusion.opportunities import TESTS as COLLUSION_TESTS
 from loo_replay.engine.analysis import NOTE_CODES
 from loo_replay.engine.model import ACTIONS, FINDING_CODES, REVOKE_CODES, UNCHECKED_CHECKS
 from loo_replay.engine.options import OPTION_SPECS
@@ -132,8 +133,15 @@ def test_every_fairness_test_is_explained_in_the_fairness_page() -> None:
         assert f"`{name}`" in page, name
 
 
+def test_every_collusion_test_is_explained_in_the_collusion_page() -> None:
+    page = _page("collusion.md")
+    for name in COLLUSION_TESTS:
+        assert f"`{name}`" in page, name
+
+
 def test_every_hyphenated_name_in_the_docs_is_a_finding_code_or_a_ruleset() -> None:
     known = set(FINDING_CODES) | set(NOTE_CODES) | set(FAIRNESS_TESTS) | set(builtin_names())
+    known |= set(COLLUSION_TESTS)
     known |= set(UNCHECKED_CHECKS)
     known |= OTHER_HYPHENATED
     for path in [README, *PAGES]:

@@ -28,7 +28,19 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"engine"}),
     frozenset({"logs", "rulesets", "errors", "files", "html", "gc_thresholds", "__init__"}),
     frozenset({"run"}),
-    frozenset({"output", "db", "reports", "replayer", "fairness", "recorder", "simulate"}),
+    frozenset(
+        {
+            "output",
+            "db",
+            "reports",
+            "replayer",
+            "fairness",
+            "collusion",
+            "recorder",
+            "simulate",
+            "explorer",
+        }
+    ),
     frozenset({"cli", "__main__"}),
 )
 OUTPUTS = LAYERS[3]
@@ -39,7 +51,9 @@ OUTPUTS_ARROWS = {
     "replayer": frozenset({"output"}),
     "recorder": frozenset({"output"}),
     "fairness": frozenset({"db", "simulate"}),
+    "collusion": frozenset({"db", "fairness", "simulate"}),
     "reports": frozenset({"db", "fairness", "output", "replayer"}),
+    "explorer": frozenset({"db", "fairness", "output", "replayer", "reports"}),
 }
 # validate's and analyse's steps (``run/render.py``, run in the workers) call the renderers
 # of ``output/``: only bytes cross process boundaries.

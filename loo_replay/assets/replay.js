@@ -109,18 +109,47 @@
   centre.append(trickTitle, trick, trickNote, extras);
   table.append(centre);
 
+  // Where the deal is worth studying: a finding or an analysis note ("?"), and, once the
+  // decisions are judged (the "judgement" hook), a mistake or a blunder.
+  const WORTH = {
+    finding: function (s) { return s.findings.length > 0 || Boolean(s.mark?.lost); },
+    mistake: function (s) { return s.judgement === "mistake" || s.judgement === "blunder"; },
+  };
+  const views = data.views || [];
+  let view = 0;
+
   const controls = el("div", "controls");
+  controls.id = "controls";
   const buttons = {};
-  [["first", "\u00ab First", "First step (Home)"], ["prev", "\u2039 Back", "Back (\u2190)"],
-   ["next", "Next \u203a", "Next (\u2192)"], ["last", "Last \u00bb", "Last step (End)"]].forEach(function (b) {
-    const button = el("button", null, b[1]);
-    button.id = b[0];
-    button.type = "button";
-    button.title = b[2];
-    button.setAttribute("aria-label", b[2]);
-    controls.append(button);
-    buttons[b[0]] = button;
-  });
+  function row(specs) {
+    const line = el("div", "buttons");
+    specs.forEach(function (b) {
+      const button = el("button", null, b[1]);
+      button.id = b[0];
+      button.type = "button";
+      button.title = b[2];
+      button.setAttribute("aria-label", b[2]);
+      button.setAttribute("aria-keyshortcuts", b[3]);
+      line.append(button);
+      buttons[b[0]] = button;
+    });
+    controls.append(line);
+    return line;
+  }
+  row([["first", "\u00ab First", "First step (Home)", "Home"],
+       ["prev", "\u2039 Back", "Back (\u2190)", "ArrowLeft"],
+       ["next", "Next \u203a", "Next (\u2192)", "ArrowRight"],
+       ["last", "Last \u00bb", "Last step (End)", "End"]]);
+  row([["prev-finding", "\u2039 finding", "Previous finding (Shift+F)", "Shift+F"],
+       ["next-finding", "finding \u203a", "Next finding (F)", "F"],
+       ["keys", "? keys", "Keys (?)", "?"]]);
+  const judged = row([["prev-mistake", "\u2039 mistake", "Previous mistake or blunder (Shift+M)", "Shift+M"],
+                      ["next-mistake", "mistake \u203a", "Next mistake or blunder (M)", "M"],
+                      ["view", "view", "Switch the seat view (V)", "V"]]);
+  const anyMistake = steps.some(WORTH.mistake);
+  buttons["prev-mistake"].hidden = buttons["next-mistake"].hidden = !anyMistake;
+  buttons.view.hidden = views.length < 2;
+  judged.hidden = !anyMistake && views.length < 2;
   const counter = el("div", "counter");
   counter.id = "counter";
   const now = el("div", "now");
@@ -131,12 +160,52 @@
   settlement.id = "settlement";
   const log = el("ol", "log");
   log.id = "log";
-  const hint = el("div", "hint", "Keys: \u2190 \u2192 step, Home/End first/last. Click a line to jump.");
+  const hint = el("div", "hint", "Keys: \u2190 \u2192 step, F finding, ? every key. Click a line to jump.");
   aside.append(controls, counter, now, finding, settlement, log, hint);
+
+  // On a narrow screen the table's seats stack in a column: the buttons, the step and its
+  // finding go right under the trick, so that Next is never a screen away from it.
+  const narrow = window.matchMedia("(max-width: 1027px)");
+  function placeControls() {
+    if (narrow.matches) centre.after(controls, counter, now, finding);
+    else aside.prepend(controls, counter, now, finding);
+  }
+  narrow.addEventListener("change", placeControls);
+  placeControls();
+
+  // The keys, on ? (a dialog: Escape or ? closes it, focus returns where it was).
+  const KEYS = [["\u2192 / \u2190", "next / previous step"], ["Home / End", "first / last step"],
+    ["F / Shift+F", "next / previous finding (a violation or an analysis note)"],
+    ["M / Shift+M", "next / previous mistake or blunder (when the decisions are judged)"],
+    ["V", "switch the seat view (when the page has views)"], ["?", "show or hide these keys"],
+    ["Tab", "move between the buttons and links; Enter or Space presses one"]];
+  const help = el("dialog", "keys");
+  help.id = "keys-help";
+  help.setAttribute("aria-label", "Keys");
+  help.append(el("h2", null, "Keys"));
+  const keyTable = el("table");
+  KEYS.forEach(function (k) {
+    const line = el("tr");
+    line.append(el("th", null, k[0]), el("td", null, k[1]));
+    keyTable.append(line);
+  });
+  const close = el("button", null, "Close");
+  close.type = "button";
+  close.addEventListener("click", function () { help.close(); });
+  help.append(keyTable, close);
+  document.body.append(help);
+  function toggleHelp() {
+    if (help.open) help.close();
+    else help.showModal();
+  }
 
   const logItems = steps.map(function (s, i) {
     const item = el("li");
     if (s.findings.length) item.classList.add("flag");
+    if (s.judgement) {
+      item.dataset.judgement = s.judgement;
+      item.classList.add("judged", s.judgement);
+    }
     item.append(el("span", "ev", s.event === null ? "" : "#" + s.event));
     const text = el("span");
     redCards(text, (s.findings.length ? "\u26a0 " : "") + s.text + (s.mark?.lost ? "?" : ""));
@@ -182,8 +251,11 @@
       const hand = box.children[2];
       hand.replaceChildren();
       const legal = s.onTurn === seat ? new Set(s.legal) : null;
+      const hidden = viewer() !== null && viewer() !== seat && s.kind !== "end";
+      box.classList.toggle("hidden-hand", hidden);
       s.hands[seat].forEach(function (c) {
-        hand.append(card(c, legal ? (legal.has(c) ? "legal" : "barred") : ""));
+        if (hidden) hand.append(el("span", "card back"));
+        else hand.append(card(c, legal ? (legal.has(c) ? "legal" : "barred") : ""));
       });
       if (!s.hands[seat].length) hand.append(el("span", "none", "no cards"));
     });
@@ -321,6 +393,32 @@
     });
   }
 
+  // The seat whose view is shown (the "views" hook), or null for every hand.
+  function viewer() {
+    const v = views[view];
+    return v && v.seat !== undefined ? v.seat : null;
+  }
+  function switchView() {
+    if (views.length < 2) return;
+    view = (view + 1) % views.length;
+    buttons.view.textContent = "view: " + views[view].label;
+    document.body.dataset.view = String(view);
+    show(current);
+  }
+  if (views.length) buttons.view.textContent = "view: " + views[0].label;
+
+  // The next (step +1) or previous (-1) step worth studying of a kind, if any.
+  function seek(kind, step) {
+    for (let i = current + step; i >= 0 && i <= last; i += step) {
+      if (WORTH[kind](steps[i])) return i;
+    }
+    return null;
+  }
+  function jump(kind, step) {
+    const i = seek(kind, step);
+    if (i !== null) show(i);
+  }
+
   function show(i) {
     current = Math.max(0, Math.min(last, i));
     const s = steps[current];
@@ -360,6 +458,10 @@
     }
     buttons.first.disabled = buttons.prev.disabled = current === 0;
     buttons.next.disabled = buttons.last.disabled = current === last;
+    ["finding", "mistake"].forEach(function (kind) {
+      buttons["prev-" + kind].disabled = seek(kind, -1) === null;
+      buttons["next-" + kind].disabled = seek(kind, 1) === null;
+    });
     document.body.dataset.step = String(current);
   }
 
@@ -367,12 +469,31 @@
   buttons.prev.addEventListener("click", function () { show(current - 1); });
   buttons.next.addEventListener("click", function () { show(current + 1); });
   buttons.last.addEventListener("click", function () { show(last); });
+  buttons["prev-finding"].addEventListener("click", function () { jump("finding", -1); });
+  buttons["next-finding"].addEventListener("click", function () { jump("finding", 1); });
+  buttons["prev-mistake"].addEventListener("click", function () { jump("mistake", -1); });
+  buttons["next-mistake"].addEventListener("click", function () { jump("mistake", 1); });
+  buttons.view.addEventListener("click", switchView);
+  buttons.keys.addEventListener("click", toggleHelp);
   document.addEventListener("keydown", function (e) {
     if (e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.key === "?") {
+      e.preventDefault();
+      toggleHelp();
+      return;
+    }
+    if (help.open) return;  // the dialog's own keys: Tab, Enter, Escape
     const moves = { ArrowRight: current + 1, ArrowLeft: current - 1, Home: 0, End: last };
+    const jumps = { f: ["finding", 1], F: ["finding", -1], m: ["mistake", 1], M: ["mistake", -1] };
     if (e.key in moves) {
       e.preventDefault();
       show(moves[e.key]);
+    } else if (e.key in jumps) {
+      e.preventDefault();
+      jump(jumps[e.key][0], jumps[e.key][1]);
+    } else if (e.key === "v" || e.key === "V") {
+      e.preventDefault();
+      switchView();
     }
   });
   show(0);

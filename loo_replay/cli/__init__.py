@@ -17,7 +17,18 @@ from typing import Annotated
 import typer
 
 from loo_replay import __version__, build, build_status
-from loo_replay.cli import analysis, database, fairness, record, replay, reports, simulate, validate
+from loo_replay.cli import (
+    analysis,
+    collusion,
+    database,
+    fairness,
+    record,
+    replay,
+    reports,
+    serve,
+    simulate,
+    validate,
+)
 from loo_replay.cli.options import PlainCommand
 from loo_replay.run.workers import SchedulerError
 
@@ -42,8 +53,10 @@ for command in (
     database.export,
     reports.report,
     reports.audit,
+    serve.serve,
     analysis.analyse,
     fairness.fairness,
+    collusion.collusion,
     record.record,
 ):
     app.command(cls=PlainCommand)(command)

@@ -7,17 +7,14 @@ flagged, 1 a test flagged, 2 bad usage or unreadable input.
 
 from __future__ import annotations
 
-import sys
-import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import orjson
 import typer
 
 from loo_replay.cli.options import Format, FormatOpt, RulesetOpt, SetOpt, reads_logs, rule_choice
-from loo_replay.cli.output import fail, unread_lines
+from loo_replay.cli.output import fail, finish_screen, loaded_logs, one_source
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.rulesets import RuleChoice
 
@@ -58,10 +55,7 @@ def fairness(
     from loo_replay.db.errors import DatabaseError
     from loo_replay.fairness.verdicts import DEFAULT_BY
 
-    if bool(paths) == (db is not None):
-        raise typer.BadParameter("give log PATHs or --db FILE, not both and not neither")
-    if not 0.0 < alpha < 1.0:
-        raise typer.BadParameter(f"{alpha} is not between 0 and 1", param_hint="--alpha")
+    one_source(paths, db, alpha)
     scopes = [b.value for b in by] if by else list(DEFAULT_BY)
     unread: list[str] = []
     try:
@@ -74,14 +68,9 @@ def fairness(
             )
     except DatabaseError as exc:
         fail(str(exc))
-    if output_format is Format.json:
-        sys.stdout.buffer.write(orjson.dumps(report.as_json(), option=orjson.OPT_INDENT_2) + b"\n")
-    else:
-        for line in text_lines(report):
-            typer.echo(line)
-    for line in unread:  # the rest of the input was tested all the same (docs/log-format.md)
-        typer.echo(f"loo-replay: {line}", err=True)
-    raise typer.Exit(2 if unread else 1 if report.flagged else 0)
+    as_json = output_format is Format.json
+    lines = [] if as_json else text_lines(report)
+    finish_screen(report.as_json(), lines, as_json, unread, bool(report.flagged))
 
 
 def _from_db(db: Path, scopes: list[str], alpha: float) -> Report:
@@ -98,19 +87,9 @@ def _from_db(db: Path, scopes: list[str], alpha: float) -> Report:
 def _from_logs(
     paths: list[Path], choice: RuleChoice, scopes: list[str], alpha: float, limits: Limits
 ) -> tuple[Report, list[str]]:
-    """The report of the logs, and why the input makes exit status 2 (files or documents
-    that could not be read, or no hand logs at all), each said on stderr."""
-    from loo_replay.db.ingest import ingest
-
-    with tempfile.TemporaryDirectory(prefix="loo-fairness-") as tmp:
-        db = Path(tmp) / "fairness.duckdb"
-        result = ingest(paths, db, choice, limits=limits)
-        for error in result.file_errors:
-            typer.echo(f"loo-replay: {error}", err=True)
-        for conflict in result.conflicts:
-            typer.echo(f"loo-replay: left out: {conflict}", err=True)
-        s = result.summary
-        return _from_db(db, scopes, alpha), unread_lines(s)
+    """The report of the logs, and why the input makes exit status 2, each said on stderr."""
+    with loaded_logs(paths, choice, limits) as (db, unread):
+        return _from_db(db, scopes, alpha), unread
 
 
 def text_lines(report: Report) -> list[str]:

@@ -1,19 +1,26 @@
 """What the commands print besides their results: a fatal message, a status line (both on
-stderr, so that standard output stays the result alone), and the end of an audit.
+stderr, so that standard output stays the result alone), the end of an audit, and the
+common ground of the screens over a database (``fairness``, ``collusion``).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import NoReturn, TypeVar
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
 
+import orjson
 import typer
 
+from loo_replay.logs.limits import Limits
 from loo_replay.output.json_document import Rendered, write_audit
 from loo_replay.output.text import safe
+from loo_replay.rulesets import RuleChoice
 from loo_replay.run.audit import Summary
 
 S = TypeVar("S", bound=Summary)
@@ -40,6 +47,50 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """End the command with ``loo-replay: message`` and exit status ``code``."""
     typer.echo(f"loo-replay: {message}", err=True)
     raise typer.Exit(code)
+
+
+def one_source(paths: list[Path] | None, db: Path | None, alpha: float) -> None:
+    """A screen's usage: log PATHs or ``--db FILE``, and an alpha strictly between 0 and 1."""
+    if bool(paths) == (db is not None):
+        raise typer.BadParameter("give log PATHs or --db FILE, not both and not neither")
+    if not 0.0 < alpha < 1.0:
+        raise typer.BadParameter(f"{alpha} is not between 0 and 1", param_hint="--alpha")
+
+
+@contextmanager
+def loaded_logs(
+    paths: list[Path], choice: RuleChoice, limits: Limits, jobs: int = 1
+) -> Iterator[tuple[Path, list[str]]]:
+    """The logs loaded by ``ingest`` itself into a temporary database, removed afterwards, so
+    that a screen of logs runs the SQL a screen of a database runs; its path, and why the
+    input makes exit status 2.  Files that could not be read and sessions left out are said
+    on stderr at once."""
+    from loo_replay.db.ingest import ingest
+
+    with tempfile.TemporaryDirectory(prefix="loo-screen-") as tmp:
+        db = Path(tmp) / "screen.duckdb"
+        result = ingest(paths, db, choice, jobs=jobs, limits=limits)
+        for error in result.file_errors:
+            typer.echo(f"loo-replay: {error}", err=True)
+        for conflict in result.conflicts:
+            typer.echo(f"loo-replay: left out: {conflict}", err=True)
+        yield db, unread_lines(result.summary)
+
+
+def finish_screen(
+    doc: dict[str, Any], lines: list[str], as_json: bool, unread: list[str], flagged: bool
+) -> NoReturn:
+    """A screen's result (its JSON ``doc``, or its text ``lines``), then why the input was not
+    all read, and the exit status: 2 for unread input (the rest was screened all the same,
+    docs/log-format.md), 1 flagged, else 0."""
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        for line in lines:
+            typer.echo(line)
+    for line in unread:
+        typer.echo(f"loo-replay: {line}", err=True)
+    raise typer.Exit(2 if unread else 1 if flagged else 0)
 
 
 class StatusLine:

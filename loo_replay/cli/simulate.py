@@ -63,19 +63,42 @@ def simulate(
         str,
         typer.Option(metavar="uniform|riffle:K", help="Deal from K riffles of the last deal."),
     ] = "uniform",
+    colluders: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="A,B[:RATE]",
+            help="A and B play for each other at each chance with chance RATE (0.5); "
+            "repeatable (docs/collusion.md).",
+        ),
+    ] = None,
 ) -> None:
     """Write simulated sessions, with their ground truth.
 
     Bots play every deal through the engine, choosing from the legal cards and
     declarations; violations and corrupted records are injected on request.
     """
-    from loo_replay.simulate import Simulator, parse_crooked, parse_shuffle, write_simulation
+    from loo_replay.simulate import (
+        Simulator,
+        parse_colluders,
+        parse_crooked,
+        parse_shuffle,
+        write_simulation,
+    )
 
     try:
         crooked = None if crooked_dealer is None else parse_crooked(crooked_dealer)
         riffles = parse_shuffle(shuffle)
+        pairs = tuple(parse_colluders(text) for text in colluders or ())
         sim = Simulator(
-            builtin(ruleset).options, ruleset, players, seed, violations, corrupt, crooked, riffles
+            builtin(ruleset).options,
+            ruleset,
+            players,
+            seed,
+            violations,
+            corrupt,
+            crooked,
+            riffles,
+            pairs,
         )
     except (RulesetError, ValueError) as exc:
         raise typer.BadParameter(str(exc)) from None

@@ -20,6 +20,7 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 from msgspec.structs import asdict
 
+from loo_replay.db import documents
 from loo_replay.db.frames import (
     SCHEMAS,
     TABLES,
@@ -155,6 +156,9 @@ class Loader:
     skipped_ids: list[str] = field(default_factory=list)  # found as loaded: counts are there
     stored: dict[str, _Stored] = field(default_factory=dict)
     documents: set[tuple[str, int | None, str]] = field(default_factory=set)
+    # Sessions loaded before their documents were kept (docs/database.md, ``documents``):
+    # ``replace`` loads them again, though their content is the same, to keep the document.
+    undocumented: set[str] = field(default_factory=set)
     waiting: dict[str, list[pa.Table]] = field(default_factory=dict)  # kept rows not inserted
     waiting_deals: int = 0
     mark: _Mark | None = None  # of the open transaction
@@ -168,6 +172,11 @@ class Loader:
             "SELECT file, line, digest FROM rejects WHERE kind IN ('document', 'session')"
         ).fetchall()
         self.documents = {(f, ln, d) for f, ln, d in docs}
+        if self.replace:
+            undocumented = self.con.execute(
+                f"SELECT session_id FROM sessions ANTI JOIN {documents.TABLE} USING (session_id)"
+            ).fetchall()
+            self.undocumented = {sid for (sid,) in undocumented}
 
     def known(self) -> dict[str, tuple[str, str]]:
         """(digest, fingerprint) per loaded session id, for auditors to skip what is loaded;
@@ -283,7 +292,7 @@ class Loader:
 
     def flush(self) -> None:
         """Insert the rows waiting, one statement a table, in the tables' order."""
-        for name in TABLES:
+        for name in (*TABLES, documents.TABLE):
             tables = self.waiting.pop(name, None)
             if tables:
                 self._insert(name, tables[0] if len(tables) == 1 else pa.concat_tables(tables))
@@ -317,7 +326,7 @@ class Loader:
                 self._decide(item, keep, pending, deletes)
         if deletes:
             self.flush()  # a replaced session's rows may be among those waiting
-            for table in SESSION_TABLES:
+            for table in (*SESSION_TABLES, documents.TABLE):
                 self.con.execute(
                     f"DELETE FROM {table} WHERE session_id IN (SELECT unnest(?::VARCHAR[]))",
                     [deletes],
@@ -327,6 +336,9 @@ class Loader:
             table = _slices(batch.tables[name], [i.rows[name] for i in kept])
             if table.num_rows:
                 self.waiting.setdefault(name, []).append(table)
+        kept_documents = documents.kept(batch, [i for i in kept if isinstance(i, SessionItem)])
+        if kept_documents.num_rows:
+            self.waiting.setdefault(documents.TABLE, []).append(kept_documents)
         self.waiting_deals += sum(i.deals for i in kept if isinstance(i, SessionItem))
         if self.waiting_deals >= INSERT_DEALS:
             self.flush()
@@ -347,6 +359,7 @@ class Loader:
             stored is not None
             and stored.digest == item.digest
             and stored.fingerprint == item.fingerprint
+            and sid not in self.undocumented
         )
         if same:
             c.skipped += item.deals

@@ -47,6 +47,7 @@ ORDER_KEYS: dict[str, tuple[str, ...]] = {  # a total order of each table's rows
     "analysis_notes": ("session_id", "deal_index", "note"),
     "analysis_cards": ("session_id", "deal_index", "step"),
     "rejects": ("kind", "session_id", "deal_index", "file", "line", "digest"),
+    "documents": ("session_id",),
 }
 
 
@@ -411,6 +412,23 @@ _ENUMS = (
     ),
 )
 
+# Each loaded session's document, zlib-compressed: every deal replays from the database alone
+# (db/documents.py; docs/explorer.md).
+_DOCUMENTS = (
+    """
+    CREATE TABLE documents (
+        session_id VARCHAR NOT NULL,
+        line INTEGER,
+        digest VARCHAR NOT NULL,
+        size BIGINT NOT NULL,
+        body BLOB NOT NULL
+    )""",
+)
+
+# A replay reads one document: found by this index, its bytes alone are read (10 ms), where a
+# scan read every document's (23 MB and 120 ms at 100,000 deals; docs/performance.md).
+_DOCUMENTS_INDEX = ("CREATE INDEX documents_session ON documents (session_id)",)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -423,6 +441,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "columns: deals.knowledge, deals.unchecked, findings.proved_*", _PARTIAL_HANDS),
     Migration(6, "table: analysis_cards", _ANALYSIS_CARDS),
     Migration(7, "types: card, declaration (ENUMs) for every card and declaration column", _ENUMS),
+    Migration(8, "table: documents (each session's document, compressed)", _DOCUMENTS),
+    Migration(9, "index: documents by session", _DOCUMENTS_INDEX),
 )
 VERSION = MIGRATIONS[-1].version
 

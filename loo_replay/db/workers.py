@@ -15,6 +15,7 @@ from multiprocessing.queues import SimpleQueue
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.db.columns import clean
+from loo_replay.db.documents import Compressed
 from loo_replay.db.frames import Batch, FrameBuilder, Item, SessionItem, rules_fingerprint
 from loo_replay.engine.analysis import analyse_deal, start_of_play
 from loo_replay.engine.options import OptionError
@@ -60,6 +61,7 @@ class Auditor:
 
     def _batches(self, piece: Piece) -> Iterator[Batch]:
         builder = self.builder
+        documents = Compressed()  # each audited session's bytes, for its replays
         try:
             for doc in read_piece(piece, self.limits):
                 skipped = self._already_loaded(doc)
@@ -78,11 +80,12 @@ class Auditor:
                         builder.unreadable(item)
                     else:
                         builder.close_session(item)
+                        documents.add(doc.raw, item.line, item.digest)
                 if builder.deal_count >= self.batch_deals:
-                    yield builder.batch()
+                    yield documents.attach(builder.batch())
         except ReadError as exc:
             builder.file_error(str(exc))
-        yield builder.batch()
+        yield documents.attach(builder.batch())
 
     def _analysed(self, report: SessionReport, index: int, deal: DealAudit) -> None:
         """A deal's rows, then its double-dummy analysis (docs/analysis.md) if it was audited."""

@@ -10,15 +10,20 @@ a few.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import duckdb
 
 from loo_replay.db.ingest import ingest
 from loo_replay.db.queries import open_for_reading
 from loo_replay.fairness.verdicts import Report, fairness
 from loo_replay.rulesets import RuleChoice, builtin
-from loo_replay.simulate import Crooked, Simulator, write_simulation
+from loo_replay.simulate import Crooked, Simulator, Truth, write_simulation
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -46,14 +51,21 @@ def simulated_run(
     doc = sim.session(f"calibration-{seed}", deals)
     if dealing.repeat:
         repeat_last_deal(doc)
+    return judged(doc, sim.truth, lambda con: fairness(con, ["all"], alpha))
+
+
+def judged(doc: dict[str, Any], truth: Truth, judge: Callable[[duckdb.DuckDBPyConnection], R]) -> R:
+    """``judge`` on a database loaded by ``ingest`` (with the analysis) from the simulated
+    session ``doc``, written as a log with its ``truth`` beside it; the files are removed
+    afterwards.  The collusion screen's calibration runs its screen the same way."""
     with tempfile.TemporaryDirectory(prefix="loo-calibration-") as tmp:
         log = Path(tmp) / "run.jsonl"
-        write_simulation(log, [doc], 1, sim.truth)
+        write_simulation(log, [doc], 1, truth)
         db = Path(tmp) / "run.duckdb"
         ingest([log], db, RuleChoice(None, {}))
         con = open_for_reading(db)
         try:
-            return fairness(con, ["all"], alpha)
+            return judge(con)
         finally:
             con.close()
 

@@ -236,24 +236,35 @@ QUERIES = (
 
 
 @contextlib.contextmanager
-def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """The temporary tables every scope's counts read, dropped afterwards."""
-    con.register("fairness_trumps", trump_ranks())
+def roomy(con: duckdb.DuckDBPyConnection, temp_tables: tuple[str, ...]) -> Iterator[None]:
+    """DuckDB's memory raised to ``MEMORY`` and insertion order let go (less memory; no order
+    is needed) for a run over the whole database; afterwards ``temp_tables`` are dropped and
+    the settings are as they were.  The collusion screen's counts run in it too."""
     ((order, limit),) = con.execute(
         "SELECT current_setting('preserve_insertion_order'), current_setting('memory_limit')"
     ).fetchall()
-    con.execute("SET preserve_insertion_order = false")  # less memory; no order is needed
+    con.execute("SET preserve_insertion_order = false")
     con.execute(f"SET memory_limit = '{MEMORY}'")
     try:
-        for statement in _BASE:
-            con.execute(statement)
         yield
     finally:
-        for table in TEMP_TABLES:
+        for table in temp_tables:
             con.execute(f"DROP TABLE IF EXISTS temp.{table}")
-        con.unregister("fairness_trumps")
         con.execute(f"SET preserve_insertion_order = {bool(order)}")
         con.execute("SET memory_limit = ?", [limit])
+
+
+@contextlib.contextmanager
+def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The temporary tables every scope's counts read, dropped afterwards."""
+    con.register("fairness_trumps", trump_ranks())
+    try:
+        with roomy(con, TEMP_TABLES):
+            for statement in _BASE:
+                con.execute(statement)
+            yield
+    finally:
+        con.unregister("fairness_trumps")
 
 
 def count(con: duckdb.DuckDBPyConnection, scope: str) -> Counts:

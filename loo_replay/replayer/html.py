@@ -44,7 +44,13 @@ def replay_html(report: SessionReport, deal: DealAudit, links: Links | None = No
 
 
 def render_page(rp: DealReplay, links: Links | None = None) -> str:
-    title = f"Loo replay · deal {rp.number} · {safe(rp.session_id)}"
+    return page_html(page_data(rp, links))
+
+
+def page_html(data: dict[str, Any]) -> str:
+    """The page for ``page_data``'s dict, after any hook in it was filled: a step's
+    ``judgement`` or the deal's ``views`` (docs/replay.md, "Hooks")."""
+    title = f"Loo replay · deal {data['deal']} · {data['session']}"
     policy = (
         "default-src 'none'; "
         f"style-src '{_sha256(PAGE_CSS)}'; script-src '{_sha256(PAGE_JS)}'; "
@@ -64,7 +70,7 @@ def render_page(rp: DealReplay, links: Links | None = None) -> str:
             "<body>",
             '<noscript><p class="noscript">This replay needs JavaScript to step through '
             "the deal.</p></noscript>",
-            f'<script type="application/json" id="replay-data">{script_json(page_data(rp, links))}</script>',
+            f'<script type="application/json" id="replay-data">{script_json(data)}</script>',
             f"<script>{PAGE_JS}</script>",
             "</body>",
             "</html>",
@@ -82,7 +88,12 @@ def _sha256(text: str) -> str:
 
 
 def page_data(rp: DealReplay, links: Links | None = None) -> dict[str, Any]:
-    """The replay as plain JSON: cards in display form, untrusted text made safe."""
+    """The replay as plain JSON: cards in display form, untrusted text made safe.
+
+    Two hooks are left for the judged decisions to fill before ``page_html``: a step's
+    ``judgement`` (a class such as ``"mistake"`` or ``"blunder"``; the page's m and M keys
+    jump between mistakes and blunders) and ``views``, the seat views the v key switches
+    between (``{"label": ..., "seat": index or None}``; None shows every hand)."""
     a = rp.audit
     first = rp.steps[0]
     names = dict(zip(rp.seats, rp.names, strict=True))
@@ -115,6 +126,7 @@ def page_data(rp: DealReplay, links: Links | None = None) -> dict[str, Any]:
         "settlement": _settlement(a, names),
         "analysis": _analysis(rp.marks),
         "links": _links(links),
+        "views": [],  # the seat views' hook
     }
 
 
@@ -197,6 +209,7 @@ def _step(s: Step, mark: CardMark | None) -> dict[str, Any]:
         "legal": _cards(s.legal),
         "findings": [_finding(v) for v in s.findings],
         "mark": _mark(mark),
+        "judgement": None,  # the judged decisions' hook
     }
 
 

@@ -11,7 +11,7 @@ refuses a folder that holds anything else (docs/limits.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -161,7 +161,19 @@ def write_reports(
     write_file(
         out,
         pages.ALL_SESSIONS,
-        _all_sessions(con, rows, outcomes, colours, links, source, footer),
+        all_sessions(
+            con,
+            rows,
+            {
+                (sid, index): link
+                for sid, outcome in outcomes.items()
+                for index, link in outcome.pages.items()
+            },
+            colours,
+            links,
+            source,
+            footer,
+        ),
     )
     fair = stored(con)
     write_file(out, FAIRNESS, fairness_page(fair, source, footer))
@@ -176,15 +188,16 @@ def write_reports(
     return result
 
 
-def _all_sessions(
+def all_sessions(
     con: duckdb.DuckDBPyConnection,
     rows: list[SessionSummary],
-    outcomes: dict[str, ReplayOutcome],
+    replays: Mapping[tuple[str, int], str],
     colours: dict[str, str],
-    links: dict[str, str],
+    links: Mapping[str, str],
     source: str,
     footer: str,
 ) -> str:
+    """The all-sessions report; ``replays`` links deals' replays by (session id, index)."""
     names = queries.player_names(con)
     found, found_total = queries.all_findings(con, FINDINGS_LISTED)
     off, off_total = queries.all_discrepancies(con, FINDINGS_LISTED)
@@ -196,11 +209,7 @@ def _all_sessions(
         findings_total=found_total,
         discrepancies=as_rows(off, ListedDiscrepancy),
         discrepancies_total=off_total,
-        replays={
-            (sid, index): link
-            for sid, outcome in outcomes.items()
-            for index, link in outcome.pages.items()
-        },
+        replays=replays,
     )
     return pages.all_sessions_page(
         rows, figures.all_sessions_figures(con, colours, names), links, source, footer, across
@@ -265,24 +274,44 @@ def _pages_of(
     """The pages of one batch of sessions: a query per table for the whole batch."""
     batch = queries.Batch(con, [r["session_id"] for r in chunk])
     for r in chunk:
-        sid = r["session_id"]
-        outcome = outcomes.get(sid)
-        sp = pages.SessionPage(
-            session=r,
-            players=as_rows(batch.frame(queries.players, sid), PlayerTotals),
-            deals=as_rows(batch.frame(queries.pool_history, sid), PoolStep),
-            rejected=as_rows(batch.frame(queries.rejected_deals, sid), RejectedDeal),
-            findings=as_rows(batch.frame(queries.findings, sid), SessionFinding),
-            discrepancies=as_rows(batch.frame(queries.discrepancies, sid), SessionDiscrepancy),
-            thrown=as_rows(batch.frame(queries.thrown_tricks, sid), ThrownTrick),
-            figures=figures.session_figures(batch, sid, shared.colours),
-            colours=shared.colours,
-            replays=outcome.pages if outcome is not None else {},
-            notes=[outcome.note] if outcome is not None and outcome.note else [],
-            footer=shared.footer,
+        outcome = outcomes.get(r["session_id"])
+        sp = session_of(
+            batch,
+            r,
+            shared.colours,
+            shared.footer,
+            outcome.pages if outcome is not None else {},
+            [outcome.note] if outcome is not None and outcome.note else [],
         )
-        write_file(shared.out, session_page_name(sid), pages.session_page(sp))
+        write_file(shared.out, session_page_name(r["session_id"]), pages.session_page(sp))
     return len(chunk)
+
+
+def session_of(
+    batch: queries.Batch,
+    r: SessionSummary,
+    colours: dict[str, str],
+    footer: str,
+    replays: Mapping[int, str],
+    notes: Sequence[str] = (),
+) -> pages.SessionPage:
+    """What the session ``r``'s report shows, from the batch it is in; ``replays`` links
+    its deals' replays by deal index (the report's files, or the explorer's URLs)."""
+    sid = r["session_id"]
+    return pages.SessionPage(
+        session=r,
+        players=as_rows(batch.frame(queries.players, sid), PlayerTotals),
+        deals=as_rows(batch.frame(queries.pool_history, sid), PoolStep),
+        rejected=as_rows(batch.frame(queries.rejected_deals, sid), RejectedDeal),
+        findings=as_rows(batch.frame(queries.findings, sid), SessionFinding),
+        discrepancies=as_rows(batch.frame(queries.discrepancies, sid), SessionDiscrepancy),
+        thrown=as_rows(batch.frame(queries.thrown_tricks, sid), ThrownTrick),
+        figures=figures.session_figures(batch, sid, colours),
+        colours=colours,
+        replays=replays,
+        notes=notes,
+        footer=footer,
+    )
 
 
 _WORKER: tuple[duckdb.DuckDBPyConnection, _Shared] | None = None  # in a worker process

@@ -15,7 +15,15 @@ from scipy import stats  # type: ignore[import-untyped]
 
 from loo_replay.html import Markup, escape
 from loo_replay.reports.figures import INK, Figure, figure, trace
-from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_panel, page, panel, text
+from loo_replay.reports.pages import (
+    ALL_SESSIONS,
+    INDEX,
+    figure_panel,
+    page,
+    panel,
+    table,
+    text,
+)
 
 FAIRNESS = "fairness.html"
 FLAG = "#b3261e"
@@ -69,11 +77,16 @@ def observed_figure(rows: Sequence[Mapping[str, Any]]) -> Figure:
 def funnel_figure(rows: Sequence[Mapping[str, Any]], alpha: float) -> Figure:
     """The players' rates of holding the top trump when dealing, by deals dealt, inside the
     funnel fair dealing allows at ``alpha`` (drawn for the deals-weighted fair rate)."""
-    points = [
-        r for r in rows
-        if r["test"] == "dealer-hand" and r["subject"].get("measure") == "top trump"
-        and r["p_value"] is not None
-    ]  # fmt: skip
+    points = sorted(
+        (
+            r
+            for r in rows
+            if r["test"] == "dealer-hand"
+            and r["subject"].get("measure") == "top trump"
+            and r["p_value"] is not None
+        ),
+        key=lambda r: not r["flagged"],
+    )  # fmt: skip  (the flagged first: report.js keeps their names where names would collide)
     if not points:
         return figure([], "Holding the top trump when dealing: too few deals yet", 150)
     fair = sum(r["expected"] * r["deals"] for r in points) / sum(r["deals"] for r in points)
@@ -111,7 +124,7 @@ def _table(rows: Sequence[Mapping[str, Any]]) -> str:
     def fmt(v: object, spec: str) -> str:
         return "–" if v is None else format(v, spec)
 
-    body = "".join(
+    body = (
         "<tr>"
         f"<td>{text(r['test'])}</td><td>{text(_subject(r), 160)}</td>"
         f'<td class="num">{r["deals"]:,}</td>'
@@ -121,15 +134,9 @@ def _table(rows: Sequence[Mapping[str, Any]]) -> str:
         "</tr>"
         for r in rows
     )
-    head = "".join(
-        f'<th class="num">{t}</th>' if num else f"<th>{t}</th>"
-        for t, num in (("test", False), ("on", False), ("deals", True), ("p", True),
-                       ("adjusted", True), ("what was seen", False))
-    )  # fmt: skip
-    return (
-        f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>"
-    )
+    head = [("test", False), ("on", False), ("deals", True), ("p", True),
+            ("adjusted", True), ("what was seen", False)]  # fmt: skip
+    return table(head, body)
 
 
 def fairness_page(rows: Sequence[Mapping[str, Any]], source: str, footer: str) -> str:
@@ -151,13 +158,23 @@ def fairness_page(rows: Sequence[Mapping[str, Any]], source: str, footer: str) -
             "<code>loo-replay fairness --db FILE</code>.</p>",
         )
         return page("Loo · fairness", masthead, body, footer)
-    verdict = (
-        f"<p><strong>{len(flagged)} test(s) flagged as unlikely under fair dealing.</strong> "
-        "A flag says that the cards fell in a way fair dealing rarely gives, not who did what "
-        "nor why.</p>"
-        if flagged
-        else "<p>Nothing flagged: every test is consistent with fair dealing.</p>"
-    )
+    untested = len(rows) - len(tested)
+    unjudged = f"{untested:,} of {len(rows):,} tests had too few deals to judge"
+    if flagged:
+        verdict = (
+            f"<p><strong>{len(flagged)} test(s) flagged as unlikely under fair dealing.</strong> "
+            "A flag says that the cards fell in a way fair dealing rarely gives, not who did "
+            f"what nor why{'; ' + unjudged if untested else ''}.</p>"
+        )
+    elif untested:  # "nothing flagged" alone would claim what these tests could not judge
+        verdict = (
+            f'<p class="nothing">Nothing flagged; {unjudged}. The other {len(tested):,} are '
+            "consistent with fair dealing.</p>"
+        )
+    else:
+        verdict = (
+            '<p class="nothing">Nothing flagged: every test is consistent with fair dealing.</p>'
+        )
     body = (
         panel("What the tests found", verdict + (_table(flagged) if flagged else ""))
         + figure_panel("fairness-observed", observed_figure(rows))

@@ -153,6 +153,31 @@ def figure(
     return {"data": list(traces), "layout": layout | extra}
 
 
+def _plural(n: int, what: str, many: str | None = None) -> str:
+    return f"{n:,} {what if n == 1 else many or what + 's'}"
+
+
+def unjudged(rejected: int, partial: int) -> list[str]:
+    """What a "nothing found" could not look at, one sentence each: the deals rejected for
+    a log error (never judged) and those recorded with hands left out (judged only where
+    their plays prove it; docs/log-format.md, "Hands left out")."""
+    lines = []
+    if rejected:
+        lines.append(f"{_plural(rejected, 'rejected deal')} (log errors) could not be judged.")
+    if partial:
+        were = "was" if partial == 1 else "were"
+        lines.append(
+            f"{_plural(partial, 'deal')} with hands left out {were} judged only where the plays prove it."
+        )
+    return lines
+
+
+def nothing_found(what: str, judged: int, rejected: int, partial: int) -> list[str]:
+    """ "No violations in 24 deals judged.", then what could not be judged: the honest
+    "nothing found" of every page (docs/reports.md, "Nothing found")."""
+    return [f"No {what} in {_plural(judged, 'deal')} judged.", *unjudged(rejected, partial)]
+
+
 def _empty(title: str, message: str) -> Figure:
     """A figure with nothing to draw says so instead of showing empty axes."""
     note = {"text": message, "showarrow": False, "x": 0.5, "y": 0.5, "xref": "paper"}
@@ -440,6 +465,12 @@ def loo_figure(source: queries.Source, session_id: str, colours: Colours) -> Fig
             "anchor": f"y{suffix}",
             "type": "category",
         }
+        if k == len(_PANELS):  # "1 eldest" on two lines, away from the "0%" it ran into
+            axes[f"xaxis{suffix}"] |= {
+                "tickvals": seats,
+                "ticktext": [s.replace(" ", "<br>") for s in seats],
+                "range": [-0.9, len(seats) - 0.5],
+            }
         axes[f"yaxis{suffix}"] = rate_axis | {"anchor": f"x{suffix}"}
         subtitles.append(
             {
@@ -584,9 +615,15 @@ def _chip_text(what: str, value: int | None) -> str:
 def violations_figure(source: queries.Source, session_id: str, colours: Colours) -> Figure:
     """Violations by rule (bars, most frequent first), stacked by player in his colour."""
     title = "Violations by rule and player"
-    frame = queries.batch_of(source, session_id).frame(queries.violations, session_id)
+    batch = queries.batch_of(source, session_id)
+    frame = batch.frame(queries.violations, session_id)
     if frame.is_empty():
-        return _empty(title, "No violations in this session.")
+        deals = batch.frame(queries.pool_history, session_id)
+        partial = deals.filter(pl.col("knowledge") == "partial").height
+        rejected = batch.frame(queries.rejected_deals, session_id).height
+        return _empty(
+            title, "<br>".join(nothing_found("violations", deals.height, rejected, partial))
+        )
     codes = list(dict.fromkeys(frame["code"].to_list()))
     shown = session_names(queries.batch_of(source, session_id), session_id)
     traces = []
@@ -784,7 +821,7 @@ def loo_rates_by_session_figure(
         colorscale=[[0.0, "#f3efe4"], [0.5, "#e9a25f"], [1.0, "#a4302a"]],
         zmin=0,
         zmax=1,
-        colorbar={"title": {"text": "rate"}, "tickformat": ".0%"},
+        colorbar={"title": {"text": "rate", "side": "right"}, "tickformat": ".0%"},
         xgap=2,
         ygap=2,
     )
@@ -821,7 +858,12 @@ def violations_by_ruleset_figure(con: duckdb.DuckDBPyConnection) -> Figure:
     title = "Violations by rule and ruleset"
     frame = queries.violations_by_rule(con)
     if frame.is_empty():
-        return _empty(title, "No violations in any session.")
+        sessions = queries.sessions(con)
+        deals, rejected, partial = (
+            int(sessions[k].sum()) for k in ("deals", "rejected", "partial")
+        )
+        found = nothing_found("violations", deals - rejected, rejected, partial)
+        return _empty(title, "<br>".join(found))
     codes = list(dict.fromkeys(frame["code"].to_list()))
     rulesets = sorted(set(frame["ruleset"].to_list()))
     cells = {(r["code"], r["ruleset"]): r for r in frame.to_dicts()}
@@ -852,7 +894,7 @@ def violations_by_ruleset_figure(con: duckdb.DuckDBPyConnection) -> Figure:
         hovertext=hover,
         hoverinfo="text",
         colorscale=[[0.0, "#e8eef3"], [1.0, "#2f4b7c"]],
-        colorbar={"title": {"text": "violations"}, "dtick": _dtick(z)},
+        colorbar={"title": {"text": "violations", "side": "right"}, "dtick": _dtick(z)},
         xgap=2,
         ygap=2,
     )

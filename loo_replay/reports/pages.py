@@ -18,7 +18,7 @@ from loo_replay.engine.model import UNCHECKED_CHECKS
 from loo_replay.html import Markup, card, escape, script_json
 from loo_replay.output import wording
 from loo_replay.output.text import safe
-from loo_replay.reports.figures import Figure, label
+from loo_replay.reports.figures import Figure, label, nothing_found
 from loo_replay.reports.rows import (
     ListedDiscrepancy,
     ListedFinding,
@@ -129,11 +129,15 @@ def _tile(number: object, what: str, tone: str = "") -> str:
     return f'<div class="tile {tone}"><div class="n">{_num(number)}</div><div class="what">{what}</div></div>'
 
 
-def _table(head: Sequence[tuple[str, bool]], rows: Iterable[str], scroll: bool = True) -> str:
-    """A table: ``head`` is (title, numeric); ``rows`` are ready ``<tr>`` elements."""
+def table(head: Sequence[tuple[str, bool]], rows: Iterable[str]) -> str:
+    """A table: ``head`` is (title, numeric); ``rows`` are ready ``<tr>`` elements.  Where
+    it is wider than its panel (a phone), ``report.js`` stacks it, each cell labelled with
+    its column (docs/reports.md, "Screens and paper")."""
     cells = "".join(f'<th class="num">{t}</th>' if n else f"<th>{t}</th>" for t, n in head)
-    table = f"<table><thead><tr>{cells}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-    return f'<div class="{"scroll" if scroll else "wide"}">{table}</div>'
+    return (
+        f'<div class="wide"><table class="stackable"><thead><tr>{cells}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 _NONE = Markup('<span class="muted">–</span>')
@@ -218,11 +222,9 @@ def session_page(sp: SessionPage) -> str:
     body.append(figure_panel("analysis", f["analysis"]))
     body.append(_players_table(sp, names))
     body.append(_deals_table(sp, shown))
-    if sp.findings:
-        body.append(_findings_table(sp, names))
+    body.append(_findings_table(sp, names))
     body.append(_discrepancies_table(sp, names))
-    if sp.thrown:
-        body.append(_thrown_table(sp, names))
+    body.append(_thrown_table(sp, names))
     return page(title, masthead, "".join(body), sp.footer)
 
 
@@ -326,7 +328,7 @@ def _players_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
             _td(Markup(f'<span class="pill bad">{violations}</span>') if violations else 0, True)
         )
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return panel("Players", _table(head, rows, scroll=False))
+    return panel("Players", table(head, rows))
 
 
 def _stack(value: int | None) -> Markup:
@@ -410,7 +412,7 @@ def _deals_table(sp: SessionPage, shown: Mapping[str, str]) -> str:
         ("Replay", False),
     ]
     lead = "Each audited deal links to a page that steps through it trick by trick."
-    return panel("Deals", _table(head, (e[1] for e in entries)), lead)
+    return panel("Deals", table(head, (e[1] for e in entries)), lead)
 
 
 def _deal_link(sp: SessionPage, index: int, deal: object) -> Markup:
@@ -428,6 +430,8 @@ def _penalty_and_message(f: SessionFinding | ListedFinding) -> str:
 
 
 def _findings_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
+    if not sp.findings:
+        return _nothing_found("Violations", "violations", [sp.session])
     rows = []
     for f in sp.findings:
         rows.append(
@@ -449,11 +453,22 @@ def _findings_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
         ("Penalty", True),
         ("What the engine found", False),
     ]
-    return panel("Violations", _table(head, rows))
+    return panel("Violations", table(head, rows))
 
 
 def _thrown_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
-    """The analysis's notes of cards that threw a trick away, each deal linked to its replay."""
+    """The analysis's notes of cards that threw a trick away, each deal linked to its replay;
+    none, it says in how many deals analysed and how many were not."""
+    if not sp.thrown:
+        s = sp.session
+        left = s["deals"] - s["rejected"] - s["solved"]
+        said = f"No card threw a trick away in {s['solved']:,} deal(s) analysed" + (
+            f"; {left:,} deal(s) could not be analysed (hands left out, no play, a "
+            "violation first, past the budget, or loaded with --no-analysis)."
+            if left
+            else "."
+        )
+        return panel("Tricks thrown away", f'<p class="muted nothing">{said}</p>')
     rows = []
     for n in sp.thrown:
         better = Markup(" ".join(card(c) for c in n["better"] or [])) or _NONE
@@ -481,15 +496,27 @@ def _thrown_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
         "Double-dummy analysis, every hand known: the card cost its player a trick they "
         "could have made sure of. Advice, not a violation."
     )
-    return panel("Tricks thrown away", _table(head, rows), lead)
+    return panel("Tricks thrown away", table(head, rows), lead)
+
+
+def _nothing_found(title: str, what: str, sessions: Sequence[SessionSummary], *more: str) -> str:
+    """A panel that found nothing says in how many deals, and what it could not judge."""
+    deals, rejected, partial = (
+        sum(s[k] for s in sessions) for k in ("deals", "rejected", "partial")
+    )  # fmt: skip
+    said = nothing_found(what, deals - rejected, rejected, partial)
+    return panel(title, f'<p class="muted nothing">{text(" ".join([*said, *more]), 600)}</p>')
 
 
 def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     if not sp.discrepancies:
-        return panel(
-            "Discrepancies",
-            '<p class="muted">The record agrees with the audit wherever it says something.</p>',
+        unknown = sum(1 for d in sp.deals if d["pool_start"] is None)
+        pools = (
+            [f"{unknown:,} deal(s) with the pool unknown (continuity lost) could not be settled."]
+            if unknown
+            else []
         )
+        return _nothing_found("Discrepancies", "discrepancies", [sp.session], *pools)
     rows = []
     for x in sp.discrepancies:
         rows.append(
@@ -501,7 +528,7 @@ def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> st
         )
     head = [("Deal", True), *DISCREPANCY_HEAD, ("Recorded − expected", True)]
     lead = "Where the log's recorded amounts differ from what the rules give."
-    return panel("Discrepancies", _table(head, rows), lead)
+    return panel("Discrepancies", table(head, rows), lead)
 
 
 DISCREPANCY_HEAD = [("What the record gets wrong", False)]
@@ -520,9 +547,7 @@ def _discrepancy_cells(
 # -- the index and the all-sessions report ----------------------------------------------------
 
 
-def _sessions_table(
-    sessions: Sequence[SessionSummary], links: Mapping[str, str], scroll: bool = False
-) -> str:
+def _sessions_table(sessions: Sequence[SessionSummary], links: Mapping[str, str]) -> str:
     rows = []
     for s in sessions:
         link = links.get(s["session_id"])
@@ -554,7 +579,7 @@ def _sessions_table(
         ("Rejected", True),
         ("Largest pool", True),
     ]
-    return _table(head, rows, scroll=scroll)
+    return table(head, rows)
 
 
 def _deals_cell(s: SessionSummary) -> Markup:
@@ -616,7 +641,7 @@ def _rejects(rejects: Sequence[ListedReject], total: int) -> str:
     shown = f"the first {len(rejects):,} of {total:,}" if len(rejects) < total else f"all {total:,}"
     return panel(
         "Rejects",
-        _table(head, rows),
+        table(head, rows),
         f"What was read but not loaded, {shown}: deals with a log error, documents that are "
         "not sessions, sessions the database could not store, entries of folders skipped "
         "(the <code>rejects</code> table).",
@@ -700,9 +725,9 @@ def all_sessions_page(
         + _standings(across)
         + figure_panel("pool-sizes", f["pool-sizes"])
         + figure_panel("analysis", f["analysis"])
-        + panel("Sessions", _sessions_table(sessions, links, scroll=len(sessions) > 20))
-        + _every_finding(across, links)
-        + _every_discrepancy(across, links)
+        + panel("Sessions", _sessions_table(sessions, links))
+        + _every_finding(across, links, sessions)
+        + _every_discrepancy(across, links, sessions)
     )
     return page("Loo · across sessions", masthead, body, footer)
 
@@ -737,7 +762,7 @@ def _standings(across: Across) -> str:
         "Every player over every session: net chips are payouts less loos, penalties and "
         "antes (chips of different sessions are added as they are)."
     )
-    return panel("Standings", _table(head, rows, scroll=len(rows) > 30), lead)
+    return panel("Standings", table(head, rows), lead)
 
 
 def _at(across: Across, links: Mapping[str, str], r: ListedFinding | ListedDiscrepancy) -> str:
@@ -763,9 +788,11 @@ def _shown_total(shown: int, total: int, what: str) -> str:
     )
 
 
-def _every_finding(across: Across, links: Mapping[str, str]) -> str:
+def _every_finding(
+    across: Across, links: Mapping[str, str], sessions: Sequence[SessionSummary]
+) -> str:
     if not across.findings:
-        return panel("Every violation", '<p class="muted">No violations in any session.</p>')
+        return _nothing_found("Every violation", "violations", sessions)
     rows = []
     for f in across.findings:
         rows.append(
@@ -787,15 +814,14 @@ def _every_finding(across: Across, links: Mapping[str, str]) -> str:
     lead = "Each deal links to its replay." + _shown_total(
         len(rows), across.findings_total, "violations"
     )
-    return panel("Every violation", _table(head, rows), lead)
+    return panel("Every violation", table(head, rows), lead)
 
 
-def _every_discrepancy(across: Across, links: Mapping[str, str]) -> str:
+def _every_discrepancy(
+    across: Across, links: Mapping[str, str], sessions: Sequence[SessionSummary]
+) -> str:
     if not across.discrepancies:
-        return panel(
-            "Every discrepancy",
-            '<p class="muted">Every record agrees with the audit wherever it says something.</p>',
-        )
+        return _nothing_found("Every discrepancy", "discrepancies", sessions)
     rows = []
     for x in across.discrepancies:
         names = {x["player"]: x["name"]} if x["player"] else {}
@@ -809,4 +835,4 @@ def _every_discrepancy(across: Across, links: Mapping[str, str]) -> str:
     lead = "Where a log's recorded amounts differ from what the rules give." + _shown_total(
         len(rows), across.discrepancies_total, "discrepancies"
     )
-    return panel("Every discrepancy", _table(head, rows), lead)
+    return panel("Every discrepancy", table(head, rows), lead)

@@ -47,7 +47,11 @@ def sessions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
             WHERE kind = 'deal' GROUP BY session_id
         ),
         p AS (SELECT session_id, count(*) AS players FROM players GROUP BY session_id),
-        a AS (SELECT session_id, count(*) AS analysed FROM analysis_deals GROUP BY session_id)
+        a AS (
+            SELECT session_id, count(*) AS analysed,
+                   count(*) FILTER (WHERE status = 'solved') AS solved
+            FROM analysis_deals GROUP BY session_id
+        )
         SELECT
             s.session_id, s.file, s.line, s.digest, s.rules_fingerprint, s.ruleset, s.rules,
             s.started_at, s.venue, s.deals,
@@ -63,6 +67,7 @@ def sessions(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
             d.pool_max,
             coalesce(p.players, 0) AS players,
             coalesce(a.analysed, 0) AS analysed,
+            coalesce(a.solved, 0) AS solved,
             len(s.errors) AS errors,
             CASE WHEN len(s.errors) > 0 THEN s.errors[1].message END AS first_error
         FROM sessions s

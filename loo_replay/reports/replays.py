@@ -133,6 +133,46 @@ def _replayable(
         yield index, deal.number, name, rp
 
 
+def loaded_report(
+    job: ReplayJob, raw: bytes, limits: Limits = LIMITS, first: int | None = None
+) -> SessionReport | str:
+    """The session as it was loaded: the document ``raw`` audited under exactly the rules
+    it was loaded under, or one sentence why its deals cannot be replayed (the bytes or
+    the rules are not those loaded).  ``first``: only the first deals, up to that many,
+    are audited (a deal's verdict depends on the deals before it alone)."""
+    if hashlib.sha256(raw).hexdigest() != job.digest:
+        return (
+            f"{job.file} has changed since the session was loaded, so its deals have no "
+            "replay pages; load it again with `loo-replay ingest --replace`"
+        )
+    try:
+        choice = choice_for(job)
+    except (OptionError, ValueError) as exc:
+        return f"the session's rules cannot be read back ({exc}); no replay pages"
+    if first is not None:
+        raw = _first_deals(raw, first)
+    report = audit_document(Document(job.file, job.line, raw), choice, limits=limits)
+    if not isinstance(report, SessionReport) or report.id != job.session_id:
+        return f"{job.file} no longer holds this session; no replay pages"
+    if rules_fingerprint(report.ruleset, report.options) != job.fingerprint:
+        return (
+            "the session was audited under other rules or by another version of loo-replay, "
+            "so its deals have no replay pages; re-audit it with `loo-replay ingest --replace`"
+        )
+    return report
+
+
+def _first_deals(raw: bytes, first: int) -> bytes:
+    """The document with its first ``first`` deals alone; as it is when orjson cannot read
+    it back (a number past 64 bits), or it is not a session document."""
+    try:
+        doc = orjson.loads(raw)
+        doc["deals"] = doc["deals"][:first]
+        return orjson.dumps(doc)
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError, TypeError, KeyError):
+        return raw
+
+
 def render_session(
     out: Path,
     job: ReplayJob,
@@ -146,26 +186,9 @@ def render_session(
     from loo_replay.replayer.html import Links, render_page
 
     outcome = ReplayOutcome(job.session_id)
-    if hashlib.sha256(raw).hexdigest() != job.digest:
-        outcome.note = (
-            f"{job.file} has changed since the session was loaded, so its deals have no "
-            "replay pages; load it again with `loo-replay ingest --replace`"
-        )
-        return outcome
-    try:
-        choice = choice_for(job)
-    except (OptionError, ValueError) as exc:
-        outcome.note = f"the session's rules cannot be read back ({exc}); no replay pages"
-        return outcome
-    report = audit_document(Document(job.file, job.line, raw), choice, limits=limits)
-    if not isinstance(report, SessionReport) or report.id != job.session_id:
-        outcome.note = f"{job.file} no longer holds this session; no replay pages"
-        return outcome
-    if rules_fingerprint(report.ruleset, report.options) != job.fingerprint:
-        outcome.note = (
-            "the session was audited under other rules or by another version of loo-replay, "
-            "so its deals have no replay pages; re-audit it with `loo-replay ingest --replace`"
-        )
+    report = loaded_report(job, raw, limits)
+    if isinstance(report, str):
+        outcome.note = report
         return outcome
     base = folder(job.session_id)  # pages of other content there go once the report ends
     session = f"../../{session_page_name(job.session_id)}"  # from replays/<folder>/

@@ -36,7 +36,8 @@ class SessionSummary(TypedDict):
     unchecked: list[str]  # the checks their unknown cards prevented, in any deal
     pool_max: int | None
     players: int
-    analysed: int
+    analysed: int  # deals the analysis looked at (solved, or skipped with its reason)
+    solved: int  # deals it solved
     errors: int
     first_error: str | None
 

@@ -28,6 +28,7 @@ from loo_replay.engine.model import (
 from loo_replay.engine.replay import PLAYING, Replay
 from loo_replay.engine.tables import NO_TRUMP, POWER
 from loo_replay.engine.vocab import Action
+from loo_replay.simulate.colluders import Partners
 from loo_replay.simulate.injector import Injector
 
 
@@ -115,11 +116,13 @@ class Table:
         stock: list[int],
         injector: Injector,
         timid: bool,
+        partners: Partners | None = None,
     ) -> None:
         self.deal = deal
         self.r = deal.replay
         self.stock = stock
         self.inject = injector
+        self.partners = partners  # colluding players, who may act for each other
         self.bots = [Bot(seat, self.r, rng, timid) for seat in range(self.r.n)]
 
     def emit(self, event: Event) -> Applied:
@@ -152,6 +155,9 @@ class Table:
             actions = self.r.legal_actions(seat)
             forced = self.inject.forced_pass(seat, actions)
             action = PASS if forced else self.bots[seat].declare(actions)
+            if self.partners is not None and not forced:
+                strength = self.bots[seat].strength()
+                action = self.partners.declare(self.r, seat, actions, action, strength)
             self.emit(Declare(self.index(), seat, action))
 
     def exchange(self) -> None:
@@ -182,6 +188,8 @@ class Table:
         card = self.inject.revoke(seat, legal, trick_no)
         if card is None:
             card = self.bots[seat].card(legal)
+            if self.partners is not None:
+                card = self.partners.card(self.r, seat, legal, card)
         self.emit(Play(self.index(), seat, card, announce))
         return True
 

@@ -13,6 +13,7 @@ from loo_replay.engine.options import Options
 from loo_replay.engine.replay import OVER, Replay, deal_plan
 from loo_replay.engine.session import DealAudit, DealInput, SessionReplay
 from loo_replay.engine.vocab import Status
+from loo_replay.simulate.colluders import Colluders, Partners
 from loo_replay.simulate.dealing import Crooked, Dealing, fair_deal
 from loo_replay.simulate.injector import Injector, corrupt_record, pick_code
 from loo_replay.simulate.players import Deal, Table
@@ -32,6 +33,13 @@ def max_players(o: Options) -> int:
     return min(len(NAMES), (52 - 1 - (size if o.deal_miss else 0)) // size)
 
 
+def _seated(name: str, players: int, what: str) -> None:
+    if name not in NAMES[:players]:
+        raise ValueError(
+            f"no player {name!r} to {what}; the players are {', '.join(NAMES[:players])}"
+        )
+
+
 class Simulator:
     """Plays sessions of one ruleset with ``players`` seats from a seeded generator."""
 
@@ -45,16 +53,17 @@ class Simulator:
         corrupt: float = 0.0,
         crooked: Crooked | None = None,
         riffles: int | None = None,
+        colluders: tuple[Colluders, ...] = (),
     ) -> None:
         if not 3 <= players <= max_players(options):
             raise ValueError(
                 f"{players} players cannot sit at {ruleset}: 3 to {max_players(options)} can"
             )
-        if crooked is not None and crooked.player not in NAMES[:players]:
-            raise ValueError(
-                f"no player {crooked.player!r} to deal crookedly; "
-                f"the players are {', '.join(NAMES[:players])}"
-            )
+        if crooked is not None:
+            _seated(crooked.player, players, "deal crookedly")
+        for c in colluders:
+            _seated(c.a, players, "collude")
+            _seated(c.b, players, "collude")
         self.o = options
         self.ruleset = ruleset
         self.players = NAMES[:players]
@@ -63,7 +72,10 @@ class Simulator:
         self.corrupt = corrupt
         self.crooked = crooked
         self.riffles = riffles
+        self.colluders = colluders
         self.truth = Truth()
+        if colluders:
+            self.truth.colluders = [asdict(c) for c in colluders]
         if crooked is not None or riffles is not None:
             self.truth.dealing = {
                 "crooked_dealer": None if crooked is None else asdict(crooked),
@@ -91,13 +103,17 @@ class Simulator:
             random.Random(f"{self.seed}:{index}:dealing"),
             sid,
         )
+        partners = None
+        if self.colluders:
+            crng = random.Random(f"{self.seed}:{index}:colluders")
+            partners = Partners(self.colluders, self.players, self.truth, crng, sid)
         for number in range(1, deals + 1):
             code = pick_code(rng, self.violations)
             if code == "dealer-rotation" and number > 1:
                 dealer = rng.choice([p for p in self.players if p != dealer])
                 self.truth.findings.append(TruthFinding(sid, number, None, dealer, code))
                 code = None
-            deal = self._deal(rng, chain, number, dealer, code, sid, dealing)
+            deal = self._deal(rng, chain, number, dealer, code, sid, dealing, partners)
             audit = chain.audit(
                 DealInput(number, _record(deal), None, (), dealer, f"/deals/{number - 1}")
             )
@@ -138,6 +154,7 @@ class Simulator:
         code: str | None,
         sid: str,
         dealing: Dealing,
+        partners: Partners | None,
     ) -> Deal:
         o = self.o
         seats = self.players
@@ -168,7 +185,7 @@ class Simulator:
         if code != "misdeal" and deal.replay.phase != OVER:
             timid = opening.pool_start is not None and opening.pool_start > TIMID_POOL
             injector = Injector(code, deal.replay, rng, self.truth, sid)
-            Table(deal, rng, rest, injector, timid).play()
+            Table(deal, rng, rest, injector, timid, partners).play()
         deal.json["events"] = [event_json(e, seats) for e in deal.events]
         if self.riffles is not None:
             dealing.gather(deal.events, seats.index(dealer), hands, miss, turn_up, deck)

@@ -1,6 +1,6 @@
-"""The ground truth of a simulation: every violation injected, every record corrupted and
-every card a crooked dealer swapped, for the audit and the fairness tests to be checked
-against (docs/simulate.md)."""
+"""The ground truth of a simulation: every violation injected, every record corrupted,
+every card a crooked dealer swapped and every act a colluder did for a partner, for the
+audit, the fairness tests and the collusion screen to be checked against (docs/simulate.md)."""
 
 from __future__ import annotations
 
@@ -38,12 +38,27 @@ class TruthSwap:
     source: str
 
 
+@dataclass(frozen=True)
+class TruthAct:
+    """A colluder's act for the partner (docs/collusion.md): ``behaviour`` is a test's name;
+    ``trick`` is None for a declaration."""
+
+    session: str
+    deal: int
+    trick: int | None
+    player: str
+    partner: str
+    behaviour: str
+
+
 @dataclass
 class Truth:
     findings: list[TruthFinding] = field(default_factory=list)
     discrepancies: list[TruthDiscrepancy] = field(default_factory=list)
     dealing: dict[str, Any] | None = None  # only when the dealing was made unfair
     swaps: list[TruthSwap] = field(default_factory=list)
+    colluders: list[dict[str, Any]] | None = None  # only when some players collude
+    acts: list[TruthAct] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -52,4 +67,9 @@ class Truth:
         }
         if self.dealing is not None:
             out["dealing"] = {**self.dealing, "swaps": [asdict(s) for s in self.swaps]}
+        if self.colluders is not None:
+            out["collusion"] = {
+                "pairs": self.colluders,
+                "acts": [asdict(a) for a in self.acts],
+            }
         return out

@@ -1,0 +1,202 @@
+"""The opportunities of each behaviour (docs/collusion.md, "The behaviours"), in SQL over
+the tables ``ingest`` fills and its double-dummy analysis.
+
+Every opportunity is a row of ``collusion_units``: the test, its owner (the player whose
+conduct is judged), the tablemates it concerns (``targets``), whether the owner acted, and
+its stratum, the comparable situation as text.  Only audited deals with every hand known
+count.  The counts the tests need come back grouped: per owner and stratum, and per owner,
+stratum and target; no Python loop over deals.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import duckdb
+
+from loo_replay.collusion import strength, unanalysed
+from loo_replay.fairness.counts import roomy
+
+TESTS = ("gift-tricks", "stepping-aside", "not-beating", "loo-saving")
+
+_BASE = (
+    # trick_fixed: the trump a deal ends with held from its first card (no on_void turn
+    # during play), so a card's power in each trick is known from it.
+    """
+CREATE OR REPLACE TEMP TABLE collusion_deals AS
+WITH d AS (
+    SELECT d.rowid AS deal_id, d.session_id, d.deal_index, s.rules_fingerprint AS fp,
+           d.seated AS n, d.must, coalesce(d.trump, 'N') AS trump,
+           coalesce(TRY_CAST(json_extract_string(s.rules, '$."deal.pam"') AS BOOLEAN), false)
+               AS pam,
+           json_extract_string(s.rules, '$."deal.trump"') AS method,
+           json_extract_string(s.rules, '$."deal.trump_in_must"') AS in_must,
+           coalesce(TRY_CAST(json_extract_string(s.rules, '$."follow.head"') AS BOOLEAN), true)
+               AND json_extract_string(s.rules, '$."follow.void"') = 'overtrump' AS must_beat
+    FROM deals d JOIN sessions s USING (session_id)
+    WHERE d.status = 'audited' AND d.knowledge = 'full'
+)
+SELECT d.* EXCLUDE (method, in_must), z.seat AS dealer_seat,
+       coalesce(CASE WHEN d.must AND d.in_must <> 'same' THEN d.in_must ELSE d.method END, '')
+           <> 'on_void' AS trick_fixed
+FROM d JOIN seats z ON z.session_id = d.session_id AND z.deal_index = d.deal_index AND z.dealer
+""",
+    """
+CREATE OR REPLACE TEMP TABLE collusion_plays AS
+SELECT f.deal_id, p.trick, p.position, p.player, p.card::VARCHAR AS card, p.legal_cards,
+       p.wins, k.suit AS led, w.power, t.cards - t.dead AS in_trick
+FROM plays p
+JOIN collusion_deals f USING (session_id, deal_index)
+JOIN tricks t USING (session_id, deal_index, trick)
+JOIN strength_kinds k ON k.pam = f.pam AND k.trump = f.trump AND k.card = t.led::VARCHAR
+JOIN strength_powers w ON w.pam = f.pam AND w.trump = f.trump AND w.led = k.suit
+                      AND w.card = p.card::VARCHAR
+WHERE NOT p.dead
+""",
+    strength.CHANCES.format(deals="collusion_deals", plays="collusion_plays"),
+    strength.HANDS.format(deals="collusion_deals"),
+    # Each card with the trick as it stood before it (the best power and who held it) and
+    # the tricks its player had taken before this one.
+    """
+CREATE OR REPLACE TEMP TABLE collusion_before AS
+SELECT *,
+       max(power) OVER trick_so_far AS best,
+       arg_max(player, power) OVER trick_so_far AS holder,
+       coalesce(sum(wins::INTEGER) OVER (
+           PARTITION BY deal_id, player ORDER BY trick
+           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS won_before
+FROM collusion_plays
+WINDOW trick_so_far AS (
+    PARTITION BY deal_id, trick ORDER BY position
+    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+""",
+    f"""
+CREATE OR REPLACE TEMP TABLE collusion_units AS
+WITH declared AS (
+    SELECT f.deal_id, f.fp, f.n, st.player,
+           (st.seat - f.dealer_seat - 1 + f.n) % f.n AS pos,
+           st.declaration::VARCHAR AS declaration,
+           least(coalesce(h.strength, 0) // {strength.BAND}, 40) AS band
+    FROM seats st
+    JOIN collusion_deals f USING (session_id, deal_index)
+    LEFT JOIN strength_hands h ON h.deal_id = f.deal_id AND h.player = st.player
+    WHERE NOT f.must AND st.declaration IS NOT NULL
+),
+stepping AS (
+    SELECT 'stepping-aside' AS test, a.player AS owner, list(b.player) AS targets,
+           a.declaration = 'pass' AS acted,
+           concat_ws('/', a.fp, a.n, a.pos = a.n - 1, count(*), a.band, max(b.band) // 2)
+               AS stratum
+    FROM declared a
+    JOIN declared b ON b.deal_id = a.deal_id AND b.pos < a.pos AND b.declaration <> 'pass'
+    GROUP BY a.deal_id, a.player, a.fp, a.n, a.pos, a.declaration, a.band
+),
+open_choice AS (
+    SELECT b.deal_id, b.trick, b.position
+    FROM (
+        SELECT deal_id, trick, position, best, led, unnest(legal_cards)::VARCHAR AS card
+        FROM collusion_before
+        WHERE position > 1 AND best >= 0 AND len(legal_cards) > 1
+    ) b
+    JOIN collusion_deals f USING (deal_id)
+    JOIN strength_powers w ON w.pam = f.pam AND w.trump = f.trump AND w.led = b.led
+                          AND w.card = b.card
+    WHERE f.trick_fixed
+    GROUP BY ALL
+    HAVING bool_or(w.power > b.best) AND bool_or(w.power <= b.best)
+),
+holding AS (
+    SELECT 'not-beating' AS test, b.player AS owner, [b.holder] AS targets,
+           b.power <= b.best AS acted,
+           concat_ws('/', f.fp, f.n, b.trick, b.position, b.in_trick) AS stratum
+    FROM collusion_before b
+    JOIN open_choice USING (deal_id, trick, position)
+    JOIN collusion_deals f USING (deal_id)
+),
+thrown AS (
+    SELECT r.player AS owner, [x.player] AS targets, r.wins AS acted,
+           r.won_before = 0 AS none_yet,
+           concat_ws('/', f.fp, f.n, r.trick, r.in_trick, x.position, r.position) AS stratum
+    FROM (
+        SELECT session_id, deal_index, player, trick FROM analysis_notes
+        WHERE code = 'lost-trick'
+        UNION ALL SELECT * FROM {unanalysed.TABLE}
+    ) a
+    JOIN collusion_deals f USING (session_id, deal_index)
+    JOIN collusion_before x ON x.deal_id = f.deal_id AND x.trick = a.trick
+                           AND x.player = a.player
+    JOIN collusion_before r ON r.deal_id = f.deal_id AND r.trick = a.trick
+                           AND r.player <> a.player
+)
+SELECT * FROM stepping
+UNION ALL SELECT * FROM holding
+UNION ALL SELECT 'gift-tricks', owner, targets, acted, stratum FROM thrown
+UNION ALL SELECT 'loo-saving', owner, targets, acted, stratum FROM thrown WHERE none_yet
+""",
+)
+TEMP_TABLES = (
+    "collusion_units",
+    "collusion_before",
+    *strength.TEMP_TABLES,
+    "collusion_plays",
+    "collusion_deals",
+)
+
+_TOTALS = """
+SELECT test, owner, stratum, count(*) AS total, count(*) FILTER (WHERE acted) AS acts
+FROM collusion_units GROUP BY ALL ORDER BY ALL
+"""
+_BY_TARGET = """
+SELECT test, owner, target, stratum, count(*) AS mine, count(*) FILTER (WHERE acted) AS my_acts
+FROM (SELECT test, owner, stratum, acted, unnest(targets) AS target FROM collusion_units)
+GROUP BY ALL ORDER BY ALL
+"""
+# Every pair that sat together in a loaded deal, with how many deals; ``closed``: every
+# deal they shared with its cards known obliged a player who could beat the trick to
+# (heading, over-trumping), so that letting a card hold was never a legal choice.
+_PAIRS = """
+SELECT a.player, b.player, count(*) AS deals, coalesce(bool_and(f.must_beat), true) AS closed
+FROM seats a
+JOIN seats b ON b.session_id = a.session_id AND b.deal_index = a.deal_index
+            AND a.player < b.player
+LEFT JOIN collusion_deals f ON f.session_id = a.session_id AND f.deal_index = a.deal_index
+GROUP BY ALL ORDER BY 1, 2
+"""
+
+
+@dataclass(frozen=True)
+class Counts:
+    totals: list[tuple[str, str, str, int, int]]  # test, owner, stratum, total, acts
+    by_target: list[tuple[str, str, str, str, int, int]]  # ... target, stratum, mine, my_acts
+    pairs: list[tuple[str, str, int, bool]]  # a, b, deals together, not-beating closed
+    deals: int  # audited deals with every hand known
+    analysed_here: int  # deals loaded without the analysis, analysed for the screen
+    not_analysed: int  # deals without the analysis whose documents the database lacks
+
+
+@contextlib.contextmanager
+def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[unanalysed.Computed]:
+    """The temporary tables the counts read, dropped afterwards, with the fairness counts'
+    memory for the run; first, the thrown tricks of deals loaded without the analysis."""
+    strength.register(con)
+    try:
+        computed = unanalysed.register(con)
+        with roomy(con, TEMP_TABLES):
+            for statement in _BASE:
+                con.execute(statement)
+            yield computed
+    finally:
+        strength.unregister(con)
+        con.unregister(unanalysed.TABLE)
+
+
+def count(con: duckdb.DuckDBPyConnection) -> Counts:
+    """Every opportunity of the database counted."""
+    with prepared(con) as computed:
+        totals = con.execute(_TOTALS).fetchall()
+        by_target = con.execute(_BY_TARGET).fetchall()
+        pairs = con.execute(_PAIRS).fetchall()
+        ((deals,),) = con.execute("SELECT count(*) FROM collusion_deals").fetchall()
+    return Counts(totals, by_target, pairs, int(deals), computed.deals, computed.missing)

@@ -1,0 +1,107 @@
+"""Each loaded session's document, compressed, so that any deal replays from the database alone.
+
+The tables hold verdicts, not every event a replay steps through; the document's
+bytes do, and they are what the session's ``digest`` was taken of.  The
+workers compress them (zlib, in parallel with the audit) and send them with
+their batch, keyed by line and digest; the loader keeps those of the sessions
+it keeps, in the ``documents`` table (docs/database.md).  ``serve`` reads one
+back per replay (docs/explorer.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pyarrow as pa  # type: ignore[import-untyped]
+
+from loo_replay.db.frames import Batch, SessionItem
+
+if TYPE_CHECKING:  # the workers import this module, and never DuckDB (db/ingest.py)
+    import duckdb
+
+TABLE = "documents"
+# zlib's level 1: simulated logs shrink 5.7 times, in a quarter of the time of the default
+# level 6, which shrinks them 9.5 times (docs/performance.md, "Keeping the documents").
+LEVEL = 1
+_SENT = pa.schema(  # as the workers send them, before the loader knows which are kept
+    [("line", pa.int32()), ("digest", pa.string()), ("size", pa.int64()), ("body", pa.binary())]
+)
+_KEPT = pa.schema([("session_id", pa.string()), *_SENT])
+
+
+class Compressed:
+    """The documents a worker audited since its last batch, compressed."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[int | None, str, int, bytes]] = []
+
+    def add(self, raw: bytes, line: int | None, digest: str) -> None:
+        self.rows.append((line, digest, len(raw), zlib.compress(raw, LEVEL)))
+
+    def attach(self, batch: Batch) -> Batch:
+        """``batch`` with these documents as one more of its tables; none are left here."""
+        columns = [[row[i] for row in self.rows] for i in range(len(_SENT))]
+        batch.tables[TABLE] = pa.Table.from_arrays(
+            [pa.array(c, f.type) for c, f in zip(columns, _SENT, strict=True)], schema=_SENT
+        )
+        self.rows = []
+        return batch
+
+
+def kept(batch: Batch, items: Sequence[SessionItem]) -> pa.Table:
+    """The documents of the audited ``items`` of ``batch``, keyed by their session id: a
+    document is found by its line and digest, unique within the piece a batch comes from."""
+    sent = batch.tables.get(TABLE)
+    if sent is None or not items:
+        return _KEPT.empty_table()
+    at = {
+        (line, digest): i
+        for i, (line, digest) in enumerate(
+            zip(sent.column("line").to_pylist(), sent.column("digest").to_pylist(), strict=True)
+        )
+    }
+    ids, rows = [], []
+    for item in items:
+        row = at.get((item.line, item.digest))
+        if row is not None:
+            ids.append(item.session_id)
+            rows.append(row)
+    picked = sent.take(pa.array(rows, pa.int64()))
+    return pa.Table.from_arrays([pa.array(ids, pa.string()), *picked.columns], schema=_KEPT)
+
+
+@dataclass(frozen=True)
+class Stored:
+    raw: bytes
+    digest: str
+
+
+class DocumentDamaged(ValueError):
+    """The stored bytes do not decompress to the digest they were loaded with."""
+
+
+def read_document(con: duckdb.DuckDBPyConnection, session_id: str) -> Stored | None:
+    """A loaded session's document as read at ingest, or None when the database has none
+    for it (loaded before documents were kept); ``DocumentDamaged`` if it is not the same."""
+    import duckdb
+
+    try:  # by the index of migration 9: the one row's bytes alone are read
+        found = con.execute(
+            f"SELECT body, digest FROM {TABLE} WHERE session_id = ? LIMIT 1", [session_id]
+        ).fetchall()
+    except duckdb.CatalogException:  # a database older than the table: read, not upgraded
+        return None
+    if not found:
+        return None
+    body, digest = found[0]
+    try:
+        raw = zlib.decompress(body)
+    except zlib.error:
+        raise DocumentDamaged(f"the stored document of {session_id!r} is damaged") from None
+    if hashlib.sha256(raw).hexdigest() != digest:
+        raise DocumentDamaged(f"the stored document of {session_id!r} is not the one loaded")
+    return Stored(raw, digest)

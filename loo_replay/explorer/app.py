@@ -1,0 +1,249 @@
+"""The explorer's Starlette app: a route per kind of page, each a read-only visit to the database.
+
+Each request opens the database read-only, reads what its page needs and closes
+it before it renders, so that nothing holds the file between requests and an
+``ingest`` can write in between.  While one writes, DuckDB's lock refuses the
+read: the page says the database is busy and asks again by itself (503, with
+``Retry-After``).  Every view is a URL whose query holds its filters; anything
+else is a 404 page.  Only ``GET`` and ``HEAD`` are answered: nothing is ever
+written.  See docs/explorer.md.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import duckdb
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from loo_replay.db.errors import DatabaseBusy, DatabaseError
+from loo_replay.db.schema import VERSION, connect, damage
+from loo_replay.explorer import deals, lists, views
+from loo_replay.html import asset
+from loo_replay.reports import figures, pages, queries
+from loo_replay.reports.build import all_sessions, session_of
+from loo_replay.reports.fairness_page import FAIRNESS, fairness_page
+from loo_replay.reports.rows import SessionSummary
+from loo_replay.reports.rows import rows as as_rows
+
+T = TypeVar("T")
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+HEADERS = {  # every answer: no sniffing, no framing, no referrer to elsewhere
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+class Busy(Exception):
+    """The database is being written: the request is answered with the busy page."""
+
+
+@dataclass(frozen=True)
+class Explorer:
+    """The database a server shows."""
+
+    db: Path
+
+    @contextmanager
+    def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only connection for one request, closed at its end; ``Busy`` while
+        another process writes, ``DatabaseError`` when the file cannot be read."""
+        try:
+            con = connect(self.db, read_only=True)
+        except DatabaseBusy as exc:
+            raise Busy(str(exc)) from None
+        try:
+            ((version,),) = con.execute("SELECT max(version) FROM schema_version").fetchall()
+            if version != VERSION:
+                raise DatabaseError(
+                    f"{self.db} is at schema version {version}, this loo-replay reads {VERSION}; "
+                    "restart `loo-replay serve` (it upgrades the database when it starts)"
+                )
+            yield con
+        except duckdb.Error as exc:
+            raise DatabaseError(f"cannot read {self.db}: {damage(str(exc))}") from None
+        finally:
+            con.close()
+
+    def read(self, what: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+        """What ``what`` reads, in one visit."""
+        with self.reading() as con:
+            return what(con)
+
+
+def _html(page: str, status: int = 200, headers: Mapping[str, str] | None = None) -> HTMLResponse:
+    return HTMLResponse(page, status, {**HEADERS, **(headers or {})})
+
+
+def _query(request: Request) -> dict[str, str]:
+    """The query string, each name once (the last value); no list takes a name twice."""
+    return dict(request.query_params)
+
+
+def _int(value: str | None) -> int:
+    if value is None or not value.isdigit() or len(value) > 9:
+        raise lists.BadQuery(f"{(value or '')[:40]!r} is not a deal number")
+    return int(value)
+
+
+def _paged(listed: lists.Listed, f: lists.Filters) -> lists.Listed:
+    """``listed``, unless its page is past the last: that page is not found."""
+    if f.page > 1 and not listed.rows:
+        raise lists.BadQuery(f"page {f.page:,} is past the last page of this list")
+    return listed
+
+
+def make_app(db: Path, source: str, hosts: list[str] | None = None) -> Starlette:
+    """The app over the database at ``db`` (named ``source`` on the pages); ``hosts``:
+    the Host headers it answers (others get 400, against DNS rebinding), None for any."""
+    ex = Explorer(db)
+
+    def sessions(request: Request) -> Response:
+        f = lists.SessionFilters.of(_query(request))
+        listed, rulesets = ex.read(lambda con: (lists.sessions(con, f), lists.rulesets(con)))
+        return _html(views.sessions_page(_paged(listed, f), f, rulesets, source))
+
+    def players(request: Request) -> Response:
+        f = lists.PlayerFilters.of(_query(request))
+        listed = _paged(ex.read(lambda con: lists.players(con, f)), f)
+        return _html(views.players_page(listed, f, source))
+
+    def findings(request: Request) -> Response:
+        f = lists.FindingFilters.of(_query(request))
+        listed, codes = ex.read(lambda con: (lists.findings(con, f), lists.codes(con)))
+        return _html(views.findings_page(_paged(listed, f), f, codes, source))
+
+    def session(request: Request) -> Response:
+        sid = request.query_params.get("id", "")
+        return _html(ex.read(lambda con: _session_page(con, sid, source)))
+
+    def replay(request: Request) -> Response:
+        sid = request.query_params.get("session", "")
+        number = _int(request.query_params.get("deal"))
+        loaded = ex.read(lambda con: deals.read(con, sid))
+        try:
+            page = deals.replay_page(loaded, number)  # the database is closed by now
+        except deals.NoReplay as exc:
+            return _html(views.no_replay_page(str(exc), sid, source), 404)
+        return HTMLResponse(page, headers=HEADERS)
+
+    def across(request: Request) -> Response:
+        return _html(ex.read(lambda con: _across_page(con, source)))
+
+    def fairness(request: Request) -> Response:
+        from loo_replay.fairness.table import stored
+
+        rows = ex.read(stored)
+        return _html(fairness_page(rows, source, views.footer(source)))
+
+    def index(request: Request) -> Response:
+        return RedirectResponse("/", 301, HEADERS)
+
+    def asset_file(request: Request) -> Response:
+        name = request.url.path.lstrip("/")
+        kind = "text/css" if name.endswith(".css") else "text/javascript"
+        text = _plotly_js() if name == pages.PLOTLY_JS else asset(name)
+        # Assets change with the program only: cached for a day.
+        return Response(
+            text, media_type=kind, headers={**HEADERS, "Cache-Control": "max-age=86400"}
+        )
+
+    def no_icon(request: Request) -> Response:
+        return Response(None, 204, HEADERS)  # browsers ask for one; there is none
+
+    routes = [
+        Route("/favicon.ico", no_icon),
+        Route("/", sessions),
+        Route("/players", players),
+        Route("/findings", findings),
+        Route("/session", session),
+        Route("/replay", replay),
+        Route("/" + pages.ALL_SESSIONS, across),
+        Route("/" + FAIRNESS, fairness),
+        Route("/" + pages.INDEX, index),
+        *(
+            Route("/" + name, asset_file)
+            for name in (pages.REPORT_CSS, pages.REPORT_JS, pages.PLOTLY_JS, views.EXPLORER_CSS)
+        ),
+    ]
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, HTTPException) and exc.status_code == 405:
+            return Response("only GET and HEAD", 405, {**HEADERS, "Allow": "GET, HEAD"})
+        why = (
+            str(exc)
+            if isinstance(exc, deals.NoSuchDeal | lists.BadQuery)
+            else f"nothing is at {request.url.path[:200]}"
+        )
+        return _html(views.not_found_page(why, source), 404)
+
+    async def busy(request: Request, exc: Exception) -> Response:
+        retry = {"Retry-After": str(views.RETRY_SECONDS)}
+        return _html(views.busy_page(str(exc), source), 503, retry)
+
+    async def unreadable(request: Request, exc: Exception) -> Response:
+        return _html(views.error_page(str(exc), source), 500)
+
+    middleware = [] if hosts is None else [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]
+    return Starlette(
+        routes=routes,
+        middleware=middleware,
+        exception_handlers={
+            404: not_found,
+            405: not_found,
+            deals.NoSuchDeal: not_found,
+            lists.BadQuery: not_found,
+            Busy: busy,
+            DatabaseError: unreadable,
+        },
+    )
+
+
+def _session_page(con: duckdb.DuckDBPyConnection, session_id: str, source: str) -> str:
+    """The session's report page, each deal linked to its replay here."""
+    summary = next((r for r in _summaries(con) if r["session_id"] == session_id), None)
+    if summary is None:
+        raise deals.NoSuchDeal(f"no session {session_id[:200]!r} in the database")
+    batch = queries.Batch(con, [session_id])
+    numbers = batch.frame(queries.pool_history, session_id).select("deal_index", "deal").rows()
+    replays = {index: deals.deal_link(session_id, number) for index, number in numbers}
+    colours = figures.player_colours(con)
+    sp = session_of(batch, summary, colours, views.footer(source), replays)
+    return pages.session_page(sp)
+
+
+def _summaries(con: duckdb.DuckDBPyConnection) -> list[SessionSummary]:
+    return as_rows(queries.sessions(con), SessionSummary)
+
+
+def _across_page(con: duckdb.DuckDBPyConnection, source: str) -> str:
+    """The all-sessions report, its findings linked to their replays here."""
+    rows = _summaries(con)
+    listed = con.execute(
+        "SELECT DISTINCT session_id, deal_index, deal FROM deals "
+        "WHERE violations > 0 OR discrepancies > 0"
+    ).fetchall()
+    replays = {(sid, index): deals.deal_link(sid, deal) for sid, index, deal in listed}
+    links = {r["session_id"]: deals.session_link(r["session_id"]) for r in rows}
+    colours = figures.player_colours(con)
+    return all_sessions(con, rows, replays, colours, links, source, views.footer(source))
+
+
+@functools.cache
+def _plotly_js() -> str:
+    from plotly.offline import get_plotlyjs  # type: ignore[import-untyped]
+
+    return str(get_plotlyjs())

@@ -1,0 +1,74 @@
+"""Helpers for the explorer's tests: the real ``loo-replay serve`` as a subprocess, in a
+process group of its own as a terminal's job, on the free port it chose and printed."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from db_helpers import ROOT
+
+_URL = re.compile(r"at (http://\S+/) \(Ctrl-C stops\)")
+
+
+class Server:
+    """A running ``serve``: its URL, and what it printed on stderr so far."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.proc = proc
+        self.said = ""
+        self.url = ""
+
+    def wait_for_url(self, timeout: float = 90) -> str:
+        """Read stderr until the server says where it listens (it imports for a while)."""
+        assert self.proc.stderr is not None
+        deadline = time.monotonic() + timeout
+        while not (found := _URL.search(self.said)):
+            assert self.proc.poll() is None, self.said + self.proc.stderr.read()
+            assert time.monotonic() < deadline, f"serve said no URL: {self.said}"
+            # Raw reads: a buffered readline may take two lines at once and leave select()
+            # nothing to see.
+            ready, _, _ = select.select([self.proc.stderr], [], [], 0.5)
+            if ready:
+                self.said += os.read(self.proc.stderr.fileno(), 65536).decode()
+        self.url = found[1]
+        return self.url
+
+    def interrupt(self, timeout: float = 30) -> tuple[int, str]:
+        """Ctrl-C as a terminal sends it: its exit status and the rest of its stderr."""
+        os.killpg(self.proc.pid, signal.SIGINT)
+        _, rest = self.proc.communicate(timeout=timeout)
+        return self.proc.returncode, self.said + rest
+
+
+@contextmanager
+def serving(db: Path, *args: str) -> Iterator[Server]:
+    """``loo-replay serve --db DB --port 0 ARGS`` until the block ends (then Ctrl-C; killed
+    if it is still there)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "loo_replay", "serve", "--db", str(db), "--port", "0", *args],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    server = Server(proc)
+    try:
+        yield server
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()

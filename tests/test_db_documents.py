@@ -1,0 +1,57 @@
+"""The ``documents`` table: every loaded session's bytes, as ingest read them, through the
+real CLI; what a replay from the database alone needs (docs/database.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from pathlib import Path
+
+import orjson
+from db_helpers import SAMPLES, counts, dump, hand_worked_doc, run, sql
+
+
+def _documents(db: Path) -> dict[str, bytes]:
+    return {
+        sid: zlib.decompress(body)
+        for sid, body in sql(db, "SELECT session_id, body FROM documents ORDER BY session_id")
+    }
+
+
+def test_every_loaded_session_keeps_its_document_as_read(tmp_path: Path) -> None:
+    db = tmp_path / "loo.duckdb"
+    result = run("ingest", SAMPLES, "--db", db, "--no-analysis")
+    assert result.returncode in (0, 2), result.stderr
+    stored = _documents(db)
+    sessions = dict(sql(db, "SELECT session_id, digest FROM sessions"))
+    assert stored.keys() == sessions.keys() and len(stored) > 5
+    for sid, raw in stored.items():
+        assert hashlib.sha256(raw).hexdigest() == sessions[sid], sid
+    # A JSON document's bytes are the file's; a JSON Lines one's its line's.
+    whole = (SAMPLES / "wrong-payouts.json").read_bytes()
+    assert whole in stored.values()
+    sizes = sql(db, "SELECT sum(size), sum(octet_length(body)) FROM documents")[0]
+    assert sizes[0] == sum(map(len, stored.values())) and sizes[1] < sizes[0] / 2
+
+
+def test_jobs_load_the_same_documents_and_replace_swaps_them(tmp_path: Path) -> None:
+    log = tmp_path / "game.json"
+    doc = hand_worked_doc("night")
+    log.write_bytes(orjson.dumps(doc))
+    one, two = tmp_path / "one.duckdb", tmp_path / "two.duckdb"
+    files = (log, SAMPLES / "wrong-payouts.json", SAMPLES / "three-card-revokes.json")
+    assert run("ingest", *files, "--db", one, "--no-analysis").returncode == 0
+    assert run("ingest", *files, "--db", two, "--no-analysis", "--jobs", "2").returncode == 0
+    assert dump(one)["documents"] == dump(two)["documents"]
+
+    doc["session"]["venue"] = "the back room"
+    log.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
+    again = run("ingest", log, "--db", one, "--no-analysis")
+    assert again.returncode == 1 and counts(again)["conflicts"] > 0
+    assert _documents(one)["night"] != log.read_bytes()  # a conflict changes nothing
+    replaced = run("ingest", log, "--db", one, "--no-analysis", "--replace")
+    assert replaced.returncode == 0, replaced.stderr
+    assert _documents(one)["night"] == log.read_bytes()
+    assert sql(db := one, "SELECT count(*) FROM documents WHERE session_id = 'night'") == [(1,)]
+    assert run("ingest", log, "--db", db, "--no-analysis").returncode == 0  # skipped: same
+    assert sql(db, "SELECT count(*) FROM documents") == sql(db, "SELECT count(*) FROM sessions")

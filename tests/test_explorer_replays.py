@@ -1,0 +1,96 @@
+"""The explorer's replays (explorer/deals.py) against the reports' own: every deal of real
+sessions, loaded by the real ingest, rendered from the stored document with only the deals
+up to it audited, is the very page a whole audit of the session gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from db_helpers import SAMPLES, counts, run
+from test_db_schema import _load_at
+
+from loo_replay.db import schema
+from loo_replay.explorer import deals
+from loo_replay.replayer.html import Links, render_page
+from loo_replay.replayer.steps import build_replay
+from loo_replay.reports.replays import loaded_report
+from loo_replay.run.audit import SessionReport
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("replays") / "loo.duckdb"
+    logs = (
+        "three-card-revokes.json",
+        "hoyle-evening.jsonl",
+        "modern-online.jsonl.gz",
+        "broken-deals.json",
+    )
+    result = run("ingest", *(SAMPLES / name for name in logs), "--db", db)
+    assert result.returncode in (0, 2), result.stderr
+    return db
+
+
+def test_every_deal_replayed_from_its_first_deals_is_the_whole_audits_page(db: Path) -> None:
+    with duckdb.connect(str(db), read_only=True) as con:
+        ids = [r[0] for r in con.execute("SELECT session_id FROM sessions ORDER BY 1").fetchall()]
+        loaded = [deals.read(con, sid) for sid in ids]
+    assert len(loaded) >= 4
+    checked = misdeals = 0
+    for one in loaded:
+        assert one.raw is not None
+        whole = loaded_report(one.job, one.raw)
+        assert isinstance(whole, SessionReport)
+        numbers = [d.number for d in whole.deals if d.number in one.deals]
+        assert sorted(one.deals) == numbers  # every audited deal and misdeal, and only those
+        for at, (index, deal) in enumerate(
+            (i, d) for i, d in enumerate(whole.deals) if d.number in one.deals
+        ):
+            assert deal.number is not None
+            sid = one.job.session_id
+            links = Links(
+                deals.session_link(sid),
+                (numbers[at - 1], deals.deal_link(sid, numbers[at - 1])) if at else None,
+                (numbers[at + 1], deals.deal_link(sid, numbers[at + 1]))
+                if at + 1 < len(numbers)
+                else None,
+            )
+            rp = build_replay(whole, deal, one.job.analysed, analysis=one.analyses.get(index))
+            assert deals.replay_page(one, deal.number) == render_page(rp, links), (sid, index)
+            checked += 1
+            misdeals += deal.status == "misdeal"
+    assert checked > 50 and misdeals > 0
+
+
+def test_a_rejected_or_missing_deal_says_why(db: Path) -> None:
+    with duckdb.connect(str(db), read_only=True) as con:
+        (sid, deal), *_ = con.execute(
+            "SELECT session_id, deal FROM rejects WHERE kind = 'deal' ORDER BY ALL"
+        ).fetchall()
+        one = deals.read(con, sid)
+    with pytest.raises(deals.NoReplay, match="rejected"):
+        deals.replay_page(one, deal)
+    with pytest.raises(deals.NoSuchDeal, match="has no deal 9999"):
+        deals.replay_page(one, 9999)
+
+
+def test_a_session_loaded_before_documents_were_kept_says_how_to_add_one(tmp_path: Path) -> None:
+    """A database of schema version 7 is upgraded as serve starts; its sessions have no
+    document until ``ingest --replace`` loads their logs again."""
+    db = tmp_path / "old.duckdb"
+    log = SAMPLES / "three-card-revokes.json"
+    _load_at(db, schema.MIGRATIONS[:7], [log])
+    schema.open_db(db).close()  # what serve's start does (db.queries.open_for_reading)
+    with duckdb.connect(str(db), read_only=True) as con:
+        (sid,) = con.execute("SELECT session_id FROM sessions").fetchone() or ("",)
+        old = deals.read(con, sid)
+    assert old.raw is None and old.deals
+    with pytest.raises(deals.NoReplay, match="ingest --replace"):
+        deals.replay_page(old, min(old.deals))
+    again = run("ingest", log, "--db", db, "--replace")
+    assert again.returncode == 0 and counts(again)["loaded"] == 24, again.stdout
+    with duckdb.connect(str(db), read_only=True) as con:
+        again = deals.read(con, sid)
+    assert "<script" in deals.replay_page(again, min(again.deals))
