@@ -43,6 +43,8 @@ from urllib.parse import urlencode
 import duckdb
 from run import DEALS_PER_SESSION, copy_sessions
 
+from loo_replay.explorer.lists import PAGE_ROWS
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
 RESULTS = ROOT / "benchmarks" / "results"
@@ -132,9 +134,10 @@ def figure(kind: str, what: str, times: list[float]) -> dict[str, object]:
 def measure(db: Path, samples: int, seed: int) -> list[dict[str, object]]:
     with duckdb.connect(str(db), read_only=True) as con:
         every = con.execute("SELECT session_id, deal FROM deals ORDER BY ALL").fetchall()
-        code = con.execute(
-            "SELECT code FROM findings GROUP BY code ORDER BY count(*) DESC LIMIT 1"
-        ).fetchall()
+        (code, found), *_ = con.execute(
+            "SELECT code, count(*) FROM findings GROUP BY code ORDER BY count(*) DESC LIMIT 1"
+        ).fetchall() or [("", 0)]
+    page = 2 if found > PAGE_ROWS else 1  # a later page where there is one
     deals = random.Random(seed).sample(every, min(samples, len(every)))
     served = Served(db)
     try:
@@ -144,7 +147,7 @@ def measure(db: Path, samples: int, seed: int) -> list[dict[str, object]]:
         replays = [timed(u + "replay?" + urlencode({"session": s, "deal": d})) for s, d in deals]
         lists = {
             "sessions: search, with violations": u + "?" + urlencode({"q": "copy7", "with": "violations"}),
-            "findings: one rule, page 2": u + "findings?" + urlencode({"code": code[0][0] if code else "", "page": 2}),
+            f"findings: one rule, page {page}": u + "findings?" + urlencode({"code": code, "page": page}),
             "players: search, by loo rate": u + "players?" + urlencode({"q": "a", "sort": "loo-rate"}),
         }  # fmt: skip
         filtered = {what: [timed(url) for _ in range(samples)] for what, url in lists.items()}

@@ -1,8 +1,8 @@
 """The pages at a phone's, a small laptop's and a desktop's width, and on paper, in a real
 browser (Debian's Chromium, headless, driven by Playwright) (issue 13, point 7): no sideways
 scroll (the document is no wider than the window), no element over another (the Miss over a
-seat, a tile over a tile), replay pages linked to their session and to the previous and next
-deal, and tables printed whole.  The report pages' text, tables and figures at the three
+seat), replay pages linked to their session and to the previous and next deal, and tables
+printed whole.  The report pages' text, tables and figures at the three
 widths are measured in ``test_pages_phone.py``.
 
 Each test saves its screenshots (and the printed PDF) in pytest's ``tmp_path``: run with

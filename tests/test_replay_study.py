@@ -130,8 +130,12 @@ def test_the_judged_decisions_and_seat_views_hooks_drive_m_and_v(
     )
     every = page.evaluate(seat_faces)
     assert all(backs == 0 for _, backs in every)
+    miss = "() => document.querySelectorAll('.extras .extra .card.back').length"
+    assert page.evaluate(miss) == 0
     page.keyboard.press("v")
     assert page.text_content("#view") == "view: Ann"
+    backs = page.evaluate(miss)  # the Miss, still on the table, face down in Ann's view
+    assert backs > 0 and backs == len(data["steps"][page.evaluate(STEP)]["miss"] or [])
     alone = page.evaluate(seat_faces)
     assert alone[0] == every[0]  # Ann's own hand, face up
     assert all(faces == 0 and backs == sum(every[k]) for k, (faces, backs) in enumerate(alone) if k)

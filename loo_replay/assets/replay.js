@@ -315,7 +315,9 @@
     if (s.miss) {
       const box = el("div", "extra");
       const cards = el("div", "cards");
-      s.miss.forEach(function (c) { cards.append(card(c)); });
+      // Face down in a seat's view: nobody at the table sees the Miss before it is taken.
+      const down = viewer() !== null && s.kind !== "end";
+      s.miss.forEach(function (c) { cards.append(down ? el("span", "card back") : card(c)); });
       box.append(cards, el("span", null, "the Miss"));
       extras.append(box);
     } else if (s.missTaker !== null) {

@@ -1,8 +1,8 @@
 
 (function () {
   "use strict";
-  // A table wider than its panel is stacked (report.css, table.stacked): measured as a
-  // table each time the window changes, since a panel's width is known only here.
+  // A table wider than its panel is stacked (report.css, table.stacked), checked each time
+  // the window changes, since a panel's width is known only here.
   // Each cell is labelled with its column's name (data-label, shown by report.css) the
   // first time its table is stacked: here, not in the page, which stays as small as a
   // table of 100,000 deals can be.
@@ -15,10 +15,21 @@
     });
     table.dataset.labelled = "yes";
   }
+  // The narrowest a table can be laid out as a table, measured once (at width 0 a table
+  // takes its least width): laying out a table of 10,000 rows again at every resize, only
+  // to measure it, took seconds.
+  function least(table) {
+    if (!table.dataset.least) {
+      table.style.width = "0";
+      table.dataset.least = String(table.scrollWidth);
+      table.style.width = "";
+    }
+    return Number(table.dataset.least);
+  }
   function fitTables() {
-    tables.forEach(function (table) { table.classList.remove("stacked"); });
+    tables.forEach(least);
     tables.forEach(function (table) {
-      var wide = table.scrollWidth > table.parentElement.clientWidth + 1;
+      var wide = least(table) > table.parentElement.clientWidth + 1;
       if (wide) label(table);
       table.classList.toggle("stacked", wide);
     });

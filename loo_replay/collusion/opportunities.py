@@ -22,53 +22,51 @@ from loo_replay.fairness.counts import roomy
 TESTS = ("gift-tricks", "stepping-aside", "not-beating", "loo-saving")
 
 _BASE = (
-    # trick_fixed: the trump a deal ends with held from its first card (no on_void turn
-    # during play), so a card's power in each trick is known from it.
+    # must_beat: the rules make a player who can beat the trick do so (heading, then
+    # over-trumping), so letting a card hold is never a choice.  trick_fixed: the trump a
+    # deal ends with held from its first card (no on_void turn during play), so a card's
+    # power in each trick is known from it.
     """
 CREATE OR REPLACE TEMP TABLE collusion_deals AS
-WITH d AS (
-    SELECT d.rowid AS deal_id, d.session_id, d.deal_index, s.rules_fingerprint AS fp,
-           d.seated AS n, d.must, coalesce(d.trump, 'N') AS trump,
-           coalesce(TRY_CAST(json_extract_string(s.rules, '$."deal.pam"') AS BOOLEAN), false)
+WITH s AS (
+    SELECT session_id, rules_fingerprint AS fp,
+           coalesce(TRY_CAST(json_extract_string(rules, '$."deal.pam"') AS BOOLEAN), false)
                AS pam,
-           json_extract_string(s.rules, '$."deal.trump"') AS method,
-           json_extract_string(s.rules, '$."deal.trump_in_must"') AS in_must,
-           coalesce(TRY_CAST(json_extract_string(s.rules, '$."follow.head"') AS BOOLEAN), true)
-               AND json_extract_string(s.rules, '$."follow.void"') = 'overtrump' AS must_beat
-    FROM deals d JOIN sessions s USING (session_id)
-    WHERE d.status = 'audited' AND d.knowledge = 'full'
+           json_extract_string(rules, '$."deal.trump"') AS method,
+           json_extract_string(rules, '$."deal.trump_in_must"') AS in_must,
+           coalesce(TRY_CAST(json_extract_string(rules, '$."follow.head"') AS BOOLEAN), true)
+               AND json_extract_string(rules, '$."follow.void"') = 'overtrump' AS must_beat
+    FROM sessions
 )
-SELECT d.* EXCLUDE (method, in_must), z.seat AS dealer_seat,
-       coalesce(CASE WHEN d.must AND d.in_must <> 'same' THEN d.in_must ELSE d.method END, '')
+SELECT d.rowid AS deal_id, d.session_id, d.deal_index, s.fp, d.seated AS n, d.must,
+       coalesce(d.trump, 'N') AS trump, s.pam, s.must_beat, z.seat AS dealer_seat,
+       coalesce(CASE WHEN d.must AND s.in_must <> 'same' THEN s.in_must ELSE s.method END, '')
            <> 'on_void' AS trick_fixed
-FROM d JOIN seats z ON z.session_id = d.session_id AND z.deal_index = d.deal_index AND z.dealer
+FROM deals d
+JOIN s USING (session_id)
+JOIN seats z ON z.session_id = d.session_id AND z.deal_index = d.deal_index AND z.dealer
+WHERE d.status = 'audited' AND d.knowledge = 'full'
 """,
-    """
-CREATE OR REPLACE TEMP TABLE collusion_plays AS
-SELECT f.deal_id, p.trick, p.position, p.player, p.card::VARCHAR AS card, p.legal_cards,
-       p.wins, k.suit AS led, w.power, t.cards - t.dead AS in_trick
-FROM plays p
-JOIN collusion_deals f USING (session_id, deal_index)
-JOIN tricks t USING (session_id, deal_index, trick)
-JOIN strength_kinds k ON k.pam = f.pam AND k.trump = f.trump AND k.card = t.led::VARCHAR
-JOIN strength_powers w ON w.pam = f.pam AND w.trump = f.trump AND w.led = k.suit
-                      AND w.card = p.card::VARCHAR
-WHERE NOT p.dead
-""",
-    strength.CHANCES.format(deals="collusion_deals", plays="collusion_plays"),
+    strength.CHANCES.format(deals="collusion_deals"),
     strength.HANDS.format(deals="collusion_deals"),
-    # Each card with the trick as it stood before it (the best power and who held it) and
-    # the tricks its player had taken before this one.
+    # The cards of deals whose rules may leave the choice open, each with the trick as it
+    # stood before it: the best power so far and who held it.
     """
-CREATE OR REPLACE TEMP TABLE collusion_before AS
-SELECT *,
-       max(power) OVER trick_so_far AS best,
-       arg_max(player, power) OVER trick_so_far AS holder,
-       coalesce(sum(wins::INTEGER) OVER (
-           PARTITION BY deal_id, player ORDER BY trick
-           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS won_before
-FROM collusion_plays
-WINDOW trick_so_far AS (
+CREATE OR REPLACE TEMP TABLE collusion_open AS
+WITH played AS (
+    SELECT f.deal_id, f.fp, f.n, f.pam, f.trump, p.trick, p.position, p.player,
+           p.legal_cards, k.suit AS led, w.power, t.cards - t.dead AS in_trick
+    FROM plays p
+    JOIN collusion_deals f USING (session_id, deal_index)
+    JOIN tricks t USING (session_id, deal_index, trick)
+    JOIN strength_kinds k ON k.pam = f.pam AND k.trump = f.trump AND k.card = t.led::VARCHAR
+    JOIN strength_powers w ON w.pam = f.pam AND w.trump = f.trump AND w.led = k.suit
+                          AND w.card = p.card::VARCHAR
+    WHERE NOT p.dead AND NOT f.must_beat AND f.trick_fixed
+)
+SELECT *, max(power) OVER so_far AS best, arg_max(player, power) OVER so_far AS holder
+FROM played
+WINDOW so_far AS (
     PARTITION BY deal_id, trick ORDER BY position
     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 """,
@@ -96,51 +94,68 @@ stepping AS (
 open_choice AS (
     SELECT b.deal_id, b.trick, b.position
     FROM (
-        SELECT deal_id, trick, position, best, led, unnest(legal_cards)::VARCHAR AS card
-        FROM collusion_before
+        SELECT deal_id, pam, trump, trick, position, best, led,
+               unnest(legal_cards)::VARCHAR AS card
+        FROM collusion_open
         WHERE position > 1 AND best >= 0 AND len(legal_cards) > 1
     ) b
-    JOIN collusion_deals f USING (deal_id)
-    JOIN strength_powers w ON w.pam = f.pam AND w.trump = f.trump AND w.led = b.led
+    JOIN strength_powers w ON w.pam = b.pam AND w.trump = b.trump AND w.led = b.led
                           AND w.card = b.card
-    WHERE f.trick_fixed
     GROUP BY ALL
     HAVING bool_or(w.power > b.best) AND bool_or(w.power <= b.best)
 ),
 holding AS (
     SELECT 'not-beating' AS test, b.player AS owner, [b.holder] AS targets,
            b.power <= b.best AS acted,
-           concat_ws('/', f.fp, f.n, b.trick, b.position, b.in_trick) AS stratum
-    FROM collusion_before b
+           concat_ws('/', b.fp, b.n, b.trick, b.position, b.in_trick) AS stratum
+    FROM collusion_open b
     JOIN open_choice USING (deal_id, trick, position)
-    JOIN collusion_deals f USING (deal_id)
 ),
 thrown AS (
-    SELECT r.player AS owner, [x.player] AS targets, r.wins AS acted,
-           r.won_before = 0 AS none_yet,
-           concat_ws('/', f.fp, f.n, r.trick, r.in_trick, x.position, r.position) AS stratum
+    SELECT a.session_id, a.deal_index, a.trick, a.player AS thrower, f.fp, f.n
     FROM (
         SELECT session_id, deal_index, player, trick FROM analysis_notes
         WHERE code = 'lost-trick'
         UNION ALL SELECT * FROM {unanalysed.TABLE}
     ) a
     JOIN collusion_deals f USING (session_id, deal_index)
-    JOIN collusion_before x ON x.deal_id = f.deal_id AND x.trick = a.trick
-                           AND x.player = a.player
-    JOIN collusion_before r ON r.deal_id = f.deal_id AND r.trick = a.trick
-                           AND r.player <> a.player
+),
+in_thrown AS (
+    SELECT t.*, p.player, p.position, p.wins, tr.cards - tr.dead AS in_trick
+    FROM thrown t
+    JOIN plays p USING (session_id, deal_index, trick)
+    JOIN tricks tr USING (session_id, deal_index, trick)
+    WHERE NOT p.dead
+),
+won_before AS (
+    SELECT t.session_id, t.deal_index, t.trick, tr.winner AS player, count(*) AS won
+    FROM (SELECT DISTINCT session_id, deal_index, trick FROM thrown) t
+    JOIN tricks tr ON tr.session_id = t.session_id AND tr.deal_index = t.deal_index
+                  AND tr.trick < t.trick
+    WHERE tr.winner IS NOT NULL
+    GROUP BY ALL
+),
+receiving AS (
+    SELECT r.player AS owner, [x.player] AS targets, r.wins AS acted,
+           w.won IS NULL AS none_yet,
+           concat_ws('/', r.fp, r.n, r.trick, r.in_trick, x.position, r.position) AS stratum
+    FROM in_thrown x
+    JOIN in_thrown r ON r.session_id = x.session_id AND r.deal_index = x.deal_index
+                    AND r.trick = x.trick AND r.thrower = x.thrower AND r.player <> x.player
+    LEFT JOIN won_before w ON w.session_id = r.session_id AND w.deal_index = r.deal_index
+                          AND w.trick = r.trick AND w.player = r.player
+    WHERE x.player = x.thrower
 )
 SELECT * FROM stepping
 UNION ALL SELECT * FROM holding
-UNION ALL SELECT 'gift-tricks', owner, targets, acted, stratum FROM thrown
-UNION ALL SELECT 'loo-saving', owner, targets, acted, stratum FROM thrown WHERE none_yet
+UNION ALL SELECT 'gift-tricks', owner, targets, acted, stratum FROM receiving
+UNION ALL SELECT 'loo-saving', owner, targets, acted, stratum FROM receiving WHERE none_yet
 """,
 )
 TEMP_TABLES = (
     "collusion_units",
-    "collusion_before",
+    "collusion_open",
     *strength.TEMP_TABLES,
-    "collusion_plays",
     "collusion_deals",
 )
 

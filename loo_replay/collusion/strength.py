@@ -68,17 +68,18 @@ def unregister(con: duckdb.DuckDBPyConnection) -> None:
     con.unregister("strength_powers")
 
 
-# Over ``{deals}``, a table of (deal_id, fp, pam, trump, session_id, deal_index) and
-# ``{plays}``, of (deal_id, card, wins): each card kind's chance, then each seat's strength,
-# both in thousandths of a trick: integers add up the same in any order, so a hand's band
-# never depends on how DuckDB's threads happened to sum.
+# Over the loaded ``plays`` and ``seats`` of the deals in ``{deals}``, a table of
+# (deal_id, session_id, deal_index, fp, pam, trump): each card kind's chance, then each
+# seat's strength, both in thousandths of a trick: integers add up the same in any order,
+# so a hand's band never depends on how DuckDB's threads happened to sum.
 CHANCES = """
 CREATE OR REPLACE TEMP TABLE strength_chances AS
 SELECT f.fp, k.kind, k.rank,
        round(1000 * avg(p.wins::INTEGER))::INTEGER AS chance
-FROM {plays} p
-JOIN {deals} f USING (deal_id)
-JOIN strength_kinds k ON k.pam = f.pam AND k.trump = f.trump AND k.card = p.card
+FROM plays p
+JOIN {deals} f USING (session_id, deal_index)
+JOIN strength_kinds k ON k.pam = f.pam AND k.trump = f.trump AND k.card = p.card::VARCHAR
+WHERE NOT p.dead
 GROUP BY ALL
 """
 HANDS = """

@@ -91,8 +91,8 @@ def page_data(rp: DealReplay, links: Links | None = None) -> dict[str, Any]:
     """The replay as plain JSON: cards in display form, untrusted text made safe.
 
     Two hooks are left for the judged decisions to fill before ``page_html``: a step's
-    ``judgement`` (a class such as ``"mistake"`` or ``"blunder"``; the page's m and M keys
-    jump between mistakes and blunders) and ``views``, the seat views the v key switches
+    ``judgement``, absent as drawn (a class such as ``"mistake"`` or ``"blunder"``; M and
+    Shift+M jump between mistakes and blunders), and ``views``, the seat views V switches
     between (``{"label": ..., "seat": index or None}``; None shows every hand)."""
     a = rp.audit
     first = rp.steps[0]
@@ -209,7 +209,6 @@ def _step(s: Step, mark: CardMark | None) -> dict[str, Any]:
         "legal": _cards(s.legal),
         "findings": [_finding(v) for v in s.findings],
         "mark": _mark(mark),
-        "judgement": None,  # the judged decisions' hook
     }
 
 
