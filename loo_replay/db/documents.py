@@ -105,3 +105,13 @@ def read_document(con: duckdb.DuckDBPyConnection, session_id: str) -> Stored | N
     if hashlib.sha256(raw).hexdigest() != digest:
         raise DocumentDamaged(f"the stored document of {session_id!r} is not the one loaded")
     return Stored(raw, digest)
+
+
+def kept_document(con: duckdb.DuckDBPyConnection, session_id: str) -> bytes | None:
+    """The bytes of a session as loaded, if the database keeps an intact copy: None sends
+    the caller back to the log, which is the source (a damaged copy is a cache lost)."""
+    try:
+        stored = read_document(con, session_id)
+    except DocumentDamaged:
+        return None
+    return None if stored is None else stored.raw
