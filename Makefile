@@ -84,6 +84,8 @@ check-install: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/collusion.py
+	$(BIN)/python benchmarks/collusion_calibration.py --seeds 2 --fair 4 --jobs 2
 	$(BIN)/python benchmarks/explorer.py
 
 # The explorer's screenshots in docs/images/, from the sample logs served (docs/explorer.md).

@@ -64,7 +64,13 @@ def test_every_asset_is_read_from_its_file_and_shipped_in_the_package() -> None:
         "package-data"
     ]["loo_replay"]
     files = sorted(ASSETS.iterdir())
-    assert {f.name for f in files} == {"replay.css", "replay.js", "report.css", "report.js"}
+    assert {f.name for f in files} == {
+        "explorer.css",
+        "replay.css",
+        "replay.js",
+        "report.css",
+        "report.js",
+    }
     for f in files:
         assert asset(f.name) == f.read_text("utf-8")
         assert any(fnmatch.fnmatch(f"assets/{f.name}", g) for g in globs), f.name

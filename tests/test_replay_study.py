@@ -137,6 +137,9 @@ def test_the_judged_decisions_and_seat_views_hooks_drive_m_and_v(
     backs = page.evaluate(miss)  # the Miss, still on the table, face down in Ann's view
     assert backs > 0 and backs == len(data["steps"][page.evaluate(STEP)]["miss"] or [])
     alone = page.evaluate(seat_faces)
+    shown = page.evaluate(STEP)  # a card of Ann's or another's: "held ..." for Ann's alone
+    held = page.locator("#step-text .detail", has_text="held").count()
+    assert held == (data["steps"][shown]["seat"] == 0 and data["steps"][shown]["held"] is not None)
     assert alone[0] == every[0]  # Ann's own hand, face up
     assert all(faces == 0 and backs == sum(every[k]) for k, (faces, backs) in enumerate(alone) if k)
     page.keyboard.press("End")  # the deal over, every hand is shown again

@@ -433,7 +433,7 @@
     now.replaceChildren();
     if (s.event !== null) now.append(el("span", "ev", "#" + s.event));
     redCards(now, s.text);
-    if (s.playedLegal) {
+    if (s.playedLegal && (viewer() === null || viewer() === s.seat)) {  // another's hand stays hidden
       const legal = el("div", "detail");
       redCards(legal, "held " + s.held.join(" ") + " \u00b7 legal " + (s.playedLegal.join(" ") || "none"));
       now.append(legal);

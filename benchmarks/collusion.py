@@ -1,0 +1,39 @@
+"""How long ``loo-replay collusion`` takes: `python benchmarks/collusion.py
+[--deals 4000] [--db-deals 1000000]`.
+
+Two figures, end to end in a subprocess with the peak RSS of the largest process:
+``collusion LOG --jobs 2`` on a log of ``--deals`` six-player three-card deals (the
+loading, the double-dummy analysis and the screen: benchmarks/run.py's cached log), and
+``collusion --db`` on benchmarks/fairness.py's cached database of ``--db-deals`` deals
+(10,000 analysed deals copied under new session ids; its first build takes minutes that
+are not measured).  ``make bench`` runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fairness import database
+from run import DATA, build, cli, measure
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=4000)
+    parser.add_argument("--db-deals", type=int, default=1_000_000)
+    parser.add_argument("--data", type=Path, default=DATA, metavar="DIR")
+    args = parser.parse_args()
+    log = build("three-card", args.deals, args.data)
+    seconds, rss = measure(cli("collusion", str(log), "--jobs", "2", "--format", "json"))
+    print(f"collusion {args.deals:,} deals (log, --jobs 2): {seconds:.1f} s, "
+          f"peak RSS {rss:.0f} MB")  # fmt: skip
+    db = database(args.db_deals, args.data)
+    seconds, rss = measure(cli("collusion", "--db", str(db), "--format", "json"))
+    print(f"collusion --db {args.db_deals:,} deals: {seconds:.1f} s, peak RSS {rss:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
