@@ -151,6 +151,7 @@ def test_paths_report_from_another_folder_finds_logs_outside_the_database_folder
     ]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
+    _without_documents(tmp_path / "data" / "loo.duckdb")  # the log found, not the copy
     result = run("report", "--db", tmp_path / "data" / "loo.duckdb", "--out", "out", cwd=elsewhere)
     assert result.returncode == 0, result.stderr
     assert "cannot be read again" not in result.stderr
@@ -166,18 +167,41 @@ def test_paths_logs_under_the_database_folder_move_with_it(tmp_path: Path) -> No
     assert run("ingest", "logs", "--db", "loo.duckdb", cwd=project).returncode == 0
     assert sql(project / "loo.duckdb", "SELECT file FROM sessions") == [("logs/a.json",)]
     moved = tmp_path / "moved"
+    _without_documents(project / "loo.duckdb")  # the logs found, not the database's copies
     shutil.move(project, moved)
     result = run("report", "--db", moved / "loo.duckdb", "--out", tmp_path / "out", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert len(_replay_pages(tmp_path / "out")) == 4
 
 
-def test_paths_a_log_that_cannot_be_read_again_is_said_and_exits_2(tmp_path: Path) -> None:
-    """If a replay page cannot be written, ``report`` says which session and exits 2; the
-    rest of the reports are written."""
+def _without_documents(db: Path) -> None:
+    """``db`` as loaded before the database kept each session's document (schema 8): its
+    replays can only come from the logs."""
+    con = duckdb.connect(str(db))
+    con.execute("DELETE FROM documents")
+    con.close()
+
+
+def test_paths_replays_come_from_the_database_copy_when_the_log_is_gone(tmp_path: Path) -> None:
+    """The database keeps each session's document (docs/database.md), so ``report`` writes
+    every replay page after the log is deleted, and says nothing about it."""
     simulated(tmp_path / "a.json")
     db = tmp_path / "loo.duckdb"
     assert run("ingest", tmp_path / "a.json", "--db", db).returncode == 0
+    (tmp_path / "a.json").unlink()
+    result = run("report", "--db", db, "--out", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    assert "cannot be read again" not in result.stderr
+    assert len(_replay_pages(tmp_path / "out")) == 4
+
+
+def test_paths_a_log_that_cannot_be_read_again_is_said_and_exits_2(tmp_path: Path) -> None:
+    """If a replay page cannot be written (no copy in the database, the log gone),
+    ``report`` says which session and exits 2; the rest of the reports are written."""
+    simulated(tmp_path / "a.json")
+    db = tmp_path / "loo.duckdb"
+    assert run("ingest", tmp_path / "a.json", "--db", db).returncode == 0
+    _without_documents(db)
     (tmp_path / "a.json").unlink()
     result = run("report", "--db", db, "--out", tmp_path / "out")
     assert result.returncode == 2
@@ -198,6 +222,7 @@ def test_paths_rows_of_older_databases_relative_to_where_ingest_ran(tmp_path: Pa
     con = duckdb.connect(str(db))
     con.execute("UPDATE sessions SET file = 'logs/a.json'")  # as an older loo-replay wrote it
     con.close()
+    _without_documents(db)
     from_work = run("report", "--db", db, "--out", tmp_path / "out1", cwd=work)
     assert from_work.returncode == 0, from_work.stderr
     assert len(_replay_pages(tmp_path / "out1")) == 4

@@ -4,17 +4,19 @@ real CLI; what a replay from the database alone needs (docs/database.md)."""
 from __future__ import annotations
 
 import hashlib
-import zlib
 from pathlib import Path
 
 import orjson
+import pyarrow as pa  # type: ignore[import-untyped]
 from db_helpers import SAMPLES, counts, dump, hand_worked_doc, run, sql
 
 
 def _documents(db: Path) -> dict[str, bytes]:
     return {
-        sid: zlib.decompress(body)
-        for sid, body in sql(db, "SELECT session_id, body FROM documents ORDER BY session_id")
+        sid: pa.decompress(body, size, "lz4", asbytes=True)
+        for sid, body, size in sql(
+            db, "SELECT session_id, body, size FROM documents ORDER BY session_id"
+        )
     }
 
 

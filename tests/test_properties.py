@@ -98,9 +98,9 @@ def test_legal_sets_are_non_empty_subsets_of_the_hand_and_the_deck_is_partitione
     parsed = parse_document(doc)
     assert parsed.header is not None
     options = builtin(sim.ruleset).options
-    from loo_replay.engine.session import SessionAudit
+    from loo_replay.engine.session import SessionReplay
 
-    chain = SessionAudit(parsed.header.players, options, None)
+    chain = SessionReplay(parsed.header.players, options, None)
     for i, raw in enumerate(parsed.raw_deals):
         dealt = [c for h in raw["hands"].values() for c in h]
         dealt += raw.get("miss", []) + ([raw["turn_up"]] if "turn_up" in raw else [])

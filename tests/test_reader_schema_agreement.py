@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from loo_replay.engine.session import SessionAudit
+from loo_replay.engine.session import SessionReplay
 from loo_replay.logs.parse import Bad, parse_deal, parse_document
 from loo_replay.logs.paths import expand
 from loo_replay.logs.reader import read_documents
@@ -37,7 +37,7 @@ def reader_errors(doc: Any) -> list[str]:
     if parsed.header_error is not None:
         return [parsed.header_error.path]
     assert parsed.header is not None
-    chain = SessionAudit(parsed.header.players, builtin("three-card").options, None)
+    chain = SessionReplay(parsed.header.players, builtin("three-card").options, None)
     errors: list[str] = []
     for i, raw in enumerate(parsed.raw_deals):
         deal = parse_deal(raw, f"/deals/{i}", parsed.header)

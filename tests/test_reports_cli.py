@@ -161,11 +161,30 @@ def test_report_without_a_database_exits_2(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
-def test_a_log_changed_after_loading_gets_no_replays_and_a_note(tmp_path: Path) -> None:
+def test_a_log_changed_after_loading_replays_as_loaded(tmp_path: Path) -> None:
+    """The replays come from the database's copy of the document (docs/database.md), so
+    they show the deals as loaded, as the database's verdicts do, whatever the log is now."""
     log = tmp_path / "s.json"
     log.write_bytes(orjson.dumps(hand_doc("changed")))
     db = tmp_path / "db.duckdb"
     assert run("ingest", log, "--db", db).returncode == 0
+    log.write_bytes(b"{}")
+    result = run("report", "--db", db, "--out", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / "out" / session_page_name("changed")).read_text("utf-8")
+    assert "replays/" in page and "has changed since" not in page
+
+
+def test_a_log_changed_after_loading_gets_no_replays_and_a_note(tmp_path: Path) -> None:
+    """A database without the copy (loaded before documents were kept) reads the log,
+    and says so when it is not the one loaded."""
+    log = tmp_path / "s.json"
+    log.write_bytes(orjson.dumps(hand_doc("changed")))
+    db = tmp_path / "db.duckdb"
+    assert run("ingest", log, "--db", db).returncode == 0
+    con = duckdb.connect(str(db))
+    con.execute("DELETE FROM documents")
+    con.close()
     log.write_bytes(orjson.dumps(hand_doc("changed")) + b"\n")
     result = run("report", "--db", db, "--out", tmp_path / "out")
     assert result.returncode == 2  # the reports are written, but not every replay page

@@ -2,7 +2,7 @@
 
 The tables hold verdicts, not every event a replay steps through; the document's
 bytes do, and they are what the session's ``digest`` was taken of.  The
-workers compress them (zlib, in parallel with the audit) and send them with
+workers compress them (LZ4, in parallel with the audit) and send them with
 their batch, keyed by line and digest; the loader keeps those of the sessions
 it keeps, in the ``documents`` table (docs/database.md).  ``serve`` reads one
 back per replay (docs/explorer.md).
@@ -11,7 +11,6 @@ back per replay (docs/explorer.md).
 from __future__ import annotations
 
 import hashlib
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,9 +23,10 @@ if TYPE_CHECKING:  # the workers import this module, and never DuckDB (db/ingest
     import duckdb
 
 TABLE = "documents"
-# zlib's level 1: simulated logs shrink 5.7 times, in a quarter of the time of the default
-# level 6, which shrinks them 9.5 times (docs/performance.md, "Keeping the documents").
-LEVEL = 1
+# The LZ4 frame format: simulated logs shrink 4.3 times at about 5 times zlib level 1's
+# speed, which shrinks them 5.7 times; ingest is bound by CPU, the file is not
+# (docs/performance.md, "Keeping the documents").
+CODEC = pa.Codec("lz4")
 _SENT = pa.schema(  # as the workers send them, before the loader knows which are kept
     [("line", pa.int32()), ("digest", pa.string()), ("size", pa.int64()), ("body", pa.binary())]
 )
@@ -40,7 +40,7 @@ class Compressed:
         self.rows: list[tuple[int | None, str, int, bytes]] = []
 
     def add(self, raw: bytes, line: int | None, digest: str) -> None:
-        self.rows.append((line, digest, len(raw), zlib.compress(raw, LEVEL)))
+        self.rows.append((line, digest, len(raw), CODEC.compress(raw, asbytes=True)))
 
     def attach(self, batch: Batch) -> Batch:
         """``batch`` with these documents as one more of its tables; none are left here."""
@@ -91,17 +91,27 @@ def read_document(con: duckdb.DuckDBPyConnection, session_id: str) -> Stored | N
 
     try:  # by the index of migration 9: the one row's bytes alone are read
         found = con.execute(
-            f"SELECT body, digest FROM {TABLE} WHERE session_id = ? LIMIT 1", [session_id]
+            f"SELECT body, size, digest FROM {TABLE} WHERE session_id = ? LIMIT 1", [session_id]
         ).fetchall()
     except duckdb.CatalogException:  # a database older than the table: read, not upgraded
         return None
     if not found:
         return None
-    body, digest = found[0]
+    body, size, digest = found[0]
     try:
-        raw = zlib.decompress(body)
-    except zlib.error:
+        raw = CODEC.decompress(body, decompressed_size=size, asbytes=True)
+    except (OSError, ValueError):  # pyarrow's error for bytes that are not LZ4
         raise DocumentDamaged(f"the stored document of {session_id!r} is damaged") from None
     if hashlib.sha256(raw).hexdigest() != digest:
         raise DocumentDamaged(f"the stored document of {session_id!r} is not the one loaded")
     return Stored(raw, digest)
+
+
+def kept_document(con: duckdb.DuckDBPyConnection, session_id: str) -> bytes | None:
+    """The bytes of a session as loaded, if the database keeps an intact copy: None sends
+    the caller back to the log, which is the source (a damaged copy is a cache lost)."""
+    try:
+        stored = read_document(con, session_id)
+    except DocumentDamaged:
+        return None
+    return None if stored is None else stored.raw

@@ -55,7 +55,7 @@ from loo_replay.db.rows import (
 from loo_replay.db.rows import (
     schema as row_schema,
 )
-from loo_replay.engine.analysis import DealAnalysis, analyse_deal
+from loo_replay.engine.analysis import DealAnalysis
 from loo_replay.engine.cards import SUITS
 from loo_replay.engine.model import DEAD, LogError, Trick
 from loo_replay.engine.options import Options
@@ -235,11 +235,10 @@ _CARD_COLUMNS = {
 
 
 class FrameBuilder:
-    """Column lists per table; ``batch`` turns them into Arrow tables.  With ``analyse``,
-    each loaded deal gets its double-dummy analysis (docs/analysis.md) in the analysis tables."""
+    """Column lists per table; ``batch`` turns them into Arrow tables.  It builds rows only:
+    what goes in them (the audit, the double-dummy analysis) is computed by the caller."""
 
-    def __init__(self, analyse: bool = False) -> None:
-        self.analyse = analyse
+    def __init__(self) -> None:
         self.tables: dict[str, Columns] = {}
         self.deal_columns: tuple[Any, ...] = ()
         self.seat_columns: tuple[Any, ...] = ()
@@ -361,23 +360,26 @@ class FrameBuilder:
         )
         self.items.append(DocumentItem(file, doc.line, digest, doc.message, self._rows(start)))
 
-    def deal(self, report: SessionReport, index: int, deal: DealAudit) -> None:
+    def deal(self, report: SessionReport, index: int, deal: DealAudit) -> bool:
         """The rows of deal ``index`` of ``report``, its replay still on it: the loader takes
         them as the audit makes each verdict (``audit_document``'s ``each``), while the deal
         is in the processor's caches.  The session's own rows come before its first deal's;
-        ``close_session`` ends it."""
+        ``close_session`` ends it.  True when the deal was audited, not rejected."""
         if report is not self._open:
             self._open_session(report)
         if deal.status == Status.REJECTED or deal.result is None:
             self._rejected += 1
             raw = report.raw_deals[index] if index < len(report.raw_deals) else None
             self._reject(self._sid, self._file, report.line, index, deal, raw)
-        else:
-            self._deal(self._sid, index, deal)
-            if self.analyse and report.options is not None:
-                record = deal.result.record
-                analysis = analyse_deal(deal, report.options)
-                self._analysis(self._sid, index, record.number, record.seats, analysis)
+            return False
+        self._deal(self._sid, index, deal)
+        return True
+
+    def analysis(self, index: int, deal: DealAudit, analysis: DealAnalysis) -> None:
+        """The analysis rows of deal ``index`` of the open session, just taken by ``deal``."""
+        assert deal.result is not None  # an audited deal: ``deal`` said so
+        record = deal.result.record
+        self._analysis(self._sid, index, record.number, record.seats, analysis)
 
     def close_session(self, report: SessionReport) -> None:
         """The session audited, every deal's rows taken (``deal``)."""

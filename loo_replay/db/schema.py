@@ -412,7 +412,7 @@ _ENUMS = (
     ),
 )
 
-# Each loaded session's document, zlib-compressed: every deal replays from the database alone
+# Each loaded session's document, LZ4-compressed: every deal replays from the database alone
 # (db/documents.py; docs/explorer.md).
 _DOCUMENTS = (
     """

@@ -17,15 +17,16 @@ import pyarrow as pa  # type: ignore[import-untyped]
 from loo_replay.db.columns import clean
 from loo_replay.db.documents import Compressed
 from loo_replay.db.frames import Batch, FrameBuilder, Item, SessionItem, rules_fingerprint
-from loo_replay.engine.analysis import start_of_play
+from loo_replay.engine.analysis import analyse_deal, start_of_play
 from loo_replay.engine.options import OptionError
+from loo_replay.engine.session import DealAudit
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.parse import Bad, parse_document
 from loo_replay.logs.pieces import Piece, read_piece
 from loo_replay.logs.reader import Document, ReadError, decode
 from loo_replay.rulesets import RuleChoice, resolve
-from loo_replay.run.audit import UnreadableDocument, audit_document
+from loo_replay.run.audit import SessionReport, UnreadableDocument, audit_document
 
 BATCH_DEALS = 2000  # deals per frame batch within a piece: bounds memory for big .gz files
 
@@ -51,7 +52,8 @@ class Auditor:
         # One builder for every piece: each batch's columns start at the last one's size.
         # A piece broken off by an error may leave rows in it, but that error ends the
         # ingest, so they never reach a batch that is loaded.
-        self.builder = FrameBuilder(analyse)
+        self.builder = FrameBuilder()
+        self.each = self._analysed if analyse else self.builder.deal
 
     def batches(self, piece: Piece) -> Iterator[Batch]:
         with fewer_collections():
@@ -71,7 +73,7 @@ class Auditor:
                         self.choice,
                         self.at_play,
                         keep=False,
-                        each=builder.deal,
+                        each=self.each,
                         limits=self.limits,
                     )
                     if isinstance(item, UnreadableDocument):
@@ -84,6 +86,11 @@ class Auditor:
         except ReadError as exc:
             builder.file_error(str(exc))
         yield documents.attach(builder.batch())
+
+    def _analysed(self, report: SessionReport, index: int, deal: DealAudit) -> None:
+        """A deal's rows, then its double-dummy analysis (docs/analysis.md) if it was audited."""
+        if self.builder.deal(report, index, deal) and report.options is not None:
+            self.builder.analysis(index, deal, analyse_deal(deal, report.options))
 
     def _already_loaded(self, doc: Document) -> SessionItem | None:
         """The session ``doc`` holds, if it is loaded already with the same bytes and rules;

@@ -1,6 +1,7 @@
 # C signatures of legal.py for the compiled modules that call it (pure-Python mode:
 # legal.py is the source, this file adds the C types).
 from loo_replay.engine.model cimport Trick
+from loo_replay.engine.options cimport Options
 from loo_replay.engine.state cimport DealState
 
 cpdef add_card(DealState state, Trick trick, int seat, int card, long long legal, int event=*)

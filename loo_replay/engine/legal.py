@@ -21,7 +21,8 @@ from loo_replay.engine.cards import (
     display_cards,
 )
 from loo_replay.engine.model import REVOKE_CODES, Trick
-from loo_replay.engine.state import HIGHEST_TRUMP, PAM_CIVIL, TOP_TRUMP, VOID, DealState
+from loo_replay.engine.options import Options
+from loo_replay.engine.state import DealState
 from loo_replay.engine.tables import ACES, NO_TRUMP, POWER, TRUMP_ORDER
 
 # The steps of ``_judge``, numbered as REVOKE_CODES names them.
@@ -35,16 +36,6 @@ HEAD_TRICK: int = cython.declare(cython.int, 6)
 MUST_TRUMP: int = cython.declare(cython.int, 7)
 MUST_OVERTRUMP: int = cython.declare(cython.int, 8)
 ONE: int = cython.declare(cython.ulonglong, 1)
-# The values of the options ``_judge`` asks, as DealState holds them.
-TOP_FIRST: int = cython.declare(cython.int, TOP_TRUMP.index("first"))
-TOP_EVERY: int = cython.declare(cython.int, TOP_TRUMP.index("every"))
-HIGHEST_FIRST: int = cython.declare(cython.int, HIGHEST_TRUMP.index("first"))
-HIGHEST_ALWAYS: int = cython.declare(cython.int, HIGHEST_TRUMP.index("always"))
-HIGHEST_TWO: int = cython.declare(cython.int, HIGHEST_TRUMP.index("two_players"))
-VOID_TRUMP: int = cython.declare(cython.int, VOID.index("trump"))
-VOID_OVERTRUMP: int = cython.declare(cython.int, VOID.index("overtrump"))
-CIVIL_ANNOUNCED: int = cython.declare(cython.int, PAM_CIVIL.index("announced"))
-CIVIL_ALWAYS: int = cython.declare(cython.int, PAM_CIVIL.index("always"))
 # A one-card mask's card, compiled: de Bruijn multiplication (mod 2**64 in both builds).
 DEBRUIJN: int = cython.declare(cython.ulonglong, 0x03F79D71B4CB0A89)
 WORD: int = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
@@ -173,6 +164,7 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
     legal: cython.ulonglong = hand
     mask: cython.ulonglong
     trump: cython.int = state.trump
+    o: Options = state.options  # the options' one typed view: read as struct members
     trick = state.current()
     if trick is None or not trick.live:  # leading: docs/rules.md §3
         if trump == NO_TRUMP:
@@ -182,31 +174,31 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
             return legal
         number: cython.int = trick.number if trick is not None else len(state.tricks) + 1
         count: cython.int = int(trumps).bit_count()
-        top_rule: cython.int = state.top_rule
-        if top_rule == TOP_EVERY or (top_rule == TOP_FIRST and number == 1):
+        top_rule: str = o.lead_top_trump
+        if top_rule == "every" or (top_rule == "first" and number == 1):
             top = state.top_trump()
             if top is not None and hand >> top & 1:
                 mask = ONE << top
                 if _breaks(card, mask):
                     return -1 - LEAD_TOP_TRUMP
                 legal &= mask
-        rule: cython.int = state.highest_rule
+        rule: str = o.lead_highest_trump
         if count >= 2:
             mask = 0
-            if rule == HIGHEST_ALWAYS or (rule == HIGHEST_FIRST and number == 1):
+            if rule == "always" or (rule == "first" and number == 1):
                 mask = ONE << _highest(trumps, state)
-            elif rule == HIGHEST_TWO and len(state.playing()) == 2:
+            elif rule == "two_players" and len(state.playing()) == 2:
                 mask = _run_from_highest(trumps, state)
             if mask:
                 if _breaks(card, mask):
                     return -1 - LEAD_HIGHEST_TRUMP
                 legal &= mask
-        trump_if: cython.int = state.trump_if
+        trump_if: cython.int = o.lead_trump_if
         if trump_if and count >= trump_if:
             if _breaks(card, trumps):
                 return -1 - LEAD_TRUMP
             legal &= trumps
-        if state.after_trick and number >= 2:
+        if o.lead_trump_after_trick and number >= 2:
             if _breaks(card, trumps):
                 return -1 - TRUMP_AFTER_TRICK
             legal &= trumps
@@ -225,7 +217,7 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
         if _breaks(card, suited):
             return -1 - FOLLOW_SUIT
         legal &= suited
-        if state.head and not trick.trumped:
+        if o.follow_head and not trick.trumped:
             higher = _higher(suited, powers, win)
             if higher:
                 if _breaks(card, higher):
@@ -238,8 +230,8 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
     if not trumps:
         return legal
     higher = _higher(trumps, powers, win)
-    void: cython.int = state.void_rule
-    if void == VOID_TRUMP:
+    void: str = o.follow_void
+    if void == "trump":
         if _breaks(card, trumps):
             return -1 - MUST_TRUMP
         legal &= trumps
@@ -247,7 +239,7 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
             if _breaks(card, higher):
                 return -1 - MUST_OVERTRUMP
             legal &= higher
-    elif void == VOID_OVERTRUMP and higher:
+    elif void == "overtrump" and higher:
         if _breaks(card, higher):
             return -1 - (MUST_OVERTRUMP if trick.trumped else MUST_TRUMP)
         legal &= higher
@@ -263,10 +255,11 @@ def _pam_barred(state: DealState, hand: cython.ulonglong, trick: Trick) -> cytho
         return False
     if trick.lead != ACES[trump]:
         return False
-    civil: cython.int = state.civil_rule
-    if not (civil == CIVIL_ALWAYS or (civil == CIVIL_ANNOUNCED and state.announce)):
+    o: Options = state.options
+    civil: str = o.follow_pam_civil
+    if not (civil == "always" or (civil == "announced" and state.announce)):
         return False
-    if state.civil_strict:
+    if o.follow_pam_civil_strict:
         return hand != ONE << PAM
     return (hand & state.trump_mask & ~(ONE << PAM)) != 0
 
@@ -294,14 +287,14 @@ def explain(code: str, state: DealState, seat: int) -> str:
             return "the ace of trumps must be led"
         return f"the top trump {display(top or 0)} must be led (the ace is turned up)"
     if code == "lead-highest-trump":
-        if state.highest_rule == HIGHEST_TWO:
+        if state.options.lead_highest_trump == "two_players":
             return (
                 "with two players standing, holding two or more trumps, the highest "
                 "(or one in unbroken sequence with it) must be led"
             )
         return "holding two or more trumps, the highest must be led"
     if code == "lead-trump":
-        n = state.trump_if
+        n = state.options.lead_trump_if
         return f"holding {'a trump' if n == 1 else f'{n} or more trumps'}, a trump must be led"
     if code == "trump-after-trick":
         return "the winner of a trick must lead a trump"
@@ -309,7 +302,7 @@ def explain(code: str, state: DealState, seat: int) -> str:
     led = SUIT_SYMBOLS[trick.led]
     winner = display(trick.cards[trick.win][1])
     if code == "pam-be-civil":
-        if state.civil_strict:
+        if state.options.follow_pam_civil_strict:
             return 'the ace of trumps was led: "Pam, be civil" bars Pam unless it is the last card held'
         return 'the ace of trumps was led: "Pam, be civil" bars Pam while another trump is held'
     if code == "follow-suit":

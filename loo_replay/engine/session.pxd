@@ -1,4 +1,4 @@
-# session.py's SessionAudit as an extension type (pure-Python mode: session.py is the
+# session.py's SessionReplay as an extension type (pure-Python mode: session.py is the
 # source): what it carries from deal to deal is C struct members, not an instance
 # dictionary.  The replay's result is read as the extension type it is.
 from loo_replay.engine.replay cimport DealResult
@@ -32,7 +32,7 @@ cdef class DealAudit:
     cdef public object settlement
     cdef public object context
 
-cdef class SessionAudit:
+cdef class SessionReplay:
     cdef public object players
     cdef public Options o
     cdef public object at_play

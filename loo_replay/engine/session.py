@@ -2,7 +2,7 @@
 rotation and the comparison with what the log recorded (docs/rules.md §2.1, §5.4,
 §5.5).
 
-``SessionAudit`` takes deals one at a time so that a session of any length
+``SessionReplay`` takes deals one at a time so that a session of any length
 streams through in constant memory; each call returns that deal's
 ``DealAudit`` with amounts keyed by player id.
 """
@@ -120,7 +120,7 @@ class DealAudit:
         return f"DealAudit(number={self.number}, status={self.status!s})"
 
 
-class SessionAudit:
+class SessionReplay:
     """Carries pools and stacks from deal to deal and audits each in turn."""
 
     def __init__(

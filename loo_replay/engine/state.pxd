@@ -18,13 +18,5 @@ cdef class DealState:
     cdef public bint pam
     cdef public tuple suit_masks
     cdef public unsigned long long trump_mask
-    cdef public int top_rule
-    cdef public int highest_rule
-    cdef public int trump_if
-    cdef public bint after_trick
-    cdef public bint head
-    cdef public int void_rule
-    cdef public int civil_rule
-    cdef public bint civil_strict
     cpdef Trick current(self)
     cpdef list playing(self)

@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-from typing import get_args
-
 import cython
 
 from loo_replay.engine.model import Trick
-from loo_replay.engine.options import HighestTrump, Options, PamCivil, TopTrump, Void
+from loo_replay.engine.options import Options
 from loo_replay.engine.tables import NO_TRUMP, SUIT_MASK_TABLE, TRUMP_ORDER
-
-# The choice options legality asks at every card, each as its value's position among the
-# option's choices (options.py): compared as C integers, not looked up by name on
-# ``Options`` and compared as text card after card.
-TOP_TRUMP: tuple[str, ...] = get_args(TopTrump)
-HIGHEST_TRUMP: tuple[str, ...] = get_args(HighestTrump)
-VOID: tuple[str, ...] = get_args(Void)
-PAM_CIVIL: tuple[str, ...] = get_args(PamCivil)
 
 
 class DealState:
@@ -41,16 +31,6 @@ class DealState:
     pam: bool
     suit_masks: tuple[int, ...]  # the suits as cards belong to them now
     trump_mask: cython.ulonglong  # every trump, Pam included where he counts
-    # The options of legal.py: lead.top_trump, lead.highest_trump, follow.void and
-    # follow.pam_civil by position in TOP_TRUMP, HIGHEST_TRUMP, VOID and PAM_CIVIL.
-    top_rule: cython.int
-    highest_rule: cython.int
-    trump_if: cython.int
-    after_trick: bool
-    head: bool
-    void_rule: cython.int
-    civil_rule: cython.int
-    civil_strict: bool
 
     def __init__(
         self,
@@ -79,14 +59,6 @@ class DealState:
         self.tricks = [] if tricks is None else tricks
         self.announce = announce
         self.pam = options.deal_pam
-        self.top_rule = TOP_TRUMP.index(options.lead_top_trump)
-        self.highest_rule = HIGHEST_TRUMP.index(options.lead_highest_trump)
-        self.trump_if = options.lead_trump_if
-        self.after_trick = options.lead_trump_after_trick
-        self.head = options.follow_head
-        self.void_rule = VOID.index(options.follow_void)
-        self.civil_rule = PAM_CIVIL.index(options.follow_pam_civil)
-        self.civil_strict = options.follow_pam_civil_strict
         self.fix_trump(trump)
 
     def fix_trump(self, suit: int) -> None:

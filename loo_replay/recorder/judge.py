@@ -2,7 +2,7 @@
 
 Nothing here knows a rule: the log the entries stand for is read by the same parser as
 ``validate`` (``parse_document``, ``parse_deal``), the deals before the open one go through
-``SessionAudit`` as in any audit, and the open deal is replayed event by event with
+``SessionReplay`` as in any audit, and the open deal is replayed event by event with
 ``Replay``.  The proposals (the dealer due, the player due to declare, the player on turn)
 and the legal declarations are the engine's own answers; a "revoke if … later" hint asks
 ``legal_cards`` what the player could not have held.
@@ -28,7 +28,7 @@ from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.model import PASS, PLAY, DealRecord, Exchange, LogError, Play
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DealContext, Replay, deal_plan
-from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
+from loo_replay.engine.session import DealAudit, DealInput, SessionReplay
 from loo_replay.engine.vocab import Action, Phase
 from loo_replay.errors import InputError
 from loo_replay.logs.parse import SessionHeader, parse_deal, parse_document
@@ -69,7 +69,7 @@ class Closed:
 
     session: Any
     raw: list[Any]
-    chain: SessionAudit
+    chain: SessionReplay
     audits: tuple[DealAudit, ...]
 
 
@@ -153,7 +153,7 @@ def _closed(
         or len(known.raw) > len(raw)
         or raw[: len(known.raw)] != known.raw
     ):
-        known = Closed(session, [], SessionAudit(header.players, options, header.chips), ())
+        known = Closed(session, [], SessionReplay(header.players, options, header.chips), ())
     if len(known.raw) == len(raw):
         return known
     chain = copy.deepcopy(known.chain)
@@ -305,7 +305,7 @@ def _proof(replay: Replay, seat: int, card: int, unseen: int) -> str:
     return " or ".join(words)
 
 
-def _dealer_due(chain: SessionAudit, last: DealRecord) -> str:
+def _dealer_due(chain: SessionReplay, last: DealRecord) -> str:
     """The dealer the engine expects next: the first seated player from the last dealer
     clockwise whose deal it would not call a ``dealer-rotation`` breach."""
     seats = last.seats

@@ -19,6 +19,7 @@ import duckdb
 from plotly.offline import get_plotlyjs, get_plotlyjs_version  # type: ignore[import-untyped]
 
 from loo_replay import __version__
+from loo_replay.db.documents import kept_document
 from loo_replay.db.paths import database_file
 from loo_replay.db.schema import connect
 from loo_replay.db.stored_analysis import stored_analyses
@@ -149,6 +150,7 @@ def write_reports(
             processes=jobs,
             done=done,
             stored=lambda session_id: stored_analyses(con, session_id),
+            kept=lambda session_id: kept_document(con, session_id),
             limits=limits,
         )
     links = {r["session_id"]: session_page_name(r["session_id"]) for r in rows}

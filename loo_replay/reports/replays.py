@@ -1,8 +1,10 @@
-"""Replay pages for every deal of the reported sessions, from their logs read again.
+"""Replay pages for every deal of the reported sessions, from their documents read again.
 
 The database holds verdicts, not the engine's step-by-step state, so a
-session's document is read again (``sessions.file``, found from the
-database's folder by ``db.paths.log_path``, and ``line``), checked
+session's document is read again: the copy the database keeps
+(``documents``, db/documents.py), or, for a session loaded before documents
+were kept or whose copy is damaged, its log (``sessions.file``, found from
+the database's folder by ``db.paths.log_path``, and ``line``).  It is checked
 against the digest it was loaded with, audited under exactly the options it
 was loaded under (``sessions.rules``), and each deal rendered with
 ``render_page``, linked to its session and its neighbours.  A session whose
@@ -221,13 +223,21 @@ def _render(
 
 
 def _documents(
-    jobs: list[ReplayJob], db: Path, limits: Limits
+    jobs: list[ReplayJob],
+    db: Path,
+    limits: Limits,
+    kept: Callable[[str], bytes | None] | None = None,
 ) -> Iterator[tuple[ReplayJob, bytes] | ReplayOutcome]:
-    """Each job's document bytes, each file read once within ``limits``; an outcome instead
-    when it cannot be."""
+    """Each job's document bytes: the database's copy (``kept``) where it has one, else
+    from its log, each file read once within ``limits``; an outcome instead when it
+    cannot be."""
     by_file: dict[str, list[ReplayJob]] = {}
     for job in jobs:
-        by_file.setdefault(job.file, []).append(job)
+        raw = kept(job.session_id) if kept is not None else None
+        if raw is not None:
+            yield job, raw
+        else:
+            by_file.setdefault(job.file, []).append(job)
     for file, wanted in by_file.items():
         lines = {job.line: job for job in wanted}
         found: set[int | None] = set()
@@ -269,12 +279,13 @@ def write_replays(
     processes: int = 1,
     done: Callable[[ReplayOutcome], None] | None = None,
     stored: Callable[[str], dict[int, DealAnalysis]] | None = None,
+    kept: Callable[[str], bytes | None] | None = None,
     limits: Limits = LIMITS,
 ) -> dict[str, ReplayOutcome]:
     """Replay pages for every deal of ``jobs`` (loaded into the database at ``db``) under
     ``out/replays``; per session id, which deal has which page, and a note where pages
-    are missing.  ``stored`` reads a session's analyses as loaded (by this process, which
-    holds the database)."""
+    are missing.  ``stored`` reads a session's analyses as loaded and ``kept`` its document
+    (by this process, which holds the database)."""
     outcomes: dict[str, ReplayOutcome] = {}
     todo: list[ReplayJob] = []
     for job in jobs:
@@ -284,7 +295,7 @@ def write_replays(
         else:
             todo.append(job)
 
-    documents = _documents(todo, db, limits)
+    documents = _documents(todo, db, limits, kept)
     tasks = (
         (
             str(out),

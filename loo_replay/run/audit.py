@@ -17,7 +17,7 @@ from typing import Any
 from loo_replay.engine.model import LogError
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.engine.replay import AtPlay
-from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
+from loo_replay.engine.session import DealAudit, DealInput, SessionReplay
 from loo_replay.engine.vocab import Knowledge, Status
 from loo_replay.logs.fast_reader import FASTER, read_plain
 from loo_replay.logs.limits import LIMITS, Limits
@@ -164,7 +164,7 @@ class Summary:
 
 
 # Called with a session, a deal's index and its verdict, as soon as the deal is audited.
-DealHook = Callable[[SessionReport, int, DealAudit], None]
+DealHook = Callable[[SessionReport, int, DealAudit], object]  # what it returns is not used
 
 
 def audit_document(
@@ -246,7 +246,7 @@ def _audit_parsed(
                 each(report, i, rejected)
         return report
     report.options = options
-    chain = SessionAudit(header.players, options, header.chips, at_play)
+    chain = SessionReplay(header.players, options, header.chips, at_play)
     if inputs is None:
         inputs = (
             parse_deal(raw, f"/deals/{i}", header, limits) for i, raw in enumerate(parsed.raw_deals)

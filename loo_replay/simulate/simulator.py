@@ -11,7 +11,7 @@ from typing import Any
 from loo_replay.engine.model import DealRecord
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import OVER, Replay, deal_plan
-from loo_replay.engine.session import DealAudit, DealInput, SessionAudit
+from loo_replay.engine.session import DealAudit, DealInput, SessionReplay
 from loo_replay.engine.vocab import Status
 from loo_replay.simulate.colluders import Colluders, Partners
 from loo_replay.simulate.dealing import Crooked, Dealing, fair_deal
@@ -91,7 +91,7 @@ class Simulator:
     def session(self, sid: str, deals: int, index: int = 0) -> dict[str, Any]:
         rng = random.Random(f"{self.seed}:{index}")
         chips = {p: 500 for p in self.players}
-        chain = SessionAudit(self.players, self.o, chips)
+        chain = SessionReplay(self.players, self.o, chips)
         out: list[dict[str, Any]] = []
         dealer = self.players[rng.randrange(len(self.players))]
         dealing = Dealing(
@@ -148,7 +148,7 @@ class Simulator:
     def _deal(
         self,
         rng: random.Random,
-        chain: SessionAudit,
+        chain: SessionReplay,
         number: int,
         dealer: str,
         code: str | None,
