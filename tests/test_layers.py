@@ -11,7 +11,7 @@ Imports go one way, down this list of layers (docs/design.md):
 
 A module imports from its own layer or from the layers below it; within the outputs,
 only the arrows ``OUTPUTS_ARROWS`` names (the reports read the database, the fairness
-tests and the replays; every output but the database and the simulator may use
+tests, the collusion screen and the replays; every output but the database and the simulator may use
 ``output``'s wording).  ``RUN_TO_OUTPUT`` is the one arrow up, named with its reason.
 """
 
@@ -52,7 +52,7 @@ OUTPUTS_ARROWS = {
     "recorder": frozenset({"output"}),
     "fairness": frozenset({"db", "simulate"}),
     "collusion": frozenset({"db", "fairness", "simulate"}),
-    "reports": frozenset({"db", "fairness", "output", "replayer"}),
+    "reports": frozenset({"collusion", "db", "fairness", "output", "replayer"}),
     "explorer": frozenset({"db", "fairness", "output", "replayer", "reports"}),
 }
 # validate's and analyse's steps (``run/render.py``, run in the workers) call the renderers

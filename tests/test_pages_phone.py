@@ -45,7 +45,8 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _report_pages(reports: Path) -> list[Path]:
-    pages = [reports / n for n in ("index.html", "all-sessions.html", "fairness.html")]
+    names = ("index.html", "all-sessions.html", "fairness.html", "collusion.html")
+    pages = [reports / n for n in names]
     return pages + sorted(reports.glob("session-*.html"))
 
 
@@ -71,13 +72,14 @@ CLEAN = {
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_report_pages_fit_with_no_text_over_text(browser: Any, reports: Path, width: int) -> None:
-    """The index, across sessions, fairness and each session's page: tables whole (stacked
-    where they are wider than their panel), figures' labels apart and inside the figure."""
+    """The index, across sessions, fairness, collusion and each session's page: tables whole
+    (stacked where they are wider than their panel), figures' labels apart and inside the
+    figure."""
     page = browser.new_page(viewport={"width": width, "height": HEIGHT})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     pages = _report_pages(reports)
-    assert len(pages) == 6
+    assert len(pages) == 7
     for path in pages:
         page.goto(path.as_uri())
         page.wait_for_function("document.body.dataset.plotted !== undefined", timeout=30_000)

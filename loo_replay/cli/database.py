@@ -144,10 +144,33 @@ def ingest(
             f"{c.documents + c.documents_known} unreadable document(s): {c.documents} kept "
             f"in rejects, {c.documents_known} already there"
         )
+    flagged = refresh_collusion(db)
+    if flagged:
+        typer.echo(collusion_line(flagged))
     s = result.summary
     for line in unread_lines(s):
         typer.echo(f"loo-replay: {line}", err=True)
     raise typer.Exit(result.exit_code)
+
+
+def refresh_collusion(db: Path) -> int:
+    """The collusion tables refreshed after a load (docs/database.md, "collusion"); the
+    pairs flagged.  A failure ends the command."""
+    from loo_replay.collusion.table import refresh
+    from loo_replay.db.errors import DatabaseError
+
+    try:
+        return len(refresh(db).flagged)
+    except DatabaseError as exc:
+        fail(str(exc))
+
+
+def collusion_line(pairs: int) -> str:
+    """What ingest and audit say when the refreshed screen flags a pair."""
+    return (
+        f"collusion: {pairs} pair(s) flagged, a pattern unlikely among independent players "
+        "(loo-replay collusion --db for the numbers)"
+    )
 
 
 def load_logs(

@@ -16,7 +16,15 @@ from typing import Annotated
 
 import typer
 
-from loo_replay.cli.database import DEFAULT_DB, DbOpt, NoAnalysisOpt, ReplaceOpt, load_logs
+from loo_replay.cli.database import (
+    DEFAULT_DB,
+    DbOpt,
+    NoAnalysisOpt,
+    ReplaceOpt,
+    collusion_line,
+    load_logs,
+    refresh_collusion,
+)
 from loo_replay.cli.options import (
     PathsArg,
     RulesetOpt,
@@ -178,6 +186,7 @@ def audit(
         fair = refresh_fairness(db)
     except DatabaseError as exc:
         fail(str(exc))
+    pairs = refresh_collusion(db)
     sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine(), limits)
     s = result.summary
     typer.echo(summary_line(s))
@@ -188,6 +197,8 @@ def audit(
         )
     if fair.flagged:
         typer.echo(f"fairness: {len(fair.flagged)} test(s) flagged as unlikely under fair dealing")
+    if pairs:
+        typer.echo(collusion_line(pairs))
     typer.echo(_where(out, sessions, pages, written, replays))
     for line in unread_lines(s):
         typer.echo(f"loo-replay: {line}", err=True)

@@ -86,7 +86,7 @@ stepping AS (
     SELECT 'stepping-aside' AS test, a.player AS owner, list(b.player) AS targets,
            a.declaration = 'pass' AS acted,
            concat_ws('/', a.fp, a.n, a.pos = a.n - 1, count(*), a.band, max(b.band) // 2)
-               AS stratum
+               AS stratum, a.deal_id
     FROM declared a
     JOIN declared b ON b.deal_id = a.deal_id AND b.pos < a.pos AND b.declaration <> 'pass'
     GROUP BY a.deal_id, a.player, a.fp, a.n, a.pos, a.declaration, a.band
@@ -107,12 +107,12 @@ open_choice AS (
 holding AS (
     SELECT 'not-beating' AS test, b.player AS owner, [b.holder] AS targets,
            b.power <= b.best AS acted,
-           concat_ws('/', b.fp, b.n, b.trick, b.position, b.in_trick) AS stratum
+           concat_ws('/', b.fp, b.n, b.trick, b.position, b.in_trick) AS stratum, b.deal_id
     FROM collusion_open b
     JOIN open_choice USING (deal_id, trick, position)
 ),
 thrown AS (
-    SELECT a.session_id, a.deal_index, a.trick, a.player AS thrower, f.fp, f.n
+    SELECT a.session_id, a.deal_index, a.trick, a.player AS thrower, f.fp, f.n, f.deal_id
     FROM (
         SELECT session_id, deal_index, player, trick FROM analysis_notes
         WHERE code = 'lost-trick'
@@ -138,7 +138,8 @@ won_before AS (
 receiving AS (
     SELECT r.player AS owner, [x.player] AS targets, r.wins AS acted,
            w.won IS NULL AS none_yet,
-           concat_ws('/', r.fp, r.n, r.trick, r.in_trick, x.position, r.position) AS stratum
+           concat_ws('/', r.fp, r.n, r.trick, r.in_trick, x.position, r.position) AS stratum,
+           r.deal_id
     FROM in_thrown x
     JOIN in_thrown r ON r.session_id = x.session_id AND r.deal_index = x.deal_index
                     AND r.trick = x.trick AND r.thrower = x.thrower AND r.player <> x.player
@@ -148,8 +149,9 @@ receiving AS (
 )
 SELECT * FROM stepping
 UNION ALL SELECT * FROM holding
-UNION ALL SELECT 'gift-tricks', owner, targets, acted, stratum FROM receiving
-UNION ALL SELECT 'loo-saving', owner, targets, acted, stratum FROM receiving WHERE none_yet
+UNION ALL SELECT 'gift-tricks', owner, targets, acted, stratum, deal_id FROM receiving
+UNION ALL SELECT 'loo-saving', owner, targets, acted, stratum, deal_id FROM receiving
+          WHERE none_yet
 """,
 )
 TEMP_TABLES = (
@@ -210,8 +212,13 @@ def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[unanalysed.Computed]:
 def count(con: duckdb.DuckDBPyConnection) -> Counts:
     """Every opportunity of the database counted."""
     with prepared(con) as computed:
-        totals = con.execute(_TOTALS).fetchall()
-        by_target = con.execute(_BY_TARGET).fetchall()
-        pairs = con.execute(_PAIRS).fetchall()
-        ((deals,),) = con.execute("SELECT count(*) FROM collusion_deals").fetchall()
+        return counted(con, computed)
+
+
+def counted(con: duckdb.DuckDBPyConnection, computed: unanalysed.Computed) -> Counts:
+    """The counts, inside ``prepared`` (whose tables a caller may read further)."""
+    totals = con.execute(_TOTALS).fetchall()
+    by_target = con.execute(_BY_TARGET).fetchall()
+    pairs = con.execute(_PAIRS).fetchall()
+    ((deals,),) = con.execute("SELECT count(*) FROM collusion_deals").fetchall()
     return Counts(totals, by_target, pairs, int(deals), computed.deals, computed.missing)

@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 import duckdb
 import orjson
@@ -403,6 +404,25 @@ def insert_table(con: duckdb.DuckDBPyConnection, name: str, frame: pa.Table) -> 
     third of a second over 100,000 deals."""
     loo_replay_rows = frame  # noqa: F841  (read by DuckDB, by name)
     con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM loo_replay_rows")
+
+
+def replace_rows(
+    con: duckdb.DuckDBPyConnection,
+    tables: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]],
+) -> None:
+    """Replace each table's rows with ``rows`` (tuples in the order of ``columns``), all in
+    one transaction: a screen's run kept whole or not at all (fairness, collusion)."""
+    con.begin()
+    try:
+        for name, (columns, rows) in tables.items():
+            con.execute(f"DELETE FROM {name}")
+            if rows:
+                arrays = {c: pa.array([r[i] for r in rows]) for i, c in enumerate(columns)}
+                insert_table(con, name, pa.table(arrays))
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
 
 
 def _slices(table: pa.Table, ranges: list[tuple[int, int]]) -> pa.Table:

@@ -429,6 +429,41 @@ _DOCUMENTS = (
 # scan read every document's (23 MB and 120 ms at 100,000 deals; docs/performance.md).
 _DOCUMENTS_INDEX = ("CREATE INDEX documents_session ON documents (session_id)",)
 
+# The collusion screen's last run (docs/database.md, "collusion"), refreshed by ingest and
+# audit: one row per pair and test, and the deals behind each flagged test.
+_COLLUSION = (
+    """
+    CREATE TABLE collusion (
+        player_a VARCHAR NOT NULL,
+        player_b VARCHAR NOT NULL,
+        deals BIGINT NOT NULL,
+        test VARCHAR NOT NULL,
+        status VARCHAR NOT NULL,
+        opportunities BIGINT NOT NULL,
+        needed INTEGER NOT NULL,
+        statistic DOUBLE,
+        p_value DOUBLE,
+        p_adjusted DOUBLE,
+        flagged BOOLEAN NOT NULL,
+        observed DOUBLE,
+        expected DOUBLE,
+        band_low DOUBLE,
+        band_high DOUBLE,
+        alpha DOUBLE NOT NULL,
+        message VARCHAR NOT NULL
+    )""",
+    """
+    CREATE TABLE collusion_acts (
+        player_a VARCHAR NOT NULL,
+        player_b VARCHAR NOT NULL,
+        test VARCHAR NOT NULL,
+        owner VARCHAR NOT NULL,
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        acts INTEGER NOT NULL
+    )""",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -443,6 +478,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "types: card, declaration (ENUMs) for every card and declaration column", _ENUMS),
     Migration(8, "table: documents (each session's document, compressed)", _DOCUMENTS),
     Migration(9, "index: documents by session", _DOCUMENTS_INDEX),
+    Migration(
+        10, "tables: collusion, collusion_acts (the collusion screen, refreshed)", _COLLUSION
+    ),
 )
 VERSION = MIGRATIONS[-1].version
 

@@ -11,9 +11,8 @@ from typing import Any
 
 import duckdb
 import orjson
-import pyarrow as pa  # type: ignore[import-untyped]
 
-from loo_replay.db.load import insert_table
+from loo_replay.db.load import replace_rows
 from loo_replay.fairness.stats import Verdict
 from loo_replay.fairness.verdicts import DEFAULT_BY, Report, fairness
 
@@ -35,17 +34,7 @@ def _row(v: Verdict, alpha: float) -> tuple[Any, ...]:
 
 def store(con: duckdb.DuckDBPyConnection, report: Report) -> None:
     """Replace the table's rows with ``report``'s, in one transaction."""
-    con.begin()
-    try:
-        con.execute("DELETE FROM fairness")
-        rows = [_row(v, report.alpha) for v in report.verdicts]
-        if rows:
-            columns = {c: pa.array([r[i] for r in rows]) for i, c in enumerate(COLUMNS)}
-            insert_table(con, "fairness", pa.table(columns))
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
+    replace_rows(con, {"fairness": (COLUMNS, [_row(v, report.alpha) for v in report.verdicts])})
 
 
 def refresh(db: Path) -> Report:

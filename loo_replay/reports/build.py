@@ -19,14 +19,16 @@ import duckdb
 from plotly.offline import get_plotlyjs, get_plotlyjs_version  # type: ignore[import-untyped]
 
 from loo_replay import __version__
+from loo_replay.collusion import table as collusion_table
 from loo_replay.db.documents import kept_document
 from loo_replay.db.paths import database_file
 from loo_replay.db.schema import connect
 from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.fairness.table import stored
 from loo_replay.files import claim
+from loo_replay.html import Markup
 from loo_replay.logs.limits import LIMITS, Limits
-from loo_replay.reports import assets, figures, pages, queries
+from loo_replay.reports import assets, collusion_page, figures, pages, queries
 from loo_replay.reports.fairness_page import FAIRNESS, fairness_page, index_notice
 from loo_replay.reports.names import inside, session_page_name, write_file
 from loo_replay.reports.replays import REPLAYS, STAMP, ReplayJob, ReplayOutcome, write_replays
@@ -58,6 +60,7 @@ REPORT_NAMES = (
     pages.INDEX,
     pages.ALL_SESSIONS,
     FAIRNESS,
+    collusion_page.COLLUSION,
     "session-*.html",
     f"{REPLAYS}/*/deal-*.html",
     f"{REPLAYS}/*/{STAMP}",
@@ -160,17 +163,14 @@ def write_reports(
             result.replays_written += found.written
             result.notes.extend([(r["session_id"], found.note)] if found.note else [])
     _write_session_pages(con, _Shared(out, colours, footer), rows, outcomes, jobs, progress)
+    deal_pages = {(sid, i): link for sid, o in outcomes.items() for i, link in o.pages.items()}
     write_file(
         out,
         pages.ALL_SESSIONS,
         all_sessions(
             con,
             rows,
-            {
-                (sid, index): link
-                for sid, outcome in outcomes.items()
-                for index, link in outcome.pages.items()
-            },
+            deal_pages,
             colours,
             links,
             source,
@@ -179,11 +179,20 @@ def write_reports(
     )
     fair = stored(con)
     write_file(out, FAIRNESS, fairness_page(fair, source, footer))
+    pairs = collusion_table.stored(con)
+    page = collusion_page.collusion_page(
+        pairs, collusion_table.stored_acts(con), deal_pages, links, source, footer
+    )
+    write_file(out, collusion_page.COLLUSION, page)
     rejects, rejects_total = queries.listed_rejects(con, FINDINGS_LISTED)
     listed = (as_rows(rejects, ListedReject), rejects_total)
-    index = pages.index_page(rows, links, source, footer, index_notice(fair), listed)
+    notice = Markup(index_notice(fair) + collusion_page.index_notice(pairs))
+    index = pages.index_page(rows, links, source, footer, notice, listed)
     write_file(out, pages.INDEX, index)
-    written = [*ASSETS, pages.ALL_SESSIONS, FAIRNESS, pages.INDEX, *links.values()]
+    written = [
+        *ASSETS, pages.ALL_SESSIONS, FAIRNESS, collusion_page.COLLUSION, pages.INDEX,
+        *links.values(),
+    ]  # fmt: skip
     for outcome in outcomes.values():
         written += [*outcome.pages.values(), *([outcome.stamp] if outcome.stamp else [])]
     claimed.finish(written)

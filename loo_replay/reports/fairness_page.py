@@ -8,7 +8,7 @@ every flag worded "unlikely under fair dealing" with its numbers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from scipy import stats  # type: ignore[import-untyped]
@@ -48,29 +48,44 @@ def observed_figure(rows: Sequence[Mapping[str, Any]]) -> Figure:
     tested = [
         r for r in rows if r["p_value"] is not None and r["test"] != "repeated-deal"
     ]  # fmt: skip
-    tested = sorted(tested, key=lambda r: r["p_value"])[:SHOWN][::-1]
-    labels = [_label(r) for r in tested]
+    return band_figure(
+        tested, _label, "Observed against fair dealing (the least likely tests)", "fair dealing"
+    )
+
+
+def band_figure(
+    tested: Sequence[Mapping[str, Any]],
+    label: Callable[[Mapping[str, Any]], str],
+    title: str,
+    null: str,
+    axis: str = "rate",
+) -> Figure:
+    """The least likely of ``tested`` (rows with ``observed``, ``expected``, ``band_low``,
+    ``band_high``, ``p_value``, ``flagged``, ``message``): observed, what ``null`` gives, and
+    the band it allows; the fairness and collusion pages' figure."""
+    shown = sorted(tested, key=lambda r: r["p_value"])[:SHOWN][::-1]
+    labels = [label(r) for r in shown]
     bands = trace(
-        "scatter", name="band fair dealing allows", mode="lines",
-        x=[v for r in tested for v in (r["band_low"], r["band_high"], None)],
+        "scatter", name=f"band {null} allows", mode="lines",
+        x=[v for r in shown for v in (r["band_low"], r["band_high"], None)],
         y=[v for lab in labels for v in (lab, lab, None)],
         line={"color": BAND, "width": 6}, hoverinfo="skip",
     )  # fmt: skip
     expected = trace(
-        "scatter", name="fair dealing gives", mode="markers", x=[r["expected"] for r in tested],
+        "scatter", name=f"{null} gives", mode="markers", x=[r["expected"] for r in shown],
         y=labels, marker={"symbol": "line-ns-open", "size": 14, "color": INK},
     )  # fmt: skip
     observed = trace(
-        "scatter", name="observed", mode="markers", x=[r["observed"] for r in tested], y=labels,
-        marker={"size": 9, "color": [FLAG if r["flagged"] else FAIR for r in tested]},
-        text=[text(r["message"], 300) for r in tested], hoverinfo="text",
+        "scatter", name="observed", mode="markers", x=[r["observed"] for r in shown], y=labels,
+        marker={"size": 9, "color": [FLAG if r["flagged"] else FAIR for r in shown]},
+        text=[text(r["message"], 300) for r in shown], hoverinfo="text",
     )  # fmt: skip
     return figure(
         [bands, expected, observed],
-        "Observed against fair dealing (the least likely tests)",
-        max(240, 60 + 22 * len(tested)),
+        title,
+        max(240, 60 + 22 * len(shown)),
         margin={"l": 20, "r": 20, "t": 56, "b": 50},
-        axes={"xaxis": {"title": {"text": "rate"}, "tickformat": ".0%"}},
+        axes={"xaxis": {"title": {"text": axis}, "tickformat": ".0%"}},
     )
 
 

@@ -656,10 +656,14 @@ def index_page(
     notice: Markup | None = None,
     rejects: tuple[Sequence[ListedReject], int] = ((), 0),
 ) -> str:
-    """``notice``: ready HTML shown above the totals (the fairness flags, when any);
+    """``notice``: ready HTML shown above the totals (the fairness and collusion flags);
     ``rejects``: the first rows of ``rejects`` and how many there are."""
     masthead = (
-        _nav((ALL_SESSIONS, "across sessions →"), ("fairness.html", "fairness →"))
+        _nav(
+            (ALL_SESSIONS, "across sessions →"),
+            ("fairness.html", "fairness →"),
+            ("collusion.html", "collusion →"),
+        )
         + '<div class="kicker">Loo audit reports</div>'
         + f"<h1>{len(sessions)} session{'s' if len(sessions) != 1 else ''}</h1>"
         + _facts([("Database", text(source, 120))])

@@ -1,0 +1,133 @@
+"""The ``collusion`` and ``collusion_acts`` tables: the screen's last run, kept for the
+reports (docs/database.md, "collusion").
+
+``ingest`` and ``audit`` refresh them after loading, at the default alpha; ``report``
+reads them.  Each tested row carries the band of shares independent play allows; each
+flagged test keeps the deals of the acts behind it (those in the strata the test compared),
+so that a committee can replay them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from statistics import NormalDist
+from typing import Any
+
+import duckdb
+
+from loo_replay.collusion.opportunities import TESTS, Counts, counted, prepared
+from loo_replay.collusion.screen import NEEDED, TESTED, Report, Test, judge
+from loo_replay.collusion.stats import Stratum
+from loo_replay.db.errors import DatabaseError
+from loo_replay.db.load import replace_rows
+from loo_replay.errors import first_line
+
+ALPHA = 0.01
+COLUMNS = (
+    "player_a", "player_b", "deals", "test", "status", "opportunities", "needed", "statistic",
+    "p_value", "p_adjusted", "flagged", "observed", "expected", "band_low", "band_high",
+    "alpha", "message",
+)  # fmt: skip
+ACT_COLUMNS = ("player_a", "player_b", "test", "owner", "session_id", "deal_index", "acts")
+# The acts of one owner toward one tablemate in one test, by stratum and deal.
+_ACTS = """
+SELECT u.stratum, d.session_id, d.deal_index, count(*) AS acts
+FROM collusion_units u JOIN collusion_deals d USING (deal_id)
+WHERE u.test = ? AND u.owner = ? AND list_contains(u.targets, ?) AND u.acted
+GROUP BY ALL
+"""
+
+
+def band(t: Test, alpha: float) -> tuple[float | None, float | None]:
+    """The central 1 - alpha range of the share of acts independent play allows: the null's
+    exact law taken as normal (its mean and variance), as a share of the opportunities."""
+    r = t.result
+    if t.status != TESTED or not r.opportunities:
+        return None, None
+    half = NormalDist().inv_cdf(1 - alpha / 2) * r.variance**0.5
+    n = r.opportunities
+    return max(0.0, (r.expected - half) / n), min(1.0, (r.expected + half) / n)
+
+
+def _row(pair: tuple[str, str], deals: int, t: Test, alpha: float) -> tuple[Any, ...]:
+    r = t.result
+    tested = t.status == TESTED
+    observed = r.acts / r.opportunities if tested else None
+    expected = r.expected / r.opportunities if tested else None
+    return (
+        *pair, deals, t.test, t.status, r.opportunities, NEEDED,
+        r.statistic if tested else None, r.p_value if tested else None, t.p_adjusted,
+        t.flagged, observed, expected, *band(t, alpha), alpha, t.message,
+    )  # fmt: skip
+
+
+def _acts(con: duckdb.DuckDBPyConnection, counts: Counts, report: Report) -> list[tuple[Any, ...]]:
+    """The deals of each flagged test's acts toward the partner, in the compared strata."""
+    flagged = {(t.test, *p.pair) for p in report.flagged for t in p.tests if t.flagged}
+    if not flagged:
+        return []
+    totals = {(t, o, s): (n, k) for t, o, s, n, k in counts.totals}
+    compared: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for test, owner, target, stratum, mine, my_acts in counts.by_target:
+        a, b = sorted((owner, target))
+        if (test, a, b) in flagged:
+            total, acts = totals[(test, owner, stratum)]
+            if Stratum(total, acts, mine, my_acts).informative:
+                compared[(test, owner, target)].add(stratum)
+    rows = []
+    for (test, owner, target), strata in sorted(compared.items()):
+        a, b = sorted((owner, target))
+        for stratum, session_id, deal_index, acts in con.execute(
+            _ACTS, [test, owner, target]
+        ).fetchall():
+            if stratum in strata:
+                rows.append((a, b, test, owner, session_id, deal_index, acts))
+    return sorted(rows)
+
+
+def store(con: duckdb.DuckDBPyConnection, report: Report, acts: list[tuple[Any, ...]]) -> None:
+    """Replace both tables' rows with ``report``'s and ``acts``, in one transaction."""
+    rows = [_row(p.pair, p.deals, t, report.alpha) for p in report.pairs for t in p.tests]
+    replace_rows(con, {"collusion": (COLUMNS, rows), "collusion_acts": (ACT_COLUMNS, acts)})
+
+
+def refresh(db: Path) -> Report:
+    """Screen the database at ``db`` and keep the run in its collusion tables."""
+    from loo_replay.db.schema import open_db
+
+    con = open_db(db)
+    try:
+        try:
+            with prepared(con) as computed:
+                counts = counted(con, computed)
+                report = judge(counts, ALPHA)
+                acts = _acts(con, counts, report)
+        except duckdb.Error as exc:
+            raise DatabaseError(f"the collusion counts failed: {first_line(str(exc))}") from None
+        store(con, report, acts)
+        return report
+    finally:
+        con.close()
+
+
+def stored(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """The table's rows as dicts: flagged pairs first, then by pair and test."""
+    cursor = con.execute(
+        f"SELECT {', '.join(COLUMNS)} FROM collusion ORDER BY "
+        "bool_or(flagged) OVER (PARTITION BY player_a, player_b) DESC, player_a, player_b, "
+        "list_position(?, test)",
+        [list(TESTS)],
+    )
+    return [dict(zip(COLUMNS, r, strict=True)) for r in cursor.fetchall()]
+
+
+def stored_acts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """The deals behind the flags, by pair, session and deal, with each deal's number."""
+    columns = (*ACT_COLUMNS, "deal")
+    cursor = con.execute(
+        f"SELECT {', '.join('a.' + c for c in ACT_COLUMNS)}, d.deal FROM collusion_acts a "
+        "LEFT JOIN deals d USING (session_id, deal_index) "
+        "ORDER BY a.player_a, a.player_b, a.session_id, a.deal_index, a.test, a.owner"
+    )
+    return [dict(zip(columns, r, strict=True)) for r in cursor.fetchall()]

@@ -1,0 +1,168 @@
+"""The collusion page of the reports: do two players play for each other?  (docs/collusion.md)
+
+Reads the ``collusion`` tables that ``ingest`` and ``audit`` refresh.  Per pair and test,
+the share of opportunities in which the two acted for each other against the share each
+player's conduct toward the others gives, with the band independence allows; each flag
+worded "a pattern unlikely among independent players", never a verdict on the people, with
+the deals behind it linked to their replays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from loo_replay.collusion.screen import UNLIKELY
+from loo_replay.html import Markup, escape
+from loo_replay.reports.fairness_page import FAIRNESS, band_figure
+from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_panel, page, panel, table, text
+
+COLLUSION = "collusion.html"
+DEALS_LISTED = 200  # deals behind one pair's flags listed on the page
+
+
+def _pair(r: Mapping[str, Any]) -> str:
+    return f"{r['player_a']} and {r['player_b']}"
+
+
+def _label(r: Mapping[str, Any]) -> str:
+    return text(f"{_pair(r)}: {r['test']}", 90)
+
+
+def _fmt(v: object, spec: str) -> str:
+    return "–" if v is None else format(v, spec)
+
+
+def _tests(rows: Sequence[Mapping[str, Any]]) -> str:
+    body = (
+        "<tr>"
+        f"<td>{text(_pair(r), 130)}</td><td>{text(r['test'])}</td>"
+        f'<td class="num">{r["opportunities"]:,}</td>'
+        f'<td class="num">{_fmt(r["p_value"], ".2g")}</td>'
+        f'<td class="num">{_fmt(r["p_adjusted"], ".2g")}</td>'
+        f"<td>{'<strong>flagged</strong> ' if r['flagged'] else ''}{text(r['message'], 400)}</td>"
+        "</tr>"
+        for r in rows
+    )
+    head = [("pair", False), ("test", False), ("opportunities", True), ("p", True),
+            ("adjusted", True), ("what was seen", False)]  # fmt: skip
+    return table(head, body)
+
+
+def _deals(
+    pair: tuple[str, str],
+    acts: Sequence[Mapping[str, Any]],
+    replays: Mapping[tuple[str, int], str],
+    links: Mapping[str, str],
+) -> str:
+    """The deals of the acts behind one pair's flags, each linked to its replay page."""
+    mine = [a for a in acts if (a["player_a"], a["player_b"]) == pair]
+
+    def row(a: Mapping[str, Any]) -> str:
+        sid = a["session_id"]
+        session = text(sid, 128)
+        if (link := links.get(sid)) is not None:
+            session = Markup(f'<a href="{escape(link)}">{session}</a>')
+        deal = _fmt(a["deal"], ",")
+        if (replay := replays.get((sid, a["deal_index"]))) is not None:
+            deal = f'<a href="{escape(replay)}">{deal} ▸</a>'
+        return (
+            f'<tr><td>{session}</td><td class="num">{deal}</td><td>{text(a["test"])}</td>'
+            f'<td>{text(a["owner"], 60)}</td><td class="num">{a["acts"]:,}</td></tr>'
+        )
+
+    head = [("session", False), ("deal", True), ("test", False), ("who acted", False),
+            ("acts", True)]  # fmt: skip
+    more = len(mine) - DEALS_LISTED
+    lead = (
+        "The deals in which one of them acted for the other where the test compared them "
+        "with the others (replay pages where the report wrote them)"
+        + (f"; the first {DEALS_LISTED:,} of {len(mine):,}." if more > 0 else ".")
+    )
+    return panel(
+        f"The deals behind the flag: {text(pair[0], 60)} and {text(pair[1], 60)}",
+        table(head, (row(a) for a in mine[:DEALS_LISTED])),
+        lead,
+    )
+
+
+def _verdict(rows: Sequence[Mapping[str, Any]]) -> str:
+    flagged = [r for r in rows if r["flagged"]]
+    pairs = {(r["player_a"], r["player_b"]) for r in flagged}
+    tested = sum(r["status"] == "tested" for r in rows)
+    few = sum(r["status"] == "too_few" for r in rows)
+    closed = sum(r["status"] == "no_opportunities" for r in rows)
+    unjudged = f"{few:,} of {len(rows):,} tests had too few opportunities to judge" + (
+        f" and {closed:,} had none under the rules" if closed else ""
+    )
+    if flagged:
+        return (
+            f"<p><strong>{len(pairs)} pair(s) flagged: {UNLIKELY}.</strong> A flag says "
+            "that two players treated each other better than they treated their other "
+            "tablemates, more than chance among independent players gives; not that they "
+            f"cheated, nor that they agreed anything; {unjudged}.</p>"
+        ) + _tests(flagged)
+    judged = f" The other {tested:,} are consistent with independent play." if tested else ""
+    return f'<p class="nothing">Nothing flagged; {unjudged}.{judged}</p>'
+
+
+def collusion_page(
+    rows: Sequence[Mapping[str, Any]],
+    acts: Sequence[Mapping[str, Any]],
+    replays: Mapping[tuple[str, int], str],
+    links: Mapping[str, str],
+    source: str,
+    footer: str,
+) -> str:
+    """The whole page; ``rows`` and ``acts`` are the stored tables' (``collusion.table``),
+    ``replays`` the replay pages by (session id, deal index), ``links`` the session pages."""
+    pairs = sorted({(r["player_a"], r["player_b"]) for r in rows})
+    tested = [r for r in rows if r["status"] == "tested"]
+    alpha = float(rows[0]["alpha"]) if rows else 0.01
+    masthead = (
+        f'<nav><a href="{INDEX}">← all sessions</a><a href="{ALL_SESSIONS}">across sessions →'
+        f'</a><a href="{FAIRNESS}">fairness →</a></nav><div class="kicker">Loo audit reports'
+        "</div><h1>Do two players play for each other?</h1>"
+        f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
+        f"<div><dt>Pairs</dt><dd>{len(pairs):,}</dd></div>"
+        f"<div><dt>Tests</dt><dd>{len(rows):,} ({len(tested):,} with enough opportunities)"
+        f"</dd></div><div><dt>Alpha</dt><dd>{alpha:g}, Holm-adjusted</dd></div></dl>"
+    )
+    if not rows:
+        body = panel(
+            "No collusion screen yet",
+            "<p>Run <code>loo-replay audit PATH</code> or <code>loo-replay ingest PATH</code> "
+            "(each refreshes the screen), or <code>loo-replay collusion --db FILE</code>.</p>",
+        )
+        return page("Loo · collusion", masthead, body, footer)
+    flagged = sorted({(r["player_a"], r["player_b"]) for r in rows if r["flagged"]})
+    fig = band_figure(
+        tested,
+        _label,
+        "Each pair's conduct toward each other against their conduct toward the others",
+        "independent play",
+        "share of opportunities acted on",
+    )
+    body = (
+        panel("What the screen found", _verdict(rows))
+        + (figure_panel("collusion-observed", fig) if tested else "")
+        + "".join(_deals(p, acts, replays, links) for p in flagged)
+        + panel(
+            "Every test",
+            _tests(rows),
+            "Four tests for every pair that sat together; below a test's fewest comparable "
+            "opportunities it says so instead of giving a p-value.",
+        )
+    )
+    return page("Loo · collusion", masthead, body, footer)
+
+
+def index_notice(rows: Sequence[Mapping[str, Any]]) -> Markup:
+    """The index's line when a pair is flagged, else nothing."""
+    pairs = {(r["player_a"], r["player_b"]) for r in rows if r["flagged"]}
+    if not pairs:
+        return Markup("")
+    return Markup(
+        f'<p class="notice"><a href="{escape(COLLUSION)}">Collusion: {len(pairs)} pair(s) '
+        f"flagged, {UNLIKELY}</a>.</p>"
+    )
