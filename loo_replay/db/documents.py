@@ -84,9 +84,20 @@ class DocumentDamaged(ValueError):
     """The stored bytes do not decompress to the digest they were loaded with."""
 
 
-def read_document(con: duckdb.DuckDBPyConnection, session_id: str) -> Stored | None:
+class DocumentTooLarge(ValueError):
+    """The stored document is larger than the reader's limit: it is not decompressed."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"a document of {size:,} bytes")
+        self.size = size
+
+
+def read_document(
+    con: duckdb.DuckDBPyConnection, session_id: str, most: int | None = None
+) -> Stored | None:
     """A loaded session's document as read at ingest, or None when the database has none
-    for it (loaded before documents were kept); ``DocumentDamaged`` if it is not the same."""
+    for it (loaded before documents were kept); ``DocumentDamaged`` if it is not the same,
+    ``DocumentTooLarge`` past ``most`` bytes (docs/limits.md), before decompressing it."""
     import duckdb
 
     try:  # by the index of migration 9: the one row's bytes alone are read
@@ -98,6 +109,8 @@ def read_document(con: duckdb.DuckDBPyConnection, session_id: str) -> Stored | N
     if not found:
         return None
     body, size, digest = found[0]
+    if most is not None and size > most:
+        raise DocumentTooLarge(size)
     try:
         raw = CODEC.decompress(body, decompressed_size=size, asbytes=True)
     except (OSError, ValueError):  # pyarrow's error for bytes that are not LZ4
@@ -107,11 +120,12 @@ def read_document(con: duckdb.DuckDBPyConnection, session_id: str) -> Stored | N
     return Stored(raw, digest)
 
 
-def kept_document(con: duckdb.DuckDBPyConnection, session_id: str) -> bytes | None:
-    """The bytes of a session as loaded, if the database keeps an intact copy: None sends
-    the caller back to the log, which is the source (a damaged copy is a cache lost)."""
+def kept_document(con: duckdb.DuckDBPyConnection, session_id: str, most: int) -> bytes | None:
+    """The bytes of a session as loaded, if the database keeps an intact copy of at most
+    ``most`` bytes: None sends the caller back to the log, which is the source (a damaged
+    copy is a cache lost); ``DocumentTooLarge`` past ``most``."""
     try:
-        stored = read_document(con, session_id)
+        stored = read_document(con, session_id, most)
     except DocumentDamaged:
         return None
     return None if stored is None else stored.raw

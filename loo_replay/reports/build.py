@@ -153,7 +153,7 @@ def write_reports(
             processes=jobs,
             done=done,
             stored=lambda session_id: stored_analyses(con, session_id),
-            kept=lambda session_id: kept_document(con, session_id),
+            kept=lambda session_id: kept_document(con, session_id, limits.document_bytes),
             limits=limits,
         )
     links = {r["session_id"]: session_page_name(r["session_id"]) for r in rows}

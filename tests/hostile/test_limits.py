@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from db_helpers import ROOT, SAMPLES, sql
 
@@ -285,9 +286,10 @@ def test_a_ruleset_file_is_a_regular_file_of_a_page(tmp_path: Path, ruleset: str
 
 
 def test_report_reads_the_logs_again_within_its_limits(tmp_path: Path) -> None:
-    """``report`` reads each log again for its replay pages, within the same limits as the
-    audit and with the same options: past one, the session has no pages and the note says
-    which limit and which option."""
+    """``report`` reads each document again for its replay pages (the database's copy, or
+    the log of an older database), within the same limits as the audit and with the same
+    options: past one, the session has no pages and the note says which limit and which
+    option."""
     log = tmp_path / "game.json"
     log.write_bytes(json.dumps(session("game")).encode())
     db = tmp_path / "loo.duckdb"
@@ -297,11 +299,20 @@ def test_report_reads_the_logs_again_within_its_limits(tmp_path: Path) -> None:
         "report", "--db", db, "--out", tmp_path / "small", "--max-document-bytes", "2000"
     )
     assert peak < PEAK_MB, f"{peak} MB"
-    assert "its log cannot be read again (a file of more than 2,000 bytes" in written.stderr
+    assert "its stored document cannot be read again (a document of " in written.stderr
+    assert "more than 2,000: over the document bytes limit" in written.stderr
     assert "--max-document-bytes" in written.stderr
     assert "0 replay page(s)" in written.stdout
     written, _ = measured("report", "--db", db, "--out", tmp_path / "whole")
     assert written.returncode == 0 and "16 replay page(s)" in written.stdout, written.stderr
+    con = duckdb.connect(str(db))  # as loaded before documents were kept: the log is read
+    con.execute("DELETE FROM documents")
+    con.close()
+    written, _ = measured(
+        "report", "--db", db, "--out", tmp_path / "old", "--max-document-bytes", "2000"
+    )
+    assert "its log cannot be read again (a file of more than 2,000 bytes" in written.stderr
+    assert "0 replay page(s)" in written.stdout
 
 
 @pytest.mark.parametrize(
