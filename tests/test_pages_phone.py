@@ -122,6 +122,25 @@ ALL_DRAWN = """() => document.body.dataset.plotted === "yes" && Array.from(
   document.querySelectorAll("div.figure")).every((f) => Number(f.dataset.width) === f.clientWidth)"""
 
 
+@pytest.mark.parametrize("width", (390, 1400))
+def test_a_flagged_collusion_page_fits(browser: Any, tmp_path: Path, width: int) -> None:
+    """The collusion page of simulated colluders: its figure of every pair's tests, the
+    flagged pair's deals and every test, whole at a phone's width and a desktop's."""
+    log, out = tmp_path / "games.jsonl", tmp_path / "reports"
+    made = run("simulate", "--players", "6", "--deals", "500", "--seed", "3",
+               "--colluders", "ann,bob:1.0", "--out", log)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    result = run("audit", log, "--db", tmp_path / "loo.duckdb", "--out", out, "--no-replays")
+    assert "collusion: 1 pair(s) flagged" in result.stdout, result.stderr
+    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    page.goto((out / "collusion.html").as_uri())
+    page.wait_for_function("document.body.dataset.plotted !== undefined", timeout=30_000)
+    assert page.evaluate("document.body.dataset.plotted") == "yes"
+    assert page.locator("h2", has_text="The deals behind the flag: ann and bob").count() == 1
+    assert _measure(page) == CLEAN, width
+    page.close()
+
+
 def _until(page: Any, script: str, seconds: float = 30) -> None:
     """Wait until ``script`` is true, asked from here: Playwright's own polling evaluates
     it with the eval that the pages' Content Security Policy forbids."""

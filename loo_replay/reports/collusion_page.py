@@ -26,7 +26,7 @@ def _pair(r: Mapping[str, Any]) -> str:
 
 
 def _label(r: Mapping[str, Any]) -> str:
-    return text(f"{_pair(r)}: {r['test']}", 90)
+    return text(f"{r['player_a']}–{r['player_b']}: {r['test']}", 90)
 
 
 def _fmt(v: object, spec: str) -> str:
@@ -139,9 +139,10 @@ def collusion_page(
     fig = band_figure(
         tested,
         _label,
-        "Each pair's conduct toward each other against their conduct toward the others",
+        "Each pair toward each other, against each toward the others",
         "independent play",
-        "share of opportunities acted on",
+        "share acted on",
+        row=30,  # the names stand apart on a phone, where the title and legend take more
     )
     body = (
         panel("What the screen found", _verdict(rows))

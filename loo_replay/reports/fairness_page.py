@@ -59,10 +59,11 @@ def band_figure(
     title: str,
     null: str,
     axis: str = "rate",
+    row: int = 22,
 ) -> Figure:
     """The least likely of ``tested`` (rows with ``observed``, ``expected``, ``band_low``,
     ``band_high``, ``p_value``, ``flagged``, ``message``): observed, what ``null`` gives, and
-    the band it allows; the fairness and collusion pages' figure."""
+    the band it allows, ``row`` pixels a test; the fairness and collusion pages' figure."""
     shown = sorted(tested, key=lambda r: r["p_value"])[:SHOWN][::-1]
     labels = [label(r) for r in shown]
     bands = trace(
@@ -83,7 +84,7 @@ def band_figure(
     return figure(
         [bands, expected, observed],
         title,
-        max(240, 60 + 22 * len(shown)),
+        max(240, 60 + row * len(shown)),
         margin={"l": 20, "r": 20, "t": 56, "b": 50},
         axes={"xaxis": {"title": {"text": axis}, "tickformat": ".0%"}},
     )
