@@ -6,6 +6,7 @@ needs are those of the deals where a rule was broken or the record is wrong.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -50,3 +51,13 @@ def test_every_deal_gets_a_page_otherwise(tmp_path: Path) -> None:
     job, raw, report = job_for(only_findings=False)
     outcome = render_session(tmp_path, job, raw)
     assert len(outcome.pages) == sum(d.status != "rejected" for d in report.deals)
+
+
+def test_deals_behind_a_collusion_flag_get_pages_beside_the_findings(tmp_path: Path) -> None:
+    """``also``: the deals the collusion page lists (``collusion_acts``) are replayable
+    past 5,000 deals too."""
+    job, raw, report = job_for(only_findings=True)
+    flagged = {i for i, d in enumerate(report.deals) if d.violations or d.discrepancies}
+    clean = [i for i, d in enumerate(report.deals) if i not in flagged and d.status != "rejected"]
+    outcome = render_session(tmp_path, replace(job, also=(clean[0],)), raw)
+    assert clean and set(outcome.pages) == flagged | {clean[0]}

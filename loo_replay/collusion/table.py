@@ -131,3 +131,13 @@ def stored_acts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         "ORDER BY a.player_a, a.player_b, a.session_id, a.deal_index, a.test, a.owner"
     )
     return [dict(zip(columns, r, strict=True)) for r in cursor.fetchall()]
+
+
+def flagged_deals(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, ...]]:
+    """The deal indexes behind the flags, by session: the report gives them replay pages
+    where it gives pages only to deals with findings."""
+    cursor = con.execute(
+        "SELECT session_id, list(DISTINCT deal_index ORDER BY deal_index) FROM collusion_acts "
+        "GROUP BY session_id"
+    )
+    return {sid: tuple(indexes) for sid, indexes in cursor.fetchall()}

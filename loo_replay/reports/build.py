@@ -123,6 +123,7 @@ def write_reports(
         # A page a deal is 30-40 kB: past REPLAY_ALL_LIMIT deals, pages only where the
         # rules were broken or the record is wrong, which is what a reader clicks through to.
         result.only_findings = sum(int(r["deals"]) for r in rows) > REPLAY_ALL_LIMIT
+        behind = collusion_table.flagged_deals(con)  # pages besides the findings'
         jobs_list = [
             ReplayJob(
                 r["session_id"],
@@ -134,9 +135,13 @@ def write_reports(
                 r["rules"],
                 result.only_findings,
                 r["analysed"] > 0,
+                behind.get(r["session_id"], ()),
             )
             for r in rows
-            if not result.only_findings or r["violations"] or r["discrepancies"]
+            if not result.only_findings
+            or r["violations"]
+            or r["discrepancies"]
+            or r["session_id"] in behind
         ]  # a session without findings is not read again when only findings get pages
         finished = 0
 

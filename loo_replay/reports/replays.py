@@ -57,6 +57,7 @@ class ReplayJob:
     rules: str | None  # every option in force, JSON text
     only_findings: bool = False  # pages only for deals with a violation or discrepancy
     analysed: bool = True  # loaded with the analysis: the pages show it too
+    also: tuple[int, ...] = ()  # deal indexes with pages besides the findings': behind a flag
 
 
 @dataclass
@@ -82,7 +83,10 @@ def _program_key() -> str:
 
 
 def _key(job: ReplayJob) -> str:
-    return f"{job.digest}:{job.fingerprint}:{job.only_findings}:{job.analysed}:{_program_key()}"
+    also = ",".join(map(str, job.also))
+    return (
+        f"{job.digest}:{job.fingerprint}:{job.only_findings}:{also}:{job.analysed}:{_program_key()}"
+    )
 
 
 def choice_for(job: ReplayJob) -> RuleChoice:
@@ -113,7 +117,7 @@ def _reuse(out: Path, job: ReplayJob) -> ReplayOutcome | None:
 
 
 def _replayable(
-    report: SessionReport, only_findings: bool, analyse: bool, stored: dict[int, DealAnalysis]
+    report: SessionReport, job: ReplayJob, stored: dict[int, DealAnalysis]
 ) -> Iterator[tuple[int, int, str, DealReplay]]:
     """(deal index, number, page name, replay) of each deal that gets a page, one at a time;
     the analyses ``stored`` by the load are used, not searched again."""
@@ -123,10 +127,11 @@ def _replayable(
     for index, deal in enumerate(report.deals):
         if deal.status == Status.REJECTED or deal.result is None or deal.number is None:
             continue
-        if only_findings and not (deal.violations or deal.discrepancies):
+        findings = deal.violations or deal.discrepancies
+        if job.only_findings and not findings and index not in job.also:
             continue
         try:
-            rp = build_replay(report, deal, analyse, analysis=stored.get(index))
+            rp = build_replay(report, deal, job.analysed, analysis=stored.get(index))
         except ReplayError:
             continue
         name = f"deal-{deal.number}.html"
@@ -197,7 +202,7 @@ def render_session(
     session = f"../../{session_page_name(job.session_id)}"  # from replays/<folder>/
     previous: tuple[int, str] | None = None
     pending: tuple[int, int, str, DealReplay] | None = None  # written once its next is known
-    for found in [*_replayable(report, job.only_findings, job.analysed, stored or {}), None]:
+    for found in [*_replayable(report, job, stored or {}), None]:
         if pending is not None:
             index, number, name, rp = pending
             following = None if found is None else (found[1], found[2])
