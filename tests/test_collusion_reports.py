@@ -1,16 +1,20 @@
 """Where the collusion screen shows (issue 42, part 5; docs/database.md, "collusion";
 docs/reports.md, "The collusion page"): the tables ``ingest`` and ``audit`` refresh, the
-report's page with the flagged pair and the deals behind it, and the index's line."""
+report's page with the flagged pair and the deals behind it, the index's line, and the
+same page served by the explorer."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 import duckdb
 from db_helpers import run
+from explorer_helpers import serving
 
 CONTRACT = (
     "status", "opportunities", "needed", "statistic", "p_value", "p_adjusted", "flagged",
@@ -85,6 +89,20 @@ def test_audit_keeps_the_screen_and_the_page_shows_the_flagged_pair(tmp_path: Pa
 
     again = run("audit", log, "--db", db, "--out", out, "--no-replays")
     assert again.returncode == 0 and _rows(db, "collusion") == rows  # refreshed, not added to
+
+    with serving(db) as server:  # the explorer's page, its deals replayed by the server
+        url = server.wait_for_url()
+        served = _get(url + "collusion.html")
+        assert "The deals behind the flag: ann and bob" in served
+        replays = re.findall(r'<a href="(replay\?[^"]+)">', served)
+        assert len(replays) == len(links)
+        assert "Deal" in _get(url + html.unescape(replays[0]))
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        assert response.status == 200, url
+        return str(response.read().decode("utf-8"))
 
 
 def test_ingest_refreshes_a_fair_screen_and_the_page_counts_the_tests_too_few(

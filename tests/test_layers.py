@@ -53,7 +53,7 @@ OUTPUTS_ARROWS = {
     "fairness": frozenset({"db", "simulate"}),
     "collusion": frozenset({"db", "fairness", "simulate"}),
     "reports": frozenset({"collusion", "db", "fairness", "output", "replayer"}),
-    "explorer": frozenset({"db", "fairness", "output", "replayer", "reports"}),
+    "explorer": frozenset({"collusion", "db", "fairness", "output", "replayer", "reports"}),
 }
 # validate's and analyse's steps (``run/render.py``, run in the workers) call the renderers
 # of ``output/``: only bytes cross process boundaries.

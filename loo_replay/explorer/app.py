@@ -33,6 +33,7 @@ from loo_replay.explorer import deals, lists, views
 from loo_replay.html import asset
 from loo_replay.reports import figures, pages, queries
 from loo_replay.reports.build import all_sessions, session_of
+from loo_replay.reports.collusion_page import COLLUSION, collusion_page
 from loo_replay.reports.fairness_page import FAIRNESS, fairness_page
 from loo_replay.reports.rows import SessionSummary
 from loo_replay.reports.rows import rows as as_rows
@@ -149,6 +150,9 @@ def make_app(db: Path, source: str, hosts: list[str] | None = None) -> Starlette
         rows = ex.read(stored)
         return _html(fairness_page(rows, source, views.footer(source)))
 
+    def collusion(request: Request) -> Response:
+        return _html(ex.read(lambda con: _collusion_page(con, source)))
+
     def index(request: Request) -> Response:
         return RedirectResponse("/", 301, HEADERS)
 
@@ -173,6 +177,7 @@ def make_app(db: Path, source: str, hosts: list[str] | None = None) -> Starlette
         Route("/replay", replay),
         Route("/" + pages.ALL_SESSIONS, across),
         Route("/" + FAIRNESS, fairness),
+        Route("/" + COLLUSION, collusion),
         Route("/" + pages.INDEX, index),
         *(
             Route("/" + name, asset_file)
@@ -240,6 +245,17 @@ def _across_page(con: duckdb.DuckDBPyConnection, source: str) -> str:
     links = {r["session_id"]: deals.session_link(r["session_id"]) for r in rows}
     colours = figures.player_colours(con)
     return all_sessions(con, rows, replays, colours, links, source, views.footer(source))
+
+
+def _collusion_page(con: duckdb.DuckDBPyConnection, source: str) -> str:
+    """The collusion page, the deals behind its flags linked to their replays here."""
+    from loo_replay.collusion.table import stored, stored_acts
+
+    acts = stored_acts(con)
+    replays = {(a["session_id"], a["deal_index"]): deals.deal_link(a["session_id"], a["deal"])
+               for a in acts if a["deal"] is not None}  # fmt: skip
+    links = {a["session_id"]: deals.session_link(a["session_id"]) for a in acts}
+    return collusion_page(stored(con), acts, replays, links, source, views.footer(source))
 
 
 @functools.cache

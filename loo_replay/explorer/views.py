@@ -39,6 +39,7 @@ NAV = (
     (FINDINGS, "findings"),
     ("/" + pages.ALL_SESSIONS, "across sessions"),
     ("/fairness.html", "fairness"),
+    ("/collusion.html", "collusion"),
 )
 
 
