@@ -121,3 +121,11 @@ def test_ingest_refreshes_a_fair_screen_and_the_page_counts_the_tests_too_few(
     page = (out / "collusion.html").read_text("utf-8")
     assert f"Nothing flagged; {few:,} of {len(rows):,} tests had too few opportunities" in page
     assert "Collusion:" not in (out / "index.html").read_text("utf-8")
+
+    # Loaded again without the analysis: no screen is kept rather than a stale one.
+    bare = run("ingest", log, "--db", db, "--replace", "--no-analysis")
+    assert bare.returncode == 0, bare.stderr
+    assert "collusion: not screened after a load with --no-analysis" in bare.stdout
+    assert _rows(db, "collusion") == [] and _rows(db, "collusion_acts") == []
+    assert run("report", "--db", db, "--out", out, "--no-replays").returncode == 0
+    assert "No collusion screen yet" in (out / "collusion.html").read_text("utf-8")

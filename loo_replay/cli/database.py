@@ -144,7 +144,7 @@ def ingest(
             f"{c.documents + c.documents_known} unreadable document(s): {c.documents} kept "
             f"in rejects, {c.documents_known} already there"
         )
-    flagged = refresh_collusion(db)
+    flagged = refresh_collusion(db, not no_analysis)
     if flagged:
         typer.echo(collusion_line(flagged))
     s = result.summary
@@ -153,16 +153,24 @@ def ingest(
     raise typer.Exit(result.exit_code)
 
 
-def refresh_collusion(db: Path) -> int:
-    """The collusion tables refreshed after a load (docs/database.md, "collusion"); the
-    pairs flagged.  A failure ends the command."""
-    from loo_replay.collusion.table import refresh
+def refresh_collusion(db: Path, analysed: bool) -> int:
+    """The collusion tables refreshed after a load (docs/database.md, "collusion"), or
+    emptied after one with ``--no-analysis``; the pairs flagged.  A failure ends the
+    command."""
+    from loo_replay.collusion.table import clear, refresh
     from loo_replay.db.errors import DatabaseError
 
     try:
-        return len(refresh(db).flagged)
+        if analysed:
+            return len(refresh(db).flagged)
+        clear(db)
     except DatabaseError as exc:
         fail(str(exc))
+    typer.echo(
+        "collusion: not screened after a load with --no-analysis (the screen would analyse "
+        "the deals); loo-replay collusion --db screens this database"
+    )
+    return 0
 
 
 def collusion_line(pairs: int) -> str:

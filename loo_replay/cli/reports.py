@@ -186,7 +186,7 @@ def audit(
         fair = refresh_fairness(db)
     except DatabaseError as exc:
         fail(str(exc))
-    pairs = refresh_collusion(db)
+    pairs = refresh_collusion(db, not no_analysis)
     sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine(), limits)
     s = result.summary
     typer.echo(summary_line(s))

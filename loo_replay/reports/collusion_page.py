@@ -132,7 +132,8 @@ def collusion_page(
         body = panel(
             "No collusion screen yet",
             "<p>Run <code>loo-replay audit PATH</code> or <code>loo-replay ingest PATH</code> "
-            "(each refreshes the screen), or <code>loo-replay collusion --db FILE</code>.</p>",
+            "(each refreshes the screen, unless loaded with <code>--no-analysis</code>), or "
+            "<code>loo-replay collusion --db FILE</code>.</p>",
         )
         return page("Loo · collusion", masthead, body, footer)
     flagged = sorted({(r["player_a"], r["player_b"]) for r in rows if r["flagged"]})
