@@ -84,6 +84,7 @@ check-install: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/decisions.py
 
 clean:
 	rm -rf $(VENV) node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -30,6 +30,7 @@ from loo_replay.output.decisions import DecisionSummary
 from loo_replay.output.decisions import summary_line as decisions_summary_line
 from loo_replay.run.render import (
     ANALYSE_TASK_BYTES,
+    DECISIONS_TASK_BYTES,
     AnalyseSpec,
     Sampling,
     analyse_batch,
@@ -70,7 +71,8 @@ def analyse(
     as_json = output_format is Format.json
     sampling = Sampling(samples, seed) if decisions else None
     spec = AnalyseSpec(choice, as_json, pretty, wants_colour(as_json), max_nodes, limits, sampling)
-    analysed = rendered(paths, spec, jobs, scheduler, analyse_batch, ANALYSE_TASK_BYTES, limits)
+    task_bytes = DECISIONS_TASK_BYTES if decisions else ANALYSE_TASK_BYTES
+    analysed = rendered(paths, spec, jobs, scheduler, analyse_batch, task_bytes, limits)
     if decisions:
         finish_audit(analysed, as_json, pretty, DecisionSummary(), decisions_summary_line)
     finish_audit(analysed, as_json, pretty, AnalysisSummary(), summary_line)

@@ -128,6 +128,9 @@ def render_batch(task: tuple[Task, RenderSpec]) -> list[Rendered]:
 # with the last task leaves the other idle for as long as the task takes
 # (docs/performance.md, "The double-dummy analysis at load time").
 ANALYSE_TASK_BYTES = 1 << 18
+# With --decisions a deal costs a thousand audits and more (docs/performance.md, "Judging
+# decisions"): tasks of a few sessions' deals keep both workers busy to the end.
+DECISIONS_TASK_BYTES = 1 << 13
 
 
 @dataclass(frozen=True)
