@@ -134,3 +134,20 @@ def test_an_option_that_makes_a_later_declaration_impossible_is_not_judged() -> 
     assert Unjudged("ann", 0, "later_declarations") in deals.unjudged
     assert all(d.index != 0 for d in deals.items)
     assert any(d.index == 1 for d in deals.items)  # bob's own choice is judged
+
+
+def test_no_declaration_is_judged_in_a_must_deal() -> None:
+    """In a must (here every single pool) everyone plays and no Miss is dealt: nobody had
+    a choice to declare; the cards are judged."""
+    deal = deal_doc(
+        {"ann": "AH KH 4D", "bob": "3C 9D 5C", "cat": "2H 3H 5H"},
+        declarations("ann play", "bob play", "cat play")
+        + trick_plays("ann AH bob 3C cat 2H", "ann 4D bob 9D cat 3H", "bob 5C cat 5H ann KH"),
+        turn_up="2S",
+        pool_start=3,  # a single pool: the dealer's ante alone
+    )
+    deals = judged(deal, samples=5, **{"declare.must": "single"})
+    assert deals.status == "judged"
+    kinds = {d.kind for d in deals.items}
+    assert kinds == {"card"}
+    assert deals.declarations is None
