@@ -24,8 +24,10 @@ RULES = {
 }
 
 
-def judged(deal: dict[str, Any], samples: int = 100, **rules: Any) -> DealDecisions:
-    report = audit_session(session_doc([deal], players=TRIO, rules={**RULES, **rules}))
+def judged(
+    deal: dict[str, Any], samples: int = 100, rules: dict[str, Any] | None = None
+) -> DealDecisions:
+    report = audit_session(session_doc([deal], players=TRIO, rules={**RULES, **(rules or {})}))
     assert report.options is not None
     (audit,) = report.deals
     assert audit.status == "audited" and not audit.violations, audit.violations
@@ -102,7 +104,7 @@ def test_a_declaration_in_a_deal_where_everyone_passed(scope: str, passing: int)
         turn_up="2S",
         pool_start=9,
     )
-    deals = judged(deal, **{"declare.dealer_defends": False, "stakes.loo_scope": scope})
+    deals = judged(deal, rules={"declare.dealer_defends": False, "stakes.loo_scope": scope})
     d = item(deals, "ann", 0)
     assert [(o.key, o.value, o.se) for o in d.options] == [
         ("play", 9.0, 0.0),
@@ -130,7 +132,7 @@ def test_an_option_that_makes_a_later_declaration_impossible_is_not_judged() -> 
         turn_up="2S",
         pool_start=9,
     )
-    deals = judged(deal, samples=5, **{"declare.dealer_defends": False})
+    deals = judged(deal, samples=5, rules={"declare.dealer_defends": False})
     assert Unjudged("ann", 0, "later_declarations") in deals.unjudged
     assert all(d.index != 0 for d in deals.items)
     assert any(d.index == 1 for d in deals.items)  # bob's own choice is judged
@@ -146,7 +148,7 @@ def test_no_declaration_is_judged_in_a_must_deal() -> None:
         turn_up="2S",
         pool_start=3,  # a single pool: the dealer's ante alone
     )
-    deals = judged(deal, samples=5, **{"declare.must": "single"})
+    deals = judged(deal, samples=5, rules={"declare.must": "single"})
     assert deals.status == "judged"
     kinds = {d.kind for d in deals.items}
     assert kinds == {"card"}
