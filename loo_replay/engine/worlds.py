@@ -30,9 +30,8 @@ from dataclasses import dataclass
 from math import comb
 
 from loo_replay.engine.legal import legal_cards
-from loo_replay.engine.state import HIGHEST_TRUMP, DealState
+from loo_replay.engine.state import DealState
 
-TWO_PLAYERS = HIGHEST_TRUMP.index("two_players")
 DRAWS_PER_WORLD = 2000  # draws tried for one world before the decision is left unjudged
 
 
@@ -57,7 +56,8 @@ class Check:
         st = self.state
         trick = st.current()
         leading = trick is None or not trick.live
-        return not (leading and st.highest_rule == TWO_PLAYERS and len(st.playing()) == 2)
+        two_players = st.options.lead_highest_trump == "two_players"
+        return not (leading and two_players and len(st.playing()) == 2)
 
 
 def _below(rng: random.Random, n: int) -> int:
