@@ -87,6 +87,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/collusion.py
 	$(BIN)/python benchmarks/collusion_calibration.py --seeds 2 --fair 4 --jobs 2
 	$(BIN)/python benchmarks/explorer.py
+	$(BIN)/python benchmarks/decisions.py
 
 # The explorer's screenshots in docs/images/, from the sample logs served (docs/explorer.md).
 screenshots: $(STAMP)

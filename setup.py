@@ -26,7 +26,8 @@ from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 # The one list of compiled modules: the rule options every other module reads, the analysis,
-# its solver and the legality they call, then the validate path from a document's bytes
+# its solver and the legality they call, the judging of decisions (its worlds and max^n
+# finish), then the validate path from a document's bytes
 # to its audit JSON (reading, the record checks, the replay, settlement, the output), and
 # the loader's frames of each deal.
 COMPILED = (
@@ -35,6 +36,9 @@ COMPILED = (
     "loo_replay/engine/tables.py",
     "loo_replay/engine/legal.py",
     "loo_replay/engine/solver.py",
+    "loo_replay/engine/maxn.py",
+    "loo_replay/engine/worlds.py",
+    "loo_replay/engine/judging.py",
     "loo_replay/engine/analysis.py",
     "loo_replay/engine/model.py",
     "loo_replay/engine/state.py",

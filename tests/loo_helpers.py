@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from loo_replay.engine.cards import SUITS, canonical, mask_of, parse_card
+from loo_replay.engine.cards import PAM, SUITS, canonical, mask_of, parse_card
 from loo_replay.engine.legal import add_card, legal_cards
 from loo_replay.engine.model import Trick
+from loo_replay.engine.replay import Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.state import DealState
-from loo_replay.engine.tables import NO_TRUMP
+from loo_replay.engine.tables import ACES, NO_TRUMP
 from loo_replay.logs.reader import Document
 from loo_replay.rulesets import RuleChoice, builtin
 from loo_replay.run.audit import SessionReport, audit_document
@@ -184,3 +185,29 @@ def legal_now(state: DealState, seat: str) -> list[str]:
     index = state.seats.index(seat)
     mask = legal_cards(state, index)
     return [canonical(c) for c in state.held(index) if mask >> c & 1]
+
+
+def legal_choices(replay: Replay, seat: int) -> list[tuple[int, bool]]:
+    """Every card ``legal_cards`` allows ``seat``, and both announcements of the ace of
+    trumps led where "Pam, be civil" is announced and Pam is still in a hand (the
+    solver's moves, found without it)."""
+    state = replay.state
+    o = state.options
+    leading = state.trick is None or not state.trick.live
+    held = 0  # Pam still in a hand: announcing is then a choice (as the solver has it)
+    for s in state.playing():
+        held |= state.hands[s]
+    out = []
+    for card in range(52):
+        if legal_cards(state, seat) >> card & 1:
+            out.append((card, False))
+            if (
+                leading
+                and o.deal_pam
+                and o.follow_pam_civil == "announced"
+                and state.trump != NO_TRUMP
+                and card == ACES[state.trump]
+                and held >> PAM & 1
+            ):
+                out.append((card, True))
+    return out

@@ -18,18 +18,17 @@ from hypothesis import strategies as st
 
 from loo_replay.engine.analysis import analyse_deal, start_of_play
 from loo_replay.engine.cards import PAM
-from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.model import DealRecord, Event, Play
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DealContext, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.solver import ANNOUNCE, Search, taker
-from loo_replay.engine.tables import ACES, NO_TRUMP
+from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.logs.reader import Document
 from loo_replay.rulesets import RuleChoice, builtin, builtin_names
 from loo_replay.run.audit import SessionReport, audit_document
 from loo_replay.simulate import Simulator, max_players
-from tests.loo_helpers import audit_session
+from tests.loo_helpers import audit_session, legal_choices
 
 
 def _replay(
@@ -40,26 +39,6 @@ def _replay(
         replay.apply(event)
     replay.begin_play()
     return replay
-
-
-def _choices(replay: Replay, seat: int) -> list[tuple[int, bool]]:
-    """Every card ``legal_cards`` allows, with both announcements where they are a choice."""
-    state = replay.state
-    o = state.options
-    leading = state.trick is None or not state.trick.live
-    out = []
-    for card in range(52):
-        if legal_cards(state, seat) >> card & 1:
-            out.append((card, False))
-            if (
-                leading
-                and o.deal_pam
-                and o.follow_pam_civil == "announced"
-                and state.trump != NO_TRUMP
-                and card == ACES[state.trump]
-            ):
-                out.append((card, True))
-    return out
 
 
 def minimax(
@@ -74,7 +53,7 @@ def minimax(
         return {s: replay.result.tricks_won[s] for s in playing}
     values = [
         minimax(record, options, context, [*events, Play(len(events), seat, card, announce)])
-        for card, announce in _choices(replay, seat)
+        for card, announce in legal_choices(replay, seat)
     ]
     return {
         s: max(v[s] for v in values) if s == seat else min(v[s] for v in values) for s in playing

@@ -23,9 +23,19 @@ from loo_replay.cli.options import (
 )
 from loo_replay.cli.output import finish_audit, wants_colour
 from loo_replay.engine.analysis import DEFAULT_MAX_NODES
+from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.analysis import AnalysisSummary, summary_line
-from loo_replay.run.render import ANALYSE_TASK_BYTES, AnalyseSpec, analyse_batch, rendered
+from loo_replay.output.decisions import DecisionSummary
+from loo_replay.output.decisions import summary_line as decisions_summary_line
+from loo_replay.run.render import (
+    ANALYSE_TASK_BYTES,
+    DECISIONS_TASK_BYTES,
+    AnalyseSpec,
+    Sampling,
+    analyse_batch,
+    rendered,
+)
 
 
 @reads_logs
@@ -41,12 +51,28 @@ def analyse(
     ] = DEFAULT_MAX_NODES,
     jobs: Annotated[int, jobs_option("Analyse in this many processes.")] = 1,
     scheduler: SchedulerOpt = None,
+    decisions: Annotated[
+        bool,
+        typer.Option(
+            "--decisions",
+            help="Judge every declaration and card on what its player knew (docs/judging.md).",
+        ),
+    ] = False,
+    samples: Annotated[
+        int, typer.Option(min=1, max=100_000, help="Worlds drawn for each decision judged.")
+    ] = DEFAULT_SAMPLES,
+    seed: Annotated[int, typer.Option(help="Seed of the worlds drawn.")] = 0,
     limits: Limits = LIMITS,
 ) -> None:
     """Audit the logs as validate does and say, for every card, whether it threw away a
-    trick its player could have made sure of, and which loos were avoidable."""
+    trick its player could have made sure of, and which loos were avoidable; with
+    --decisions, what every declaration and card was worth from where its player sat."""
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
-    spec = AnalyseSpec(choice, as_json, pretty, wants_colour(as_json), max_nodes, limits)
-    analysed = rendered(paths, spec, jobs, scheduler, analyse_batch, ANALYSE_TASK_BYTES, limits)
+    sampling = Sampling(samples, seed) if decisions else None
+    spec = AnalyseSpec(choice, as_json, pretty, wants_colour(as_json), max_nodes, limits, sampling)
+    task_bytes = DECISIONS_TASK_BYTES if decisions else ANALYSE_TASK_BYTES
+    analysed = rendered(paths, spec, jobs, scheduler, analyse_batch, task_bytes, limits)
+    if decisions:
+        finish_audit(analysed, as_json, pretty, DecisionSummary(), decisions_summary_line)
     finish_audit(analysed, as_json, pretty, AnalysisSummary(), summary_line)

@@ -208,6 +208,12 @@ class Trick:
         self.trumped = trumped
         self.seats = seats
 
+    def copy(self) -> Trick:
+        """A copy whose cards go on without this one's: a search steps it, or a position
+        is kept as it stood."""
+        f = self._fields()
+        return Trick(f[0], f[1], list(self.order), list(self.cards), *f[4:])  # type: ignore[arg-type]
+
     def _fields(self) -> tuple[object, ...]:
         return (
             self.number,

@@ -108,18 +108,7 @@ class Search:
         real = replay.state
         o = real.options
         self.o = o
-        self.state = DealState(
-            options=o,
-            seats=real.seats,
-            dealer=real.dealer,
-            hands=list(real.hands),
-            order=real.order,
-            trump=real.trump,
-            turned=real.turned,
-            played=real.played,
-            active=list(real.active),
-            retired=set(real.retired),
-        )
+        self.state = real.copy()
         playing = real.playing()
         self.hands = self.state.hands
         self.playing = tuple(playing)
@@ -133,18 +122,7 @@ class Search:
         if current is None:
             trick = Trick(number=len(real.tricks) + 1, leader=replay.leader)
         else:
-            trick = Trick(
-                number=current.number,
-                leader=current.leader,
-                cards=list(current.cards),
-                live=current.live,
-                lead=current.lead,
-                led=current.led,
-                win=current.win,
-                win_power=current.win_power,
-                trumped=current.trumped,
-                seats=current.seats,
-            )
+            trick = current.copy()
         self.state.announce = real.announce and trick.live != 0
         self.state.tricks = [trick]
         self.trick = trick
@@ -277,6 +255,19 @@ class Search:
         if undo >> 26 & 1:
             st.fix_trump(NO_TRUMP)
             self._trumps()
+
+    def rehand(self, hands: list[int]) -> None:
+        """Give the players still playing the hands of ``hands`` (by seat), the position
+        otherwise the same: a possible world of docs/judging.md.  Called at the position the
+        search was made at; what was remembered of the old hands is forgotten."""
+        in_play: cython.ulonglong = self.trick_mask
+        for seat in self.playing:
+            self.hands[seat] = hands[seat]
+            in_play |= hands[seat]
+        self.in_play = in_play
+        self.move_cache.clear()
+        for table in self.tables.values():
+            table.clear()
 
     def move(self, card: int, announce: bool) -> int:
         """The move of a recorded card: an announcement that changes nothing is no move."""

@@ -61,6 +61,24 @@ class DealState:
         self.pam = options.deal_pam
         self.fix_trump(trump)
 
+    def copy(self, tricks: list[Trick] | None = None, announce: bool = False) -> DealState:
+        """A copy whose hands, players and tricks go on without this one's: a search steps
+        it, or a position is kept as it stood."""
+        return DealState(
+            options=self.options,
+            seats=self.seats,
+            dealer=self.dealer,
+            hands=list(self.hands),
+            order=self.order,
+            trump=self.trump,
+            turned=self.turned,
+            played=self.played,
+            active=list(self.active),
+            retired=set(self.retired),
+            tricks=tricks,
+            announce=announce,
+        )
+
     def fix_trump(self, suit: int) -> None:
         """Trumps are ``suit`` from now on (``NO_TRUMP`` for none)."""
         self.trump = suit

@@ -9,7 +9,7 @@ mark a mistake, in words, with the better cards.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from loo_replay.engine.analysis import SKIPPED, SOLVED, DealAnalysis, Note
 from loo_replay.engine.cards import canonical
@@ -117,27 +117,48 @@ def analysis_lines(a: DealAnalysis, style: Style) -> list[str]:
     return lines
 
 
+class DealExtra(Protocol):
+    """More for each deal of a document, beside its analysis (the judged decisions)."""
+
+    key: str
+
+    def json(self, deal: int) -> dict[str, Any]: ...
+
+    def lines(self, deal: int, style: Style) -> list[str]: ...
+
+
 def rendered_analysis(
-    item: AuditItem, analyses: list[DealAnalysis], as_json: bool, indent: bool, colour: bool
+    item: AuditItem,
+    analyses: list[DealAnalysis],
+    as_json: bool,
+    indent: bool,
+    colour: bool,
+    counts: AnalysisSummary | None = None,
+    extra: DealExtra | None = None,
 ) -> Rendered:
-    """One audited document with its deals' analyses, rendered as ``validate`` renders it."""
-    counts = AnalysisSummary()
+    """One audited document with its deals' analyses, rendered as ``validate`` renders it;
+    ``extra`` adds to each deal, ``counts`` counts what it adds."""
+    counts = AnalysisSummary() if counts is None else counts
     for a in analyses:
         counts.count(a)
     if as_json:
         doc = None
         if isinstance(item, SessionReport):
             doc = session_json(item)
-            for deal, a in zip(doc["deals"], analyses, strict=True):
+            for i, (deal, a) in enumerate(zip(doc["deals"], analyses, strict=True)):
                 deal["analysis"] = analysis_json(a)
+                if extra is not None:
+                    deal[extra.key] = extra.json(i)
         return rendered_json(item, indent, counts=counts, doc=doc)
     counts.add(item)
     style = make_style(colour)
     if not isinstance(item, SessionReport):
         return Rendered(counts, lines=tuple(item_lines(item, style)), warning=skipped_warning(item))
     lines = item_lines(replace(item, deals=[]), style)
-    for deal, a in zip(item.deals, analyses, strict=True):
+    for i, (deal, a) in enumerate(zip(item.deals, analyses, strict=True)):
         lines += deal_lines(deal, style) + analysis_lines(a, style)
+        if extra is not None:
+            lines += extra.lines(i, style)
     return Rendered(counts, lines=tuple(lines))
 
 

@@ -19,12 +19,15 @@ from pathlib import Path
 from typing import TypeVar
 
 from loo_replay.engine.analysis import SKIPPED, DealAnalysis, analyse_deal, start_of_play
+from loo_replay.engine.judging import DEFAULT_SAMPLES, DealDecisions, judge_deal
+from loo_replay.engine.judging import SKIPPED as JUDGE_SKIPPED
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.pieces import Piece as FilePiece
 from loo_replay.logs.pieces import plan_pieces, read_piece
 from loo_replay.logs.reader import Document, ReadError
 from loo_replay.output.analysis import rendered_analysis
+from loo_replay.output.decisions import Judged
 from loo_replay.output.json_document import Rendered, rendered_json
 from loo_replay.output.text import rendered_text
 from loo_replay.rulesets import RuleChoice
@@ -125,6 +128,9 @@ def render_batch(task: tuple[Task, RenderSpec]) -> list[Rendered]:
 # with the last task leaves the other idle for as long as the task takes
 # (docs/performance.md, "The double-dummy analysis at load time").
 ANALYSE_TASK_BYTES = 1 << 18
+# With --decisions a deal costs a thousand audits and more (docs/performance.md, "Judging
+# decisions"): tasks of a few sessions' deals keep both workers busy to the end.
+DECISIONS_TASK_BYTES = 1 << 13
 
 
 @dataclass(frozen=True)
@@ -135,6 +141,15 @@ class AnalyseSpec:
     colour: bool
     max_nodes: int
     limits: Limits = LIMITS
+    decisions: Sampling | None = None  # --decisions: judge every decision (docs/judging.md)
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """``--samples`` and ``--seed`` of ``--decisions``."""
+
+    samples: int = DEFAULT_SAMPLES
+    seed: int = 0
 
 
 def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Rendered]:
@@ -148,6 +163,7 @@ def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Rendered]:
             continue
         item = audit_document(doc, spec.choice, start_of_play, limits=spec.limits)
         analyses: list[DealAnalysis] = []
+        judged: list[DealDecisions] = []
         if isinstance(item, SessionReport):
             options = item.options
             analyses = [
@@ -156,8 +172,25 @@ def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Rendered]:
                 else DealAnalysis(SKIPPED, str(d.status))
                 for d in item.deals
             ]
-        batch.append(rendered_analysis(item, analyses, spec.json, spec.indent, spec.colour))
+            if spec.decisions is not None:
+                judged = _judged(item, spec.decisions)
+        if spec.decisions is None:
+            batch.append(rendered_analysis(item, analyses, spec.json, spec.indent, spec.colour))
+            continue
+        extra = Judged(judged)
+        batch.append(
+            rendered_analysis(
+                item, analyses, spec.json, spec.indent, spec.colour, extra.summary(), extra
+            )
+        )
     return batch
+
+
+def _judged(item: SessionReport, sampling: Sampling) -> list[DealDecisions]:
+    options = item.options
+    if options is None:
+        return [DealDecisions(JUDGE_SKIPPED, "not_audited") for _ in item.deals]
+    return [judge_deal(d, options, sampling.samples, sampling.seed, item.id) for d in item.deals]
 
 
 def rendered(

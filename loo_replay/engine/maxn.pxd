@@ -1,0 +1,15 @@
+# The C layout of maxn.py's MaxN (pure-Python mode: maxn.py is the source): the solver's
+# Search read as the extension type it is, its moves and key called as C.
+from loo_replay.engine.solver cimport Search
+
+cpdef int order_key(int move)
+
+cdef class MaxN:
+    cdef public Search search
+    cdef public int judged
+    cdef list shift
+    cdef dict table
+    cdef public long long nodes
+    cpdef int tricks(self, long long packed, int seat)
+    cpdef long long finish(self)
+    cpdef long long after(self, int move)

@@ -1,0 +1,134 @@
+"""The open-cards finish of docs/judging.md, "The play model": max^n with a paranoid tie-break.
+
+Every hand is open.  At each turn the player due plays the legal move that wins them
+the most tricks of the deal; among moves equal for them, the one that leaves the judged
+player the fewest; among moves still equal, the lowest card (rank 2 … A, then clubs,
+diamonds, hearts, spades), not announcing before announcing.  The play is then fully
+determined, and so is every player's count of tricks.
+
+``MaxN`` walks the positions of a ``Search`` of the double-dummy solver (solver.py):
+its moves are the engine's ``legal_cards``, with equivalent cards reduced to the lowest
+of a run (the tricks are the same whichever of them is played, and the lowest is the one
+the tie-break would take), and its position key.  Results are kept in a transposition
+table by position, for one world (one set of hands) and one judged player.
+
+Compiled by Cython in pure-Python mode (setup.py, maxn.pxd).
+"""
+
+from __future__ import annotations
+
+import cython
+
+from loo_replay.engine.solver import ANNOUNCE, CARD, Search, taker
+
+BITS = 4  # a player's tricks in a packed result: at most 5, below 16
+MASK = 15
+
+
+@cython.ccall
+def order_key(move: cython.int) -> cython.int:
+    """Which of two moves equal for everyone is played: the lower key (docs/judging.md)."""
+    card: cython.int = move & CARD
+    return ((card % 13) * 4 + 3 - card // 13) * 2 + (1 if move & ANNOUNCE else 0)
+
+
+@cython.cclass
+class MaxN:
+    """The max^n finish from a ``Search``'s position, for the judged seat ``judged``."""
+
+    search: Search
+    judged: cython.int
+    shift: list[int]  # by seat: where its tricks sit in a packed result
+    table: dict[object, int]
+    nodes: cython.longlong
+
+    def __init__(self, search: Search, judged: int) -> None:
+        self.search = search
+        self.judged = judged
+        self.shift = [0] * len(search.state.seats)
+        for i, seat in enumerate(search.playing):
+            self.shift[seat] = BITS * i
+        self.table = {}
+        self.nodes = 0
+
+    def deal(self, hands: list[int]) -> None:
+        """Another world: the same position with these hands (by seat)."""
+        self.search.rehand(hands)
+        self.table.clear()
+
+    @cython.ccall
+    def tricks(self, packed: cython.longlong, seat: cython.int) -> cython.int:
+        """``seat``'s tricks in a packed result of ``finish``."""
+        return packed >> self.shift[seat] & MASK
+
+    @cython.ccall
+    def finish(self) -> cython.longlong:
+        """The tricks each player takes from here to the end of the deal, packed ``BITS``
+        bits a player in the order of ``search.playing``.  Positions are remembered at the
+        start of a trick only: within a trick, one way leads to each position."""
+        s: Search = self.search
+        left: cython.int = s.left
+        if left == 0:
+            return 0
+        key: object = None
+        if s.live == 0:
+            key = s._key()
+            hit = self.table.get(key)
+            if hit is not None:
+                return hit
+        self.nodes += 1
+        value: cython.longlong
+        if left == 1:
+            value = cython.cast(cython.longlong, 1) << self.shift[s._last_trick_winner()]
+            if key is not None:
+                self.table[key] = value
+            return value
+        seat: cython.int = s.to_move()
+        own: cython.int = self.shift[seat]
+        mine: cython.int = self.shift[self.judged]
+        best: cython.longlong = -1
+        best_own: cython.int = -1
+        best_theirs: cython.int = 99
+        best_key: cython.int = 1 << 20
+        undo: cython.longlong
+        won: cython.int
+        mover: cython.int
+        theirs: cython.int
+        k: cython.int
+        # Lowest first: a move that wins the mover every trick left cannot be bettered.
+        # Each move is its key and itself in one int (a move is below 128): a sort of ints.
+        ranked: list[int] = [order_key(m) << 7 | m for m in s._reduced(seat)]
+        ranked.sort()
+        move: cython.int
+        for rank in ranked:
+            move = rank & 127
+            k = rank >> 7
+            undo = s.play(move)
+            won = taker(undo)
+            value = self.finish()
+            if won >= 0:
+                value += cython.cast(cython.longlong, 1) << self.shift[won]
+            s.unplay(undo)
+            mover = value >> own & MASK
+            if mover < best_own:
+                continue
+            theirs = value >> mine & MASK
+            if mover > best_own or theirs < best_theirs or (theirs == best_theirs and k < best_key):
+                best, best_own, best_theirs, best_key = value, mover, theirs, k
+                if mover == left:
+                    break
+        if key is not None:
+            self.table[key] = best
+        return best
+
+    @cython.ccall
+    def after(self, move: cython.int) -> cython.longlong:
+        """``finish`` after ``move`` by the seat due, the trick it may complete counted."""
+        s: Search = self.search
+        undo: cython.longlong = s.play(move)
+        won: cython.int = taker(undo)
+        value: cython.longlong = self.finish()
+        if won >= 0:
+            value += cython.cast(cython.longlong, 1) << self.shift[won]
+        s.unplay(undo)
+        return value

@@ -1,0 +1,176 @@
+"""The judged decisions in the audit's outputs: docs/judging.md, "Output".
+
+Each deal gains a ``decisions`` member; the summary gains ``decisions``,
+``inaccuracies``, ``mistakes``, ``blunders`` and each player's ``accuracy`` over
+every decision read.  Text: one line per classed decision under its deal, each
+judged deal's players in one line, and a table of the players at the end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from loo_replay.engine.judging import SKIPPED, DealDecisions, Decision
+from loo_replay.output.analysis import AnalysisSummary
+from loo_replay.output.analysis import summary_line as analysis_summary_line
+from loo_replay.output.text import Style, safe
+from loo_replay.run.audit import Summary
+
+DIGITS = 2  # values in the JSON output: hundredths of a chip
+
+
+@dataclass
+class DecisionSummary(AnalysisSummary):
+    decisions: int = 0
+    inaccuracies: int = 0
+    mistakes: int = 0
+    blunders: int = 0
+    # by player: [decisions, the sum of their accuracies, how many had one, loss]
+    players: dict[str, list[float]] = field(default_factory=dict)
+
+    def judged(self, deal: DealDecisions) -> None:
+        self.decisions += len(deal.items)
+        for d in deal.items:
+            self.inaccuracies += d.klass == "inaccuracy"
+            self.mistakes += d.klass == "mistake"
+            self.blunders += d.klass == "blunder"
+        for p in deal.players:
+            row = self.players.setdefault(p.player, [0, 0.0, 0, 0.0])
+            row[0] += p.decisions
+            row[1] += p.accuracy_sum
+            row[2] += p.accuracy_n
+            row[3] += p.loss
+
+    def merge(self, other: Summary) -> None:
+        """Counts added field by field, as ``Summary.merge`` does; the players by name."""
+        for name in other.__dataclass_fields__:
+            if name != "players":
+                setattr(self, name, getattr(self, name) + getattr(other, name))
+        if isinstance(other, DecisionSummary):
+            for player, row in other.players.items():
+                into = self.players.setdefault(player, [0, 0.0, 0, 0.0])
+                for i, v in enumerate(row):
+                    into[i] += v
+
+    def accuracy(self) -> dict[str, float | None]:
+        return {
+            name: round(row[1] / row[2], 1) if row[2] else None
+            for name, row in sorted(self.players.items())
+        }
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            **super().as_json(),
+            "decisions": self.decisions,
+            "inaccuracies": self.inaccuracies,
+            "mistakes": self.mistakes,
+            "blunders": self.blunders,
+            "accuracy": self.accuracy(),
+        }
+
+
+def _num(x: float) -> float:
+    return round(x, DIGITS) + 0.0  # no -0.0
+
+
+def decision_json(d: Decision) -> dict[str, Any]:
+    return {
+        "player": d.player,
+        "kind": d.kind,
+        "trick": d.trick,
+        "index": d.index,
+        "chosen": d.chosen,
+        "best": d.best,
+        "options": {o.key: {"value": _num(o.value), "se": _num(o.se)} for o in d.options},
+        "loss": _num(d.loss),
+        "loss_se": _num(d.loss_se),
+        "class": d.klass,
+        "message": d.message,
+    }
+
+
+def decisions_json(deal: DealDecisions) -> dict[str, Any]:
+    """A deal's ``decisions`` member."""
+    if deal.status == SKIPPED:
+        return {"status": deal.status, "reason": deal.reason}
+    out: dict[str, Any] = {"status": deal.status, "samples": deal.samples, "unit": deal.unit}
+    if deal.declarations is not None:
+        out["declarations"] = deal.declarations
+    out["items"] = [decision_json(d) for d in deal.items]
+    if deal.unjudged:
+        out["unjudged"] = [
+            {"player": u.player, "index": u.index, "reason": u.reason} for u in deal.unjudged
+        ]
+    out["players"] = {
+        p.player: {
+            "decisions": p.decisions,
+            "loss": _num(p.loss),
+            "accuracy": None if p.accuracy is None else round(p.accuracy, 1),
+            "inaccuracies": p.inaccuracies,
+            "mistakes": p.mistakes,
+            "blunders": p.blunders,
+        }
+        for p in deal.players
+    }
+    return out
+
+
+def decision_lines(deal: DealDecisions, style: Style) -> list[str]:
+    """Under a deal: its classed decisions, then its players in one line."""
+    if deal.status == SKIPPED:
+        return [f"    decisions: not judged ({safe(str(deal.reason))})"]
+    lines = [
+        f"    {style(d.klass, 'warn')}: {safe(d.message, 400)}"
+        for d in deal.items
+        if d.klass is not None
+    ]
+    if deal.players:
+        judged = ", ".join(
+            f"{safe(p.player)} {p.decisions} (loss {p.loss:.1f}"
+            + ("" if p.accuracy is None else f", accuracy {p.accuracy:.0f}%")
+            + ")"
+            for p in deal.players
+        )
+        lines.append(f"    decisions judged on {deal.samples} worlds: {judged}")
+    return lines
+
+
+class Judged:
+    """A document's judged deals, for ``rendered_analysis`` to add to each deal."""
+
+    key = "decisions"
+
+    def __init__(self, deals: list[DealDecisions]) -> None:
+        self.deals = deals
+
+    def json(self, deal: int) -> dict[str, Any]:
+        return decisions_json(self.deals[deal])
+
+    def lines(self, deal: int, style: Style) -> list[str]:
+        return decision_lines(self.deals[deal], style)
+
+    def summary(self) -> DecisionSummary:
+        counts = DecisionSummary()
+        for deal in self.deals:
+            counts.judged(deal)
+        return counts
+
+
+def summary_line(s: DecisionSummary) -> str:
+    """The last line of the text, and the players' table under it."""
+    head = (
+        f"{analysis_summary_line(s)}; decisions: {s.decisions} judged, {s.inaccuracies} "
+        f"inaccuracies, {s.mistakes} mistakes, {s.blunders} blunders"
+    )
+    if not s.players:
+        return head
+    rows = [head, "", f"{'player':<16} {'decisions':>9} {'loss':>8} {'accuracy':>8}"]
+    accuracy = s.accuracy()
+    for name, row in sorted(s.players.items()):
+        acc = accuracy[name]
+        rows.append(
+            f"{safe(name)[:16]:<16} {int(row[0]):>9} {row[3]:>8.1f} "
+            f"{'-' if acc is None else f'{acc:.1f}%':>8}"
+        )
+    return "\n".join(rows)
