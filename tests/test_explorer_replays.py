@@ -36,31 +36,33 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_deal_replayed_from_its_first_deals_is_the_whole_audits_page(db: Path) -> None:
     with duckdb.connect(str(db), read_only=True) as con:
         ids = [r[0] for r in con.execute("SELECT session_id FROM sessions ORDER BY 1").fetchall()]
-        loaded = [deals.read(con, sid) for sid in ids]
-    assert len(loaded) >= 4
-    checked = misdeals = 0
-    for one in loaded:
-        assert one.raw is not None
-        whole = loaded_report(one.job, one.raw)
-        assert isinstance(whole, SessionReport)
-        numbers = [d.number for d in whole.deals if d.number in one.deals]
-        assert sorted(one.deals) == numbers  # every audited deal and misdeal, and only those
-        for at, (index, deal) in enumerate(
-            (i, d) for i, d in enumerate(whole.deals) if d.number in one.deals
-        ):
-            assert deal.number is not None
-            sid = one.job.session_id
-            links = Links(
-                deals.session_link(sid),
-                (numbers[at - 1], deals.deal_link(sid, numbers[at - 1])) if at else None,
-                (numbers[at + 1], deals.deal_link(sid, numbers[at + 1]))
-                if at + 1 < len(numbers)
-                else None,
-            )
-            rp = build_replay(whole, deal, one.job.analysed, analysis=one.analyses.get(index))
-            assert deals.replay_page(one, deal.number) == render_page(rp, links), (sid, index)
-            checked += 1
-            misdeals += deal.status == "misdeal"
+        assert len(ids) >= 4
+        checked = misdeals = 0
+        for sid in ids:
+            first = deals.read(con, sid, 1)
+            assert first.raw is not None
+            whole = loaded_report(first.job, first.raw)
+            assert isinstance(whole, SessionReport)
+            numbers = [d.number for d in whole.deals if d.number in first.deals]
+            assert sorted(first.deals) == numbers  # every audited deal and misdeal, only those
+            for at, (index, deal) in enumerate(
+                (i, d) for i, d in enumerate(whole.deals) if d.number in first.deals
+            ):
+                assert deal.number is not None
+                one = deals.read(con, sid, deal.number)  # as serve reads it: this deal's analysis
+                assert set(one.analyses) <= {index}
+                links = Links(
+                    deals.session_link(sid),
+                    (numbers[at - 1], deals.deal_link(sid, numbers[at - 1])) if at else None,
+                    (numbers[at + 1], deals.deal_link(sid, numbers[at + 1]))
+                    if at + 1 < len(numbers)
+                    else None,
+                )
+                analysis = one.analyses.get(index)
+                rp = build_replay(whole, deal, one.job.analysed, analysis=analysis)
+                assert deals.replay_page(one, deal.number) == render_page(rp, links), (sid, index)
+                checked += 1
+                misdeals += deal.status == "misdeal"
     assert checked > 50 and misdeals > 0
 
 
@@ -69,11 +71,12 @@ def test_a_rejected_or_missing_deal_says_why(db: Path) -> None:
         (sid, deal), *_ = con.execute(
             "SELECT session_id, deal FROM rejects WHERE kind = 'deal' ORDER BY ALL"
         ).fetchall()
-        one = deals.read(con, sid)
+        one = deals.read(con, sid, deal)
+        missing = deals.read(con, sid, 9999)
     with pytest.raises(deals.NoReplay, match="rejected"):
         deals.replay_page(one, deal)
     with pytest.raises(deals.NoSuchDeal, match="has no deal 9999"):
-        deals.replay_page(one, 9999)
+        deals.replay_page(missing, 9999)
 
 
 def test_a_session_loaded_before_documents_were_kept_says_how_to_add_one(tmp_path: Path) -> None:
@@ -85,12 +88,12 @@ def test_a_session_loaded_before_documents_were_kept_says_how_to_add_one(tmp_pat
     schema.open_db(db).close()  # what serve's start does (db.queries.open_for_reading)
     with duckdb.connect(str(db), read_only=True) as con:
         (sid,) = con.execute("SELECT session_id FROM sessions").fetchone() or ("",)
-        old = deals.read(con, sid)
+        old = deals.read(con, sid, 1)
     assert old.raw is None and old.deals
     with pytest.raises(deals.NoReplay, match="ingest --replace"):
         deals.replay_page(old, min(old.deals))
     again = run("ingest", log, "--db", db, "--replace")
     assert again.returncode == 0 and counts(again)["loaded"] == 24, again.stdout
     with duckdb.connect(str(db), read_only=True) as con:
-        again = deals.read(con, sid)
+        again = deals.read(con, sid, 1)
     assert "<script" in deals.replay_page(again, min(again.deals))

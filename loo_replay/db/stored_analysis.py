@@ -22,31 +22,36 @@ def _cards(codes: list[str] | None) -> tuple[int, ...]:
     return tuple(CARD_SPELLINGS[c] for c in codes or ())
 
 
-def stored_analyses(con: duckdb.DuckDBPyConnection, session_id: str) -> dict[int, DealAnalysis]:
-    """Each analysed deal of ``session_id`` by deal index, as ``analyse_deal`` gave it (the
-    deal's ``total`` of cards aside, which nothing shown reads)."""
+def stored_analyses(
+    con: duckdb.DuckDBPyConnection, session_id: str, deal_index: int | None = None
+) -> dict[int, DealAnalysis]:
+    """Each analysed deal of ``session_id`` by deal index (only ``deal_index``'s, if given:
+    one replay served), as ``analyse_deal`` gave it (the deal's ``total`` of cards aside,
+    which nothing shown reads)."""
+    one = "" if deal_index is None else " AND deal_index = ?"
+    key = [session_id] if deal_index is None else [session_id, deal_index]
     players: dict[int, list[PlayerAnalysis]] = {}
     # In the analysis's order: clockwise from the eldest hand, the dealer's left.
     for index, *row in con.execute(
-        """
+        f"""
         SELECT a.deal_index, a.player, a.guarantee, a.tricks, a.lost
         FROM analysis_players a
         JOIN seats s USING (session_id, deal_index, player)
         JOIN seats d ON d.session_id = s.session_id AND d.deal_index = s.deal_index AND d.dealer
         JOIN deals USING (session_id, deal_index)
-        WHERE a.session_id = ?
+        WHERE a.session_id = ?{one.replace("deal_index", "a.deal_index")}
         ORDER BY a.deal_index, (s.seat - d.seat - 1 + deals.seated) % deals.seated
         """,
-        [session_id],
+        key,
     ).fetchall():
         players.setdefault(index, []).append(PlayerAnalysis(*row))
     notes: dict[int, list[Note]] = {}
     for index, code, player, message, trick, card, before, after, better in con.execute(
-        """
+        f"""
         SELECT deal_index, code, player, message, trick, card, before, after, better
-        FROM analysis_notes WHERE session_id = ? ORDER BY deal_index, note
+        FROM analysis_notes WHERE session_id = ?{one} ORDER BY deal_index, note
         """,
-        [session_id],
+        key,
     ).fetchall():
         notes.setdefault(index, []).append(
             Note(
@@ -62,22 +67,22 @@ def stored_analyses(con: duckdb.DuckDBPyConnection, session_id: str) -> dict[int
         )
     steps: dict[int, list[CardStep]] = {}
     for index, seat, trick, card, before, after, better, announced in con.execute(
-        """
+        f"""
         SELECT deal_index, seat, trick, card, before, after, better, announced
-        FROM analysis_cards WHERE session_id = ? ORDER BY deal_index, step
+        FROM analysis_cards WHERE session_id = ?{one} ORDER BY deal_index, step
         """,
-        [session_id],
+        key,
     ).fetchall():
         steps.setdefault(index, []).append(
             CardStep(seat, trick, _card(card), before, after, _cards(better), announced)
         )
     out: dict[int, DealAnalysis] = {}
     for index, status, reason, nodes, cards, stopped in con.execute(
-        """
+        f"""
         SELECT deal_index, status, reason, nodes, cards, stopped
-        FROM analysis_deals WHERE session_id = ?
+        FROM analysis_deals WHERE session_id = ?{one}
         """,
-        [session_id],
+        key,
     ).fetchall():
         if status == SOLVED and cards and index not in steps:
             continue

@@ -46,8 +46,9 @@ class Loaded:
     deals: dict[int, int]  # deal number -> deal index, of every audited deal and misdeal
 
 
-def read(con: duckdb.DuckDBPyConnection, session_id: str) -> Loaded:
-    """The session's row, document and stored analyses; ``NoSuchDeal`` without the session."""
+def read(con: duckdb.DuckDBPyConnection, session_id: str, number: int) -> Loaded:
+    """The session's row, document, deals and deal ``number``'s stored analysis (the one
+    the page shows); ``NoSuchDeal`` without the session."""
     found = con.execute(
         """
         SELECT s.file, s.line, s.digest, s.rules_fingerprint, s.ruleset, s.rules,
@@ -64,11 +65,15 @@ def read(con: duckdb.DuckDBPyConnection, session_id: str) -> Loaded:
         stored = read_document(con, session_id)
     except DocumentDamaged as exc:
         raise NoReplay(str(exc)) from None
-    analyses = stored_analyses(con, session_id) if analysed else {}
-    numbers = con.execute(
-        "SELECT deal, deal_index FROM deals WHERE session_id = ? ORDER BY deal_index", [session_id]
-    ).fetchall()
-    return Loaded(job, None if stored is None else stored.raw, analyses, dict(numbers))
+    numbers = dict(
+        con.execute(
+            "SELECT deal, deal_index FROM deals WHERE session_id = ? ORDER BY deal_index",
+            [session_id],
+        ).fetchall()
+    )
+    at = numbers.get(number)
+    analyses = stored_analyses(con, session_id, at) if analysed and at is not None else {}
+    return Loaded(job, None if stored is None else stored.raw, analyses, numbers)
 
 
 def session_link(session_id: str) -> str:
