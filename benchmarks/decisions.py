@@ -1,4 +1,4 @@
-"""Speed of judging decisions (docs/judging.md): `python benchmarks/decisions.py`.
+"""Speed of judging decisions (docs/judging-decisions.md): `python benchmarks/decisions.py`.
 
 On simulated sessions of three-card Loo with 6 players and five-card Loo with 5:
 

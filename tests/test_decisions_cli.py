@@ -1,4 +1,4 @@
-"""``loo-replay analyse --decisions`` as a user runs it: docs/judging.md, "Output".
+"""``loo-replay analyse --decisions`` as a user runs it: docs/judging-decisions.md, "Output".
 
 Real subprocesses of the command line on the sample logs; the JSON contract, the
 same figures with any ``--jobs`` and a different draw with another ``--seed``.

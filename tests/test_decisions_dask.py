@@ -1,4 +1,4 @@
-"""Decisions judged on a Dask cluster equal a local run: docs/judging.md (the seeds).
+"""Decisions judged on a Dask cluster equal a local run: docs/judging-decisions.md (the seeds).
 
 A real ``distributed.LocalCluster`` with worker processes stands in for a remote
 cluster, as in test_dask.py: the same scheduler protocol, the same pickling.

@@ -1,4 +1,4 @@
-"""Decisions whose values are worked out on paper: docs/judging.md.
+"""Decisions whose values are worked out on paper: docs/judging-decisions.md.
 
 Three players (ann, bob, cat; cat deals, so ann is eldest), three-card Loo with no
 leading law, a player void in the suit led bound to trump, spades trumps (2♠ turned),

@@ -1,4 +1,4 @@
-"""The judged values agree with a slow implementation written from docs/judging.md alone.
+"""The judged values agree with a slow implementation written from docs/judging-decisions.md alone.
 
 Decisions are real: simulated sessions of built-in rulesets, played by the simulator's
 bots through the engine.  For each decision the slow implementation draws the same
@@ -34,7 +34,7 @@ K = 3  # worlds a decision: the agreement is exact, world by world
 
 
 def _key(card: int, announce: bool) -> tuple[int, int, int]:
-    """docs/judging.md, "The play model": lowest rank, then clubs, diamonds, hearts,
+    """docs/judging-decisions.md, "The play model": lowest rank, then clubs, diamonds, hearts,
     spades, then not announcing."""
     return (card % 13, 3 - card // 13, announce)
 
@@ -269,7 +269,7 @@ CASES = [
 @pytest.mark.parametrize(("ruleset", "players", "seed"), CASES)
 def test_fast_values_equal_the_slow_implementation(ruleset: str, players: int, seed: int) -> None:
     """Every judged decision of a simulated session: each option's value equals the slow
-    implementation's, on the same worlds (docs/judging.md §2-§4)."""
+    implementation's, on the same worlds (docs/judging-decisions.md §2-§4)."""
     assert not builtin(ruleset).options.deal_exchange  # the worlds rebuilt as whole logs
     compared = 0
     for audit, options, session in _sessions(ruleset, players, seed):

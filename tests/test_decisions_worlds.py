@@ -1,4 +1,4 @@
-"""The worlds are drawn uniformly among the possible ones: docs/judging.md §2.
+"""The worlds are drawn uniformly among the possible ones: docs/judging-decisions.md §2.
 
 Real decisions late in simulated three-card deals, where the players still to be
 guessed hold two cards between them: every assignment of the unseen cards to their

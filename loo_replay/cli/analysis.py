@@ -55,7 +55,7 @@ def analyse(
         bool,
         typer.Option(
             "--decisions",
-            help="Judge every declaration and card on what its player knew (docs/judging.md).",
+            help="Judge every declaration and card on what its player knew (docs/judging-decisions.md).",
         ),
     ] = False,
     samples: Annotated[

@@ -1,4 +1,4 @@
-"""Every decision judged on what its player knew: docs/judging.md.
+"""Every decision judged on what its player knew: docs/judging-decisions.md.
 
 For each declaration and each card where the player had a choice, ``judge_deal`` draws
 K possible worlds from where they sat (worlds.py), finishes the deal in each world for
@@ -118,7 +118,7 @@ def judge_deal(
 ) -> DealDecisions:
     """The decisions of one audited deal judged on K = ``samples`` worlds each, drawn from
     a generator seeded by ``seed``, ``session``, the deal's number and the decision's index
-    (docs/judging.md, "Seeds"): the same figures in any process and any order."""
+    (docs/judging-decisions.md, "Seeds"): the same figures in any process and any order."""
     result = audit.result
     if audit.status != Status.AUDITED or result is None:
         return DealDecisions(SKIPPED, "not_audited")
@@ -172,7 +172,7 @@ def judge_deal(
 
 
 def _classed(d: Decision, unit: int) -> Decision:
-    """The decision with its class (docs/judging.md, "Classes")."""
+    """The decision with its class (docs/judging-decisions.md, "Classes")."""
     if d.loss > 2 * d.loss_se:
         for units, name in CLASSES:
             if d.loss >= units * unit:
@@ -510,7 +510,7 @@ class _Judge:
         nets: list[list[int]],
         seat: int,
     ) -> Decision:
-        """Values, best, loss and accuracy (docs/judging.md, "Values"); exact ties are
+        """Values, best, loss and accuracy (docs/judging-decisions.md, "Values"); exact ties are
         found on the sums, which are integers."""
         sums = [sum(v) for v in nets]
         c = keys.index(chosen)

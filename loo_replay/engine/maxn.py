@@ -1,4 +1,4 @@
-"""The open-cards finish of docs/judging.md, "The play model": max^n with a paranoid tie-break.
+"""The open-cards finish of docs/judging-decisions.md, "The play model": max^n with a paranoid tie-break.
 
 Every hand is open.  At each turn the player due plays the legal move that wins them
 the most tricks of the deal; among moves equal for them, the one that leaves the judged
@@ -27,7 +27,7 @@ MASK = 15
 
 @cython.ccall
 def order_key(move: cython.int) -> cython.int:
-    """Which of two moves equal for everyone is played: the lower key (docs/judging.md)."""
+    """Which of two moves equal for everyone is played: the lower key (docs/judging-decisions.md)."""
     card: cython.int = move & CARD
     return ((card % 13) * 4 + 3 - card // 13) * 2 + (1 if move & ANNOUNCE else 0)
 

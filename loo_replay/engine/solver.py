@@ -258,7 +258,7 @@ class Search:
 
     def rehand(self, hands: list[int]) -> None:
         """Give the players still playing the hands of ``hands`` (by seat), the position
-        otherwise the same: a possible world of docs/judging.md.  Called at the position the
+        otherwise the same: a possible world of docs/judging-decisions.md.  Called at the position the
         search was made at; what was remembered of the old hands is forgotten."""
         in_play: cython.ulonglong = self.trick_mask
         for seat in self.playing:

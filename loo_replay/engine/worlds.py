@@ -1,4 +1,4 @@
-"""The possible worlds of docs/judging.md, "What the player knew": drawn uniformly.
+"""The possible worlds of docs/judging-decisions.md, "What the player knew": drawn uniformly.
 
 A world gives every card the judged player has not seen to a place they cannot see:
 the hands of the others who still matter (sizes known), the rest lying anywhere else.

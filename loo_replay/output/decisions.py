@@ -1,4 +1,4 @@
-"""The judged decisions in the audit's outputs: docs/judging.md, "Output".
+"""The judged decisions in the audit's outputs: docs/judging-decisions.md, "Output".
 
 Each deal gains a ``decisions`` member; the summary gains ``decisions``,
 ``inaccuracies``, ``mistakes``, ``blunders`` and each player's ``accuracy`` over
