@@ -126,6 +126,24 @@ def test_any_deal_replays_from_the_database_even_with_its_logs_gone(
     assert "was rejected (a log error)" in visit.page.text_content("main")
 
 
+def test_a_damaged_stored_document_is_a_page_that_says_so(tmp_path: Path, db: Path) -> None:
+    """A stored document that no longer matches its digest is never replayed, nor a server
+    error: the replay's page says which session's copy is damaged."""
+    import duckdb
+
+    copy = tmp_path / "damaged.duckdb"
+    shutil.copy(db, copy)
+    with duckdb.connect(str(copy)) as con:
+        con.execute("UPDATE documents SET body = 'not lz4'::BLOB WHERE session_id = ?", [HOSTILE])
+    with serving(copy) as s:
+        s.wait_for_url()
+        url = s.url + "replay?" + urlencode({"session": HOSTILE, "deal": 1})
+        with pytest.raises(urllib.error.HTTPError) as answered:
+            urllib.request.urlopen(url, timeout=30)
+    assert answered.value.code == 404
+    assert "is damaged" in answered.value.read().decode()
+
+
 def test_bad_urls_get_a_404_page(browser: Any, server: Server) -> None:
     visit = Visit(browser)
     for path in (

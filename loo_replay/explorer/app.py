@@ -134,8 +134,8 @@ def make_app(db: Path, source: str, hosts: list[str] | None = None) -> Starlette
     def replay(request: Request) -> Response:
         sid = request.query_params.get("session", "")
         number = _int(request.query_params.get("deal"))
-        loaded = ex.read(lambda con: deals.read(con, sid, number))
         try:
+            loaded = ex.read(lambda con: deals.read(con, sid, number))
             page = deals.replay_page(loaded, number)  # the database is closed by now
         except deals.NoReplay as exc:
             return _html(views.no_replay_page(str(exc), sid, source), 404)
