@@ -214,6 +214,9 @@ con.close()
 def test_a_page_asked_for_while_another_process_writes_says_busy_and_retries(
     browser: Any, server: Server, db: Path
 ) -> None:
+    visit = Visit(browser)
+    assert visit.go(server.url + "players") == 200  # before the writer: no race for the lock
+    players = visit.rows()
     writer = subprocess.Popen(
         [sys.executable, "-c", HOLD, str(db)],
         stdin=subprocess.PIPE,
@@ -222,9 +225,6 @@ def test_a_page_asked_for_while_another_process_writes_says_busy_and_retries(
     )
     assert writer.stdin is not None and writer.stdout is not None
     try:
-        visit = Visit(browser)
-        assert visit.go(server.url + "players") == 200
-        players = visit.rows()
         assert writer.stdout.readline().strip() == "holding"
         assert visit.go(server.url + "players") == 503
         assert visit.page.text_content("h1") == "Busy"
