@@ -141,7 +141,7 @@ class AnalyseSpec:
     colour: bool
     max_nodes: int
     limits: Limits = LIMITS
-    decisions: Sampling | None = None  # --decisions: judge every decision (docs/judging-decisions.md)
+    decisions: Sampling | None = None  # --decisions (docs/judging-decisions.md)
 
 
 @dataclass(frozen=True)
