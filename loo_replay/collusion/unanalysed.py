@@ -16,14 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
-import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.db.documents import DocumentDamaged, read_document
 from loo_replay.engine.analysis import analyse_deal
-from loo_replay.engine.options import OptionError, Options
+from loo_replay.engine.options import OptionError
 from loo_replay.logs.reader import Document
-from loo_replay.rulesets import RuleChoice, Ruleset
+from loo_replay.rulesets import loaded_choice
 from loo_replay.run.audit import SessionReport, audit_document
 
 TABLE = "collusion_lost_extra"  # (session_id, deal_index, player, trick)
@@ -45,16 +44,6 @@ class Computed:
     )
     deals: int = 0  # deals analysed here
     missing: int = 0  # deals without an analysis that could not be analysed here
-
-
-def loaded_choice(ruleset: str | None, rules: str | None) -> RuleChoice:
-    """The rules a session was loaded under, from ``sessions.rules``: every option both as
-    the ruleset and as overrides, so that neither the log's ruleset nor its own rules can
-    change them."""
-    if rules is None:
-        return RuleChoice()
-    values = orjson.loads(rules)
-    return RuleChoice(Ruleset(ruleset or "?", "", "", Options.from_dotted(values)), values)
 
 
 def compute(con: duckdb.DuckDBPyConnection) -> Computed:

@@ -27,12 +27,12 @@ from loo_replay import __version__
 from loo_replay.db.documents import DocumentTooLarge
 from loo_replay.db.frames import rules_fingerprint
 from loo_replay.db.paths import log_path
-from loo_replay.engine.options import OptionError, Options
+from loo_replay.engine.options import OptionError
 from loo_replay.engine.vocab import Status
 from loo_replay.logs.limits import LIMITS, Limits, over
 from loo_replay.logs.reader import Document, ReadError, read_documents
 from loo_replay.reports.names import inside, safe_filename, session_page_name, write_file
-from loo_replay.rulesets import RuleChoice, Ruleset
+from loo_replay.rulesets import loaded_choice
 from loo_replay.run.audit import SessionReport, audit_document
 from loo_replay.run.workers import ordered_map
 
@@ -89,18 +89,6 @@ def _key(job: ReplayJob) -> str:
     )
 
 
-def choice_for(job: ReplayJob) -> RuleChoice:
-    """The rules a session was loaded under, rebuilt from ``sessions.rules``: every option
-    both as the ruleset and as overrides, so neither the log's ruleset nor its own rules can
-    change them."""
-    if job.rules is None:
-        return RuleChoice()
-    values = orjson.loads(job.rules)
-    options = Options.from_dotted(values)
-    ruleset = Ruleset(job.ruleset or "?", "", "", options)
-    return RuleChoice(ruleset, values)
-
-
 def _reuse(out: Path, job: ReplayJob) -> ReplayOutcome | None:
     """The pages written by an earlier run, if they are for this very content and rules."""
     try:
@@ -154,7 +142,7 @@ def loaded_report(
             "replay pages; load it again with `loo-replay ingest --replace`"
         )
     try:
-        choice = choice_for(job)
+        choice = loaded_choice(job.ruleset, job.rules)
     except (OptionError, ValueError) as exc:
         return f"the session's rules cannot be read back ({exc}); no replay pages"
     if first is not None:

@@ -18,6 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from loo_replay.engine.options import OPTION_SPECS, OptionError, Options
 from loo_replay.errors import InputError
 from loo_replay.logs.limits import RULESET_BYTES
@@ -120,6 +122,17 @@ class RuleChoice:
 
     ruleset: Ruleset | None = None
     overrides: Mapping[str, object] = field(default_factory=dict)
+
+
+def loaded_choice(ruleset: str | None, rules: str | None) -> RuleChoice:
+    """The rules a session was loaded under, rebuilt from the database's ``sessions.rules``
+    (JSON text): every option both as the ruleset and as overrides, so that neither the
+    log's ruleset nor its own rules can change them.  ``OptionError``/``ValueError`` when
+    the text is not options."""
+    if rules is None:
+        return RuleChoice()
+    values = orjson.loads(rules)
+    return RuleChoice(Ruleset(ruleset or "?", "", "", Options.from_dotted(values)), values)
 
 
 @cache
