@@ -3,27 +3,17 @@ the table of the latest results it wrote."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
+from bench_helpers import run_benchmark
+
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "benchmarks" / "analysis.py"
 
 
 def test_the_analysis_benchmark_measures_both_tables_and_the_audit_cost(tmp_path: Path) -> None:
-    args = ["--deals", "100", "--audit-deals", "100", "--rounds", "1", "--results", "t"]
+    args = ["--deals", "100", "--audit-deals", "100", "--rounds", "1"]
     args += ["--command-deals", "100", "--large-deals", "200", "--large-rounds", "1"]
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), *args, "--results-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr
-    written = json.loads((tmp_path / "t.json").read_text())
+    _, written = run_benchmark("analysis.py", tmp_path, *args)
     figures = written["figures"]
     assert [(f["ruleset"], f["players"]) for f in figures] == [("three-card", 6), ("five-card", 5)]
     for f in figures:

@@ -3,26 +3,16 @@ the docs carry the table of the latest results it wrote."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
+from bench_helpers import run_benchmark
+
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "benchmarks" / "decisions.py"
 
 
 def test_the_decisions_benchmark_measures_both_tables(tmp_path: Path) -> None:
     args = ["--three-card-deals", "4", "--five-card-deals", "2", "--samples", "3"]
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), *args, "--results", "t", "--results-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr
-    written = json.loads((tmp_path / "t.json").read_text())
+    _, written = run_benchmark("decisions.py", tmp_path, *args)
     figures = written["figures"]
     assert [(f["ruleset"], f["players"]) for f in figures] == [("three-card", 6), ("five-card", 5)]
     for f in figures:

@@ -4,26 +4,14 @@ page and writes the JSON and the table docs/performance.md carries."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "benchmarks" / "explorer.py"
+from bench_helpers import run_benchmark
 
 
 def test_the_explorer_benchmark_times_every_kind_of_page(tmp_path: Path) -> None:
     args = ["--deals", "300", "--samples", "2", "--data", str(tmp_path / "data")]
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), *args, "--results-dir", str(tmp_path), "--results", "t"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr
-    written = json.loads((tmp_path / "t.json").read_text())
+    result, written = run_benchmark("explorer.py", tmp_path, *args)
     assert written["deals"] == 300
     kinds = [f["kind"] for f in written["figures"]]
     assert kinds == ["first page", "replay", *["filtered list"] * 3]

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from bench_helpers import run_benchmark
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "run.py"
 STEPS = [
@@ -36,15 +38,7 @@ def test_the_benchmark_command_measures_every_step_and_writes_json_and_the_table
 ) -> None:
     args = ["--sizes", "250", "--rulesets", "three-card", "--data", str(tmp_path / "data")]
     args += ["--callgrind-deals", "0"]  # minutes under valgrind; the benchmark counts them
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), *args, "--results-dir", str(tmp_path), "--results", "t"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stderr
-    written = json.loads((tmp_path / "t.json").read_text())
+    result, written = run_benchmark("run.py", tmp_path, *args)
     figures = written["figures"]
     assert [f["step"] for f in figures] == STEPS
     assert all(f["deals"] == 300 and f["seconds"] > 0 for f in figures)  # 250: three sessions
