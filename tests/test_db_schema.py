@@ -149,6 +149,7 @@ _DUCKDB_TYPE = {
     "int32": "INTEGER",
     "int64": "BIGINT",
     "bool": "BOOLEAN",
+    "double": "DOUBLE",
     "binary": "BLOB",
     "list<item: string>": "VARCHAR[]",
     "list<item: struct<path: string, message: string>>": "STRUCT(path VARCHAR, message VARCHAR)[]",

@@ -44,6 +44,7 @@ Errors = Annotated[  # a document's log errors: where (JSON pointer) and what
     list[dict[str, str]], pa.list_(pa.struct([("path", _STR), ("message", _STR)]))
 ]
 Bytes = Annotated[bytes, pa.binary()]
+OptF64 = Annotated[float | None, pa.float64()]
 
 
 class SessionRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
@@ -230,6 +231,49 @@ class AnalysisCardRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     announced: Bool
 
 
+class DecisionDealRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
+    """Whether a loaded deal's decisions were judged (docs/judging-decisions.md), and on
+    what: a deal loaded without ``--decisions`` has no row."""
+
+    session_id: Str
+    deal_index: I32
+    deal: I64
+    status: Str  # judged | skipped
+    reason: OptStr  # why skipped: partial, on_void, not_audited, an outcome...
+    samples: I32  # K, the worlds drawn for each decision
+    seed: I64
+    unit: I64  # the chips a trick is worth in the deal: classes are in units
+    declarations: OptStr  # "exchange": declarations not judged in this ruleset
+
+
+class DecisionRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
+    """One option of one judged decision; or, with ``option`` NULL and a ``reason``, a
+    decision that could not be valued.  What is one per decision (loss, class, message) is
+    repeated on each of its options' rows."""
+
+    session_id: Str
+    deal_index: I32
+    deal: I64
+    event: I32  # the decision's index among the deal's events
+    seat: I32
+    player: Str
+    kind: Str  # declare | card
+    trick: OptI32  # a card's trick, 1-based
+    option: OptStr  # a declaration, or a canonical card with "+announce"
+    position: OptI32  # the option's place in option order, from 0
+    value: OptF64  # its mean net chips over the worlds, and their standard error
+    se: OptF64
+    chosen: OptBool
+    best: OptBool
+    loss: OptF64
+    loss_se: OptF64
+    severity: OptStr  # the JSON's class: inaccuracy | mistake | blunder, else NULL
+    accuracy: OptF64  # NULL where every option is worth the same
+    samples: I32  # the worlds the values are means over
+    reason: OptStr  # unjudged: why (later_declarations, ...)
+    message: OptStr
+
+
 class RejectRow(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     kind: Str  # "document" (unreadable) or "deal" (log errors)
     session_id: OptStr
@@ -258,6 +302,8 @@ Row = (
     | AnalysisPlayerRow
     | AnalysisNoteRow
     | AnalysisCardRow
+    | DecisionDealRow
+    | DecisionRow
     | RejectRow
 )
 
@@ -274,6 +320,8 @@ ROWS: dict[str, type[Row]] = {
     "analysis_players": AnalysisPlayerRow,
     "analysis_notes": AnalysisNoteRow,
     "analysis_cards": AnalysisCardRow,
+    "decision_deals": DecisionDealRow,
+    "decisions": DecisionRow,
     "rejects": RejectRow,
 }
 TABLE_OF: dict[type[Row], str] = {row: table for table, row in ROWS.items()}

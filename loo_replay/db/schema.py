@@ -22,6 +22,8 @@ from loo_replay.db.errors import DatabaseBusy, DatabaseError
 from loo_replay.errors import first_line
 
 ANALYSIS_TABLES = ("analysis_deals", "analysis_players", "analysis_notes", "analysis_cards")
+# docs/database.md, "Judged decisions": loaded by ingest --decisions
+DECISION_TABLES = ("decision_deals", "decisions")
 PER_DEAL_TABLES = (
     "deals",
     "seats",
@@ -30,6 +32,7 @@ PER_DEAL_TABLES = (
     "findings",
     "discrepancies",
     *ANALYSIS_TABLES,
+    *DECISION_TABLES,
 )
 SESSION_TABLES = ("sessions", "players", *PER_DEAL_TABLES, "rejects")  # everything keyed by session
 VIEWS = ("player_stats", "pool_history", "violations_by_rule")
@@ -46,6 +49,8 @@ ORDER_KEYS: dict[str, tuple[str, ...]] = {  # a total order of each table's rows
     "analysis_players": ("session_id", "deal_index", "player"),
     "analysis_notes": ("session_id", "deal_index", "note"),
     "analysis_cards": ("session_id", "deal_index", "step"),
+    "decision_deals": ("session_id", "deal_index"),
+    "decisions": ("session_id", "deal_index", "event", "position"),
     "rejects": ("kind", "session_id", "deal_index", "file", "line", "digest"),
     "documents": ("session_id",),
 }
@@ -464,6 +469,83 @@ _COLLUSION = (
     )""",
 )
 
+# The judged decisions of ``ingest --decisions`` (docs/judging-decisions.md; docs/database.md,
+# "decisions"), and player_stats with each player's figures over them.  The view is the one of
+# version 2 with the decisions joined: its text is taken from there, which never changes.
+_DECISION_STATS = """
+    WITH base AS ({base}),
+    judged AS (
+        SELECT
+            player,
+            count(*) AS decisions,
+            sum(loss) AS decision_loss,
+            avg(accuracy) AS accuracy,
+            count(*) FILTER (WHERE severity = 'inaccuracy') AS inaccuracies,
+            count(*) FILTER (WHERE severity = 'mistake') AS mistakes,
+            count(*) FILTER (WHERE severity = 'blunder') AS blunders
+        FROM decisions
+        WHERE chosen
+        GROUP BY player
+    ),
+    sat AS (
+        SELECT s.player, count(*) AS deals_judged
+        FROM seats s JOIN decision_deals d USING (session_id, deal_index)
+        WHERE d.status = 'judged'
+        GROUP BY s.player
+    )
+    SELECT
+        b.*,
+        j.decisions,
+        CASE WHEN j.player IS NOT NULL THEN t.deals_judged END AS deals_judged,
+        j.decision_loss,
+        j.decision_loss / t.deals_judged AS loss_per_deal,
+        j.accuracy,
+        j.inaccuracies,
+        j.mistakes,
+        j.blunders
+    FROM base b LEFT JOIN judged j USING (player) LEFT JOIN sat t USING (player)
+    """
+_DECISIONS = (
+    """
+    CREATE TABLE decision_deals (
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        deal BIGINT NOT NULL,
+        status VARCHAR NOT NULL,
+        reason VARCHAR,
+        samples INTEGER NOT NULL,
+        seed BIGINT NOT NULL,
+        unit BIGINT NOT NULL,
+        declarations VARCHAR
+    )""",
+    """
+    CREATE TABLE decisions (
+        session_id VARCHAR NOT NULL,
+        deal_index INTEGER NOT NULL,
+        deal BIGINT NOT NULL,
+        event INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        player VARCHAR NOT NULL,
+        kind VARCHAR NOT NULL,
+        trick INTEGER,
+        option VARCHAR,
+        position INTEGER,
+        value DOUBLE,
+        se DOUBLE,
+        chosen BOOLEAN,
+        best BOOLEAN,
+        loss DOUBLE,
+        loss_se DOUBLE,
+        severity VARCHAR,
+        accuracy DOUBLE,
+        samples INTEGER NOT NULL,
+        reason VARCHAR,
+        message VARCHAR
+    )""",
+    "CREATE OR REPLACE VIEW player_stats AS"
+    + _DECISION_STATS.format(base=_V2_VIEWS[0].split("player_stats AS", 1)[1]),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -481,6 +563,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         10, "tables: collusion, collusion_acts (the collusion screen, refreshed)", _COLLUSION
     ),
+    Migration(11, "tables: decision_deals, decisions; player_stats with the decisions", _DECISIONS),
 )
 VERSION = MIGRATIONS[-1].version
 
