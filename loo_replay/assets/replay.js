@@ -73,6 +73,13 @@
       (data.analysis.stopped ? " · stops early: " + data.analysis.stopped : ""));
     header.append(advice);
   }
+  if (data.decisions) {
+    // How the decisions were judged (the options' chips over the possible deals), or why not.
+    const judgedLine = el("p", "analysis");
+    judgedLine.id = "decisions";
+    judgedLine.textContent = "Decisions: " + data.decisions;
+    header.append(judgedLine);
+  }
 
   const main = el("main");
   const table = el("div", "table");
@@ -156,19 +163,23 @@
   now.id = "step-text";
   const finding = el("div", "finding");
   finding.id = "finding";
+  const decision = el("div", "decision");
+  decision.id = "decision";
+  const knew = el("div", "knew");
+  knew.id = "knew";
   const settlement = el("div", "settlement");
   settlement.id = "settlement";
   const log = el("ol", "log");
   log.id = "log";
   const hint = el("div", "hint", "Keys: \u2190 \u2192 step, F finding, ? every key. Click a line to jump.");
-  aside.append(controls, counter, now, finding, settlement, log, hint);
+  aside.append(controls, counter, now, finding, decision, knew, settlement, log, hint);
 
   // On a narrow screen the table's seats stack in a column: the buttons, the step and its
   // finding go right under the trick, so that Next is never a screen away from it.
   const narrow = window.matchMedia("(max-width: 1027px)");
   function placeControls() {
-    if (narrow.matches) centre.after(controls, counter, now, finding);
-    else aside.prepend(controls, counter, now, finding);
+    if (narrow.matches) centre.after(controls, counter, now, finding, decision, knew);
+    else aside.prepend(controls, counter, now, finding, decision, knew);
   }
   narrow.addEventListener("change", placeControls);
   placeControls();
@@ -343,6 +354,88 @@
     });
   }
 
+  // The judged decision of the step: every option's chips with their standard error, the
+  // chosen and the best marked, the loss and its class.  In another seat's view it stays
+  // hidden: its options would show the player's hand.
+  function renderDecision(s) {
+    decision.replaceChildren();
+    const d = s.decision;
+    decision.hidden = !d;
+    if (!d) return;
+    decision.dataset.judgement = s.judgement;
+    if (viewer() !== null && viewer() !== d.player) {
+      decision.append(el("div", "msg", who(d.player) + "\u2019s decision, judged: shown in the open view and in " +
+        who(d.player) + "\u2019s"));
+      return;
+    }
+    decision.append(el("h3", null, "Judged: " + who(d.player) + " \u00b7 " + s.judgement));
+    const tbl = el("table");
+    const head = el("tr");
+    ["option", "chips", "\u00b1 se", ""].forEach(function (h) { head.append(el("th", null, h)); });
+    tbl.append(head);
+    d.options.forEach(function (o) {
+      const line = el("tr");
+      if (o.chosen) line.classList.add("chosen");
+      if (o.best) line.classList.add("best");
+      const label = el("td");
+      redCards(label, o.label);
+      const marks = [o.chosen ? "chosen" : "", o.best ? "best" : ""].filter(Boolean).join(", ");
+      line.append(label, el("td", null, (o.value > 0 ? "+" : "") + o.value.toFixed(2)),
+        el("td", null, o.se.toFixed(2)), el("td", "mark", marks));
+      tbl.append(line);
+    });
+    decision.append(tbl);
+    decision.append(el("div", "loss", "loss " + d.loss.toFixed(2) + " \u00b1 " + d.lossSe.toFixed(2) +
+      " chips" + (d.class ? ": " + d.class : "")));
+    const msg = el("div", "msg");
+    redCards(msg, d.message);
+    decision.append(msg);
+  }
+
+  // What the viewer knew at this step: their own hand, how many cards each other hand held,
+  // the Miss face down, every card played so far, and what the plays revealed of each hand.
+  function renderKnew(s) {
+    knew.replaceChildren();
+    const me = viewer();
+    knew.hidden = me === null;
+    if (me === null) return;
+    knew.append(el("h3", null, "What " + who(me) + " knew"));
+    const own = el("div", "line");
+    redCards(own, "own hand: " + (s.hands[me].join(" ") || "no cards"));
+    knew.append(own);
+    const others = data.clockwise.filter(function (seat) { return seat !== me; }).map(function (seat) {
+      const held = s.hands[seat].length;
+      return who(seat) + " " + held + (held === 1 ? " card" : " cards");
+    });
+    if (s.miss) others.push("the Miss " + s.miss.length + " cards");
+    knew.append(el("div", "line", "face down: " + others.join(" \u00b7 ")));
+    const tricks = [];
+    for (let i = 1; i <= current; i++) {
+      const p = steps[i];
+      if (p.kind !== "play" || !p.judged || !p.trick) continue;
+      const n = p.trick.number;
+      if (!tricks[n]) tricks[n] = [];
+      tricks[n].push(who(p.seat) + " " + p.card);
+    }
+    const played = el("div", "line");
+    played.id = "played-so-far";
+    const said = tricks.map(function (t, n) { return t ? "trick " + n + ": " + t.join(", ") : ""; })
+      .filter(Boolean);
+    redCards(played, "played: " + (said.join(" \u00b7 ") || "nothing yet"));
+    knew.append(played);
+    const facts = (s.revealed || []).filter(function (r) { return r[0] !== me; });
+    const list = el("ul", "revealed");
+    list.id = "revealed";
+    facts.forEach(function (r) {
+      const item = el("li");
+      item.dataset.seat = data.seats[r[0]].id;
+      redCards(item, who(r[0]) + ": " + r[1]);
+      list.append(item);
+    });
+    knew.append(el("div", "line", facts.length ? "revealed by play:" : "revealed by play: nothing yet"));
+    if (facts.length) knew.append(list);
+  }
+
   function amountRow(label, pairs) {
     const map = {};
     pairs.forEach(function (p) { map[p[0]] = p[1]; });
@@ -428,6 +521,8 @@
     renderTrick(s);
     renderExtras(s);
     renderFinding(s);
+    renderDecision(s);
+    renderKnew(s);
     renderSettlement(s);
     counter.textContent = "Step " + (current + 1) + " of " + steps.length;
     now.replaceChildren();

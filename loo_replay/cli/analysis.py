@@ -15,7 +15,9 @@ from loo_replay.cli.options import (
     PathsArg,
     PrettyOpt,
     RulesetOpt,
+    SamplesOpt,
     SchedulerOpt,
+    SeedOpt,
     SetOpt,
     jobs_option,
     reads_logs,
@@ -58,10 +60,8 @@ def analyse(
             help="Judge every declaration and card on what its player knew (docs/judging-decisions.md).",
         ),
     ] = False,
-    samples: Annotated[
-        int, typer.Option(min=1, max=100_000, help="Worlds drawn for each decision judged.")
-    ] = DEFAULT_SAMPLES,
-    seed: Annotated[int, typer.Option(help="Seed of the worlds drawn.")] = 0,
+    samples: SamplesOpt = DEFAULT_SAMPLES,
+    seed: SeedOpt = 0,
     limits: Limits = LIMITS,
 ) -> None:
     """Audit the logs as validate does and say, for every card, whether it threw away a

@@ -116,6 +116,13 @@ SchedulerOpt = Annotated[
     ),
 ]
 
+# The judging of decisions (docs/judging-decisions.md): one spelling for every command that
+# judges, defaults where the command declares it (engine.judging.DEFAULT_SAMPLES, seed 0).
+SamplesOpt = Annotated[
+    int, typer.Option(min=1, max=100_000, help="Worlds drawn for each decision judged.")
+]
+SeedOpt = Annotated[int, typer.Option(help="Seed of the worlds drawn.")]
+
 
 def rule_choice(ruleset: str | None, settings: list[str] | None) -> RuleChoice:
     """The command line's rules, or a usage error naming what is wrong."""

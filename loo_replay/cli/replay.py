@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from loo_replay.cli.options import reads_logs, rule_choice
+from loo_replay.cli.options import SamplesOpt, SeedOpt, reads_logs, rule_choice
 from loo_replay.cli.output import fail, wants_colour
+from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 
@@ -67,14 +68,25 @@ def replay(
             help="Leave out the double-dummy analysis (G before each card, lost tricks).",
         ),
     ] = False,
+    decisions: Annotated[
+        bool,
+        typer.Option(
+            "--decisions",
+            help="Judge every declaration and card on what its player knew, as analyse does.",
+        ),
+    ] = False,
+    samples: SamplesOpt = DEFAULT_SAMPLES,
+    seed: SeedOpt = 0,
     limits: Limits = LIMITS,
 ) -> None:
     """Replay one deal trick by trick.
 
     Hands, legal cards, findings where they happened, the settlement, and the
     double-dummy analysis: each player's guarantee G before each of their cards,
-    "?" on a card that threw a trick away.
+    "?" on a card that threw a trick away; with --decisions, every option of each
+    judged decision with its chips, the best and the loss.
     """
+    from loo_replay.replayer.judged import judged, with_views
     from loo_replay.replayer.locate import NotFound, Rejected, find_deal, find_session
     from loo_replay.replayer.steps import ReplayError, build_replay
 
@@ -83,6 +95,10 @@ def replay(
         report = find_session([file], choice, session, limits)
         audit = find_deal(report, deal)
         rp = build_replay(report, audit, analyse=not no_analysis, by_name=html is not None)
+        if decisions:
+            rp = judged(rp, samples, seed)
+        if html is not None:
+            rp = with_views(rp)
     except NotFound as exc:
         fail(str(exc))
     except Rejected as exc:

@@ -20,9 +20,11 @@ from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Knowledge
 from loo_replay.html import escape, script_json
+from loo_replay.output.decisions import decision_json
 from loo_replay.output.text import safe
 from loo_replay.output.wording import DERIVED_HANDS, discrepancy, unchecked
 from loo_replay.replayer.assets import PAGE_CSS, PAGE_JS
+from loo_replay.replayer.judged import decision_at, heading, judgement, option_label
 from loo_replay.replayer.marks import CardMark, Marks
 from loo_replay.replayer.steps import DealReplay, Step, TrickView, build_replay
 from loo_replay.run.audit import SessionReport
@@ -122,12 +124,52 @@ def page_data(rp: DealReplay, links: Links | None = None) -> dict[str, Any]:
             {"id": safe(p), "name": safe(n, 80) if n else None}
             for p, n in zip(rp.seats, rp.names, strict=True)
         ],
-        "steps": [_step(s, rp.mark(s)) for s in rp.steps],
+        "steps": [_judged(rp, i, _step(s, rp.mark(s))) for i, s in enumerate(rp.steps)],
         "settlement": _settlement(a, names),
         "analysis": _analysis(rp.marks),
+        "decisions": None if rp.decisions is None else safe(heading(rp.decisions), 600),
         "links": _links(links),
-        "views": [],  # the seat views' hook
+        "views": _views(rp),  # the seat views' hook
     }
+
+
+def _views(rp: DealReplay) -> list[dict[str, Any]]:
+    """Every hand first, then each seat's, clockwise from the eldest, when the replay knows
+    what the plays revealed (``replayer.judged.with_views``)."""
+    if rp.revealed is None:
+        return []
+    names = [safe(n or p, 80) for p, n in zip(rp.seats, rp.names, strict=True)]
+    return [{"label": "every hand", "seat": None}] + [
+        {"label": names[seat], "seat": seat} for seat in rp.clockwise
+    ]
+
+
+def _judged(rp: DealReplay, index: int, step: dict[str, Any]) -> dict[str, Any]:
+    """A step with its judged decision (and the ``judgement`` hook), and what the plays had
+    revealed by then, when the replay carries them."""
+    d = decision_at(rp, rp.steps[index])
+    if d is not None:
+        shown = decision_json(d)
+        step["judgement"] = judgement(d)
+        step["decision"] = {
+            "player": rp.seats.index(d.player),
+            "options": [
+                {
+                    "label": option_label(key),
+                    **value,
+                    "chosen": key == d.chosen,
+                    "best": key == d.best,
+                }
+                for key, value in shown["options"].items()
+            ],
+            "loss": shown["loss"],
+            "lossSe": shown["loss_se"],
+            "class": d.klass,
+            "message": safe(d.message, 400),
+        }
+    if rp.revealed is not None:
+        step["revealed"] = [[r.seat, r.text()] for r in rp.revealed[index]]
+    return step
 
 
 def _links(links: Links | None) -> dict[str, Any] | None:

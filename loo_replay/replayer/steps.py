@@ -9,6 +9,7 @@ is the one the session chain opened it with (``DealAudit.context``).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from loo_replay.engine.analysis import DealAnalysis, analyse_deal
 from loo_replay.engine.cards import SUIT_SYMBOLS, cards_of, display, display_cards
@@ -33,6 +34,10 @@ from loo_replay.errors import InputError
 from loo_replay.output.wording import display_names
 from loo_replay.replayer.marks import CardMark, Marks, marks_of
 from loo_replay.run.audit import SessionReport
+
+if TYPE_CHECKING:
+    from loo_replay.engine.judging import DealDecisions
+    from loo_replay.replayer.judged import Revealed
 
 _ACTIONS = {
     Action.PLAY: "plays",
@@ -115,6 +120,8 @@ class DealReplay:
     audit: DealAudit
     steps: tuple[Step, ...]
     marks: Marks | None = None  # the double-dummy analysis; None when not asked for
+    decisions: DealDecisions | None = None  # the judged decisions (replayer/judged.py)
+    revealed: tuple[tuple[Revealed, ...], ...] | None = None  # by step: the seat views' facts
 
     def mark(self, step: Step) -> CardMark | None:
         """The analysis of the card ``step`` played, when it was analysed."""

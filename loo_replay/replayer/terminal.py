@@ -15,6 +15,7 @@ from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
 from loo_replay.output.text import safe
 from loo_replay.output.wording import DERIVED_HANDS
+from loo_replay.replayer.judged import decision_at, heading, options_line, verdict_line
 from loo_replay.replayer.steps import DealReplay, Step
 
 Style = Callable[[str, str], str]
@@ -122,6 +123,7 @@ def step_lines(rp: DealReplay, index: int, style: Style = plain) -> list[str]:
     lines.append(f"  {number:<4} {colour_cards(text, style)}")
     if mark is not None and mark.lost is not None:
         lines.append(f"       {style('? lost trick', 'warn')}: {colour_cards(mark.lost, style)}")
+    lines += decision_lines(rp, step, style)
     if step.kind == "exchange" and step.seat is not None:
         lines.append(f"       now holds {cards_text(step.hands[step.seat], style)}")
     lines += finding_lines(step.findings, style)
@@ -131,13 +133,32 @@ def step_lines(rp: DealReplay, index: int, style: Style = plain) -> list[str]:
 
 
 def analysis_lines(rp: DealReplay, style: Style = plain) -> list[str]:
-    """Under the hands: each player's G at the start of play, or why there is none."""
-    if rp.marks is None:
-        return []
-    lines = ["", f"{style('Analysis', 'head')}: {colour_cards(rp.marks.heading, style)}"]
-    if rp.marks.stopped is not None:
-        lines.append(f"  stops early: {rp.marks.stopped}")
+    """Under the hands: each player's G at the start of play, or why there is none; and
+    how the decisions were judged, when they were."""
+    lines: list[str] = []
+    if rp.marks is not None:
+        lines += ["", f"{style('Analysis', 'head')}: {colour_cards(rp.marks.heading, style)}"]
+        if rp.marks.stopped is not None:
+            lines.append(f"  stops early: {rp.marks.stopped}")
+    if rp.decisions is not None:
+        if rp.marks is None:
+            lines.append("")
+        lines.append(f"{style('Decisions', 'head')}: {heading(rp.decisions)}")
     return lines
+
+
+def decision_lines(rp: DealReplay, step: Step, style: Style = plain) -> list[str]:
+    """Under a judged decision: every option's chips with their standard error, then the
+    loss, its class and the judging's sentence."""
+    d = decision_at(rp, step)
+    if d is None:
+        return []
+    kind = "warn" if d.klass is not None else "dim"
+    verdict = style(verdict_line(d), kind)
+    return [
+        f"       options: {colour_cards(options_line(d), style)}",
+        f"       {verdict} · {colour_cards(safe(d.message, 400), style)}",
+    ]
 
 
 def _play_width(rp: DealReplay) -> int:
