@@ -92,10 +92,11 @@ def _sha256(text: str) -> str:
 def page_data(rp: DealReplay, links: Links | None = None) -> dict[str, Any]:
     """The replay as plain JSON: cards in display form, untrusted text made safe.
 
-    Two hooks are left for the judged decisions to fill before ``page_html``: a step's
-    ``judgement``, absent as drawn (a class such as ``"mistake"`` or ``"blunder"``; M and
+    Two hooks: a step's ``judgement`` (a class such as ``"mistake"`` or ``"blunder"``; M and
     Shift+M jump between mistakes and blunders), and ``views``, the seat views V switches
-    between (``{"label": ..., "seat": index or None}``; None shows every hand)."""
+    between (``{"label": ..., "seat": index or None}``; None shows every hand).  Both are
+    filled here when ``rp`` carries its judged decisions and what its plays revealed
+    (replayer/judged.py), and may be filled by a caller before ``page_html``."""
     a = rp.audit
     first = rp.steps[0]
     names = dict(zip(rp.seats, rp.names, strict=True))
