@@ -22,6 +22,7 @@ cat -2, -3, +4, -3 (-2, -5, -1, -4).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +93,15 @@ def sample_reports(tmp: Path) -> Path:
     result = run("audit", "sample_logs", "--db", tmp / "loo.duckdb", "--out", out)
     assert result.returncode == 1, result.stderr  # the samples hold violations
     return out
+
+
+@contextmanager
+def shot_on_failure(page: Any, path: Path) -> Iterator[None]:
+    """Save a full-page screenshot of ``page`` at ``path`` when the block's check fails, for
+    whoever reads the failure.  Only then: a screenshot costs more than the checks, and the
+    pictures for the docs come from ``make screenshots``."""
+    try:
+        yield
+    except AssertionError:
+        page.screenshot(path=path, full_page=True)
+        raise

@@ -5,8 +5,9 @@ seat), replay pages linked to their session and to the previous and next deal, a
 printed whole.  The report pages' text, tables and figures at the three
 widths are measured in ``test_pages_phone.py``.
 
-Each test saves its screenshots (and the printed PDF) in pytest's ``tmp_path``: run with
-``--basetemp=DIR`` to keep them in DIR/<test name>0/.
+The tests save their screenshots (the replay pages' only for a page that fails) and the
+printed PDF in pytest's ``tmp_path``: run with ``--basetemp=DIR`` to keep them in
+DIR/<test name>0/.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report_helpers import chromium, sample_reports
+from report_helpers import chromium, sample_reports, shot_on_failure
 
 from loo_replay.reports.names import session_page_name
 from loo_replay.reports.replays import folder
@@ -28,20 +29,35 @@ WIDTHS = (390, 800, 1400)
 
 # Pairs of boxes that cover one another by more than a pixel; ``groups`` are CSS selectors,
 # each element named by its selector and index.
-OVERLAPS_JS = """(groups) => {
-  const boxes = [];
-  groups.forEach((sel) => document.querySelectorAll(sel).forEach((e, i) => {
-    const r = e.getBoundingClientRect();
-    if (r.width && r.height) boxes.push([sel + "#" + i, r, e]);
-  }));
-  const out = [];
-  for (let a = 0; a < boxes.length; a++) for (let b = a + 1; b < boxes.length; b++) {
-    const [n1, r1, e1] = boxes[a], [n2, r2, e2] = boxes[b];
-    if (e1.contains(e2) || e2.contains(e1)) continue;
-    if (r1.left < r2.right - 1 && r2.left < r1.right - 1 &&
-        r1.top < r2.bottom - 1 && r2.top < r1.bottom - 1) out.push(n1 + " / " + n2);
+# Every step of the replay on the page, walked inside the page (the Next button, as a click
+# would press it) so that a deal costs one round trip, not one a step: for each step whose
+# boxes cover one another by more than a pixel, its counter and the pairs, each element named
+# by its CSS selector (of ``groups``) and index.
+STEP_OVERLAPS_JS = """(groups) => {
+  const overlaps = () => {
+    const boxes = [];
+    groups.forEach((sel) => document.querySelectorAll(sel).forEach((e, i) => {
+      const r = e.getBoundingClientRect();
+      if (r.width && r.height) boxes.push([sel + "#" + i, r, e]);
+    }));
+    const out = [];
+    for (let a = 0; a < boxes.length; a++) for (let b = a + 1; b < boxes.length; b++) {
+      const [n1, r1, e1] = boxes[a], [n2, r2, e2] = boxes[b];
+      if (e1.contains(e2) || e2.contains(e1)) continue;
+      if (r1.left < r2.right - 1 && r2.left < r1.right - 1 &&
+          r1.top < r2.bottom - 1 && r2.top < r1.bottom - 1) out.push(n1 + " / " + n2);
+    }
+    return out;
+  };
+  const counter = document.getElementById("counter");
+  const steps = parseInt(counter.textContent.split(" of ")[1], 10);
+  const found = [];
+  for (let i = 0; i < steps; i++) {
+    const pairs = overlaps();
+    if (pairs.length) found.push([counter.textContent, pairs]);
+    document.getElementById("next").click();
   }
-  return out;
+  return {steps: steps, last: counter.textContent, found: found};
 }"""
 REPLAY_PARTS = [".seat", "#trick-title", "#trick .play", "#trick-note", ".extras > *", "aside"]
 SCROLL_WIDTH = "document.documentElement.scrollWidth"
@@ -81,7 +97,7 @@ def test_replay_pages_fit_390_800_and_1400_px_with_no_seat_covered_at_any_step(
     browser: Any, reports: Path, tmp_path: Path
 ) -> None:
     """A deal of every sample session (3 to 6 seats, three- and five-card hands, with and
-    without a Miss), every step of it.  Screenshots: tmp_path/<session>-<deal>-<width>.png."""
+    without a Miss), every step of it.  A failing page's screenshot: tmp_path/<session>-<deal>-<width>.png."""
     chosen = [
         pages[len(pages) // 2]
         for d in sorted((reports / "replays").iterdir())
@@ -92,20 +108,12 @@ def test_replay_pages_fit_390_800_and_1400_px_with_no_seat_covered_at_any_step(
         page = _page(browser, width)
         for path in chosen:
             page.goto(path.as_uri())
-            steps = int(page.text_content("#counter").split(" of ")[1])
-            for _ in range(steps):
-                found = page.evaluate(OVERLAPS_JS, REPLAY_PARTS)
-                assert found == [], (
-                    path.parent.name,
-                    path.name,
-                    width,
-                    page.text_content("#counter"),
-                )
-                page.keyboard.press("ArrowRight")
-            assert page.evaluate(SCROLL_WIDTH) <= width, (path.parent.name, path.name, width)
-            page.screenshot(
-                path=tmp_path / f"{path.parent.name}-{path.stem}-{width}.png", full_page=True
-            )
+            walked = page.evaluate(STEP_OVERLAPS_JS, REPLAY_PARTS)
+            where = (path.parent.name, path.name, width)
+            with shot_on_failure(page, tmp_path / f"{path.parent.name}-{path.stem}-{width}.png"):
+                assert walked["steps"] > 1 and walked["found"] == [], (where, walked)
+                assert walked["last"] == f"Step {walked['steps']} of {walked['steps']}", walked
+                assert page.evaluate(SCROLL_WIDTH) <= width, where
         assert page.errors == []
         page.close()
 
@@ -159,7 +167,10 @@ def test_replay_pages_link_to_their_session_and_the_previous_and_next_deal(
 
 
 def test_every_session_page_links_each_deal_to_its_replay(browser: Any, reports: Path) -> None:
+    """The links as the page's script leaves them; the figures are not needed, so plotly.min.js
+    is kept from loading (the tables do not wait for it)."""
     page = _page(browser, 1400)
+    page.route("**/plotly.min.js", lambda route: route.abort())
     for session in sorted(reports.glob("session-*.html")):
         _open_report(page, session)
         links = page.eval_on_selector_all("tr[data-deal] a", "els => els.map((a) => a.href)")
