@@ -546,6 +546,28 @@ _DECISIONS = (
     + _DECISION_STATS.format(base=_V2_VIEWS[0].split("player_stats AS", 1)[1]),
 )
 
+# The documents again, with DuckDB's own compression of ``body`` turned off.  A checkpoint
+# chose ZSTD for it, which compresses a vector of up to 2,048 values together: the index
+# found the one row, and DuckDB still read and decompressed every document of its vector to
+# return it (40 to 90 ms of a replay at 100,000 deals).  The bytes are LZ4 already; stored
+# as they are, a row is read alone (2 ms).  The rows are copied: a column's compression is
+# set only where the table is created (docs/performance.md, "The explorer").
+_DOCUMENTS_UNCOMPRESSED = (
+    """
+    CREATE TABLE documents_stored (
+        session_id VARCHAR NOT NULL,
+        line INTEGER,
+        digest VARCHAR NOT NULL,
+        size BIGINT NOT NULL,
+        body BLOB NOT NULL USING COMPRESSION uncompressed
+    )""",
+    "INSERT INTO documents_stored SELECT session_id, line, digest, size, body FROM documents",
+    "DROP INDEX documents_session",
+    "DROP TABLE documents",
+    "ALTER TABLE documents_stored RENAME TO documents",
+    "CREATE INDEX documents_session ON documents (session_id)",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -564,6 +586,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         10, "tables: collusion, collusion_acts (the collusion screen, refreshed)", _COLLUSION
     ),
     Migration(11, "tables: decision_deals, decisions; player_stats with the decisions", _DECISIONS),
+    Migration(12, "column: documents.body stored as it is (no zstd)", _DOCUMENTS_UNCOMPRESSED),
 )
 VERSION = MIGRATIONS[-1].version
 
