@@ -1,7 +1,8 @@
 """How the explorer reads a session's stored document (docs/explorer.md, "Every deal replays
 from the database"): the one row, stored as it is across several of DuckDB's blocks for a
 long session; a database whose documents DuckDB compressed (before version 12) converted
-when served, its deals replayed.  Through the real ``ingest`` and ``serve``."""
+when served, its deals replayed; a document past ``--max-document-bytes`` a page that says
+so.  Through the real ``ingest`` and ``serve``."""
 
 from __future__ import annotations
 
@@ -80,6 +81,27 @@ def test_a_session_longer_than_a_block_is_read_whole_and_replays_as_its_log(
             from_log = deals.Loaded(loaded.job, raw, loaded.analyses, loaded.deals)
             assert page == deals.replay_page(from_log, number), number
         assert _replay(server.url, sid, last + 1)[0] == 404
+
+
+def test_a_document_past_max_document_bytes_is_a_page_that_says_so(
+    long_session: tuple[Path, Path],
+) -> None:
+    """``serve --max-document-bytes`` bounds what a replay reads, judged by the stored size
+    before anything is decompressed: past it, the replay's page names the limit and its
+    option (not a server error), and the other pages are served as before."""
+    _, db = long_session
+    with duckdb.connect(str(db), read_only=True) as con:
+        ((sid, size),) = con.execute("SELECT session_id, size FROM documents").fetchall()
+    with serving(db, "--max-document-bytes", str(size - 1)) as server:
+        server.wait_for_url()
+        status, page = _replay(server.url, sid, 1)
+        assert status == 404
+        assert f"a document of {size:,} bytes, more than {size - 1:,}" in page
+        assert "--max-document-bytes" in page
+        assert _get(server.url)[0] == 200
+    with serving(db, "--max-document-bytes", str(size)) as server:
+        server.wait_for_url()
+        assert _replay(server.url, sid, 1)[0] == 200
 
 
 def test_an_older_databases_documents_are_converted_when_served_and_replay(

@@ -15,7 +15,9 @@ from typing import Annotated
 import typer
 
 from loo_replay.cli.database import DEFAULT_DB, DbOpt
+from loo_replay.cli.options import reads_logs
 from loo_replay.cli.output import fail
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 
 
@@ -29,6 +31,7 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+@reads_logs
 def serve(
     db: DbOpt = DEFAULT_DB,
     host: Annotated[
@@ -50,12 +53,14 @@ def serve(
             help="The port (0: any free one, printed at the start).",
         ),
     ] = 8000,
+    limits: Limits = LIMITS,
 ) -> None:
     """Explore a database in a browser: sessions, players and findings, any deal's replay.
 
     A local, read-only web server: each page reads the database and lets go of it, so that
     `ingest` can load more while it serves (a page asked for during a write says so and
-    retries).  Ctrl-C stops it.
+    retries).  A replay reads the session's stored document within the same limits as
+    `report` (--max-document-bytes and the rest).  Ctrl-C stops it.
     """
     import uvicorn
 
@@ -92,7 +97,7 @@ def serve(
     bound = sock.getsockname()[1]
     # Against DNS rebinding: a page elsewhere cannot read a local server under its own name.
     hosts = ["127.0.0.1", "localhost"] if local and family == socket.AF_INET else None
-    app = make_app(db, str(db), hosts)
+    app = make_app(db, str(db), hosts, limits)
     shown = f"[{host.strip('[]')}]" if family == socket.AF_INET6 else host
     typer.echo(
         f"loo-replay: serving {safe(str(db))} read-only at http://{shown}:{bound}/ (Ctrl-C stops)",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.db.frames import Batch, SessionItem
+from loo_replay.logs.limits import over
 
 if TYPE_CHECKING:  # the workers import this module, and never DuckDB (db/ingest.py)
     import duckdb
@@ -85,10 +86,13 @@ class DocumentDamaged(ValueError):
 
 
 class DocumentTooLarge(ValueError):
-    """The stored document is larger than the reader's limit: it is not decompressed."""
+    """The stored document is larger than the reader's limit: it is not decompressed.  Its
+    message names the limit and the option that raises it (docs/limits.md)."""
 
-    def __init__(self, size: int) -> None:
-        super().__init__(f"a document of {size:,} bytes")
+    def __init__(self, size: int, most: int) -> None:
+        super().__init__(
+            over("document_bytes", most, f"a document of {size:,} bytes, more than {most:,}")
+        )
         self.size = size
 
 
@@ -110,7 +114,7 @@ def read_document(
         return None
     body, size, digest = found[0]
     if most is not None and size > most:
-        raise DocumentTooLarge(size)
+        raise DocumentTooLarge(size, most)
     try:
         raw = CODEC.decompress(body, decompressed_size=size, asbytes=True)
     except (OSError, ValueError):  # pyarrow's error for bytes that are not LZ4

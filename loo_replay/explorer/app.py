@@ -31,6 +31,7 @@ from loo_replay.db.errors import DatabaseBusy, DatabaseError
 from loo_replay.db.schema import VERSION, connect, damage
 from loo_replay.explorer import deals, lists, views
 from loo_replay.html import asset
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.reports import figures, pages, queries
 from loo_replay.reports.build import all_sessions, session_of
 from loo_replay.reports.collusion_page import COLLUSION, collusion_page
@@ -107,9 +108,12 @@ def _paged(listed: lists.Listed, f: lists.Filters) -> lists.Listed:
     return listed
 
 
-def make_app(db: Path, source: str, hosts: list[str] | None = None) -> Starlette:
+def make_app(
+    db: Path, source: str, hosts: list[str] | None = None, limits: Limits = LIMITS
+) -> Starlette:
     """The app over the database at ``db`` (named ``source`` on the pages); ``hosts``:
-    the Host headers it answers (others get 400, against DNS rebinding), None for any."""
+    the Host headers it answers (others get 400, against DNS rebinding), None for any;
+    a stored document is replayed within ``limits``, as ``report`` reads it."""
     ex = Explorer(db)
 
     def sessions(request: Request) -> Response:
@@ -135,8 +139,8 @@ def make_app(db: Path, source: str, hosts: list[str] | None = None) -> Starlette
         sid = request.query_params.get("session", "")
         number = _int(request.query_params.get("deal"))
         try:
-            loaded = ex.read(lambda con: deals.read(con, sid, number))
-            page = deals.replay_page(loaded, number)  # the database is closed by now
+            loaded = ex.read(lambda con: deals.read(con, sid, number, limits))
+            page = deals.replay_page(loaded, number, limits)  # the database is closed by now
         except deals.NoReplay as exc:
             return _html(views.no_replay_page(str(exc), sid, source), 404)
         return HTMLResponse(page, headers=HEADERS)

@@ -13,10 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from loo_replay.db.documents import DocumentDamaged, read_document
+from loo_replay.db.documents import DocumentDamaged, DocumentTooLarge, read_document
 from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.replayer.html import Links, render_page
 from loo_replay.replayer.steps import ReplayError, build_replay
 from loo_replay.reports.replays import ReplayJob, loaded_report
@@ -46,9 +47,12 @@ class Loaded:
     deals: dict[int, int]  # deal number -> deal index, of every audited deal and misdeal
 
 
-def read(con: duckdb.DuckDBPyConnection, session_id: str, number: int) -> Loaded:
+def read(
+    con: duckdb.DuckDBPyConnection, session_id: str, number: int, limits: Limits = LIMITS
+) -> Loaded:
     """The session's row, document, deals and deal ``number``'s stored analysis (the one
-    the page shows); ``NoSuchDeal`` without the session."""
+    the page shows); ``NoSuchDeal`` without the session, ``NoReplay`` when its document is
+    damaged or larger than ``limits`` allow (judged by its stored size, not decompressed)."""
     found = con.execute(
         """
         SELECT s.file, s.line, s.digest, s.rules_fingerprint, s.ruleset, s.rules,
@@ -62,9 +66,12 @@ def read(con: duckdb.DuckDBPyConnection, session_id: str, number: int) -> Loaded
     file, line, digest, fingerprint, ruleset, rules, analysed = found[0]
     job = ReplayJob(session_id, file, line, digest, fingerprint, ruleset, rules, False, analysed)
     try:
-        stored = read_document(con, session_id)
+        stored = read_document(con, session_id, limits.document_bytes)
     except DocumentDamaged as exc:
         raise NoReplay(str(exc)) from None
+    except DocumentTooLarge as exc:
+        why = f"the stored document of {session_id!r} is not replayed here ({exc})"
+        raise NoReplay(why) from None
     numbers = dict(
         con.execute(
             "SELECT deal, deal_index FROM deals WHERE session_id = ? ORDER BY deal_index",
@@ -88,9 +95,10 @@ def deal_link(session_id: str, number: int) -> str:
     return "replay?" + urlencode({"session": session_id, "deal": number})
 
 
-def replay_page(loaded: Loaded, number: int) -> str:
+def replay_page(loaded: Loaded, number: int, limits: Limits = LIMITS) -> str:
     """Deal ``number``'s replay page, linked to its session and to the deals either side
-    that can be replayed; ``NoSuchDeal`` or ``NoReplay`` (with why) where there is none."""
+    that can be replayed, its document audited within ``limits``; ``NoSuchDeal`` or
+    ``NoReplay`` (with why) where there is none."""
     job = loaded.job
     if loaded.raw is None:
         raise NoReplay(
@@ -102,7 +110,7 @@ def replay_page(loaded: Loaded, number: int) -> str:
     # average).  A deal the database does not list is rejected or absent: the whole session
     # is audited to say which.
     at = loaded.deals.get(number)
-    report = loaded_report(job, loaded.raw, first=None if at is None else at + 1)
+    report = loaded_report(job, loaded.raw, limits, first=None if at is None else at + 1)
     if isinstance(report, str):
         raise NoReplay(report)
     index, deal = _find(report, number)

@@ -29,7 +29,7 @@ from loo_replay.db.frames import rules_fingerprint
 from loo_replay.db.paths import log_path
 from loo_replay.engine.options import OptionError
 from loo_replay.engine.vocab import Status
-from loo_replay.logs.limits import LIMITS, Limits, over
+from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.reader import Document, ReadError, read_documents
 from loo_replay.reports.names import inside, safe_filename, session_page_name, write_file
 from loo_replay.rulesets import loaded_choice
@@ -230,9 +230,7 @@ def _documents(
         try:
             raw = kept(job.session_id) if kept is not None else None
         except DocumentTooLarge as exc:  # past a limit now (docs/limits.md)
-            most = limits.document_bytes
-            why = over("document_bytes", most, f"{exc}, more than {most:,}")
-            note = f"its stored document cannot be read again ({why}); no replay pages"
+            note = f"its stored document cannot be read again ({exc}); no replay pages"
             yield ReplayOutcome(job.session_id, note=note)
             continue
         if raw is not None:
