@@ -18,6 +18,7 @@ from loo_replay.cli.options import (
     Format,
     FormatOpt,
     RulesetOpt,
+    SchedulerOpt,
     SetOpt,
     jobs_option,
     reads_logs,
@@ -44,6 +45,7 @@ def collusion(
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
     jobs: Annotated[int, jobs_option("Audit the logs in this many processes.")] = 1,
+    scheduler: SchedulerOpt = None,
     limits: Limits = LIMITS,
 ) -> None:
     """Screen every pair of players for playing for each other: four tests, Holm-adjusted."""
@@ -56,7 +58,8 @@ def collusion(
             report: Report = _from_db(db, alpha)
         else:
             assert paths
-            with loaded_logs(paths, rule_choice(ruleset, settings), limits, jobs) as loaded:
+            choice = rule_choice(ruleset, settings)
+            with loaded_logs(paths, choice, limits, jobs, scheduler) as loaded:
                 report, unread = _from_db(loaded[0], alpha), loaded[1]
     except DatabaseError as exc:
         fail(str(exc))

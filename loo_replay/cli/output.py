@@ -59,7 +59,11 @@ def one_source(paths: list[Path] | None, db: Path | None, alpha: float) -> None:
 
 @contextmanager
 def loaded_logs(
-    paths: list[Path], choice: RuleChoice, limits: Limits, jobs: int = 1
+    paths: list[Path],
+    choice: RuleChoice,
+    limits: Limits,
+    jobs: int = 1,
+    scheduler: str | None = None,
 ) -> Iterator[tuple[Path, list[str]]]:
     """The logs loaded by ``ingest`` itself into a temporary database, removed afterwards, so
     that a screen of logs runs the SQL a screen of a database runs; its path, and why the
@@ -69,7 +73,7 @@ def loaded_logs(
 
     with tempfile.TemporaryDirectory(prefix="loo-screen-") as tmp:
         db = Path(tmp) / "screen.duckdb"
-        result = ingest(paths, db, choice, jobs=jobs, limits=limits)
+        result = ingest(paths, db, choice, jobs=jobs, scheduler=scheduler, limits=limits)
         for error in result.file_errors:
             typer.echo(f"loo-replay: {error}", err=True)
         for conflict in result.conflicts:

@@ -9,7 +9,7 @@ rerun skips them and completes the rest.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
 from dataclasses import dataclass
@@ -25,9 +25,12 @@ from loo_replay.db.workers import (
     Auditor,
     Known,
     Packed,
+    Setup,
+    carried,
     init_worker,
     unpack_batches,
     work,
+    work_carried,
 )
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
@@ -35,7 +38,7 @@ from loo_replay.logs.paths import Skipped, expand
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, plan_pieces
 from loo_replay.rulesets import RuleChoice
 from loo_replay.run.audit import Summary
-from loo_replay.run.workers import early_context, mapped_now, started_pool
+from loo_replay.run.workers import dask_map, early_context, mapped_now, started_pool
 
 if TYPE_CHECKING:  # imported by ``ingest`` once its workers have started
     import duckdb
@@ -85,6 +88,7 @@ def ingest(
     replace: bool = False,
     analyse: bool = True,
     jobs: int = 1,
+    scheduler: str | None = None,
     piece_bytes: int = PIECE_BYTES,
     batch_deals: int = BATCH_DEALS,
     progress: Progress | None = None,
@@ -93,12 +97,13 @@ def ingest(
 ) -> IngestResult:
     """Audit ``paths`` and load them into the database at ``db_path`` (created or upgraded),
     each document read within ``limits``; with ``analyse``, each loaded deal's double-dummy
-    analysis too."""
+    analysis too.  The audit runs here, in ``jobs`` worker processes, or on the Dask cluster
+    at ``scheduler``; the loading, here."""
     found = expand(paths)
     files = found.files
     pieces = plan_pieces(files, piece_bytes, [log_name(f, db_path) for f in files])
     workers = None
-    if jobs > 1 and len(pieces) > 1:
+    if scheduler is None and jobs > 1 and len(pieces) > 1:
         workers = _Workers(pieces, choice, batch_deals, analyse, jobs, limits)
         if replace or not db_path.exists():
             workers.start({})  # nothing to skip: they need not wait for the database
@@ -132,6 +137,9 @@ def ingest(
         if workers is not None:
             workers.start(known)  # started already when there was no database to read
             results = workers.results()
+        elif scheduler is not None:
+            setup = (choice, known, batch_deals, analyse, limits)
+            results = _on_dask(pieces, setup, scheduler, piece_bytes)
         else:
             results = _in_process(pieces, Auditor(choice, known, batch_deals, analyse, limits))
 
@@ -245,6 +253,28 @@ Results = Generator[tuple[Piece, Iterable[Batch]], None, None]
 def _in_process(pieces: list[Piece], auditor: Auditor) -> Results:
     for piece in pieces:
         yield piece, auditor.batches(piece)
+
+
+def _on_dask(pieces: list[Piece], setup: Setup, scheduler: str, task_bytes: int) -> Results:
+    """The pieces audited on the Dask cluster at ``scheduler`` (``run.workers.dask_map``:
+    in order, bounded), their documents read here and carried to the workers in tasks of
+    about ``task_bytes``."""
+    tasks = (task for p in pieces for task in carried(p, setup, task_bytes))
+    done = dask_map(work_carried, tasks, scheduler)
+    with closing(done):  # closed early, the cluster's client with it
+        for piece in pieces:
+            batches = _until_last(done)
+            yield piece, batches
+            for _ in batches:  # the rest of a piece the loader gave up on and audits again
+                pass
+
+
+def _until_last(done: Iterator[tuple[bool, Packed]]) -> Iterator[Batch]:
+    """One piece's batches: the results of its tasks, up to the one that ends it."""
+    for last, packed in done:
+        yield from unpack_batches(packed)
+        if last:
+            return
 
 
 class _Workers:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import signal
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from multiprocessing.queues import SimpleQueue
 
 import pyarrow as pa  # type: ignore[import-untyped]
@@ -23,7 +24,7 @@ from loo_replay.engine.session import DealAudit
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.parse import Bad, parse_document
-from loo_replay.logs.pieces import Piece, read_piece
+from loo_replay.logs.pieces import PIECE_BYTES, Piece, read_piece
 from loo_replay.logs.reader import Document, ReadError, decode
 from loo_replay.rulesets import RuleChoice, resolve
 from loo_replay.run.audit import SessionReport, UnreadableDocument, audit_document
@@ -56,14 +57,18 @@ class Auditor:
         self.each = self._analysed if analyse else self.builder.deal
 
     def batches(self, piece: Piece) -> Iterator[Batch]:
-        with fewer_collections():
-            yield from self._batches(piece)
+        return self.batches_of(read_piece(piece, self.limits))
 
-    def _batches(self, piece: Piece) -> Iterator[Batch]:
+    def batches_of(self, docs: Iterable[Document]) -> Iterator[Batch]:
+        """The batches of documents read elsewhere (``work_carried``) or from a piece."""
+        with fewer_collections():
+            yield from self._batches(docs)
+
+    def _batches(self, docs: Iterable[Document]) -> Iterator[Batch]:
         builder = self.builder
         documents = Compressed()  # each audited session's bytes, for its replays
         try:
-            for doc in read_piece(piece, self.limits):
+            for doc in docs:
                 skipped = self._already_loaded(doc)
                 if skipped is not None:
                     builder.skipped(skipped)
@@ -181,3 +186,52 @@ def _ipc(table: pa.Table) -> bytes:
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
     return bytes(sink.getvalue())
+
+
+# -- on a Dask cluster -------------------------------------------------------------
+
+# What a task's Auditor is made of: (choice, known, batch_deals, analyse, limits).
+Setup = tuple[RuleChoice, Known, int, bool, Limits]
+
+
+@dataclass(frozen=True)
+class Carried:
+    """Documents of a piece read by the loading process and carried to a Dask worker, which
+    may not see this machine's files (as validate's tasks for Dask carry theirs)."""
+
+    setup: Setup  # ``known`` goes with every task: a screen's fresh database has none
+    documents: list[Document]
+    error: str | None  # why reading the piece broke off after these documents
+    last: bool  # the piece's last task
+
+
+def carried(piece: Piece, setup: Setup, task_bytes: int = PIECE_BYTES) -> Iterator[Carried]:
+    """A piece's documents in tasks of about ``task_bytes``: a ``.gz`` or ``.json`` file is
+    one piece however large, but not one task."""
+    docs: list[Document] = []
+    held = 0
+    try:
+        for doc in read_piece(piece, setup[-1]):
+            docs.append(doc)
+            held += len(doc.raw)
+            if held >= task_bytes:
+                yield Carried(setup, docs, None, False)
+                docs, held = [], 0
+    except ReadError as exc:
+        yield Carried(setup, docs, str(exc), True)
+        return
+    yield Carried(setup, docs, None, True)
+
+
+def work_carried(task: Carried) -> tuple[bool, Packed]:
+    """Audit a carried task on a Dask worker (no initializer there: the task says it all);
+    whether it ends its piece, and its batches."""
+    return task.last, pack_batches(list(Auditor(*task.setup).batches_of(_read(task))))
+
+
+def _read(task: Carried) -> Iterator[Document]:
+    """The carried documents, then the read error the piece broke off at, as ``read_piece``
+    raised it where the file is."""
+    yield from task.documents
+    if task.error is not None:
+        raise ReadError(task.error)

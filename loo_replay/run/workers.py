@@ -184,7 +184,7 @@ def _nothing() -> None:
     pass
 
 
-def dask_map(fn: Callable[[T], R], items: Iterable[T], scheduler: str) -> Iterator[R]:
+def dask_map(fn: Callable[[T], R], items: Iterable[T], scheduler: str) -> Generator[R, None, None]:
     """``map(fn, items)`` on the Dask cluster at ``scheduler``, in order, bounded.
 
     Needs the ``dask`` extra (``pip install 'loo-replay[dask]'``); each task is a pure
