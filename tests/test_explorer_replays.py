@@ -14,6 +14,7 @@ from test_db_schema import _load_at
 from loo_replay.db import schema
 from loo_replay.explorer import deals
 from loo_replay.replayer.html import Links, render_page
+from loo_replay.replayer.judged import as_loaded
 from loo_replay.replayer.steps import build_replay
 from loo_replay.reports.replays import loaded_report
 from loo_replay.run.audit import SessionReport
@@ -60,6 +61,7 @@ def test_every_deal_replayed_from_its_first_deals_is_the_whole_audits_page(db: P
                 )
                 analysis = one.analyses.get(index)
                 rp = build_replay(whole, deal, one.job.analysed, analysis=analysis)
+                rp = as_loaded(rp, one.decisions.get(index))  # the seat views, any decisions
                 assert deals.replay_page(one, deal.number) == render_page(rp, links), (sid, index)
                 checked += 1
                 misdeals += deal.status == "misdeal"

@@ -3,22 +3,25 @@
 The session's stored document (``db/documents.py``) is audited again under
 exactly the rules it was loaded under (``reports.replays.loaded_report``), and
 the deal rendered by the replay renderer the reports use, with the analysis
-the load stored.  Everything is read from the database first (``Loaded``);
-the audit and the rendering run after the connection is closed, so that a
-request holds the database only while it reads.
+and the judged decisions the load stored, and the seat views.  Everything is
+read from the database first (``Loaded``); the audit and the rendering run
+after the connection is closed, so that a request holds the database only
+while it reads.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from loo_replay.db.documents import DocumentDamaged, DocumentTooLarge, read_document
 from loo_replay.db.stored_analysis import stored_analyses
+from loo_replay.db.stored_decisions import stored_decisions
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.replayer.html import Links, render_page
+from loo_replay.replayer.judged import as_loaded
 from loo_replay.replayer.steps import ReplayError, build_replay
 from loo_replay.reports.replays import ReplayJob, loaded_report
 from loo_replay.run.audit import SessionReport
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from loo_replay.engine.analysis import DealAnalysis
+    from loo_replay.engine.judging import DealDecisions
 
 
 class NoSuchDeal(LookupError):
@@ -45,6 +49,7 @@ class Loaded:
     raw: bytes | None  # None: no document stored (loaded before they were)
     analyses: dict[int, DealAnalysis]
     deals: dict[int, int]  # deal number -> deal index, of every audited deal and misdeal
+    decisions: dict[int, DealDecisions] = field(default_factory=dict)  # the deal's, if judged
 
 
 def read(
@@ -80,7 +85,8 @@ def read(
     )
     at = numbers.get(number)
     analyses = stored_analyses(con, session_id, at) if analysed and at is not None else {}
-    return Loaded(job, None if stored is None else stored.raw, analyses, numbers)
+    decided = stored_decisions(con, session_id, at) if at is not None else {}
+    return Loaded(job, None if stored is None else stored.raw, analyses, numbers, decided)
 
 
 def session_link(session_id: str) -> str:
@@ -116,6 +122,7 @@ def replay_page(loaded: Loaded, number: int, limits: Limits = LIMITS) -> str:
     index, deal = _find(report, number)
     try:
         rp = build_replay(report, deal, job.analysed, analysis=loaded.analyses.get(index))
+        rp = as_loaded(rp, loaded.decisions.get(index))
     except ReplayError as exc:
         raise NoReplay(str(exc)) from None
     previous = max((n for n in loaded.deals if n < number), default=None)

@@ -42,6 +42,12 @@ def with_views(rp: DealReplay) -> DealReplay:
     return replace(rp, revealed=revealed_by_step(rp))
 
 
+def as_loaded(rp: DealReplay, decisions: DealDecisions | None) -> DealReplay:
+    """``rp`` as the pages of a database show it: with the decisions the load judged
+    (``ingest --decisions``), if any, and the seat views."""
+    return with_views(rp if decisions is None else replace(rp, decisions=decisions))
+
+
 # -- the decisions in words ---------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ from loo_replay.db.documents import kept_document
 from loo_replay.db.paths import database_file
 from loo_replay.db.schema import connect
 from loo_replay.db.stored_analysis import stored_analyses
+from loo_replay.db.stored_decisions import decision_loads, stored_decisions
 from loo_replay.fairness.table import stored
 from loo_replay.files import claim
 from loo_replay.html import Markup
@@ -124,6 +125,7 @@ def write_reports(
         # rules were broken or the record is wrong, which is what a reader clicks through to.
         result.only_findings = sum(int(r["deals"]) for r in rows) > REPLAY_ALL_LIMIT
         behind = collusion_table.flagged_deals(con)  # pages besides the findings'
+        loads = decision_loads(con)  # a page judged otherwise is out of date
         jobs_list = [
             ReplayJob(
                 r["session_id"],
@@ -136,6 +138,7 @@ def write_reports(
                 result.only_findings,
                 r["analysed"] > 0,
                 behind.get(r["session_id"], ()),
+                loads.get(r["session_id"], ""),
             )
             for r in rows
             if not result.only_findings
@@ -160,6 +163,7 @@ def write_reports(
             stored=lambda session_id: stored_analyses(con, session_id),
             kept=lambda session_id: kept_document(con, session_id, limits.document_bytes),
             limits=limits,
+            decided=lambda session_id: stored_decisions(con, session_id),
         )
     links = {r["session_id"]: session_page_name(r["session_id"]) for r in rows}
     for r in rows:  # in the index's order

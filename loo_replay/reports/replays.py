@@ -38,6 +38,7 @@ from loo_replay.run.workers import ordered_map
 
 if TYPE_CHECKING:
     from loo_replay.engine.analysis import DealAnalysis
+    from loo_replay.engine.judging import DealDecisions
     from loo_replay.replayer.steps import DealReplay
 
 REPLAYS = "replays"
@@ -58,6 +59,7 @@ class ReplayJob:
     only_findings: bool = False  # pages only for deals with a violation or discrepancy
     analysed: bool = True  # loaded with the analysis: the pages show it too
     also: tuple[int, ...] = ()  # deal indexes with pages besides the findings': behind a flag
+    judged: str = ""  # how its decisions were judged ("100/0": K/seed), when they were
 
 
 @dataclass
@@ -85,7 +87,8 @@ def _program_key() -> str:
 def _key(job: ReplayJob) -> str:
     also = ",".join(map(str, job.also))
     return (
-        f"{job.digest}:{job.fingerprint}:{job.only_findings}:{also}:{job.analysed}:{_program_key()}"
+        f"{job.digest}:{job.fingerprint}:{job.only_findings}:{also}:{job.analysed}:{job.judged}:"
+        f"{_program_key()}"
     )
 
 
@@ -105,10 +108,15 @@ def _reuse(out: Path, job: ReplayJob) -> ReplayOutcome | None:
 
 
 def _replayable(
-    report: SessionReport, job: ReplayJob, stored: dict[int, DealAnalysis]
+    report: SessionReport,
+    job: ReplayJob,
+    stored: dict[int, DealAnalysis],
+    decided: dict[int, DealDecisions],
 ) -> Iterator[tuple[int, int, str, DealReplay]]:
     """(deal index, number, page name, replay) of each deal that gets a page, one at a time;
-    the analyses ``stored`` by the load are used, not searched again."""
+    the analyses ``stored`` and the decisions ``decided`` by the load are used, not searched
+    again; every page has the seat views."""
+    from loo_replay.replayer.judged import as_loaded
     from loo_replay.replayer.steps import ReplayError, build_replay
 
     taken: set[str] = set()
@@ -120,6 +128,7 @@ def _replayable(
             continue
         try:
             rp = build_replay(report, deal, job.analysed, analysis=stored.get(index))
+            rp = as_loaded(rp, decided.get(index))
         except ReplayError:
             continue
         name = f"deal-{deal.number}.html"
@@ -175,10 +184,12 @@ def render_session(
     raw: bytes,
     stored: dict[int, DealAnalysis] | None = None,
     limits: Limits = LIMITS,
+    decided: dict[int, DealDecisions] | None = None,
 ) -> ReplayOutcome:
     """Audit the document ``raw`` as loaded (within ``limits``) and write a page per deal that can be replayed,
     each linked to its session's report and to the previous and next deal with a page;
-    ``stored`` holds the deals' analyses as loaded, by deal index."""
+    ``stored`` holds the deals' analyses as loaded, ``decided`` their judged decisions, by
+    deal index."""
     from loo_replay.replayer.html import Links, render_page
 
     outcome = ReplayOutcome(job.session_id)
@@ -190,7 +201,7 @@ def render_session(
     session = f"../../{session_page_name(job.session_id)}"  # from replays/<folder>/
     previous: tuple[int, str] | None = None
     pending: tuple[int, int, str, DealReplay] | None = None  # written once its next is known
-    for found in [*_replayable(report, job, stored or {}), None]:
+    for found in [*_replayable(report, job, stored or {}, decided or {}), None]:
         if pending is not None:
             index, number, name, rp = pending
             following = None if found is None else (found[1], found[2])
@@ -207,13 +218,14 @@ def render_session(
 
 
 def _render(
-    task: tuple[str, ReplayJob, bytes, dict[int, DealAnalysis], Limits] | ReplayOutcome,
+    task: tuple[str, ReplayJob, bytes, dict[int, DealAnalysis], Limits, dict[int, DealDecisions]]
+    | ReplayOutcome,
 ) -> ReplayOutcome:
     """A session's pages from its document, or the outcome already known (its log is gone)."""
     if isinstance(task, ReplayOutcome):
         return task
-    out, job, raw, stored, limits = task
-    return render_session(Path(out), job, raw, stored, limits)
+    out, job, raw, stored, limits, decided = task
+    return render_session(Path(out), job, raw, stored, limits, decided)
 
 
 def _documents(
@@ -280,11 +292,13 @@ def write_replays(
     stored: Callable[[str], dict[int, DealAnalysis]] | None = None,
     kept: Callable[[str], bytes | None] | None = None,
     limits: Limits = LIMITS,
+    decided: Callable[[str], dict[int, DealDecisions]] | None = None,
 ) -> dict[str, ReplayOutcome]:
     """Replay pages for every deal of ``jobs`` (loaded into the database at ``db``) under
     ``out/replays``; per session id, which deal has which page, and a note where pages
-    are missing.  ``stored`` reads a session's analyses as loaded and ``kept`` its document
-    (by this process, which holds the database)."""
+    are missing.  ``stored`` reads a session's analyses as loaded, ``decided`` its judged
+    decisions (of a job whose ``judged`` says it has some) and ``kept`` its document (by
+    this process, which holds the database)."""
     outcomes: dict[str, ReplayOutcome] = {}
     todo: list[ReplayJob] = []
     for job in jobs:
@@ -301,6 +315,7 @@ def write_replays(
             *item,
             stored(item[0].session_id) if stored and item[0].analysed else {},
             limits,
+            decided(item[0].session_id) if decided and item[0].judged else {},
         )
         if isinstance(item, tuple)
         else item
