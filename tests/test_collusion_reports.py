@@ -45,8 +45,10 @@ def test_audit_keeps_the_screen_and_the_page_shows_the_flagged_pair(tmp_path: Pa
     log = _simulate(tmp_path, 500, "ann,bob:1.0")
     db, out = tmp_path / "loo.duckdb", tmp_path / "reports"
     result = run("audit", log, "--db", db, "--out", out)
-    assert result.returncode == 0, result.stderr  # a flag is no finding of the audit
+    # exit 1 for the flag alone: a clean log, and the dealing judged fair
+    assert result.returncode == 1, result.stderr
     assert "collusion: 1 pair(s) flagged, a pattern unlikely among independent" in result.stdout
+    assert "0 violation(s)" in result.stdout and "fairness:" not in result.stdout
     rows = _rows(db, "collusion")
     screen = run("collusion", "--db", db, "--format", "json")
     assert screen.returncode == 1, screen.stderr
@@ -88,7 +90,7 @@ def test_audit_keeps_the_screen_and_the_page_shows_the_flagged_pair(tmp_path: Pa
     assert '<a href="collusion.html">Collusion: 1 pair(s) flagged' in index
 
     again = run("audit", log, "--db", db, "--out", out, "--no-replays")
-    assert again.returncode == 0 and _rows(db, "collusion") == rows  # refreshed, not added to
+    assert again.returncode == 1 and _rows(db, "collusion") == rows  # refreshed, not added to
 
     with serving(db) as server:  # the explorer's page, its deals replayed by the server
         url = server.wait_for_url()
@@ -103,6 +105,15 @@ def _get(url: str) -> str:
     with urllib.request.urlopen(url, timeout=30) as response:
         assert response.status == 200, url
         return str(response.read().decode("utf-8"))
+
+
+def test_audit_of_fair_play_flags_no_pair_and_exits_0(tmp_path: Path) -> None:
+    log = _simulate(tmp_path, 500)
+    result = run("audit", log, "--db", tmp_path / "loo.duckdb", "--out", tmp_path / "reports",
+                 "--no-replays")  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "collusion:" not in result.stdout and "fairness:" not in result.stdout
+    assert not any(r["flagged"] for r in _rows(tmp_path / "loo.duckdb", "collusion"))
 
 
 def test_ingest_refreshes_a_fair_screen_and_the_page_counts_the_tests_too_few(

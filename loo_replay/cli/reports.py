@@ -4,7 +4,9 @@
 database) followed by ``report`` from the database, and ends with a summary
 of what that audit found in its input, as ``validate`` would print it.  Exit
 status as for ``validate``: 0 nothing found, 1 violations, discrepancies,
-rejected deals (or, as for ``ingest``, a conflict), 2 bad usage, no logs,
+rejected deals (or, as for ``ingest``, a conflict), or the database's fairness
+tests or collusion screen flagging something (as ``fairness`` and ``collusion``
+exit 1 when they do: docs/collusion.md), 2 bad usage, no logs,
 unreadable input, an unusable database, or replay pages that could not be
 written.  ``report`` exits 0 once written, 2 if it cannot be, or not all of it.
 """
@@ -157,7 +159,9 @@ def audit(
     """Validate, load and report in one command.
 
     Audit the logs into the database, write the reports from it, and sum up what this
-    audit found in the input.
+    audit found in the input.  Exit status 1 for findings or conflicts, and when the
+    database's fairness tests or its collusion screen flag anything; 2 for bad usage or
+    input that could not be read.
     """
     from loo_replay.db.errors import DatabaseError
     from loo_replay.fairness.table import refresh as refresh_fairness
@@ -208,4 +212,4 @@ def audit(
             err=True,
         )
         raise typer.Exit(2)
-    raise typer.Exit(max(s.exit_code, result.exit_code, 1 if fair.flagged else 0))
+    raise typer.Exit(max(s.exit_code, result.exit_code, 1 if fair.flagged or pairs else 0))
