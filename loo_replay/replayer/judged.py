@@ -155,6 +155,7 @@ def revealed_by_step(rp: DealReplay) -> tuple[tuple[Revealed, ...], ...]:
         raise ReplayError(f"deal {rp.number} of session {rp.session_id} was rejected")
     replay = Replay(result.record, rp.options, context)
     shown: dict[int, list[_Shown]] = {}
+    ruled: dict[int, dict[int, int]] = {}  # seat -> card ruled out -> the first trick that did
     now: tuple[Revealed, ...] = ()
     by_event: dict[int, tuple[Revealed, ...]] = {}
     for event in result.record.events:
@@ -170,34 +171,44 @@ def revealed_by_step(rp: DealReplay) -> tuple[tuple[Revealed, ...], ...]:
             mine = shown.setdefault(event.seat, [])
             for s in mine:
                 s.later |= 1 << event.card
-            trick = replay.state.tricks[-1].number
-            mine.append(_Shown(before, event.card, trick, 1 << event.card))
-            now = _reading(replay.state, shown)
+            mine.append(_Shown(before, event.card, replay.state.tricks[-1].number, 1 << event.card))
+            # Only the player who played learns anything new; the others' cards ruled out
+            # stay ruled out (those played since simply leave the cards still out).
+            state = replay.state
+            out = FULL_DECK & ~state.played & ~state.turned
+            ruled[event.seat] = _ruled_out(event.seat, mine, out)
+            now = tuple(f for seat in sorted(ruled) for f in _facts(seat, ruled[seat], out, state))
         by_event[event.index] = now
-    out: list[tuple[Revealed, ...]] = []
+    out_steps: list[tuple[Revealed, ...]] = []
     last: tuple[Revealed, ...] = ()
     for step in rp.steps:
         if step.event is not None:
             last = by_event.get(step.event, last)
-        out.append(last)
-    return tuple(out)
+        out_steps.append(last)
+    return tuple(out_steps)
 
 
-def _reading(state: DealState, shown: dict[int, list[_Shown]]) -> tuple[Revealed, ...]:
-    out = FULL_DECK & ~state.played & ~state.turned
-    facts: list[Revealed] = []
-    for seat in sorted(shown):
-        first: dict[int, int] = {}  # card -> the first trick that ruled it out
-        for s in shown[seat]:
-            check = Check(s.state, seat, s.card, s.later)
-            if not check.reveals():
-                continue
-            for card in cards_of(out & ~s.later):
-                if card not in first and not check.legal(1 << card):
-                    first[card] = s.trick
-        for suit, members in enumerate(state.suit_masks):
-            ruled = sum(1 << c for c in first if members >> c & 1)
-            if ruled:
-                trick = min(first[c] for c in cards_of(ruled))
-                facts.append(Revealed(seat, suit, ruled, out & members & ~ruled, trick))
-    return tuple(facts)
+def _ruled_out(seat: int, shown: list[_Shown], out: int) -> dict[int, int]:
+    """The cards still out that ``seat``'s legal plays rule out of their hand, each with the
+    first trick that did (``Check``: a card that alone makes one of them illegal)."""
+    first: dict[int, int] = {}
+    for s in shown:
+        check = Check(s.state, seat, s.card, s.later)
+        if not check.reveals():
+            continue
+        for card in cards_of(out & ~s.later):
+            if card not in first and not check.legal(1 << card):
+                first[card] = s.trick
+    return first
+
+
+def _facts(seat: int, first: dict[int, int], out: int, state: DealState) -> list[Revealed]:
+    """``seat``'s cards ruled out, suit by suit (as cards belong to suits now)."""
+    facts = []
+    for suit, members in enumerate(state.suit_masks):
+        cards = [c for c in first if (out & members) >> c & 1]
+        if cards:
+            ruled = sum(1 << c for c in cards)
+            trick = min(first[c] for c in cards)
+            facts.append(Revealed(seat, suit, ruled, out & members & ~ruled, trick))
+    return facts
