@@ -4,10 +4,12 @@ and ``player_stats`` recomputed here from the rows."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from db_helpers import run, sql
+from db_helpers import dump, run, sql
 
 from loo_replay.db import schema
 
@@ -38,3 +40,186 @@ def test_a_load_without_decisions_judges_nothing_and_player_stats_say_null(
         "mistakes, blunders FROM player_stats",
     )
     assert len(stats) == 4 and all(v is None for row in stats for v in row)  # never 0
+
+
+SAMPLES, SEED = "8", "3"
+
+
+@pytest.fixture(scope="module")
+def logs(simulated: Path) -> list[Path]:
+    """Two files, so that ``--jobs 2`` audits them in two worker processes."""
+    other = simulated.with_name("five.json")
+    done = run(
+        "simulate", "--players", "5", "--deals", "5", "--seed", "8", "--out", other
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [simulated, other]
+
+
+@pytest.fixture(scope="module")
+def judged(logs: list[Path], tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    """The logs ingested with ``--decisions`` in one process and in two."""
+    out = {}
+    for jobs in (1, 2):
+        db = tmp_path_factory.mktemp(f"jobs{jobs}") / "loo.duckdb"
+        done = run(
+            "ingest", *logs, "--db", db, "--decisions", "--samples", SAMPLES, "--seed", SEED,
+            "--jobs", str(jobs), "--no-analysis",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert f"decisions: judged on {SAMPLES} world(s) each (seed {SEED})" in done.stdout
+        out[jobs] = db
+    return out
+
+
+def _num(x: float) -> float:
+    return round(x, 2) + 0.0  # as the JSON rounds: output/decisions.py
+
+
+def _from_rows(db: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """Each deal's ``decisions`` member of the JSON, rebuilt from the database's rows."""
+    deals: dict[tuple[str, int], dict[str, Any]] = {}
+    for sid, index, status, reason, samples, unit, declarations in sql(
+        db,
+        "SELECT session_id, deal_index, status, reason, samples, unit, declarations "
+        "FROM decision_deals",
+    ):
+        if status == "skipped":
+            deals[sid, index] = {"status": status, "reason": reason}
+            continue
+        deal: dict[str, Any] = {"status": status, "samples": samples, "unit": unit}
+        if declarations is not None:
+            deal["declarations"] = declarations
+        deal["items"] = []
+        deals[sid, index] = deal
+    rows = sql(
+        db,
+        "SELECT session_id, deal_index, event, player, kind, trick, option, value, se, chosen, "
+        "best, loss, loss_se, severity, message, reason FROM decisions "
+        "ORDER BY session_id, deal_index, event, position",
+    )
+    for sid, index, event, player, kind, trick, option, value, se, chosen, best, loss, \
+            loss_se, severity, message, reason in rows:  # fmt: skip
+        deal = deals[sid, index]
+        if option is None:
+            deal.setdefault("unjudged", []).append(
+                {"player": player, "index": event, "reason": reason}
+            )
+            continue
+        items = deal["items"]
+        if not items or items[-1]["index"] != event:
+            items.append(
+                {"player": player, "kind": kind, "trick": trick, "index": event, "options": {},
+                 "loss": _num(loss), "loss_se": _num(loss_se), "class": severity,
+                 "message": message}
+            )  # fmt: skip
+        item = items[-1]
+        item["options"][option] = {"value": _num(value), "se": _num(se)}
+        if chosen:
+            item["chosen"] = option
+        if best:
+            item["best"] = option
+    return deals
+
+
+def test_the_rows_are_what_analyse_decisions_prints_with_any_jobs(
+    logs: list[Path], judged: dict[int, Path]
+) -> None:
+    done = run(
+        "analyse", *logs, "--decisions", "--samples", SAMPLES, "--seed", SEED, "--format", "json"
+    )
+    assert done.returncode in (0, 1), done.stderr
+    printed = {
+        (s["id"], i): {k: v for k, v in d["decisions"].items() if k != "players"}
+        for s in json.loads(done.stdout)["sessions"]
+        for i, d in enumerate(s["deals"])
+    }
+    one, two = (_from_rows(judged[jobs]) for jobs in (1, 2))
+    assert one == two == printed
+    assert sum(len(d.get("items", ())) for d in printed.values()) > 40
+    assert dump(judged[1])["decisions"] == dump(judged[2])["decisions"]
+
+
+def test_player_stats_are_the_rows_summed_here(judged: dict[int, Path]) -> None:
+    """Accuracy, loss per deal and the classes per player, worked out from the option rows
+    and the seats, against the view."""
+    db = judged[1]
+    values: dict[tuple[str, int, int], dict[str, float]] = {}
+    chosen: dict[tuple[str, int, int], tuple[str, str, float, str | None]] = {}
+    for sid, index, event, player, option, value, is_chosen, loss, severity in sql(
+        db,
+        "SELECT session_id, deal_index, event, player, option, value, chosen, loss, "
+        "severity FROM decisions WHERE option IS NOT NULL",
+    ):
+        values.setdefault((sid, index, event), {})[option] = value
+        if is_chosen:
+            chosen[sid, index, event] = (player, option, loss, severity)
+    seats = sql(
+        db,
+        "SELECT t.player, t.session_id, t.deal_index FROM seats t JOIN decision_deals d "
+        "USING (session_id, deal_index) WHERE d.status = 'judged'",
+    )
+    expected: dict[str, dict[str, Any]] = {}
+    for key, (player, option, loss, severity) in chosen.items():
+        e = expected.setdefault(player, {"n": 0, "loss": 0.0, "acc": [], "classes": []})
+        worth = values[key]
+        best, worst = max(worth.values()), min(worth.values())
+        assert abs(loss - (best - worth[option])) < 1e-9
+        e["n"] += 1
+        e["loss"] += loss
+        if best > worst:
+            e["acc"].append(100 * (worth[option] - worst) / (best - worst))
+        e["classes"].append(severity)
+    stats = {
+        r[0]: r[1:]
+        for r in sql(
+            db,
+            "SELECT player, decisions, deals_judged, decision_loss, loss_per_deal, accuracy, "
+            "inaccuracies, mistakes, blunders FROM player_stats",
+        )
+    }
+    assert set(stats) == {p for p, *_ in seats}
+    for player, row in stats.items():
+        e = expected.get(player)
+        if e is None:
+            assert all(v is None for v in row), player
+            continue
+        deals = sum(p == player for p, *_ in seats)
+        n, sat, loss, per_deal, accuracy, *classes = row
+        assert (n, sat) == (e["n"], deals)
+        assert loss == pytest.approx(e["loss"]) and per_deal == pytest.approx(e["loss"] / deals)
+        assert accuracy == pytest.approx(sum(e["acc"]) / len(e["acc"]))
+        assert classes == [e["classes"].count(c) for c in ("inaccuracy", "mistake", "blunder")]
+
+
+def test_a_reload_replaces_a_sessions_rows_and_a_plain_load_keeps_the_others(
+    logs: list[Path], judged: dict[int, Path], tmp_path: Path
+) -> None:
+    db = tmp_path / "loo.duckdb"
+    db.write_bytes(judged[1].read_bytes())
+    samples = (
+        "SELECT DISTINCT file, d.samples FROM decision_deals d JOIN sessions USING (session_id) "
+        "ORDER BY file"
+    )
+    again = run("ingest", logs[0], "--db", db, "--decisions", "--samples", "3")
+    assert again.returncode == 0, again.stderr
+    assert "not judged again (--replace judges them)" in again.stdout  # skipped: loaded
+    assert sorted(r[1] for r in sql(db, samples)) == [8, 8]
+
+    replaced = run("ingest", logs[0], "--db", db, "--decisions", "--samples", "3", "--replace")
+    assert replaced.returncode == 0, replaced.stderr
+    assert sql(db, samples) == sorted([(str(logs[0]), 3), (str(logs[1]), 8)])
+    assert sql(db, "SELECT DISTINCT samples FROM decisions JOIN sessions s USING (session_id) "
+               "WHERE s.file = ?", str(logs[0])) == [(3,)]  # fmt: skip
+
+    before = dump(db)["decisions"]
+    new = tmp_path / "new.json"
+    assert (
+        run("simulate", "--players", "3", "--deals", "4", "--seed", "9", "--out", new).returncode
+        == 0
+    )
+    plain = run("ingest", new, "--db", db, "--no-analysis")
+    assert plain.returncode == 0, plain.stderr
+    assert "the 3 session(s) judged before keep their rows" in plain.stdout
+    assert dump(db)["decisions"] == before
+    assert sql(db, samples) == sorted([(str(logs[0]), 3), (str(logs[1]), 8)])

@@ -23,18 +23,22 @@ import typer
 from loo_replay.cli.options import (
     PathsArg,
     RulesetOpt,
+    SamplesOpt,
+    SeedOpt,
     SetOpt,
     jobs_option,
     reads_logs,
     rule_choice,
 )
 from loo_replay.cli.output import StatusLine, fail, unread_lines
+from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.rulesets import RuleChoice
 
 if TYPE_CHECKING:  # imported by the commands themselves: validate loads no database
     from loo_replay.db.ingest import IngestResult
     from loo_replay.db.load import Counts
+    from loo_replay.run.render import Sampling
 
 DEFAULT_DB = Path("loo.duckdb")
 
@@ -47,6 +51,14 @@ NoAnalysisOpt = Annotated[
     typer.Option(
         "--no-analysis",
         help="Load no double-dummy analysis (the analysis_* tables); faster.",
+    ),
+]
+DecisionsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--decisions",
+        help="Judge every declaration and card on what its player knew, as analyse "
+        "--decisions does, into the decisions tables (docs/database.md).",
     ),
 ]
 
@@ -95,6 +107,9 @@ def ingest(
     replace: ReplaceOpt = False,
     jobs: Annotated[int, jobs_option("Audit in this many processes.")] = 1,
     no_analysis: NoAnalysisOpt = False,
+    decisions: DecisionsOpt = False,
+    samples: SamplesOpt = DEFAULT_SAMPLES,
+    seed: SeedOpt = 0,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="One line per file as it commits.")
     ] = False,
@@ -109,6 +124,7 @@ def ingest(
     from loo_replay.output.text import safe
 
     choice = rule_choice(ruleset, settings)
+    sampling = judging(decisions, samples, seed)
     progress = _Progress(_size(paths))
 
     def file_done(file: str, c: Counts) -> None:
@@ -130,6 +146,7 @@ def ingest(
         file_done,
         not no_analysis,
         limits,
+        sampling,
     )
     c = result.counts
     typer.echo(
@@ -144,6 +161,8 @@ def ingest(
             f"{c.documents + c.documents_known} unreadable document(s): {c.documents} kept "
             f"in rejects, {c.documents_known} already there"
         )
+    if (line := decisions_line(db, sampling, c)) is not None:
+        typer.echo(line)
     flagged = refresh_collusion(db, not no_analysis)
     if flagged:
         typer.echo(collusion_line(flagged))
@@ -151,6 +170,43 @@ def ingest(
     for line in unread_lines(s):
         typer.echo(f"loo-replay: {line}", err=True)
     raise typer.Exit(result.exit_code)
+
+
+def judging(decisions: bool, samples: int, seed: int) -> Sampling | None:
+    """``--decisions``, ``--samples`` and ``--seed`` as the ingest worker takes them."""
+    from loo_replay.run.render import Sampling
+
+    return Sampling(samples, seed) if decisions else None
+
+
+def decisions_line(db: Path, sampling: Sampling | None, c: Counts) -> str | None:
+    """What a load did to the judged decisions (docs/database.md, "Judged decisions"); None
+    for a load without ``--decisions`` into a database that holds none."""
+    from loo_replay.db.errors import DatabaseError
+    from loo_replay.db.queries import judged_sessions, open_for_reading
+
+    if sampling is not None:
+        line = (
+            f"decisions: judged on {sampling.samples} world(s) each (seed {sampling.seed}) in "
+            f"the {c.loaded} deal(s) loaded"
+        )
+        if c.skipped:
+            line += (
+                f"; the {c.skipped} deal(s) already loaded were not judged again "
+                "(--replace judges them)"
+            )
+        return line
+    try:
+        with contextlib.closing(open_for_reading(db)) as con:
+            judged = judged_sessions(con)
+    except DatabaseError as exc:
+        fail(str(exc))
+    if not judged:
+        return None
+    return (
+        f"decisions: not judged in this load (--decisions judges them); the {judged} "
+        "session(s) judged before keep their rows"
+    )
 
 
 def refresh_collusion(db: Path, analysed: bool) -> int:
@@ -192,6 +248,7 @@ def load_logs(
     file_done: Callable[[str, Counts], None] | None = None,
     analyse: bool = True,
     limits: Limits = LIMITS,
+    decisions: Sampling | None = None,
 ) -> IngestResult:
     """``ingest`` and ``audit``'s one audit pass into the database; its failures end the
     command, its conflicts and unreadable files are said on stderr."""
@@ -212,6 +269,7 @@ def load_logs(
             progress=progress,
             file_done=file_done,
             limits=limits,
+            decisions=decisions,
         )
     except DatabaseError as exc:
         fail(str(exc))

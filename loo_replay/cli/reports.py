@@ -21,21 +21,27 @@ import typer
 from loo_replay.cli.database import (
     DEFAULT_DB,
     DbOpt,
+    DecisionsOpt,
     NoAnalysisOpt,
     ReplaceOpt,
     collusion_line,
+    decisions_line,
+    judging,
     load_logs,
     refresh_collusion,
 )
 from loo_replay.cli.options import (
     PathsArg,
     RulesetOpt,
+    SamplesOpt,
+    SeedOpt,
     SetOpt,
     jobs_option,
     reads_logs,
     rule_choice,
 )
 from loo_replay.cli.output import StatusLine, fail, unread_lines
+from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 
@@ -154,6 +160,9 @@ def audit(
     jobs: JobsOpt = 1,
     replays: ReplaysOpt = True,
     no_analysis: NoAnalysisOpt = False,
+    decisions: DecisionsOpt = False,
+    samples: SamplesOpt = DEFAULT_SAMPLES,
+    seed: SeedOpt = 0,
     limits: Limits = LIMITS,
 ) -> None:
     """Validate, load and report in one command.
@@ -168,6 +177,7 @@ def audit(
     from loo_replay.output.text import summary_line
 
     choice = rule_choice(ruleset, settings)
+    sampling = judging(decisions, samples, seed)
     _claim(out)
     status = StatusLine()
     result = load_logs(
@@ -180,12 +190,15 @@ def audit(
         status.close,
         analyse=not no_analysis,
         limits=limits,
+        decisions=sampling,
     )
     c = result.counts
     typer.echo(
         f"loaded {c.loaded} deal(s), {c.rejected} rejected (kept in rejects), {c.skipped} "
         f"already loaded, {c.conflicts} in conflict, from {result.files} file(s) into {db}"
     )
+    if (line := decisions_line(db, sampling, c)) is not None:
+        typer.echo(line)
     try:
         fair = refresh_fairness(db)
     except DatabaseError as exc:

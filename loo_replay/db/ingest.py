@@ -38,6 +38,7 @@ from loo_replay.logs.paths import Skipped, expand
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, plan_pieces
 from loo_replay.rulesets import RuleChoice
 from loo_replay.run.audit import Summary
+from loo_replay.run.render import Sampling
 from loo_replay.run.workers import dask_map, early_context, mapped_now, started_pool
 
 if TYPE_CHECKING:  # imported by ``ingest`` once its workers have started
@@ -94,6 +95,7 @@ def ingest(
     progress: Progress | None = None,
     file_done: FileDone | None = None,
     limits: Limits = LIMITS,
+    decisions: Sampling | None = None,  # --decisions: each loaded deal's decisions judged
 ) -> IngestResult:
     """Audit ``paths`` and load them into the database at ``db_path`` (created or upgraded),
     each document read within ``limits``; with ``analyse``, each loaded deal's double-dummy
@@ -104,7 +106,7 @@ def ingest(
     pieces = plan_pieces(files, piece_bytes, [log_name(f, db_path) for f in files])
     workers = None
     if scheduler is None and jobs > 1 and len(pieces) > 1:
-        workers = _Workers(pieces, choice, batch_deals, analyse, jobs, limits)
+        workers = _Workers(pieces, choice, batch_deals, analyse, jobs, limits, decisions)
         if replace or not db_path.exists():
             workers.start({})  # nothing to skip: they need not wait for the database
     # DuckDB only now: its import (a fifth of a second) overlaps the workers' first pieces,
@@ -128,7 +130,7 @@ def ingest(
             return con
 
         con = writer()
-        loader = Loader(con, replace, writer)
+        loader = Loader(con, replace, writer, again=decisions is not None)
         loader.file_errors += [*found.errors, *map(str, found.skipped)]
         loader.summary.unreadable_files += len(found.errors)
         loader.summary.skipped_entries += len(found.skipped)
@@ -138,13 +140,14 @@ def ingest(
             workers.start(known)  # started already when there was no database to read
             results = workers.results()
         elif scheduler is not None:
-            setup = (choice, known, batch_deals, analyse, limits)
+            setup = (choice, known, batch_deals, analyse, limits, decisions)
             results = _on_dask(pieces, setup, scheduler, piece_bytes)
         else:
-            results = _in_process(pieces, Auditor(choice, known, batch_deals, analyse, limits))
+            auditor = Auditor(choice, known, batch_deals, analyse, limits, decisions)
+            results = _in_process(pieces, auditor)
 
         def again(piece: Piece) -> Iterable[Batch]:  # a piece audited anew, here
-            return Auditor(choice, known, batch_deals, analyse, limits).batches(piece)
+            return Auditor(choice, known, batch_deals, analyse, limits, decisions).batches(piece)
 
         # Closing the results stops the workers at once if loading fails; the batches
         # unpacked here are as acyclic as the audit's rows.
@@ -293,6 +296,7 @@ class _Workers:
         analyse: bool,
         jobs: int,
         limits: Limits,
+        decisions: Sampling | None,
     ) -> None:
         self.jobs = jobs
         self.known: SimpleQueue[Known | None] = early_context().SimpleQueue()
@@ -303,7 +307,7 @@ class _Workers:
         self.pool = started_pool(
             jobs,
             initializer=init_worker,
-            initargs=(choice, self.known, batch_deals, analyse, limits),
+            initargs=(choice, self.known, batch_deals, analyse, limits, decisions),
         )
 
     def start(self, known: Known) -> None:

@@ -160,6 +160,9 @@ class Loader:
     # Sessions loaded before their documents were kept (docs/database.md, ``documents``):
     # ``replace`` loads them again, though their content is the same, to keep the document.
     undocumented: set[str] = field(default_factory=set)
+    # ``replace`` with ``--decisions``: every session of the input is loaded again, its
+    # decisions judged, though its content is the same (docs/database.md, "Judged decisions").
+    again: bool = False
     waiting: dict[str, list[pa.Table]] = field(default_factory=dict)  # kept rows not inserted
     waiting_deals: int = 0
     mark: _Mark | None = None  # of the open transaction
@@ -361,6 +364,7 @@ class Loader:
             and stored.digest == item.digest
             and stored.fingerprint == item.fingerprint
             and sid not in self.undocumented
+            and not (self.replace and self.again)
         )
         if same:
             c.skipped += item.deals

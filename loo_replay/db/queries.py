@@ -93,6 +93,12 @@ STATS_COLUMNS = (
 )
 
 
+def judged_sessions(con: duckdb.DuckDBPyConnection) -> int:
+    """The sessions with judged decisions loaded (docs/database.md, "Judged decisions")."""
+    ((n,),) = con.execute("SELECT count(DISTINCT session_id) FROM decision_deals").fetchall()
+    return int(n)
+
+
 def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) -> Summary:
     """What the loaded audits of ``session_ids`` found (an id listed twice counts twice):
     for sessions an ingest recognised as loaded with the same content, rules and version,

@@ -16,6 +16,7 @@ from multiprocessing.queues import SimpleQueue
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.db.columns import clean
+from loo_replay.db.decision_rows import judge_into
 from loo_replay.db.documents import Compressed
 from loo_replay.db.frames import Batch, FrameBuilder, Item, SessionItem, rules_fingerprint
 from loo_replay.engine.analysis import analyse_deal, start_of_play
@@ -28,6 +29,7 @@ from loo_replay.logs.pieces import PIECE_BYTES, Piece, read_piece
 from loo_replay.logs.reader import Document, ReadError, decode
 from loo_replay.rulesets import RuleChoice, resolve
 from loo_replay.run.audit import SessionReport, UnreadableDocument, audit_document
+from loo_replay.run.render import Sampling
 
 BATCH_DEALS = 2000  # deals per frame batch within a piece: bounds memory for big .gz files
 
@@ -43,10 +45,12 @@ class Auditor:
         batch_deals: int = BATCH_DEALS,
         analyse: bool = False,
         limits: Limits = LIMITS,
+        decisions: Sampling | None = None,
     ) -> None:
         self.choice = choice
         self.limits = limits  # what one document may hold (logs/limits.py)
         self.at_play = start_of_play if analyse else None  # the audit keeps it for the analysis
+        self.decisions = decisions  # --decisions: each deal judged (db/decision_rows.py)
         self.known = known
         self.digests = {digest for digest, _ in known.values()}
         self.batch_deals = batch_deals
@@ -54,7 +58,8 @@ class Auditor:
         # A piece broken off by an error may leave rows in it, but that error ends the
         # ingest, so they never reach a batch that is loaded.
         self.builder = FrameBuilder()
-        self.each = self._analysed if analyse else self.builder.deal
+        judged = decisions is not None
+        self.each = self._analysed if analyse or judged else self.builder.deal
 
     def batches(self, piece: Piece) -> Iterator[Batch]:
         return self.batches_of(read_piece(piece, self.limits))
@@ -93,9 +98,13 @@ class Auditor:
         yield documents.attach(builder.batch())
 
     def _analysed(self, report: SessionReport, index: int, deal: DealAudit) -> None:
-        """A deal's rows, then its double-dummy analysis (docs/analysis.md) if it was audited."""
+        """A deal's rows, then, if it was audited, its double-dummy analysis
+        (docs/analysis.md) and its judged decisions (docs/judging-decisions.md)."""
         if self.builder.deal(report, index, deal) and report.options is not None:
-            self.builder.analysis(index, deal, analyse_deal(deal, report.options))
+            if self.at_play is not None:
+                self.builder.analysis(index, deal, analyse_deal(deal, report.options))
+            if self.decisions is not None:
+                judge_into(self.builder.tables, report, index, deal, self.decisions)
 
     def _already_loaded(self, doc: Document) -> SessionItem | None:
         """The session ``doc`` holds, if it is loaded already with the same bytes and rules;
@@ -144,6 +153,7 @@ def init_worker(
     batch_deals: int,
     analyse: bool,
     limits: Limits = LIMITS,
+    decisions: Sampling | None = None,
 ) -> None:
     """ProcessPoolExecutor initializer: the rules, and the loaded sessions once they arrive
     on ``known`` (ingest forks its workers before it opens the database that lists them);
@@ -155,7 +165,7 @@ def init_worker(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     loaded = known.get()
     if loaded is not None:
-        _worker = Auditor(choice, loaded, batch_deals, analyse, limits)
+        _worker = Auditor(choice, loaded, batch_deals, analyse, limits, decisions)
 
 
 # A piece's batches as they travel from a worker: each batch's items, and its tables as
@@ -190,8 +200,8 @@ def _ipc(table: pa.Table) -> bytes:
 
 # -- on a Dask cluster -------------------------------------------------------------
 
-# What a task's Auditor is made of: (choice, known, batch_deals, analyse, limits).
-Setup = tuple[RuleChoice, Known, int, bool, Limits]
+# What a task's Auditor is made of: (choice, known, batch_deals, analyse, limits, decisions).
+Setup = tuple[RuleChoice, Known, int, bool, Limits, Sampling | None]
 
 
 @dataclass(frozen=True)
@@ -211,7 +221,7 @@ def carried(piece: Piece, setup: Setup, task_bytes: int = PIECE_BYTES) -> Iterat
     docs: list[Document] = []
     held = 0
     try:
-        for doc in read_piece(piece, setup[-1]):
+        for doc in read_piece(piece, setup[4]):
             docs.append(doc)
             held += len(doc.raw)
             if held >= task_bytes:
