@@ -8,9 +8,11 @@ documents every table, column and view created here.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import stat
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -680,9 +682,9 @@ def connect(
     changed (``duckdb_config``)."""
     exists = check_file(path)
     if read_only and not exists:
-        raise DatabaseError(f"no database at {path}; load one with `loo-replay ingest --db {path}`")
+        raise _missing(path)
     config = duckdb_config(sandbox=sandbox)
-    try:
+    with _opening(path):
         if read_only:
             return duckdb.connect(str(path), read_only=True, config=config)
         con = duckdb.connect(config=config)
@@ -694,6 +696,18 @@ def connect(
             con.close()
             raise
         return con
+
+
+def _missing(path: Path) -> DatabaseError:
+    return DatabaseError(f"no database at {path}; load one with `loo-replay ingest --db {path}`")
+
+
+@contextmanager
+def _opening(path: Path) -> Iterator[None]:
+    """DuckDB's failures to open the database at ``path``: ``DatabaseBusy`` while another
+    process holds its lock, else ``DatabaseError``."""
+    try:
+        yield
     except duckdb.IOException as exc:
         text = str(exc)
         held = _LOCK.search(text)
@@ -705,6 +719,45 @@ def connect(
         raise DatabaseError(f"cannot open {path}: {damage(text)}") from None
     except duckdb.Error as exc:
         raise DatabaseError(f"cannot open {path}: {damage(str(exc))}") from None
+
+
+def visitor(path: Path) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB, with every connection's settings, to ``visit`` the database at
+    ``path`` from: kept by a server, it holds no file between visits.  Spilled pages go
+    beside the database, as a read-only connection of its own would put them."""
+    return duckdb.connect(config={**duckdb_config(), "temp_directory": f"{path}.tmp"})
+
+
+_VISITS = itertools.count()
+
+
+@contextmanager
+def visit(instance: duckdb.DuckDBPyConnection, path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection to the database at ``path``, attached read-only to ``instance`` (a
+    ``visitor``) for the block alone, under a name of its own, and detached at its end:
+    another process can write once the block is over.  An instance of its own per visit
+    (``connect``) costs 15 to 40 ms to start and close; an attachment a few (docs/explorer.md).
+    Errors as ``connect``'s."""
+    if not check_file(path):
+        raise _missing(path)
+    with _VISITING:  # one connection made at a time from the instance the threads share
+        con = instance.cursor()
+    name = f"visit_{next(_VISITS)}"
+    try:
+        with _opening(path):
+            literal = str(path).replace("'", "''")
+            con.execute(f"ATTACH '{literal}' AS {name} (READ_ONLY)")
+        try:
+            con.execute(f"USE {name}")
+            yield con
+        finally:
+            con.execute("USE memory")  # the database in use cannot be detached
+            con.execute(f"DETACH {name}")
+    finally:
+        con.close()
+
+
+_VISITING = threading.Lock()
 
 
 def damage(text: str, said: Callable[[str], str] = first_line) -> str:

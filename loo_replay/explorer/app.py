@@ -1,8 +1,9 @@
 """The explorer's Starlette app: a route per kind of page, each a read-only visit to the database.
 
-Each request opens the database read-only, reads what its page needs and closes
-it before it renders, so that nothing holds the file between requests and an
-``ingest`` can write in between.  While one writes, DuckDB's lock refuses the
+Each request attaches the database read-only to the server's in-memory DuckDB
+(``db.schema.visit``), reads what its page needs and detaches it before it
+renders, so that nothing holds the file between requests and an ``ingest`` can
+write in between.  While one writes, DuckDB's lock refuses the
 read: the page says the database is busy and asks again by itself (503, with
 ``Retry-After``).  Every view is a URL whose query holds its filters; anything
 else is a 404 page.  Only ``GET`` and ``HEAD`` are answered: nothing is ever
@@ -28,7 +29,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from loo_replay.db.errors import DatabaseBusy, DatabaseError
-from loo_replay.db.schema import VERSION, connect, damage
+from loo_replay.db.schema import VERSION, damage, visit, visitor
 from loo_replay.explorer import deals, lists, views
 from loo_replay.html import asset
 from loo_replay.logs.limits import LIMITS, Limits
@@ -55,30 +56,30 @@ class Busy(Exception):
 
 @dataclass(frozen=True)
 class Explorer:
-    """The database a server shows."""
+    """The database a server shows, and the in-memory DuckDB it is visited from."""
 
     db: Path
+    instance: duckdb.DuckDBPyConnection
 
     @contextmanager
     def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A read-only connection for one request, closed at its end; ``Busy`` while
-        another process writes, ``DatabaseError`` when the file cannot be read."""
+        """A read-only connection for one request, the database detached at its end;
+        ``Busy`` while another process writes, ``DatabaseError`` when the file cannot be
+        read."""
         try:
-            con = connect(self.db, read_only=True)
+            with visit(self.instance, self.db) as con:
+                ((version,),) = con.execute("SELECT max(version) FROM schema_version").fetchall()
+                if version != VERSION:
+                    raise DatabaseError(
+                        f"{self.db} is at schema version {version}, this loo-replay reads "
+                        f"{VERSION}; restart `loo-replay serve` (it upgrades the database when "
+                        "it starts)"
+                    )
+                yield con
         except DatabaseBusy as exc:
             raise Busy(str(exc)) from None
-        try:
-            ((version,),) = con.execute("SELECT max(version) FROM schema_version").fetchall()
-            if version != VERSION:
-                raise DatabaseError(
-                    f"{self.db} is at schema version {version}, this loo-replay reads {VERSION}; "
-                    "restart `loo-replay serve` (it upgrades the database when it starts)"
-                )
-            yield con
         except duckdb.Error as exc:
             raise DatabaseError(f"cannot read {self.db}: {damage(str(exc))}") from None
-        finally:
-            con.close()
 
     def read(self, what: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         """What ``what`` reads, in one visit."""
@@ -114,7 +115,7 @@ def make_app(
     """The app over the database at ``db`` (named ``source`` on the pages); ``hosts``:
     the Host headers it answers (others get 400, against DNS rebinding), None for any;
     a stored document is replayed within ``limits``, as ``report`` reads it."""
-    ex = Explorer(db)
+    ex = Explorer(db, visitor(db))
 
     def sessions(request: Request) -> Response:
         f = lists.SessionFilters.of(_query(request))
