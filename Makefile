@@ -88,6 +88,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/collusion_calibration.py --seeds 2 --fair 4 --jobs 2
 	$(BIN)/python benchmarks/explorer.py
 	$(BIN)/python benchmarks/decisions.py
+	$(BIN)/python benchmarks/seat_views.py
 
 # The explorer's screenshots in docs/images/, from the sample logs served (docs/explorer.md).
 screenshots: $(STAMP)

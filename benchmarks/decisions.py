@@ -17,7 +17,6 @@ benchmarks/results/<name>.json and the table docs/performance.md carries in <nam
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import subprocess
 import sys
@@ -33,6 +32,8 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from saving import both_tables, result_options, save, table_options  # noqa: E402
+
 from loo_replay import build  # noqa: E402
 from loo_replay.engine import judging, worlds  # noqa: E402
 from loo_replay.logs.reader import Document  # noqa: E402
@@ -40,7 +41,6 @@ from loo_replay.rulesets import RuleChoice, builtin  # noqa: E402
 from loo_replay.run.audit import SessionReport, audit_document  # noqa: E402
 from loo_replay.simulate import Simulator  # noqa: E402
 
-RESULTS = ROOT / "benchmarks" / "results"
 DEALS_PER_SESSION = 10  # many sessions: a task of the command is a session or more
 
 
@@ -157,31 +157,13 @@ def table(figures: list[Figure], which: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--three-card-deals", type=int, default=200, metavar="DEALS")
-    parser.add_argument("--five-card-deals", type=int, default=10, metavar="DEALS")
+    table_options(parser, 200, 10)
     parser.add_argument("--samples", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--results", default="decisions", help="name of the results files")
-    parser.add_argument("--results-dir", type=Path, default=RESULTS, metavar="DIR")
+    result_options(parser, "decisions")
     args = parser.parse_args()
-    figures = []
-    tables = (("three-card", 6, args.three_card_deals), ("five-card", 5, args.five_card_deals))
-    for ruleset, players, deals in tables:
-        fig = measure(ruleset, players, deals, args.samples, args.seed)
-        print(fig, flush=True)
-        figures.append(fig)
+    figures = both_tables(args, lambda r, p, d: measure(r, p, d, args.samples, args.seed))
     which = build()
-    out: Path = args.results_dir
-    out.mkdir(parents=True, exist_ok=True)
-    result = {
-        "python": sys.version.split()[0],
-        "date": time.strftime("%Y-%m-%d"),
-        "build": which,
-        "figures": [asdict(f) for f in figures],
-    }
-    (out / f"{args.results}.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / f"{args.results}.md").write_text(table(figures, which))
-    print(table(figures, which))
+    save(args, {"build": which, "figures": [asdict(f) for f in figures]}, table(figures, which))
 
 
 if __name__ == "__main__":
