@@ -171,7 +171,8 @@
   settlement.id = "settlement";
   const log = el("ol", "log");
   log.id = "log";
-  const hint = el("div", "hint", "Keys: \u2190 \u2192 step, F finding, ? every key. Click a line to jump.");
+  const hint = el("div", "hint", "Keys: \u2190 \u2192 step, F finding" + (anyMistake ? ", M mistake" : "") +
+    (views.length > 1 ? ", V seat view" : "") + ", ? every key. Click a line to jump.");
   aside.append(controls, counter, now, finding, decision, knew, settlement, log, hint);
 
   // On a narrow screen the table's seats stack in a column: the buttons, the step and its
