@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from db_helpers import run
 from scipy.stats import fisher_exact, hypergeom  # type: ignore[import-untyped]
@@ -183,3 +184,22 @@ def test_the_strata_laws_are_scipys_hypergeometric(law: tuple[int, int, int]) ->
     lo, hi = max(0, drawn + acts - total), min(drawn, acts)
     mine = hypergeometric(total, acts, drawn, lo, hi)
     assert mine == pytest.approx(hypergeom.pmf(range(lo, hi + 1), total, acts, drawn), abs=1e-12)
+
+
+@pytest.mark.parametrize("excess", [-1200, -1000, 0, 20, 100, 500, 1100])
+def test_strata_of_many_deals_give_the_whole_convolutions_p_value(excess: int) -> None:
+    """The laws' underflowed ends are dropped as they are convolved (a million deals' strata
+    judged in seconds, docs/performance.md): the p-value is still the one of the whole
+    convolution of SciPy's laws, from a certain act to one beyond every held value."""
+    sizes = [(12_000, 5_000, 3_000), (6_000, 600, 2_000), (2_000, 1_000, 150), (900, 300, 90)]
+    strata = [Stratum(t, a, n, round(n * a / t)) for t, a, n in sizes]
+    strata[0] = Stratum(12_000, 5_000, 3_000, 1_250 + excess)
+    whole, low = np.ones(1), 0
+    for s in strata:
+        lo, hi = max(0, s.mine + s.acts - s.total), min(s.mine, s.acts)
+        whole = np.convolve(whole, hypergeom.pmf(range(lo, hi + 1), s.total, s.acts, s.mine))
+        low += lo
+    r = stratified_test(strata)
+    assert r.acts == sum(s.my_acts for s in strata)
+    expected = min(1.0, max(float(whole[r.acts - low :].sum()), 1e-300))
+    assert r.p_value == pytest.approx(expected, rel=1e-9, abs=1e-300)

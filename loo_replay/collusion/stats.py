@@ -67,12 +67,21 @@ def stratified_test(strata: Iterable[Stratum]) -> Result:
         lo, hi = max(0, n + k - total), min(n, k)
         expected += n * k / total
         variance += n * k * (total - k) * (total - n) / (total * total * (total - 1))
-        law = np.convolve(law, hypergeometric(total, k, n, lo, hi))
-        low += lo
+        law, low = _held(np.convolve(law, hypergeometric(total, k, n, lo, hi)), low + lo)
     if not opportunities:
         return Result(0, 0, 0.0, 0.0, None)
-    tail = float(law[acts - low :].sum())
+    tail = float(law[max(acts - low, 0) :].sum())
     return Result(opportunities, acts, expected, variance, min(1.0, max(tail, SMALLEST_P)))
+
+
+def _held(law: np.ndarray, low: int) -> tuple[np.ndarray, int]:
+    """The law without the values at its ends that underflowed to 0, and where it now starts.
+    Those zeros change no sum, but a law of n opportunities spans n values where its mass
+    (above 1e-308) spans some 80 standard deviations, about 40 sqrt(n): convolving the full
+    spans cost the square of the deals (a minute of a million deals' two), the held ones
+    grow with the deals (docs/performance.md, "The collusion screen")."""
+    held = np.flatnonzero(law)
+    return law[held[0] : held[-1] + 1], low + int(held[0])
 
 
 def hypergeometric(total: int, acts: int, drawn: int, lo: int, hi: int) -> np.ndarray:
@@ -87,12 +96,20 @@ def hypergeometric(total: int, acts: int, drawn: int, lo: int, hi: int) -> np.nd
 
     mode = min(hi, max(lo, (drawn + 1) * (acts + 1) // (total + 2)))
     out = np.zeros(hi - lo + 1)
-    out[mode - lo] = math.exp(
+    out[mode - lo] = peak = math.exp(
         log_choose(acts, mode) + log_choose(total - acts, drawn - mode) - log_choose(total, drawn)
     )
     rest = total - acts - drawn
+    term = peak  # each loop stops where a term underflows: the terms beyond are 0 too
     for x in range(mode, hi):
-        out[x + 1 - lo] = out[x - lo] * (drawn - x) * (acts - x) / ((x + 1) * (rest + x + 1))
+        term = term * (drawn - x) * (acts - x) / ((x + 1) * (rest + x + 1))
+        if not term:
+            break
+        out[x + 1 - lo] = term
+    term = peak
     for x in range(mode, lo, -1):
-        out[x - 1 - lo] = out[x - lo] * x * (rest + x) / ((drawn - x + 1) * (acts - x + 1))
+        term = term * x * (rest + x) / ((drawn - x + 1) * (acts - x + 1))
+        if not term:
+            break
+        out[x - 1 - lo] = term
     return out
