@@ -104,17 +104,19 @@ def read_document(
     ``DocumentTooLarge`` past ``most`` bytes (docs/limits.md), before decompressing it."""
     import duckdb
 
-    try:  # by the index of migration 9: the one row's bytes alone are read
-        found = con.execute(
-            f"SELECT body, size, digest FROM {TABLE} WHERE session_id = ? LIMIT 1", [session_id]
-        ).fetchall()
+    # By the index of migration 9, the one row's bytes alone (migration 12): its size first,
+    # so that a body past the limit is not even read.
+    where = f"FROM {TABLE} WHERE session_id = ? LIMIT 1"
+    try:
+        found = con.execute(f"SELECT size, digest {where}", [session_id]).fetchall()
     except duckdb.CatalogException:  # a database older than the table: read, not upgraded
         return None
     if not found:
         return None
-    body, size, digest = found[0]
+    size, digest = found[0]
     if most is not None and size > most:
         raise DocumentTooLarge(size, most)
+    ((body,),) = con.execute(f"SELECT body {where}", [session_id]).fetchall()
     try:
         raw = CODEC.decompress(body, decompressed_size=size, asbytes=True)
     except (OSError, ValueError):  # pyarrow's error for bytes that are not LZ4
