@@ -14,12 +14,15 @@ from typing import Any
 
 import pytest
 from db_helpers import run
+from explorer_helpers import serving
 from page_geometry import SIDEWAYS_JS, TEXT_OVERLAPS_JS, span_js
 from report_helpers import chromium
 
 from loo_replay.engine.cards import SUIT_SYMBOLS, display, parse_card
+from loo_replay.explorer.deals import deal_link
 from loo_replay.replayer.judged import with_views
 from loo_replay.replayer.steps import DealReplay, build_replay
+from loo_replay.reports.replays import folder
 from loo_replay.rulesets import RuleChoice
 from loo_replay.run.audit import SessionReport, audit_paths
 
@@ -27,6 +30,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parents[1]
 CLUB = ROOT / "sample_logs/three-card-club-night.json"
+CLUB_ID = "club-night-2026-11-20"  # the session's id in that log
 SAMPLING = ("--samples", "40", "--seed", "5")
 STEP = "() => Number(document.body.dataset.step)"
 WORDS = {"play": "stand", "pass": "pass", "take_miss": "take the Miss", "defend": "defend"}
@@ -116,25 +120,20 @@ def _panel(page: Any) -> dict[str, Any]:
     return {"rows": rows, "loss": page.text_content("#decision .loss")}
 
 
-def test_m_jumps_to_each_mistake_with_the_figures_analyse_gave(
-    browser: Any, tmp_path: Path, analysed: dict[int, dict[str, Any]], studied: int
-) -> None:
-    page = browser.new_page(viewport={"width": 1400, "height": 800})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(_page(tmp_path, CLUB, studied, "--decisions", *SAMPLING).as_uri())
+def _walk_mistakes(page: Any, decisions: dict[str, Any]) -> None:
+    """M from the first step visits each mistake and blunder of ``decisions`` (the JSON of
+    ``analyse --decisions``) in turn, its panel showing that item's figures; Shift+M comes
+    back; the log marks every judged decision with its judgement."""
     data = page.evaluate("JSON.parse(document.getElementById('replay-data').textContent)")
     step_of = {
         s["event"]: i for i, s in enumerate(data["steps"]) if s["kind"] in ("declare", "play")
     }
-    worth = _worth(analysed[studied])
     visited = []
-    for item in worth:
+    for item in _worth(decisions):
         page.keyboard.press("m")
         visited.append(page.evaluate(STEP))
         assert visited[-1] == step_of[item["index"]]
         assert page.text_content("#step-text .ev") == f"#{item['index']}"
-        shown = _panel(page)
         expected = [
             [
                 _label(key),
@@ -148,22 +147,30 @@ def test_m_jumps_to_each_mistake_with_the_figures_analyse_gave(
             ]
             for key, v in item["options"].items()
         ]
+        shown = _panel(page)
         assert shown["rows"] == expected
-        assert (
-            shown["loss"]
-            == f"loss {item['loss']:.2f} ± {item['loss_se']:.2f} chips: {item['class']}"
-        )
+        loss = f"loss {item['loss']:.2f} ± {item['loss_se']:.2f} chips: {item['class']}"
+        assert shown["loss"] == loss
         assert page.get_attribute("#decision", "data-judgement") == item["class"]
     page.keyboard.press("m")  # no mistake further on: M stays
     assert page.evaluate(STEP) == visited[-1]
     assert page.is_disabled("#next-mistake")
     page.keyboard.press("Shift+M")
     assert page.evaluate(STEP) == visited[-2]
-    # Every judged decision carries its judgement on its line of the log.
     marked = page.eval_on_selector_all(
         "#log li[data-judgement]", "ls => ls.map((l) => l.dataset.judgement)"
     )
-    assert marked == [_judgement(i) for i in analysed[studied]["items"]]
+    assert marked == [_judgement(i) for i in decisions["items"]]
+
+
+def test_m_jumps_to_each_mistake_with_the_figures_analyse_gave(
+    browser: Any, tmp_path: Path, analysed: dict[int, dict[str, Any]], studied: int
+) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(_page(tmp_path, CLUB, studied, "--decisions", *SAMPLING).as_uri())
+    _walk_mistakes(page, analysed[studied])
     assert errors == []
     page.close()
 
@@ -277,3 +284,32 @@ def test_the_panels_fit_beside_the_trick_at_every_width(
     assert page.is_visible("#knew")
     fits()
     page.close()
+
+
+def test_the_reports_and_the_explorers_replays_show_the_decisions_the_load_judged(
+    browser: Any, tmp_path: Path, analysed: dict[int, dict[str, Any]], studied: int
+) -> None:
+    """``audit --decisions`` with the same seed and samples: the report's replay page and
+    the one ``serve`` renders from the database show what ``analyse`` judged, and both have
+    the seat views."""
+    db, out = tmp_path / "loo.duckdb", tmp_path / "reports"
+    done = run("audit", CLUB, "--decisions", *SAMPLING, "--no-analysis", "--db", db, "--out", out)
+    assert done.returncode == 0, done.stderr
+    page = browser.new_page(viewport={"width": 1400, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    with serving(db) as server:
+        served = server.wait_for_url() + deal_link(CLUB_ID, studied)
+        for address in ((out / folder(CLUB_ID) / f"deal-{studied}.html").as_uri(), served):
+            page.goto(address)
+            _walk_mistakes(page, analysed[studied])
+            page.keyboard.press("v")
+            assert page.is_visible("#knew")
+    assert errors == []
+    page.close()
+    # A report's pages are written again once the session is judged with another seed.
+    other = ("--samples", "40", "--seed", "6", "--no-analysis")
+    reloaded = run("ingest", CLUB, "--db", db, "--replace", "--decisions", *other)
+    assert reloaded.returncode == 0, reloaded.stderr
+    rewritten = run("report", "--db", db, "--out", out)
+    assert "24 replay page(s), 24 new" in rewritten.stdout, rewritten.stdout
