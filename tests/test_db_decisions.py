@@ -8,10 +8,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import duckdb
+import polars as pl
 import pytest
 from db_helpers import dump, run, sql
 
 from loo_replay.db import schema
+from loo_replay.html import escape
+from loo_replay.reports import decisions_page, queries
 
 
 @pytest.fixture(scope="module")
@@ -180,10 +184,11 @@ def test_player_stats_are_the_rows_summed_here(judged: dict[int, Path]) -> None:
     }
     assert set(stats) == {p for p, *_ in seats}
     for player, row in stats.items():
-        e = expected.get(player)
-        if e is None:
+        found = expected.get(player)
+        if found is None:
             assert all(v is None for v in row), player
             continue
+        e = found
         deals = sum(p == player for p, *_ in seats)
         n, sat, loss, per_deal, accuracy, *classes = row
         assert (n, sat) == (e["n"], deals)
@@ -223,3 +228,51 @@ def test_a_reload_replaces_a_sessions_rows_and_a_plain_load_keeps_the_others(
     assert "the 3 session(s) judged before keep their rows" in plain.stdout
     assert dump(db)["decisions"] == before
     assert sql(db, samples) == sorted([(str(logs[0]), 3), (str(logs[1]), 8)])
+
+
+def test_the_reports_leak_table_and_costliest_decisions_are_the_rows_counted_here(
+    judged: dict[int, Path],
+) -> None:
+    """docs/reports.md, "The judged decisions page": the leak table's counts per player add
+    up to the declarations with passing among their options, counted from the rows; each
+    session's costliest decisions are its ten largest losses."""
+    db = judged[1]
+    rows = sql(
+        db,
+        "SELECT session_id, deal_index, event, player, kind, option, chosen, best, loss "
+        "FROM decisions WHERE option IS NOT NULL",
+    )
+    declared: dict[tuple[str, int, int], dict[str, Any]] = {}
+    for sid, index, event, player, kind, option, chosen, best, _loss in rows:
+        if kind == "declare":
+            d = declared.setdefault((sid, index, event), {"player": player, "options": set()})
+            d["options"].add(option)
+            d["chosen" if chosen else "other"] = option
+            if best:
+                d["best"] = option
+    expected: dict[str, list[int]] = {}
+    for d in declared.values():
+        if "pass" in d["options"]:
+            e = expected.setdefault(d["player"], [0, 0, 0])
+            e[0] += 1
+            e[1] += d["chosen"] != "pass"
+            e[2] += d["best"] != "pass"
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        leaks = queries.leaks(con)
+        costly = queries.costliest_decisions(con, decisions_page.COSTLIEST)
+        page = decisions_page.decisions_page(con, {}, {}, {}, "test.duckdb", "")
+    finally:
+        con.close()
+    summed = leaks.group_by("player").agg(
+        pl.col("declarations").sum(), pl.col("stood").sum(), pl.col("right").sum()
+    )
+    assert {r[0]: list(r[1:]) for r in summed.rows()} == expected
+    assert sum(expected[p][0] for p in expected) > 5
+    for sid in {r[0] for r in rows}:
+        losses = sorted((r[8] for r in rows if r[0] == sid and r[6] and r[8] > 0), reverse=True)[
+            : decisions_page.COSTLIEST
+        ]
+        assert costly.filter(pl.col("session_id") == sid)["loss"].to_list() == losses
+    for message in costly["message"]:
+        assert str(escape(message)) in page

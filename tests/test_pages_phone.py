@@ -39,13 +39,15 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("phone")
     out = tmp / "reports"
     logs = [Path("sample_logs") / name for name in LOGS]
-    result = run("audit", *logs, "--db", tmp / "loo.duckdb", "--out", out)
+    result = run(
+        "audit", *logs, "--db", tmp / "loo.duckdb", "--out", out, "--decisions", "--samples", "4"
+    )
     assert result.returncode == 1, result.stderr  # the samples hold violations
     return out
 
 
 def _report_pages(reports: Path) -> list[Path]:
-    names = ("index.html", "all-sessions.html", "fairness.html", "collusion.html")
+    names = ("index.html", "all-sessions.html", "fairness.html", "collusion.html", "decisions.html")
     pages = [reports / n for n in names]
     return pages + sorted(reports.glob("session-*.html"))
 
@@ -72,14 +74,14 @@ CLEAN = {
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_report_pages_fit_with_no_text_over_text(browser: Any, reports: Path, width: int) -> None:
-    """The index, across sessions, fairness, collusion and each session's page: tables whole
+    """The index, across sessions, fairness, collusion, decisions and each session's page: tables whole
     (stacked where they are wider than their panel), figures' labels apart and inside the
     figure."""
     page = browser.new_page(viewport={"width": width, "height": HEIGHT})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     pages = _report_pages(reports)
-    assert len(pages) == 7
+    assert len(pages) == 8
     for path in pages:
         page.goto(path.as_uri())
         page.wait_for_function("document.body.dataset.plotted !== undefined", timeout=30_000)

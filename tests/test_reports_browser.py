@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 import pytest
+from db_helpers import run
 from report_helpers import chromium, hand_doc, load, sample_reports, shot_on_failure
 
 from loo_replay.reports.build import session_page_name, write_reports
@@ -193,5 +194,40 @@ def test_the_fairness_page_draws_its_figures_and_words_its_flags(
     text = visit.page.inner_text("main")
     assert "when dan deals they hold the top trump" in text
     assert "unlikely under fair dealing" in text
+    assert visit.errors == [] and visit.dialogs == []
+    visit.close()
+
+
+def test_the_decisions_page_draws_its_figures_and_links_its_costliest_deals(
+    browser: Any, reports: Path, tmp_path: Path
+) -> None:
+    """docs/reports.md, "The judged decisions page": with decisions judged (simulated logs,
+    ``audit --decisions``), both figures drawn with a line per player, each costly deal
+    linked to a replay page that opens; without (the samples), the page says so."""
+    visit = Visit(browser)
+    visit.open(reports / "decisions.html")
+    assert "No decisions judged yet" in visit.page.inner_text("main")
+
+    logs = tmp_path / "games.jsonl"
+    simulated = run("simulate", "--players", "4", "--deals", "5", "--seed", "11", "--out", logs)
+    assert simulated.returncode == 0, simulated.stderr
+    out = tmp_path / "judged"
+    done = run("audit", logs, "--db", tmp_path / "loo.duckdb", "--out", out,
+               "--decisions", "--samples", "6")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    visit.open(out / "index.html")
+    assert visit.page.locator("a[href='decisions.html']").count() == 2  # navigation, notice
+    figures = visit.open(out / "decisions.html")
+    with shot_on_failure(visit.page, tmp_path / "decisions.png"):
+        assert [f["id"] for f in figures] == ["fig-decision-accuracy", "fig-decision-loss"]
+        _check_figures(figures, "decisions.html")
+        assert all(f["traces"] == 4 for f in figures)  # a line per player
+        assert "The costliest decisions of sim-three-card-11-1" in visit.page.inner_text("main")
+        deal = visit.page.locator("main table a[href*='deal-']").first
+        href = deal.get_attribute("href")
+        assert href is not None and (out / href).is_file()
+        with visit.page.expect_navigation():
+            deal.click()
+        visit.page.wait_for_selector("#counter")
     assert visit.errors == [] and visit.dialogs == []
     visit.close()

@@ -29,7 +29,7 @@ from loo_replay.fairness.table import stored
 from loo_replay.files import claim
 from loo_replay.html import Markup
 from loo_replay.logs.limits import LIMITS, Limits
-from loo_replay.reports import assets, collusion_page, figures, pages, queries
+from loo_replay.reports import assets, collusion_page, decisions_page, figures, pages, queries
 from loo_replay.reports.fairness_page import FAIRNESS, fairness_page, index_notice
 from loo_replay.reports.names import inside, session_page_name, write_file
 from loo_replay.reports.replays import REPLAYS, STAMP, ReplayJob, ReplayOutcome, write_replays
@@ -62,6 +62,7 @@ REPORT_NAMES = (
     pages.ALL_SESSIONS,
     FAIRNESS,
     collusion_page.COLLUSION,
+    decisions_page.DECISIONS,
     "session-*.html",
     f"{REPLAYS}/*/deal-*.html",
     f"{REPLAYS}/*/{STAMP}",
@@ -125,6 +126,8 @@ def write_reports(
         # rules were broken or the record is wrong, which is what a reader clicks through to.
         result.only_findings = sum(int(r["deals"]) for r in rows) > REPLAY_ALL_LIMIT
         behind = collusion_table.flagged_deals(con)  # pages besides the findings'
+        for sid, indexes in decisions_page.listed_deals(con).items():
+            behind[sid] = tuple(sorted({*behind.get(sid, ()), *indexes}))
         loads = decision_loads(con)  # a page judged otherwise is out of date
         jobs_list = [
             ReplayJob(
@@ -193,14 +196,18 @@ def write_reports(
         pairs, collusion_table.stored_acts(con), deal_pages, links, source, footer
     )
     write_file(out, collusion_page.COLLUSION, page)
+    judged = decisions_page.decisions_page(con, deal_pages, links, colours, source, footer)
+    write_file(out, decisions_page.DECISIONS, judged)
     rejects, rejects_total = queries.listed_rejects(con, FINDINGS_LISTED)
     listed = (as_rows(rejects, ListedReject), rejects_total)
-    notice = Markup(index_notice(fair) + collusion_page.index_notice(pairs))
+    notice = Markup(
+        index_notice(fair) + collusion_page.index_notice(pairs) + decisions_page.index_notice(con)
+    )
     index = pages.index_page(rows, links, source, footer, notice, listed)
     write_file(out, pages.INDEX, index)
     written = [
-        *ASSETS, pages.ALL_SESSIONS, FAIRNESS, collusion_page.COLLUSION, pages.INDEX,
-        *links.values(),
+        *ASSETS, pages.ALL_SESSIONS, FAIRNESS, collusion_page.COLLUSION,
+        decisions_page.DECISIONS, pages.INDEX, *links.values(),
     ]  # fmt: skip
     for outcome in outcomes.values():
         written += [*outcome.pages.values(), *([outcome.stamp] if outcome.stamp else [])]

@@ -974,3 +974,64 @@ def all_sessions_figures(
         "pool-sizes": pool_sizes_figure(con),
         "analysis": all_analysis_figure(con, names),
     }
+
+
+# What each decisions figure draws, per player and session (``queries.decisions_by_session``):
+# the column, the title, the axis and how a value reads in the hover.
+DECISION_MEASURES = {
+    "accuracy": ("Accuracy per player, session by session", "accuracy (%)", "{:.0f}%"),
+    "loss_per_deal": ("Chips lost per deal, session by session", "chips per deal", "{:.2f}"),
+}
+
+
+def decisions_figure(
+    frame: pl.DataFrame, measure: str, colours: Colours, names: Names | None = None
+) -> Figure:
+    """A line per player over the sessions they had decisions judged in (earliest first):
+    their accuracy, or the chips their decisions lost per judged deal they sat in
+    (docs/judging-decisions.md, "In the database and the reports")."""
+    title, axis, shown_as = DECISION_MEASURES[measure]
+    frame = frame.filter(pl.col(measure).is_not_null())
+    if frame.is_empty():
+        return _empty(title, "No decision judged had options of different worth.")
+    order = list(dict.fromkeys(frame["session_id"].to_list()))
+    x_of = dict(zip(order, (label(s) for s in _unique_labels(order)), strict=True))
+    players = sorted(set(frame["player"].to_list()))
+    shown = {p: label(t) for p, t in wording.display_names(players, names).items()}
+    lines = []
+    for player in players:
+        rows = frame.filter(pl.col("player") == player).to_dicts()
+        lines.append(
+            trace(
+                "scatter",
+                mode="lines+markers",
+                name=shown[player],
+                x=[x_of[r["session_id"]] for r in rows],
+                y=[r[measure] for r in rows],
+                line={"color": _colour(colours, player)},
+                hovertext=[
+                    f"{label(r['session_id'])}<br>{shown[player]}: "
+                    f"{shown_as.format(r[measure])} ({_plural(r['decisions'], 'decision')}, "
+                    f"{_plural(r['deals_judged'], 'deal')} judged)"
+                    for r in rows
+                ],
+                hoverinfo="text",
+            )
+        )
+    many = len(order) > 12
+    return figure(
+        lines,
+        title,
+        380,
+        margin={"l": 60, "r": 20, "t": 56, "b": 60 if many else 110},
+        axes={
+            "xaxis": {
+                "type": "category",
+                "categoryorder": "array",
+                "categoryarray": list(x_of.values()),
+                "tickangle": -35,
+                "showticklabels": not many,
+            },
+            "yaxis": {"title": {"text": axis}, "rangemode": "tozero"},
+        },
+    )

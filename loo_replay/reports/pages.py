@@ -663,6 +663,7 @@ def index_page(
             (ALL_SESSIONS, "across sessions →"),
             ("fairness.html", "fairness →"),
             ("collusion.html", "collusion →"),
+            ("decisions.html", "decisions →"),
         )
         + '<div class="kicker">Loo audit reports</div>'
         + f"<h1>{len(sessions)} session{'s' if len(sessions) != 1 else ''}</h1>"

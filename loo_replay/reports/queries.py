@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 import duckdb
 import polars as pl
 
+from loo_replay.collusion import strength
+
 MISS_DECLARATIONS = ("take_miss", "defend")
 SESSION_ORDER = "s.started_at NULLS LAST, s.session_id"  # earliest first; ``s`` is sessions
 
@@ -563,3 +565,148 @@ def listed_rejects(con: duckdb.DuckDBPyConnection, limit: int) -> tuple[pl.DataF
     )
     ((total,),) = con.execute("SELECT count(*) FROM rejects").fetchall()
     return frame, int(total)
+
+
+# -- judged decisions (docs/judging-decisions.md, "In the database and the reports") -------
+
+
+def decision_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """How much was judged: deals judged and skipped, sessions, decisions valued and not."""
+    ((judged, skipped, sessions, samples),) = con.execute(
+        "SELECT count(*) FILTER (WHERE status = 'judged'), count(*) FILTER (WHERE status = "
+        "'skipped'), count(DISTINCT session_id), coalesce(max(samples), 0) FROM decision_deals"
+    ).fetchall()
+    ((decisions, unjudged),) = con.execute(
+        "SELECT count(*) FILTER (WHERE chosen), count(*) FILTER (WHERE option IS NULL) "
+        "FROM decisions"
+    ).fetchall()
+    return {
+        "judged": int(judged),
+        "skipped": int(skipped),
+        "sessions": int(sessions),
+        "samples": int(samples),
+        "decisions": int(decisions),
+        "unjudged": int(unjudged),
+    }
+
+
+def decision_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """The ``player_stats`` view's decision columns, for the players with a decision judged;
+    the most accurate first."""
+    return _frame(
+        con,
+        """
+        SELECT player, decisions, deals_judged, decision_loss, loss_per_deal, accuracy,
+               inaccuracies, mistakes, blunders
+        FROM player_stats WHERE decisions IS NOT NULL
+        ORDER BY accuracy DESC NULLS LAST, player
+        """,
+        {},
+    )
+
+
+def decisions_by_session(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per session (earliest first) and player: decisions judged, their accuracy and the
+    chips lost per judged deal sat in, as ``player_stats`` counts them over every session."""
+    return _frame(
+        con,
+        f"""
+        WITH j AS (
+            SELECT session_id, player, count(*) AS decisions, avg(accuracy) AS accuracy,
+                   sum(loss) AS loss
+            FROM decisions WHERE chosen GROUP BY session_id, player
+        ),
+        sat AS (
+            SELECT t.session_id, t.player, count(*) AS deals
+            FROM seats t JOIN decision_deals d USING (session_id, deal_index)
+            WHERE d.status = 'judged' GROUP BY t.session_id, t.player
+        )
+        SELECT j.session_id, j.player, j.decisions, j.accuracy, j.loss,
+               sat.deals AS deals_judged, j.loss / sat.deals AS loss_per_deal
+        FROM j JOIN sat USING (session_id, player) JOIN sessions s USING (session_id)
+        ORDER BY {SESSION_ORDER}, j.player
+        """,
+        {},
+    )
+
+
+def costliest_decisions(con: duckdb.DuckDBPyConnection, per_session: int) -> pl.DataFrame:
+    """Each session's ``per_session`` costliest decisions (the largest loss first), with
+    the option chosen and the best; sessions earliest first."""
+    return _frame(
+        con,
+        f"""
+        WITH ranked AS (
+            SELECT c.*, b.option AS best_option, b.value AS best_value,
+                   row_number() OVER (
+                       PARTITION BY c.session_id ORDER BY c.loss DESC, c.deal_index, c.event
+                   ) AS rank
+            FROM decisions c JOIN decisions b USING (session_id, deal_index, event)
+            WHERE c.chosen AND b.best AND c.loss > 0
+        )
+        SELECT r.session_id, r.deal_index, r.deal, r.event, r.player, r.kind, r.trick,
+               r.option AS chosen, r.value AS chosen_value, r.best_option AS best,
+               r.best_value, r.loss, r.loss_se, r.severity, r.message
+        FROM ranked r JOIN sessions s USING (session_id)
+        WHERE r.rank <= $n
+        ORDER BY {SESSION_ORDER}, r.rank
+        """,
+        {"n": per_session},
+    )
+
+
+LEAK_BAND = 500  # thousandths of a trick: the leak table's bands of hand strength, half a trick
+
+# The deals whose hands the strength measure values (docs/collusion.md, "Hand strength"):
+# every audited deal with every hand known, each with its rules, Pam and trump.
+_STRENGTH_DEALS = """
+CREATE OR REPLACE TEMP TABLE leak_deals AS
+SELECT d.rowid AS deal_id, d.session_id, d.deal_index, s.rules_fingerprint AS fp,
+       coalesce(TRY_CAST(json_extract_string(s.rules, '$."deal.pam"') AS BOOLEAN), false)
+           AS pam,
+       coalesce(d.trump, 'N') AS trump
+FROM deals d JOIN sessions s USING (session_id)
+WHERE d.status = 'audited' AND d.knowledge = 'full'
+"""
+
+
+def leaks(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per player and band of hand strength (the collusion screen's measure, the hand's
+    expected tricks): the judged declarations where passing was an option, how often the
+    player stood (played, took the Miss or defended) and how often standing was the best."""
+    strength.register(con)
+    try:
+        for statement in (
+            _STRENGTH_DEALS,
+            strength.CHANCES.format(deals="leak_deals"),
+            strength.HANDS.format(deals="leak_deals"),
+        ):
+            con.execute(statement)
+        return _frame(
+            con,
+            """
+            WITH choice AS (
+                SELECT session_id, deal_index, event, player,
+                       bool_or(chosen AND option <> 'pass') AS stood,
+                       bool_or(best AND option <> 'pass') AS right
+                FROM decisions WHERE kind = 'declare' AND option IS NOT NULL
+                GROUP BY session_id, deal_index, event, player
+                HAVING bool_or(option = 'pass')
+            )
+            SELECT c.player, coalesce(h.strength, 0) // $band AS band,
+                   count(*) AS declarations,
+                   count(*) FILTER (WHERE c.stood) AS stood,
+                   count(*) FILTER (WHERE c.right) AS right,
+                   count(*) FILTER (WHERE c.stood AND NOT c.right) AS stood_wrongly,
+                   count(*) FILTER (WHERE c.right AND NOT c.stood) AS passed_wrongly
+            FROM choice c JOIN leak_deals f USING (session_id, deal_index)
+            LEFT JOIN strength_hands h ON h.deal_id = f.deal_id AND h.player = c.player
+            GROUP BY c.player, band
+            ORDER BY c.player, band
+            """,
+            {"band": LEAK_BAND},
+        )
+    finally:
+        for name in (*strength.TEMP_TABLES, "leak_deals"):
+            con.execute(f"DROP TABLE IF EXISTS {name}")
+        strength.unregister(con)

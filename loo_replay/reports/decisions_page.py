@@ -1,0 +1,235 @@
+"""The judged decisions page of the reports (docs/judging-decisions.md, "In the database and
+the reports"): was each declaration and card right, given what its player knew?
+
+Reads the tables ``ingest --decisions`` loads.  Per player, accuracy and the chips their
+decisions lost per deal, overall and session by session; each session's costliest
+decisions, linked to their deals' replay pages; and the "leak" table: how often each
+player stood against how often standing was right, by the strength of the hand held (the
+collusion screen's measure, docs/collusion.md, "Hand strength").  A database with nothing
+judged gets a page that says so and how to judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import duckdb
+
+from loo_replay.html import Markup, escape
+from loo_replay.output import wording
+from loo_replay.reports import figures, queries
+from loo_replay.reports.collusion_page import COLLUSION
+from loo_replay.reports.fairness_page import FAIRNESS
+from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_panel, page, panel, table, text
+
+DECISIONS = "decisions.html"
+COSTLIEST = 10  # decisions listed per session
+SESSIONS_LISTED = 50  # the latest sessions whose costliest decisions are listed
+TITLE = "Loo · judged decisions"
+
+
+def _fmt(v: object, spec: str) -> str:
+    return "–" if v is None else format(v, spec)
+
+
+def _signed(v: float) -> str:
+    return f"{v:+.2f}".replace("-", "−")
+
+
+def _players(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> str:
+    body = (
+        f"<tr><td>{text(names[r['player']], 80)}</td>"
+        f'<td class="num">{r["decisions"]:,}</td><td class="num">{r["deals_judged"]:,}</td>'
+        f'<td class="num">{_fmt(r["accuracy"], ".1f")}</td>'
+        f'<td class="num">{r["loss_per_deal"]:.2f}</td>'
+        f'<td class="num">{r["inaccuracies"]:,}</td><td class="num">{r["mistakes"]:,}</td>'
+        f'<td class="num">{r["blunders"]:,}</td></tr>'
+        for r in rows
+    )
+    head = [("player", False), ("decisions", True), ("deals", True), ("accuracy %", True),
+            ("chips lost a deal", True), ("inaccuracies", True), ("mistakes", True),
+            ("blunders", True)]  # fmt: skip
+    return table(head, body)
+
+
+def _costliest(
+    sid: str,
+    rows: Sequence[Mapping[str, Any]],
+    names: Mapping[str, str],
+    replays: Mapping[tuple[str, int], str],
+    links: Mapping[str, str],
+) -> str:
+    """One session's costliest decisions, each deal linked to its replay page."""
+
+    def row(r: Mapping[str, Any]) -> str:
+        deal = f"{r['deal']:,}"
+        if (replay := replays.get((sid, r["deal_index"]))) is not None:
+            deal = f'<a href="{escape(replay)}">{deal} ▸</a>'
+        what = "declaration" if r["kind"] == "declare" else f"card, trick {r['trick']}"
+        return (
+            f'<tr><td class="num">{deal}</td><td>{text(names[r["player"]], 80)}</td>'
+            f"<td>{what}</td><td>{text(r['chosen'], 40)} ({_signed(r['chosen_value'])})</td>"
+            f"<td>{text(r['best'], 40)} ({_signed(r['best_value'])})</td>"
+            f'<td class="num">{r["loss"]:.2f} ± {r["loss_se"]:.2f}</td>'
+            f"<td>{text(r['severity'] or '–', 20)}</td><td>{text(r['message'], 400)}</td></tr>"
+        )
+
+    head = [("deal", True), ("player", False), ("decision", False), ("chosen", False),
+            ("best", False), ("chips lost", True), ("class", False),
+            ("in words", False)]  # fmt: skip
+    title = text(sid, 128)
+    if (link := links.get(sid)) is not None:
+        title = Markup(f'<a href="{escape(link)}">{title}</a>')
+    return panel(
+        f"The costliest decisions of {title}",
+        table(head, (row(r) for r in rows)),
+        f"Up to {COSTLIEST} decisions that lost chips, the most first; the chosen and the "
+        "best option with their expected chips (replay pages where the report wrote them).",
+    )
+
+
+def _band(band: int) -> str:
+    low = band * queries.LEAK_BAND / 1000
+    return f"{low:.1f}–{low + queries.LEAK_BAND / 1000:.1f}"
+
+
+def _share(n: int, of: int) -> str:
+    return f"{n:,} ({n / of:.0%})" if of else "–"
+
+
+def _leaks(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> str:
+    body = (
+        f"<tr><td>{text(names[r['player']], 80)}</td><td>{_band(r['band'])}</td>"
+        f'<td class="num">{r["declarations"]:,}</td>'
+        f'<td class="num">{_share(r["stood"], r["declarations"])}</td>'
+        f'<td class="num">{_share(r["right"], r["declarations"])}</td>'
+        f'<td class="num">{r["stood_wrongly"]:,}</td>'
+        f'<td class="num">{r["passed_wrongly"]:,}</td></tr>'
+        for r in rows
+    )
+    head = [("player", False), ("hand strength (tricks)", False), ("declarations", True),
+            ("stood", True), ("standing was right", True), ("stood, passing better", True),
+            ("passed, standing better", True)]  # fmt: skip
+    return table(head, body)
+
+
+def _nothing(counts: Mapping[str, int]) -> str:
+    """The honest page of a database with no decision valued: why, and how to judge."""
+    how = (
+        "Load with <code>loo-replay audit PATH --decisions</code> or <code>loo-replay "
+        "ingest PATH --decisions</code> (<code>--replace</code> for sessions already "
+        "loaded), then run <code>loo-replay report</code>."
+    )
+    if not counts["judged"] + counts["skipped"]:
+        return panel(
+            "No decisions judged yet",
+            f'<p class="nothing">No deal of this database was loaded with its decisions '
+            f"judged. {how}</p>",
+        )
+    said = (
+        f"No decision valued in {counts['judged']:,} deal(s) judged "
+        f"({counts['skipped']:,} skipped: hands left out, flushes, trumps fixed during play)"
+        + (
+            f"; {counts['unjudged']:,} decision(s) could not be valued"
+            if counts["unjudged"]
+            else ""
+        )
+        + "."
+    )
+    return panel("No decision valued", f'<p class="nothing">{text(said, 400)}</p>')
+
+
+def decisions_page(
+    con: duckdb.DuckDBPyConnection,
+    replays: Mapping[tuple[str, int], str],
+    links: Mapping[str, str],
+    colours: figures.Colours,
+    source: str,
+    footer: str,
+) -> str:
+    """The whole page; ``replays`` are the replay pages by (session id, deal index),
+    ``links`` the session pages."""
+    counts = queries.decision_counts(con)
+    masthead = (
+        f'<nav><a href="{INDEX}">← all sessions</a><a href="{ALL_SESSIONS}">across sessions →'
+        f'</a><a href="{FAIRNESS}">fairness →</a><a href="{COLLUSION}">collusion →</a></nav>'
+        '<div class="kicker">Loo audit reports</div>'
+        "<h1>Was each decision right, given what its player knew?</h1>"
+        f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
+        f"<div><dt>Deals judged</dt><dd>{counts['judged']:,} in {counts['sessions']:,} "
+        f"session(s)</dd></div><div><dt>Decisions</dt><dd>{counts['decisions']:,}</dd></div>"
+        f"<div><dt>Worlds a decision</dt><dd>{counts['samples']:,}</dd></div></dl>"
+    )
+    if not counts["decisions"]:
+        return page(TITLE, masthead, _nothing(counts), footer)
+    players = queries.decision_players(con).to_dicts()
+    names_given = queries.player_names(con)
+    everyone = {r["player"] for r in players}
+    by_session = queries.decisions_by_session(con)
+    costly = queries.costliest_decisions(con, COSTLIEST)
+    leak_rows = queries.leaks(con).to_dicts()
+    everyone |= set(costly["player"].to_list()) | {r["player"] for r in leak_rows}
+    names = wording.display_names(sorted(everyone), names_given)
+    lead = (
+        "Every declaration and card with a choice, valued in chips over the deals that were "
+        "possible from where the player sat (the other hands unseen), the rest played out "
+        "with every hand open. Accuracy: 100 when the best option was chosen, 0 for the "
+        "worst. Advice, not a finding; docs/judging-decisions.md says how sure each figure is."
+    )
+    sessions = list(dict.fromkeys(costly["session_id"].to_list()))[-SESSIONS_LISTED:]
+    body = (
+        panel("Each player over every session", _players(players, names), lead)
+        + figure_panel(
+            "decision-accuracy",
+            figures.decisions_figure(by_session, "accuracy", colours, names_given),
+        )
+        + figure_panel(
+            "decision-loss",
+            figures.decisions_figure(by_session, "loss_per_deal", colours, names_given),
+        )
+        + panel(
+            "Standing, by the hand held",
+            _leaks(leak_rows, names)
+            if leak_rows
+            else '<p class="nothing">No judged declaration had passing among its options.</p>',
+            "The declarations where passing was an option: how often each player stood "
+            "(played, took the Miss or defended) against how often standing was the best "
+            "option, by the strength of the hand (its expected tricks, docs/collusion.md). "
+            "A leak shows as standing much more, or much less, than was right.",
+        )
+        + "".join(
+            _costliest(
+                sid, costly.filter(costly["session_id"] == sid).to_dicts(), names, replays, links
+            )
+            for sid in sessions
+        )
+    )
+    if not sessions:
+        body += panel(
+            "The costliest decisions",
+            '<p class="nothing">No decision judged lost chips against the best option.</p>',
+        )
+    return page(TITLE, masthead, body, footer)
+
+
+def listed_deals(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, ...]]:
+    """The deal indexes of the decisions this page lists, by session: the report gives them
+    replay pages where it gives pages only to deals with findings."""
+    costly = queries.costliest_decisions(con, COSTLIEST)
+    out: dict[str, tuple[int, ...]] = {}
+    for sid, deal_index in costly.select("session_id", "deal_index").unique().sort("*").rows():
+        out[sid] = (*out.get(sid, ()), deal_index)
+    return out
+
+
+def index_notice(con: duckdb.DuckDBPyConnection) -> Markup:
+    """The index's line to the page when decisions were judged, else nothing (the
+    navigation links the page either way)."""
+    counts = queries.decision_counts(con)
+    if not counts["decisions"]:
+        return Markup("")
+    return Markup(
+        f'<p class="notice"><a href="{escape(DECISIONS)}">Judged decisions: '
+        f"{counts['decisions']:,} in {counts['judged']:,} deal(s)</a>.</p>"
+    )
