@@ -212,8 +212,12 @@ def test_v_shows_a_seat_view_with_the_other_hands_face_down_and_the_void_a_disca
         page.keyboard.press("ArrowRight")
     assert page.evaluate(STEP) == step
     assert page.is_hidden("#knew")
+    marked = data["steps"][step]["mark"] is not None  # the analysis of the discard: open cards
+    assert page.locator("#guarantee").count() == marked
     while page.text_content("#view") != f"view: {viewer['label']}":
         page.keyboard.press("v")
+    # Another's card: neither what they held nor the analysis that reads every hand.
+    assert page.locator("#step-text .detail").count() == 0
     faces = page.eval_on_selector_all(
         ".seat",
         "ss => ss.map((s) => [s.querySelectorAll('.card:not(.back)').length,"

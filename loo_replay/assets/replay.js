@@ -238,7 +238,7 @@
     else if (decl === "play") tags.push(["", "plays"]);
     if (s.retired.indexOf(seat) >= 0) tags.push(["out", "retired"]);
     if (s.onTurn === seat) tags.push(["turn", "to play"]);
-    if (s.mark && s.seat === seat) {
+    if (s.mark && s.seat === seat && known(s)) {
       const g = s.mark.before + (s.mark.after === s.mark.before ? "" : "\u2192" + s.mark.after);
       tags.push(["g", "G " + g]);
     }
@@ -293,7 +293,7 @@
       if (mine && flagged.has(p.card)) {
         slot.classList.add("flagged");
         slot.append(el("span", "badge", "!"));
-      } else if (mine && s.mark?.lost) {
+      } else if (mine && s.mark?.lost && known(s)) {
         slot.classList.add("mistake");
         slot.append(el("span", "badge", "?"));
       }
@@ -364,7 +364,7 @@
     decision.hidden = !d;
     if (!d) return;
     decision.dataset.judgement = s.judgement;
-    if (viewer() !== null && viewer() !== d.player) {
+    if (!known(s)) {
       decision.append(el("div", "msg", who(d.player) + "\u2019s decision, judged: shown in the open view and in " +
         who(d.player) + "\u2019s"));
       return;
@@ -494,6 +494,12 @@
     const v = views[view];
     return v && v.seat !== undefined ? v.seat : null;
   }
+  // Whether what the step's player held shows in this view: what they held and could play,
+  // the analysis of their card (it reads every hand) and their judged options.  In another
+  // seat's view these stay hidden until the deal is over.
+  function known(s) {
+    return viewer() === null || viewer() === s.seat || s.kind === "end";
+  }
   function switchView() {
     if (views.length < 2) return;
     view = (view + 1) % views.length;
@@ -529,12 +535,12 @@
     now.replaceChildren();
     if (s.event !== null) now.append(el("span", "ev", "#" + s.event));
     redCards(now, s.text);
-    if (s.playedLegal && (viewer() === null || viewer() === s.seat)) {  // another's hand stays hidden
+    if (s.playedLegal && known(s)) {
       const legal = el("div", "detail");
       redCards(legal, "held " + s.held.join(" ") + " \u00b7 legal " + (s.playedLegal.join(" ") || "none"));
       now.append(legal);
     }
-    if (s.mark) {
+    if (s.mark && known(s)) {
       // G before the card (and after it, when the card lowered it); "?" when it lost a trick.
       const g = el("div", "detail");
       g.id = "guarantee";
