@@ -130,3 +130,29 @@ def test_an_older_databases_documents_are_converted_when_served_and_replay(
         (index,) = con.execute("SELECT index_name FROM duckdb_indexes()").fetchall()
         assert index == ("documents_session",)
     assert _body_storage(db)[0] == {"Uncompressed"}
+
+
+def test_pages_asked_for_at_once_each_get_theirs_and_leave_the_file_free(
+    long_session: tuple[Path, Path],
+) -> None:
+    """Every request attaches the database to the server's one in-memory DuckDB under a
+    name of its own and detaches it: many at once each get their page, and once they are
+    answered nothing holds the file, so that ``ingest`` can write to it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    log, db = long_session
+    with duckdb.connect(str(db), read_only=True) as con:
+        ((sid,),) = con.execute("SELECT session_id FROM sessions").fetchall()
+    with serving(db) as server:
+        server.wait_for_url()
+        urls = [
+            server.url + "replay?" + urlencode({"session": sid, "deal": n}) for n in range(1, 9)
+        ]
+        urls += [server.url, server.url + "players", server.url + "findings"] * 4
+        with ThreadPoolExecutor(len(urls)) as pool:
+            answers = list(pool.map(_get, urls))
+        assert [status for status, _ in answers] == [200] * len(urls)
+        alone = [_get(url) for url in urls[:8]]  # the same replays, one at a time
+        assert answers[:8] == alone and len({page for _, page in alone}) == 8
+        again = run("ingest", log, "--db", db, "--no-analysis", "--replace")
+        assert again.returncode == 0, again.stderr
