@@ -1,7 +1,7 @@
 """``loo-replay serve``: the explorer over a database, served by uvicorn until Ctrl-C.
 
 The database is checked (and an older schema upgraded) once at the start; from then on
-each request opens it read-only and closes it (``explorer/app.py``).  The socket is
+each request attaches it read-only and detaches it (``explorer/app.py``).  The socket is
 bound here, so that a port in use is one sentence; a host other than the loopback
 gets a warning, for there is no login.  Ctrl-C ends it with exit status 130.
 """
