@@ -16,7 +16,7 @@ take them (request sent to the last byte read, one at a time):
 
 The targets (docs/explorer.md): the first page under 300 ms, a replay under
 200 ms, a filtered list under 500 ms.  Each figure is the median, the 90th
-percentile and the slowest; every request opens the database anew (the
+percentile and the slowest; every request attaches the database anew (the
 server holds nothing between requests).  Writes benchmarks/results/<name>.json
 and the table docs/performance.md carries in <name>.md.  The machine is shared:
 compare within one run.
