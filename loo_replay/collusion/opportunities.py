@@ -25,11 +25,14 @@ _BASE = (
     # must_beat: the rules make a player who can beat the trick do so (heading, then
     # over-trumping), so letting a card hold is never a choice.  trick_fixed: the trump a
     # deal ends with held from its first card (no on_void turn during play), so a card's
-    # power in each trick is known from it.
+    # power in each trick is known from it.  fp: the rules as a small number (the
+    # fingerprint's rank), which every stratum's text begins with.  A declaration's
+    # standers before it come from a window over the deal's declarations, not a join of
+    # each with those before it and a group by (docs/performance.md, "The collusion screen").
     """
 CREATE OR REPLACE TEMP TABLE collusion_deals AS
 WITH s AS (
-    SELECT session_id, rules_fingerprint AS fp,
+    SELECT session_id, dense_rank() OVER (ORDER BY rules_fingerprint) AS fp,
            coalesce(TRY_CAST(json_extract_string(rules, '$."deal.pam"') AS BOOLEAN), false)
                AS pam,
            json_extract_string(rules, '$."deal.trump"') AS method,
@@ -83,13 +86,18 @@ WITH declared AS (
     WHERE NOT f.must AND st.declaration IS NOT NULL
 ),
 stepping AS (
-    SELECT 'stepping-aside' AS test, a.player AS owner, list(b.player) AS targets,
-           a.declaration = 'pass' AS acted,
-           concat_ws('/', a.fp, a.n, a.pos = a.n - 1, count(*), a.band, max(b.band) // 2)
-               AS stratum, a.deal_id
-    FROM declared a
-    JOIN declared b ON b.deal_id = a.deal_id AND b.pos < a.pos AND b.declaration <> 'pass'
-    GROUP BY a.deal_id, a.player, a.fp, a.n, a.pos, a.declaration, a.band
+    SELECT 'stepping-aside' AS test, player AS owner, targets,
+           declaration = 'pass' AS acted,
+           concat_ws('/', fp, n, pos = n - 1, standers, band, top // 2) AS stratum, deal_id
+    FROM (
+        SELECT *, count(*) FILTER (WHERE declaration <> 'pass') OVER before AS standers,
+               max(band) FILTER (WHERE declaration <> 'pass') OVER before AS top,
+               list(player) FILTER (WHERE declaration <> 'pass') OVER before AS targets
+        FROM declared
+        WINDOW before AS (PARTITION BY deal_id ORDER BY pos
+                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    )
+    WHERE standers > 0
 ),
 open_choice AS (
     SELECT b.deal_id, b.trick, b.position

@@ -20,7 +20,7 @@ from loo_replay.collusion.opportunities import TESTS, Counts, count
 from loo_replay.collusion.stats import Result, Stratum, stratified_test
 from loo_replay.db.errors import DatabaseError
 from loo_replay.errors import first_line
-from loo_replay.fairness.stats import holm
+from loo_replay.fairness.holm import holm
 
 # The fewest comparable opportunities a test is judged on: fewer leave an exact test too
 # little to find against Holm's threshold over a run's tests, and a share of a handful of

@@ -71,27 +71,39 @@ def unregister(con: duckdb.DuckDBPyConnection) -> None:
 # Over the loaded ``plays`` and ``seats`` of the deals in ``{deals}``, a table of
 # (deal_id, session_id, deal_index, fp, pam, trump): each card kind's chance, then each
 # seat's strength, both in thousandths of a trick: integers add up the same in any order,
-# so a hand's band never depends on how DuckDB's threads happened to sum.
+# so a hand's band never depends on how DuckDB's threads happened to sum.  The plays are
+# counted by card before the kinds are joined, and the hands meet a table of each card's
+# chance (a few hundred rows): a join of every deal with every card's kind came first
+# otherwise, five times the plays (docs/performance.md, "The collusion screen").
 CHANCES = """
 CREATE OR REPLACE TEMP TABLE strength_chances AS
-SELECT f.fp, k.kind, k.rank,
-       round(1000 * avg(p.wins::INTEGER))::INTEGER AS chance
-FROM plays p
-JOIN {deals} f USING (session_id, deal_index)
-JOIN strength_kinds k ON k.pam = f.pam AND k.trump = f.trump AND k.card = p.card::VARCHAR
-WHERE NOT p.dead
+WITH by_card AS (
+    SELECT f.fp, f.pam, f.trump, p.card::VARCHAR AS card, count(*) AS played,
+           count(*) FILTER (WHERE p.wins) AS won
+    FROM plays p
+    JOIN {deals} f USING (session_id, deal_index)
+    WHERE NOT p.dead
+    GROUP BY ALL
+)
+SELECT b.fp, k.kind, k.rank, round(1000 * sum(b.won) / sum(b.played))::INTEGER AS chance
+FROM by_card b
+JOIN strength_kinds k ON k.pam = b.pam AND k.trump = b.trump AND k.card = b.card
 GROUP BY ALL
 """
 HANDS = """
 CREATE OR REPLACE TEMP TABLE strength_hands AS
-WITH held AS (
-    SELECT f.deal_id, f.fp, f.pam, f.trump, st.player, unnest(st.hand)::VARCHAR AS card
+WITH card_chance AS (
+    SELECT c.fp, k.pam, k.trump, k.card, c.chance
+    FROM strength_chances c JOIN strength_kinds k ON k.kind = c.kind AND k.rank = c.rank
+),
+held AS (
+    SELECT f.deal_id, f.fp, f.pam, f.trump, st.seat, st.player,
+           unnest(st.hand)::VARCHAR AS card
     FROM seats st JOIN {deals} f USING (session_id, deal_index)
 )
-SELECT h.deal_id, h.player, sum(coalesce(c.chance, 0))::INTEGER AS strength
+SELECT h.deal_id, any_value(h.player) AS player, sum(coalesce(c.chance, 0))::INTEGER AS strength
 FROM held h
-JOIN strength_kinds k ON k.pam = h.pam AND k.trump = h.trump AND k.card = h.card
-LEFT JOIN strength_chances c ON c.fp = h.fp AND c.kind = k.kind AND c.rank = k.rank
-GROUP BY ALL
+LEFT JOIN card_chance c ON c.fp = h.fp AND c.pam = h.pam AND c.trump = h.trump AND c.card = h.card
+GROUP BY h.deal_id, h.seat
 """
 TEMP_TABLES = ("strength_hands", "strength_chances")

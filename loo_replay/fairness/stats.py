@@ -19,6 +19,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats  # type: ignore[import-untyped]
 
+from loo_replay.fairness.holm import holm
+
 TESTS = ("cards-to-seats", "dealer-hand", "turn-up", "dealer-friend", "shuffle", "repeated-deal")
 CHI_SQUARE_CELL = 5.0  # the least expected count a chi-square cell may have
 MIN_DEALS = {  # the fewest deals a test is computed on (docs/fairness.md, "The six tests": "too few deals")
@@ -363,18 +365,6 @@ def repeats_verdict(
 
 
 # -- across tests ---------------------------------------------------------------------
-
-
-def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjustment: the k-th smallest p times (m - k + 1), made monotone."""
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    adjusted = [1.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted
 
 
 def judge(verdicts: Sequence[Verdict], alpha: float) -> list[Verdict]:
