@@ -1,7 +1,8 @@
 """How long ``loo-replay collusion`` takes: `python benchmarks/collusion.py
 [--deals 4000] [--db-deals 1000000]`.
 
-Two figures, end to end in a subprocess with the peak RSS of the largest process:
+Two figures, end to end in a subprocess with its CPU seconds (user + sys, the figure a
+loaded machine moves least), the peak RSS of the largest process and the load average:
 ``collusion LOG --jobs 2`` on a log of ``--deals`` six-player three-card deals (the
 loading, the double-dummy analysis and the screen: benchmarks/run.py's cached log), and
 ``collusion --db`` on benchmarks/fairness.py's cached database of ``--db-deals`` deals
@@ -12,12 +13,13 @@ are not measured).  ``make bench`` runs it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fairness import database
-from run import DATA, build, cli, measure
+from run import DATA, build, cli, measure_cpu
 
 
 def main() -> None:
@@ -27,12 +29,13 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA, metavar="DIR")
     args = parser.parse_args()
     log = build("three-card", args.deals, args.data)
-    seconds, rss = measure(cli("collusion", str(log), "--jobs", "2", "--format", "json"))
-    print(f"collusion {args.deals:,} deals (log, --jobs 2): {seconds:.1f} s, "
-          f"peak RSS {rss:.0f} MB")  # fmt: skip
+    seconds, rss, cpu = measure_cpu(cli("collusion", str(log), "--jobs", "2", "--format", "json"))
+    print(f"collusion {args.deals:,} deals (log, --jobs 2): {seconds:.1f} s, {cpu:.1f} CPU s, "
+          f"peak RSS {rss:.0f} MB, load {os.getloadavg()[0]:.1f}")  # fmt: skip
     db = database(args.db_deals, args.data)
-    seconds, rss = measure(cli("collusion", "--db", str(db), "--format", "json"))
-    print(f"collusion --db {args.db_deals:,} deals: {seconds:.1f} s, peak RSS {rss:.0f} MB")
+    seconds, rss, cpu = measure_cpu(cli("collusion", "--db", str(db), "--format", "json"))
+    print(f"collusion --db {args.db_deals:,} deals: {seconds:.1f} s, {cpu:.1f} CPU s, "
+          f"peak RSS {rss:.0f} MB, load {os.getloadavg()[0]:.1f}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -123,6 +123,13 @@ def copy_sessions(base: Path, deals: int, target: Path) -> None:
 
 def measure(command: list[str]) -> tuple[float, float]:
     """(seconds, peak RSS in MB of the largest process) of one command."""
+    seconds, rss, _ = measure_cpu(command)
+    return seconds, rss
+
+
+def measure_cpu(command: list[str]) -> tuple[float, float, float]:
+    """``measure``, and the CPU seconds (user + sys) of the command's process and its
+    threads: on a shared machine, the figure the load changes least."""
     start = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, cwd=ROOT)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -130,7 +137,7 @@ def measure(command: list[str]) -> tuple[float, float]:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(command)} failed with {proc.returncode}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def best(
