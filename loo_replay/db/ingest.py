@@ -54,6 +54,11 @@ if TYPE_CHECKING:  # imported by ``ingest`` once its workers have started
 # (docs/performance.md).
 TRANSACTION_DEALS = 1_000_000
 
+# With --decisions a deal costs a thousand audits and more (docs/performance.md, "Judging
+# decisions at load time"): pieces of about 50 three-card deals keep both workers busy on a
+# file that would otherwise be one piece, audited by one of them.
+DECISIONS_PIECE_BYTES = 1 << 16
+
 # Pieces in flight per worker: being audited, or done and waiting for the loader.  While the
 # loader commits a file (a third of a second at 100,000 deals), two each left the workers
 # idle.
@@ -103,6 +108,8 @@ def ingest(
     at ``scheduler``; the loading, here."""
     found = expand(paths)
     files = found.files
+    if decisions is not None:
+        piece_bytes = min(piece_bytes, DECISIONS_PIECE_BYTES)
     pieces = plan_pieces(files, piece_bytes, [log_name(f, db_path) for f in files])
     workers = None
     if scheduler is None and jobs > 1 and len(pieces) > 1:
