@@ -20,6 +20,9 @@ from loo_replay.collusion import strength, unanalysed
 from loo_replay.fairness.counts import roomy
 
 TESTS = ("gift-tricks", "stepping-aside", "not-beating", "loo-saving")
+# A unit's test as a byte, not a string beside each of a million deals' six million units
+# (docs/performance.md, "The collusion screen").
+_TEST = f"ENUM({', '.join(repr(t) for t in TESTS)})"
 
 _BASE = (
     # must_beat: the rules make a player who can beat the trick do so (heading, then
@@ -155,12 +158,16 @@ receiving AS (
                           AND w.trick = r.trick AND w.player = r.player
     WHERE x.player = x.thrower
 )
-SELECT * FROM stepping
-UNION ALL SELECT * FROM holding
-UNION ALL SELECT 'gift-tricks', owner, targets, acted, stratum, deal_id FROM receiving
-UNION ALL SELECT 'loo-saving', owner, targets, acted, stratum, deal_id FROM receiving
-          WHERE none_yet
+SELECT test::{_TEST} AS test, owner, targets, acted, stratum, deal_id FROM (
+    SELECT * FROM stepping
+    UNION ALL SELECT * FROM holding
+    UNION ALL SELECT 'gift-tricks', owner, targets, acted, stratum, deal_id FROM receiving
+    UNION ALL SELECT 'loo-saving', owner, targets, acted, stratum, deal_id FROM receiving
+              WHERE none_yet
+)
 """,
+    # What only the units were made from, let go before the counts run.
+    *(f"DROP TABLE {t}" for t in ("collusion_open", *strength.TEMP_TABLES)),
 )
 TEMP_TABLES = (
     "collusion_units",
@@ -170,13 +177,18 @@ TEMP_TABLES = (
 )
 
 _TOTALS = """
-SELECT test, owner, stratum, count(*) AS total, count(*) FILTER (WHERE acted) AS acts
-FROM collusion_units GROUP BY ALL ORDER BY ALL
+SELECT test::VARCHAR AS test, owner, stratum, total, acts FROM (
+    SELECT test, owner, stratum, count(*) AS total, count(*) FILTER (WHERE acted) AS acts
+    FROM collusion_units GROUP BY ALL
+) ORDER BY ALL
 """
 _BY_TARGET = """
-SELECT test, owner, target, stratum, count(*) AS mine, count(*) FILTER (WHERE acted) AS my_acts
-FROM (SELECT test, owner, stratum, acted, unnest(targets) AS target FROM collusion_units)
-GROUP BY ALL ORDER BY ALL
+SELECT test::VARCHAR AS test, owner, target, stratum, mine, my_acts FROM (
+    SELECT test, owner, target, stratum, count(*) AS mine,
+           count(*) FILTER (WHERE acted) AS my_acts
+    FROM (SELECT test, owner, stratum, acted, unnest(targets) AS target FROM collusion_units)
+    GROUP BY ALL
+) ORDER BY ALL
 """
 # Every pair that sat together in a loaded deal, with how many deals; ``closed``: every
 # deal they shared with its cards known obliged a player who could beat the trick to
