@@ -4,7 +4,10 @@ and ``player_stats`` recomputed here from the rows."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,7 @@ import duckdb
 import polars as pl
 import pytest
 from db_helpers import dump, run, sql
+from explorer_helpers import serving
 
 from loo_replay.db import schema
 from loo_replay.html import escape
@@ -276,3 +280,21 @@ def test_the_reports_leak_table_and_costliest_decisions_are_the_rows_counted_her
         assert costly.filter(pl.col("session_id") == sid)["loss"].to_list() == losses
     for message in costly["message"]:
         assert str(escape(message)) in page
+
+
+def test_the_explorer_serves_the_decisions_page_with_its_deals_linked_to_replays(
+    judged: dict[int, Path],
+) -> None:
+    """docs/explorer.md: ``/decisions.html`` from the database, each costly decision's deal
+    a ``/replay`` link that answers."""
+    with serving(judged[1]) as server:
+        base = server.wait_for_url().rstrip("/") + "/"
+        with urllib.request.urlopen(base + "decisions.html", timeout=60) as response:
+            page = response.read().decode()
+        words = re.sub(r"<[^>]+>", "", page)
+        assert "The costliest decisions of sim-three-card-7-1" in words
+        links = re.findall(r'href="(replay\?[^"]+)"', page)
+        assert links
+        with urllib.request.urlopen(base + html.unescape(links[0]), timeout=60) as response:
+            assert response.status == 200
+            assert 'id="replay-data"' in response.read().decode()

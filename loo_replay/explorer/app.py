@@ -36,6 +36,7 @@ from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.reports import figures, pages, queries
 from loo_replay.reports.build import all_sessions, session_of
 from loo_replay.reports.collusion_page import COLLUSION, collusion_page
+from loo_replay.reports.decisions_page import DECISIONS, decisions_page, listed_deals
 from loo_replay.reports.fairness_page import FAIRNESS, fairness_page
 from loo_replay.reports.rows import SessionSummary
 from loo_replay.reports.rows import rows as as_rows
@@ -158,6 +159,9 @@ def make_app(
     def collusion(request: Request) -> Response:
         return _html(ex.read(lambda con: _collusion_page(con, source)))
 
+    def judged(request: Request) -> Response:
+        return _html(ex.read(lambda con: _decisions_page(con, source)))
+
     def index(request: Request) -> Response:
         return RedirectResponse("/", 301, HEADERS)
 
@@ -183,6 +187,7 @@ def make_app(
         Route("/" + pages.ALL_SESSIONS, across),
         Route("/" + FAIRNESS, fairness),
         Route("/" + COLLUSION, collusion),
+        Route("/" + DECISIONS, judged),
         Route("/" + pages.INDEX, index),
         *(
             Route("/" + name, asset_file)
@@ -261,6 +266,19 @@ def _collusion_page(con: duckdb.DuckDBPyConnection, source: str) -> str:
                for a in acts if a["deal"] is not None}  # fmt: skip
     links = {a["session_id"]: deals.session_link(a["session_id"]) for a in acts}
     return collusion_page(stored(con), acts, replays, links, source, views.footer(source))
+
+
+def _decisions_page(con: duckdb.DuckDBPyConnection, source: str) -> str:
+    """The judged decisions page, each costly decision's deal linked to its replay here."""
+    listed = listed_deals(con)
+    replays = {
+        (sid, index): deals.deal_link(sid, number)
+        for sid, numbers in listed.items()
+        for index, number in numbers.items()
+    }
+    links = {sid: deals.session_link(sid) for sid in listed}
+    colours = figures.player_colours(con)
+    return decisions_page(con, replays, links, colours, source, views.footer(source))
 
 
 @functools.cache

@@ -40,6 +40,7 @@ NAV = (
     ("/" + pages.ALL_SESSIONS, "across sessions"),
     ("/fairness.html", "fairness"),
     ("/collusion.html", "collusion"),
+    ("/decisions.html", "decisions"),
 )
 
 

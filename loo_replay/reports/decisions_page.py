@@ -213,13 +213,14 @@ def decisions_page(
     return page(TITLE, masthead, body, footer)
 
 
-def listed_deals(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, ...]]:
-    """The deal indexes of the decisions this page lists, by session: the report gives them
-    replay pages where it gives pages only to deals with findings."""
+def listed_deals(con: duckdb.DuckDBPyConnection) -> dict[str, dict[int, int]]:
+    """The deals of the decisions this page lists, by session: deal index -> deal number.
+    The report gives them replay pages where it gives pages only to deals with findings;
+    the explorer links them to its replays."""
     costly = queries.costliest_decisions(con, COSTLIEST)
-    out: dict[str, tuple[int, ...]] = {}
-    for sid, deal_index in costly.select("session_id", "deal_index").unique().sort("*").rows():
-        out[sid] = (*out.get(sid, ()), deal_index)
+    out: dict[str, dict[int, int]] = {}
+    for sid, index, number in costly.select("session_id", "deal_index", "deal").rows():
+        out.setdefault(sid, {})[index] = number
     return out
 
 
