@@ -14,6 +14,7 @@ from typing import Any
 import duckdb
 import polars as pl
 import pytest
+from db_helpers import SAMPLES as SAMPLE_LOGS
 from db_helpers import dump, run, sql
 from explorer_helpers import serving
 
@@ -298,3 +299,18 @@ def test_the_explorer_serves_the_decisions_page_with_its_deals_linked_to_replays
         with urllib.request.urlopen(base + html.unescape(links[0]), timeout=60) as response:
             assert response.status == 200
             assert 'id="replay-data"' in response.read().decode()
+
+
+def test_a_page_with_no_decision_valued_says_why(tmp_path: Path) -> None:
+    """docs/reports.md, "The judged decisions page": a game recorded at a table with hands
+    left out is loaded with --decisions, but no deal can be judged: the page counts them."""
+    out = tmp_path / "reports"
+    log = SAMPLE_LOGS / "three-card-table-recorded.json"
+    done = run("audit", log, "--db", tmp_path / "loo.duckdb", "--out", out,
+               "--decisions", "--samples", "2")  # fmt: skip
+    assert done.returncode == 1, done.stderr  # the log holds violations
+    deals = sql(tmp_path / "loo.duckdb", "SELECT count(*) FROM deals")[0][0]
+    page = re.sub(r"<script.*?</script>", " ", (out / "decisions.html").read_text(), flags=re.S)
+    words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    said = f"No decision valued in 0 deal(s) judged; deals not judged: {deals} (partial {deals})."
+    assert deals > 10 and said in words

@@ -114,7 +114,13 @@ def _leaks(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> str:
     return table(head, body)
 
 
-def _nothing(counts: Mapping[str, int]) -> str:
+def _skipped(con: duckdb.DuckDBPyConnection, counts: Mapping[str, int]) -> str:
+    """The deals not judged, and why: ``3 (partial 2, on_void 1)``."""
+    reasons = ", ".join(f"{reason} {n:,}" for reason, n in queries.decisions_skipped(con))
+    return f"{counts['skipped']:,}" + (f" ({reasons})" if reasons else "")
+
+
+def _nothing(con: duckdb.DuckDBPyConnection, counts: Mapping[str, int]) -> str:
     """The honest page of a database with no decision valued: why, and how to judge."""
     how = (
         "Load with <code>loo-replay audit PATH --decisions</code> or <code>loo-replay "
@@ -128,8 +134,8 @@ def _nothing(counts: Mapping[str, int]) -> str:
             f"judged. {how}</p>",
         )
     said = (
-        f"No decision valued in {counts['judged']:,} deal(s) judged "
-        f"({counts['skipped']:,} skipped: hands left out, flushes, trumps fixed during play)"
+        f"No decision valued in {counts['judged']:,} deal(s) judged; deals not judged: "
+        f"{_skipped(con, counts)}"
         + (
             f"; {counts['unjudged']:,} decision(s) could not be valued"
             if counts["unjudged"]
@@ -137,7 +143,7 @@ def _nothing(counts: Mapping[str, int]) -> str:
         )
         + "."
     )
-    return panel("No decision valued", f'<p class="nothing">{text(said, 400)}</p>')
+    return panel("No decision valued", f'<p class="nothing">{text(said, 600)}</p>')
 
 
 def decisions_page(
@@ -157,12 +163,15 @@ def decisions_page(
         '<div class="kicker">Loo audit reports</div>'
         "<h1>Was each decision right, given what its player knew?</h1>"
         f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
-        f"<div><dt>Deals judged</dt><dd>{counts['judged']:,} in {counts['sessions']:,} "
-        f"session(s)</dd></div><div><dt>Decisions</dt><dd>{counts['decisions']:,}</dd></div>"
+        f"<div><dt>Deals judged</dt><dd>{counts['judged']:,} of "
+        f"{counts['judged'] + counts['skipped']:,}, in {counts['sessions']:,} session(s)</dd></div><div><dt>Not judged</dt><dd>{text(_skipped(con, counts), 300)}"
+        f"</dd></div><div><dt>Decisions</dt><dd>{counts['decisions']:,}"
+        + (f" ({counts['unjudged']:,} not valued)" if counts["unjudged"] else "")
+        + "</dd></div>"
         f"<div><dt>Worlds a decision</dt><dd>{counts['samples']:,}</dd></div></dl>"
     )
     if not counts["decisions"]:
-        return page(TITLE, masthead, _nothing(counts), footer)
+        return page(TITLE, masthead, _nothing(con, counts), footer)
     players = queries.decision_players(con).to_dicts()
     names_given = queries.player_names(con)
     everyone = {r["player"] for r in players}

@@ -590,6 +590,15 @@ def decision_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     }
 
 
+def decisions_skipped(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
+    """Why deals were not judged, and how many each reason kept out; the most first."""
+    rows = con.execute(
+        "SELECT coalesce(reason, '?'), count(*) AS n FROM decision_deals "
+        "WHERE status = 'skipped' GROUP BY ALL ORDER BY n DESC, 1"
+    ).fetchall()
+    return [(str(reason), int(n)) for reason, n in rows]
+
+
 def decision_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """The ``player_stats`` view's decision columns, for the players with a decision judged;
     the most accurate first."""
