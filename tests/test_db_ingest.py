@@ -235,8 +235,9 @@ def test_replace_within_a_file_drops_the_earlier_rows_still_waiting_for_their_in
 
 def test_jobs_2_loads_the_same_database_as_jobs_1(simulated: Path, tmp_path: Path) -> None:
     one, two = tmp_path / "one.duckdb", tmp_path / "two.duckdb"
-    a = run("ingest", simulated, SAMPLES, "--db", one, "--jobs", "1")
-    b = run("ingest", simulated, SAMPLES, "--db", two, "--jobs", "2")
+    judged = ("--decisions", "--samples", "2")  # the decisions tables too
+    a = run("ingest", simulated, SAMPLES, "--db", one, "--jobs", "1", *judged)
+    b = run("ingest", simulated, SAMPLES, "--db", two, "--jobs", "2", *judged)
     assert a.returncode == b.returncode == 2, a.stderr + b.stderr  # an unreadable document
     assert counts(a) == counts(b)
     first, second = dump(one), dump(two)
