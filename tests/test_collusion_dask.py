@@ -14,8 +14,10 @@ from db_helpers import dump, run
 
 from loo_replay.db.ingest import ingest
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.render import Sampling
 
 distributed = pytest.importorskip("distributed")
+K2 = Sampling(2, 0)  # every decision judged on two worlds: the tables' rows, quickly
 
 
 @pytest.fixture(scope="module")
@@ -60,15 +62,19 @@ def test_ingest_on_dask_loads_what_one_process_loads(
     logs: Path, cluster: str, tmp_path: Path
 ) -> None:
     """Carried to the workers a session a task, and with a gzip file broken off halfway,
-    the cluster's load is row for row the local one, the read error included."""
+    the cluster's load is row for row the local one, the read error and the judged
+    decisions included."""
     shutil.copytree(logs, tmp_path / "in")
     whole = (logs / "b.jsonl.gz").read_bytes()
     (tmp_path / "in" / "c.jsonl.gz").write_bytes(whole[: len(whole) // 2])
     loaded = {}
     for how, scheduler in (("here", None), ("dask", cluster)):
         db = tmp_path / f"{how}.duckdb"
-        result = ingest([tmp_path / "in"], db, RuleChoice(), scheduler=scheduler, piece_bytes=1)
+        result = ingest(
+            [tmp_path / "in"], db, RuleChoice(), scheduler=scheduler, piece_bytes=1, decisions=K2
+        )
         assert len(result.file_errors) == 1 and "c.jsonl.gz" in result.file_errors[0]
         loaded[how] = (dump(db), result.counts, result.file_errors)
     assert loaded["dask"] == loaded["here"]
     assert loaded["here"][1].deals > 240  # c.jsonl.gz's sessions before the break too
+    assert len(loaded["here"][0]["decisions"]) > 1000  # judged on the workers alike
