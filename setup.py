@@ -44,6 +44,7 @@ COMPILED = (
     "loo_replay/engine/state.py",
     "loo_replay/engine/flush.py",
     "loo_replay/engine/derive.py",
+    "loo_replay/engine/declarations.py",
     "loo_replay/engine/replay.py",
     "loo_replay/engine/settle.py",
     "loo_replay/engine/session.py",
@@ -54,6 +55,8 @@ COMPILED = (
     "loo_replay/run/audit.py",
     "loo_replay/db/columns.py",
     "loo_replay/db/frames.py",
+    "loo_replay/db/deal_frames.py",
+    "loo_replay/db/struct_rows.py",
 )
 RECORD = "build-record.json"  # read by loo_replay/__init__.py
 CYTHON_DIR = "build/cython"

@@ -13,7 +13,8 @@ import orjson
 import pytest
 from db_helpers import SAMPLES, counts, run, sql
 
-from loo_replay.db.frames import json_bytes, rules_fingerprint
+from loo_replay.db.frames import rules_fingerprint
+from loo_replay.db.struct_rows import json_bytes
 from loo_replay.engine.options import Options
 from loo_replay.rulesets import builtin
 

@@ -1,7 +1,3 @@
-# C types for frames.py (pure-Python mode: frames.py is the source).  The loader's hot path
-# reads an audited deal, its replay's result and its tricks as the extension types they are:
-# struct members, not attributes looked up by name for every row.
-from loo_replay.engine.model cimport Trick
-from loo_replay.engine.replay cimport DealResult
+# C types for frames.py (pure-Python mode: frames.py is the source).  The builder reads an
+# audited deal as the extension type it is: struct members, not attributes looked up by name.
 from loo_replay.engine.session cimport DealAudit
-from loo_replay.db.columns cimport CardLists, Ints, Texts

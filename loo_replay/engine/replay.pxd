@@ -5,6 +5,7 @@ from loo_replay.engine.state cimport DealState
 from loo_replay.engine.legal cimport add_card, legal_cards
 from loo_replay.engine.cards cimport mask_of
 from loo_replay.engine.options cimport Options
+from loo_replay.engine.declarations cimport Declaring
 
 # The result of a replay: fields the replay sets as struct members (typed where they are
 # C values), public for everything that reads a result.
@@ -44,6 +45,7 @@ cdef class Replay:
     cdef public object context
     cdef public int n
     cdef public list clockwise
+    cdef Declaring _declaring
     cdef public DealResult result
     cdef object _phase
     cdef object _seen

@@ -15,6 +15,7 @@ from typing import NoReturn
 import cython
 
 from loo_replay.engine.cards import CLUBS, display, display_cards, mask_of
+from loo_replay.engine.declarations import Declaring
 from loo_replay.engine.derive import derive, is_partial
 from loo_replay.engine.flush import best_flush, is_flush
 from loo_replay.engine.legal import add_card, breach, describe_play, explain, legal_cards
@@ -162,6 +163,9 @@ class Replay:
         dealer: cython.int = record.dealer
         self.n: cython.int = n
         self.clockwise: list[int] = [(dealer + 1 + i) % n for i in range(n)]  # eldest first
+        self._declaring: Declaring = Declaring(
+            options, context.single, dealer, self.clockwise, record.seats
+        )
         self.result: DealResult = DealResult(record, _AUDITED)
         self._phase: Phase = DECLARING
         self._seen: int = 0  # every card that has been dealt, turned or drawn
@@ -571,7 +575,7 @@ class Replay:
 
     def _declare(self, ev: Declare) -> None:
         r: DealResult = self.result
-        o = self.o
+        rules: Declaring = self._declaring
         seat: int = ev.seat
         if self._phase != DECLARING:  # the pointers are built only to reject
             raise self.reject(f"/events/{ev.index}", f"{self.name(seat)} declares after play began")
@@ -579,15 +583,20 @@ class Replay:
             raise self.reject(f"/events/{ev.index}", f"second declaration by {self.name(seat)}")
         action = ev.action
         if action in (TAKE_MISS, DEFEND):
-            self._check_miss(ev)
+            problem = rules.miss_problem(
+                r.declarations,
+                seat,
+                action,
+                must=r.must,
+                miss_dealt=self.miss_dealt(),
+                miss_taker=r.miss_taker,
+            )
+            if problem is not None:
+                raise self.reject(f"/events/{ev.index}/action", problem)
         if not r.must:
-            expected = seat
-            for other in self.clockwise:  # the first seat not yet declared
-                if r.declarations[other] is None:
-                    expected = other
-                    break
+            expected = rules.turn(r.declarations)
             if expected != seat:
-                amount = o.penalties_declare_out_of_turn
+                amount = self.o.penalties_declare_out_of_turn
                 self.charge_current(seat, amount)
                 self.violate(
                     "declare-out-of-turn",
@@ -617,61 +626,26 @@ class Replay:
             if action == DEFEND:
                 r.defender = seat
 
-    def _check_miss(self, ev: Declare) -> None:
-        r: DealResult = self.result
-        path = f"/events/{ev.index}/action"
-        who = self.name(ev.seat)
-        if not self.miss_dealt():
-            raise self.reject(path, f"{who} declares {ev.action}, but no Miss was dealt")
-        if r.must:
-            raise self.reject(path, f"{who} takes the Miss in a must deal")
-        if r.miss_taker is not None:
-            raise self.reject(
-                path,
-                f"{who} takes the Miss, already taken by {self.name(r.miss_taker)}",
-            )
-        if ev.action == DEFEND:
-            if ev.seat != self.record.dealer:
-                raise self.reject(path, f"{who} defends, but only the dealer may")
-            if not self.defend_allowed():
-                raise self.reject(
-                    path,
-                    f"{who} defends, but the dealer defends only against exactly one player "
-                    "standing on their own hand",
-                )
-
     def _close_declarations(self) -> None:
         """All declared: find forced-play breaches, the active players and the outcome."""
         r: DealResult = self.result
-        o = self.o
-        dealer = self.record.dealer
-        decl = r.declarations
-        others = self.clockwise[:-1]
-        for seat in self.clockwise:
-            if decl[seat] is None and not r.must:
-                if seat == dealer and all(decl[s] == PASS for s in others):
-                    continue
-                raise self.reject(
-                    "",
-                    f"no declaration by {self.name(seat)} (declarations go clockwise "
-                    f"from {self.name(self.clockwise[0])})",
-                )
+        rules: Declaring = self._declaring
+        missing: int = rules.missing(r.declarations, r.must)
+        if missing >= 0:
+            raise self.reject(
+                "",
+                f"no declaration by {self.name(missing)} (declarations go clockwise "
+                f"from {self.name(self.clockwise[0])})",
+            )
         if not r.must:
             self._forced_play()
-        active = [s for s in self.clockwise if decl[s] != PASS]
-        if not r.must:
-            active = [s for s in active if decl[s] is not None]
+        active, r.outcome = rules.outcome(r.declarations, r.must)
         r.active = self.state.active = active
         self._active_mask = sum(1 << s for s in active)
-        if not active or active == [dealer]:
-            r.outcome = _ALL_PASSED
-        elif len(active) == 1:
-            r.outcome = _UNOPPOSED
-        else:
-            r.outcome = _PLAYED
+        if r.outcome == _PLAYED:
             self._leader = active[0]
         # §2.6: all_passed and unopposed end the deal before the flush step (§2.8).
-        if o.flush_when == "declared" and r.outcome == _PLAYED:
+        if self.o.flush_when == "declared" and r.outcome == _PLAYED:
             self._judge_flushes(active, dealt=False)
         if self._flush_view is None:
             for ev in self._shown:
@@ -686,56 +660,22 @@ class Replay:
         if self._phase == DECLARING:
             self._phase = PLAYING if r.outcome == _PLAYED else OVER
 
-    def forced_reason(self, seat: int) -> str | None:
-        """Why ``seat`` may not pass outside a must deal, given the declarations before his
-        (docs/rules.md §2.5: ``dealer_defends``, ``last_must_play_single``); None if he may."""
-        o, decl = self.o, self.result.declarations
-        dealer = self.record.dealer
-        others = self.clockwise[:-1]
-        if seat == dealer and o.declare_dealer_defends:
-            standing = [s for s in others if decl[s] not in (PASS, None)]
-            if len(standing) == 1 and decl[standing[0]] == PLAY:
-                return (
-                    f"with {self.name(standing[0])} alone standing on their own hand, the dealer "
-                    "must play, take the Miss or defend the pool"
-                )
-        if (
-            o.declare_last_must_play_single
-            and self.context.single
-            and seat in (dealer, others[-1])
-            and all(decl[s] == PASS for s in others[:-1])
-        ):
-            return "in a single pool that all before them passed, the last player and the dealer must play"
-        return None
-
     def miss_dealt(self) -> bool:
         """A Miss lies on the table: recorded, or unknown in a partial deal that deals one."""
         return self.record.miss is not None or (self._partial and self._plan.miss)
 
-    def defend_allowed(self) -> bool:
-        """The dealer may defend: exactly one other stands, on his own hand (§2.5)."""
-        decl = self.result.declarations
-        standing = [s for s in self.clockwise[:-1] if decl[s] not in (None, PASS)]
-        return len(standing) == 1 and decl[standing[0]] == PLAY
-
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
         """The declarations ``seat`` may make now without a violation or a log error."""
         r: DealResult = self.result
-        if r.must:
-            return (PLAY,)
-        actions = [PLAY]
-        if self.forced_reason(seat) is None:
-            actions.append(PASS)
-        if self.miss_dealt() and r.miss_taker is None:
-            actions.append(TAKE_MISS)
-            if seat == self.record.dealer and self.defend_allowed():
-                actions.append(DEFEND)
-        return tuple(actions)
+        miss_open = self.miss_dealt() and r.miss_taker is None
+        return self._declaring.actions(r.declarations, seat, must=r.must, miss_open=miss_open)
 
     def _forced_play(self) -> None:
+        """§2.5: a pass where the rules say play stands, and is a ``forced-play`` violation."""
+        rules: Declaring = self._declaring
         decl = self.result.declarations
         for seat in dict.fromkeys((self.clockwise[-2], self.record.dealer)):
-            why = self.forced_reason(seat)
+            why = rules.forced_reason(decl, seat)
             if why is None or decl[seat] not in (PASS, None):
                 continue
             did = "passed" if decl[seat] == PASS else "did not declare"
