@@ -31,7 +31,7 @@ from loo_replay.engine.settle import settle
 from loo_replay.engine.solver import ANNOUNCE, CARD, Search
 from loo_replay.engine.state import DealState
 from loo_replay.engine.vocab import Action, Knowledge, Outcome, Status
-from loo_replay.engine.worlds import Check, Worlds
+from loo_replay.engine.worlds import Check, Worlds, cards_of
 
 DEFAULT_SAMPLES = 100
 JUDGED, SKIPPED = "judged", "skipped"
@@ -350,9 +350,9 @@ class _Judge:
         """A world of a declaration as a deal: every place is as dealt."""
         rec = self.record
         hands = tuple(
-            rec.hands[s] if s == seat else tuple(_cards(world[s])) for s in range(len(rec.seats))
+            rec.hands[s] if s == seat else tuple(cards_of(world[s])) for s in range(len(rec.seats))
         )
-        miss = tuple(_cards(world[MISS])) if MISS in world else None
+        miss = tuple(cards_of(world[MISS])) if MISS in world else None
         return DealRecord(rec.number, rec.seats, rec.dealer, hands, miss, rec.turn_up)
 
     def _dealt(self, seat: int, replay: Replay, world: dict[int, int]) -> DealRecord:
@@ -371,7 +371,7 @@ class _Judge:
             miss = dealt[taker]
             dealt[taker] = mask_of(rec.hands[taker] or ()) if taker == seat else world[GIVEN_UP]
         hands = tuple(
-            rec.hands[s] if s == seat and taker != seat else tuple(_cards(dealt[s]))
+            rec.hands[s] if s == seat and taker != seat else tuple(cards_of(dealt[s]))
             for s in range(len(rec.seats))
         )
         return DealRecord(
@@ -379,7 +379,7 @@ class _Judge:
             rec.seats,
             rec.dealer,
             hands,
-            None if miss is None else tuple(_cards(miss)),
+            None if miss is None else tuple(cards_of(miss)),
             rec.turn_up,
         )
 
@@ -576,10 +576,6 @@ class _Plan:
             finish.deal(hands)
             tricks = finish.tricks(finish.finish(), self.seat)
         return self.nets[tricks], self.looed[tricks]
-
-
-def _cards(mask: int) -> list[int]:
-    return [c for c in range(52) if mask >> c & 1]
 
 
 def _move_key(move: int) -> str:

@@ -29,7 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from math import comb
 
-from loo_replay.engine.legal import legal_cards
+import cython
+
+from loo_replay.engine.legal import card_of, legal_cards
 from loo_replay.engine.state import DealState
 
 DRAWS_PER_WORLD = 2000  # draws tried for one world before the decision is left unjudged
@@ -70,8 +72,16 @@ def _below(rng: random.Random, n: int) -> int:
     return r
 
 
-def cards_of(mask: int) -> list[int]:
-    return [c for c in range(52) if mask >> c & 1]
+@cython.ccall
+def cards_of(mask: cython.ulonglong) -> list[int]:
+    """The cards of ``mask`` in ascending order, as a list to draw from."""
+    out: list[int] = []
+    low: cython.ulonglong
+    while mask:
+        low = mask & (~mask + 1)
+        out.append(card_of(low))
+        mask ^= low
+    return out
 
 
 class Worlds:
