@@ -13,6 +13,7 @@ cdef class MaxN:
     cdef list shift
     cdef dict table
     cdef public long long nodes
+    cdef int first
     cpdef int tricks(self, long long packed, int seat)
     cpdef long long finish(self)
     cpdef long long after(self, int move)

@@ -56,6 +56,7 @@ class MaxN:
     shift: list[int]  # by seat: where its tricks sit in a packed result
     table: dict[object, int]
     nodes: cython.longlong
+    first: cython.int  # the trick under way at the start
 
     def __init__(self, search: Search, judged: int) -> None:
         self.search = search
@@ -65,6 +66,7 @@ class MaxN:
             self.shift[seat] = BITS * i
         self.table = {}
         self.nodes = 0
+        self.first = search.trick.number
 
     def deal(self, hands: list[int]) -> None:
         """Another world: the same position with these hands (by seat)."""
@@ -85,19 +87,21 @@ class MaxN:
         left: cython.int = s.left
         if left == 0:
             return 0
+        value: cython.longlong
+        if left == 1:
+            self.nodes += 1
+            value = cython.cast(cython.longlong, 1) << self.shift[s._last_trick_winner()]
+            return value
+        # Two ways can lead to one position only once two tricks have been completed
+        # since the start (the cards of one trick say who played which): the table is
+        # asked from then on, at the start of a trick.
         key: object = None
-        if s.live == 0:
+        if s.live == 0 and s.trick.number >= self.first + 2:
             key = s._key()
             hit = self.table.get(key)
             if hit is not None:
                 return hit
         self.nodes += 1
-        value: cython.longlong
-        if left == 1:
-            value = cython.cast(cython.longlong, 1) << self.shift[s._last_trick_winner()]
-            if key is not None:
-                self.table[key] = value
-            return value
         seat: cython.int = s.to_move()
         own: cython.int = self.shift[seat]
         mine: cython.int = self.shift[self.judged]

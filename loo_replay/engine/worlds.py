@@ -62,13 +62,16 @@ class Check:
         return not (leading and two_players and len(st.playing()) == 2)
 
 
-def _below(rng: random.Random, n: int) -> int:
+@cython.cfunc
+def _below(getrandbits: Callable[[int], int], n: cython.int) -> cython.int:
     """A whole number below ``n``, each equally likely (``getrandbits`` and rejection,
     as ``random`` itself draws, without its checks)."""
-    bits = n.bit_length()
-    r = rng.getrandbits(bits)
+    bits: cython.int = 0
+    while n >> bits:
+        bits += 1
+    r: cython.int = getrandbits(bits)
     while r >= n:
-        r = rng.getrandbits(bits)
+        r = getrandbits(bits)
     return r
 
 
@@ -122,6 +125,14 @@ class Worlds:
         """One world, uniformly among the possible ones; None when ``DRAWS_PER_WORLD``
         draws found none."""
         rng = self.rng
+        getrandbits = rng.getrandbits
+        taken: cython.ulonglong
+        hand: cython.ulonglong
+        one: cython.ulonglong = 1
+        need: cython.int
+        size: cython.int
+        i: cython.int
+        j: cython.int
         for _ in range(DRAWS_PER_WORLD):
             taken = 0
             ratio = 1.0
@@ -129,14 +140,15 @@ class Worlds:
             for place in self.order:
                 pool = cards_of(self.allowed[place] & ~taken)
                 need = self.sizes[place]
-                if len(pool) < need:
+                size = len(pool)
+                if size < need:
                     break
-                ratio *= comb(len(pool), need) / self.bound[place]
+                ratio *= comb(size, need) / self.bound[place]
                 hand = 0
                 for i in range(need):  # the first cards of a shuffle (Fisher-Yates)
-                    j = i + _below(rng, len(pool) - i)
+                    j = i + _below(getrandbits, size - i)
                     pool[i], pool[j] = pool[j], pool[i]
-                    hand |= 1 << pool[i]
+                    hand |= one << pool[i]
                 hands[place] = hand
                 taken |= hand
             else:
