@@ -482,12 +482,13 @@ class Search:
         ``legal_cards`` can leave them, so the trick is played out without a search."""
         trick = self.trick
         suit_power = self.power
-        seats = self.rotation[self.leader]
+        seats: tuple[int, ...] = self.rotation[self.leader]
         hands = self.hands
         best: cython.int
         winner: cython.int
         start: cython.int
         power: cython.int
+        i: cython.int
         card: cython.int
         if self.live:
             powers = suit_power[trick.led]
@@ -498,7 +499,9 @@ class Search:
             powers = suit_power[self.effective[card]]
             best, winner = powers[card], self.leader
             start = 1
-        for seat in seats[start:]:
+        seat: cython.int
+        for i in range(start, len(seats)):  # by index: a slice would be a new tuple
+            seat = seats[i]
             power = powers[card_of(hands[seat])]
             if power > best:
                 best, winner = power, seat

@@ -128,19 +128,27 @@ class Worlds:
         getrandbits = rng.getrandbits
         taken: cython.ulonglong
         hand: cython.ulonglong
+        free: cython.ulonglong
         one: cython.ulonglong = 1
         need: cython.int
         size: cython.int
         i: cython.int
         j: cython.int
+        card: cython.int
+        # The cards a place may hold, ascending: a C array compiled (mypy cannot type it).
+        pool = cython.declare(cython.int[52])  # type: ignore[misc, valid-type]
         for _ in range(DRAWS_PER_WORLD):
             taken = 0
             ratio = 1.0
             hands: dict[int, int] = {}
             for place in self.order:
-                pool = cards_of(self.allowed[place] & ~taken)
+                free = self.allowed[place] & ~taken
+                size = 0
+                for card in range(52):
+                    if free >> card & 1:
+                        pool[size] = card
+                        size += 1
                 need = self.sizes[place]
-                size = len(pool)
                 if size < need:
                     break
                 ratio *= comb(size, need) / self.bound[place]
