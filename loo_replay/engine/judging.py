@@ -442,6 +442,9 @@ class _Judge:
         worlds = Worlds(unseen, sizes, self._checks(seat), self.rng(index), possible)
         won = search.won[seat]
         nets_by_tricks = [self._card_net(replay, seat, t) for t in range(self.o.deal_hand_size + 1)]
+        # Where the tricks still to come cannot change the seat's chips, every card is
+        # worth the same in every world: the worlds are drawn, not searched.
+        depends = len(set(nets_by_tricks[won : won + search.left + 1])) > 1
         finish = MaxN(search, seat)
         hands = list(state.hands)
         nets: list[list[int]] = [[] for _ in moves]
@@ -450,6 +453,10 @@ class _Judge:
             if world is None:
                 self.unjudged.append(Unjudged(who, index, "worlds"))
                 return
+            if not depends:
+                for values in nets:
+                    values.append(nets_by_tricks[won])
+                continue
             for s in search.playing:
                 if s != seat:
                     hands[s] = world[s]
@@ -549,10 +556,6 @@ class _Plan:
         self.finish: MaxN | None = None
         self.playing: list[int] = []
         self.hands = list(replay.state.hands)
-        if replay.phase == PLAYING and seat in replay.state.playing():
-            search = Search(replay, NO_BUDGET)
-            self.finish = MaxN(search, seat)
-            self.playing = list(search.playing)
         result = replay.result
         self.nets: list[int] = []
         self.looed: list[bool] = []
@@ -561,6 +564,13 @@ class _Plan:
             self.nets.append(judge.net(result, seat))
             self.looed.append(judge.looed(result, seat))
         result.tricks_won[seat] = 0
+        # No search where the seat's chips do not depend on its tricks (a dealer who
+        # defends the pool plays for it, not for themself).
+        depends = len(set(zip(self.nets, self.looed, strict=True))) > 1
+        if depends and replay.phase == PLAYING and seat in replay.state.playing():
+            search = Search(replay, NO_BUDGET)
+            self.finish = MaxN(search, seat)
+            self.playing = list(search.playing)
 
     def value(self, world: dict[int, int]) -> tuple[int, bool]:
         """The seat's net chips in ``world``, and whether they were looed."""
