@@ -210,7 +210,8 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
         if _breaks(card, hand):
             return -1 - PAM_BE_CIVIL
         legal &= hand
-    suited: cython.ulonglong = hand & state.suit_masks[led]
+    led_mask: cython.ulonglong = state.suit_masks[led]  # a C value: a C and, not Python's
+    suited: cython.ulonglong = hand & led_mask
     powers = POWER[state.pam][trump][led]
     win: cython.int = trick.win_power
     higher: cython.ulonglong

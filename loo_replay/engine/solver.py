@@ -368,6 +368,7 @@ class Search:
             keep = 0
             last: cython.int
             suited: cython.ulonglong
+            suit_mask: cython.ulonglong  # a C value: a C and, not Python's
             for suit_mask in st.suit_masks:
                 suited = legal & suit_mask
                 if not suited:
