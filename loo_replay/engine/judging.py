@@ -31,7 +31,7 @@ from loo_replay.engine.settle import settle
 from loo_replay.engine.solver import ANNOUNCE, CARD, Search
 from loo_replay.engine.state import DealState
 from loo_replay.engine.vocab import Action, Knowledge, Outcome, Status
-from loo_replay.engine.worlds import Check, Worlds
+from loo_replay.engine.worlds import Check, Worlds, cards_of
 
 DEFAULT_SAMPLES = 100
 JUDGED, SKIPPED = "judged", "skipped"
@@ -350,9 +350,9 @@ class _Judge:
         """A world of a declaration as a deal: every place is as dealt."""
         rec = self.record
         hands = tuple(
-            rec.hands[s] if s == seat else tuple(_cards(world[s])) for s in range(len(rec.seats))
+            rec.hands[s] if s == seat else tuple(cards_of(world[s])) for s in range(len(rec.seats))
         )
-        miss = tuple(_cards(world[MISS])) if MISS in world else None
+        miss = tuple(cards_of(world[MISS])) if MISS in world else None
         return DealRecord(rec.number, rec.seats, rec.dealer, hands, miss, rec.turn_up)
 
     def _dealt(self, seat: int, replay: Replay, world: dict[int, int]) -> DealRecord:
@@ -371,7 +371,7 @@ class _Judge:
             miss = dealt[taker]
             dealt[taker] = mask_of(rec.hands[taker] or ()) if taker == seat else world[GIVEN_UP]
         hands = tuple(
-            rec.hands[s] if s == seat and taker != seat else tuple(_cards(dealt[s]))
+            rec.hands[s] if s == seat and taker != seat else tuple(cards_of(dealt[s]))
             for s in range(len(rec.seats))
         )
         return DealRecord(
@@ -379,7 +379,7 @@ class _Judge:
             rec.seats,
             rec.dealer,
             hands,
-            None if miss is None else tuple(_cards(miss)),
+            None if miss is None else tuple(cards_of(miss)),
             rec.turn_up,
         )
 
@@ -442,6 +442,9 @@ class _Judge:
         worlds = Worlds(unseen, sizes, self._checks(seat), self.rng(index), possible)
         won = search.won[seat]
         nets_by_tricks = [self._card_net(replay, seat, t) for t in range(self.o.deal_hand_size + 1)]
+        # Where the tricks still to come cannot change the seat's chips, every card is
+        # worth the same in every world: the worlds are drawn, not searched.
+        depends = len(set(nets_by_tricks[won : won + search.left + 1])) > 1
         finish = MaxN(search, seat)
         hands = list(state.hands)
         nets: list[list[int]] = [[] for _ in moves]
@@ -450,6 +453,10 @@ class _Judge:
             if world is None:
                 self.unjudged.append(Unjudged(who, index, "worlds"))
                 return
+            if not depends:
+                for values in nets:
+                    values.append(nets_by_tricks[won])
+                continue
             for s in search.playing:
                 if s != seat:
                     hands[s] = world[s]
@@ -549,10 +556,6 @@ class _Plan:
         self.finish: MaxN | None = None
         self.playing: list[int] = []
         self.hands = list(replay.state.hands)
-        if replay.phase == PLAYING and seat in replay.state.playing():
-            search = Search(replay, NO_BUDGET)
-            self.finish = MaxN(search, seat)
-            self.playing = list(search.playing)
         result = replay.result
         self.nets: list[int] = []
         self.looed: list[bool] = []
@@ -561,6 +564,13 @@ class _Plan:
             self.nets.append(judge.net(result, seat))
             self.looed.append(judge.looed(result, seat))
         result.tricks_won[seat] = 0
+        # No search where the seat's chips do not depend on its tricks (a dealer who
+        # defends the pool plays for it, not for themself).
+        depends = len(set(zip(self.nets, self.looed, strict=True))) > 1
+        if depends and replay.phase == PLAYING and seat in replay.state.playing():
+            search = Search(replay, NO_BUDGET)
+            self.finish = MaxN(search, seat)
+            self.playing = list(search.playing)
 
     def value(self, world: dict[int, int]) -> tuple[int, bool]:
         """The seat's net chips in ``world``, and whether they were looed."""
@@ -576,10 +586,6 @@ class _Plan:
             finish.deal(hands)
             tricks = finish.tricks(finish.finish(), self.seat)
         return self.nets[tricks], self.looed[tricks]
-
-
-def _cards(mask: int) -> list[int]:
-    return [c for c in range(52) if mask >> c & 1]
 
 
 def _move_key(move: int) -> str:

@@ -42,7 +42,7 @@ WORD: int = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
 _DEBRUIJN_TABLE = [0] * 64
 for _bit in range(64):
     _DEBRUIJN_TABLE[((1 << _bit) * 0x03F79D71B4CB0A89 & 0xFFFFFFFFFFFFFFFF) >> 58] = _bit
-DEBRUIJN_INDEX = tuple(_DEBRUIJN_TABLE)
+DEBRUIJN_INDEX = bytes(_DEBRUIJN_TABLE)  # bytes: read as a C char, compiled
 
 
 def add_card(
@@ -105,7 +105,8 @@ def take_back(
 def card_of(low: cython.ulonglong) -> cython.int:
     """The card of a mask holding one card."""
     if cython.compiled:
-        return DEBRUIJN_INDEX[((low * DEBRUIJN) & WORD) >> 58]
+        index: bytes = DEBRUIJN_INDEX
+        return index[((low * DEBRUIJN) & WORD) >> 58]
     return low.bit_length() - 1
 
 
@@ -209,7 +210,8 @@ def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longl
         if _breaks(card, hand):
             return -1 - PAM_BE_CIVIL
         legal &= hand
-    suited: cython.ulonglong = hand & state.suit_masks[led]
+    led_mask: cython.ulonglong = state.suit_masks[led]  # a C value: a C and, not Python's
+    suited: cython.ulonglong = hand & led_mask
     powers = POWER[state.pam][trump][led]
     win: cython.int = trick.win_power
     higher: cython.ulonglong

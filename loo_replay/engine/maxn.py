@@ -19,17 +19,32 @@ from __future__ import annotations
 
 import cython
 
+from loo_replay.engine.legal import card_of
 from loo_replay.engine.solver import ANNOUNCE, CARD, Search, taker
 
 BITS = 4  # a player's tricks in a packed result: at most 5, below 16
 MASK = 15
 
 
+@cython.cfunc
+@cython.inline
+def _place(card: cython.int) -> cython.int:
+    """Where ``card`` stands in the order of the tie-break: rank first, then clubs,
+    diamonds, hearts, spades (suits are numbered spades, hearts, diamonds, clubs)."""
+    return (card % 13) * 4 + 3 - card // 13
+
+
+@cython.cfunc
+@cython.inline
+def _card_at(place: cython.int) -> cython.int:
+    """The card of a ``_place``."""
+    return (3 - place % 4) * 13 + place // 4
+
+
 @cython.ccall
 def order_key(move: cython.int) -> cython.int:
     """Which of two moves equal for everyone is played: the lower key (docs/judging-decisions.md)."""
-    card: cython.int = move & CARD
-    return ((card % 13) * 4 + 3 - card // 13) * 2 + (1 if move & ANNOUNCE else 0)
+    return _place(move & CARD) * 2 + (1 if move & ANNOUNCE else 0)
 
 
 @cython.cclass
@@ -41,6 +56,7 @@ class MaxN:
     shift: list[int]  # by seat: where its tricks sit in a packed result
     table: dict[object, int]
     nodes: cython.longlong
+    first: cython.int  # the trick under way at the start
 
     def __init__(self, search: Search, judged: int) -> None:
         self.search = search
@@ -50,6 +66,7 @@ class MaxN:
             self.shift[seat] = BITS * i
         self.table = {}
         self.nodes = 0
+        self.first = search.trick.number
 
     def deal(self, hands: list[int]) -> None:
         """Another world: the same position with these hands (by seat)."""
@@ -70,53 +87,70 @@ class MaxN:
         left: cython.int = s.left
         if left == 0:
             return 0
+        value: cython.longlong
+        if left == 1:
+            self.nodes += 1
+            value = cython.cast(cython.longlong, 1) << self.shift[s._last_trick_winner()]
+            return value
+        # Two ways can lead to one position only once two tricks have been completed
+        # since the start (the cards of one trick say who played which): the table is
+        # asked from then on, at the start of a trick.
         key: object = None
-        if s.live == 0:
+        if s.live == 0 and s.trick.number >= self.first + 2:
             key = s._key()
             hit = self.table.get(key)
             if hit is not None:
                 return hit
         self.nodes += 1
-        value: cython.longlong
-        if left == 1:
-            value = cython.cast(cython.longlong, 1) << self.shift[s._last_trick_winner()]
-            if key is not None:
-                self.table[key] = value
-            return value
         seat: cython.int = s.to_move()
         own: cython.int = self.shift[seat]
         mine: cython.int = self.shift[self.judged]
         best: cython.longlong = -1
         best_own: cython.int = -1
         best_theirs: cython.int = 99
-        best_key: cython.int = 1 << 20
         undo: cython.longlong
         won: cython.int
         mover: cython.int
         theirs: cython.int
-        k: cython.int
-        # Lowest first: a move that wins the mover every trick left cannot be bettered.
-        # Each move is its key and itself in one int (a move is below 128): a sort of ints.
-        ranked: list[int] = [order_key(m) << 7 | m for m in s._reduced(seat)]
-        ranked.sort()
+        card: cython.int
         move: cython.int
-        for rank in ranked:
-            move = rank & 127
-            k = rank >> 7
-            undo = s.play(move)
-            won = taker(undo)
-            value = self.finish()
-            if won >= 0:
-                value += cython.cast(cython.longlong, 1) << self.shift[won]
-            s.unplay(undo)
-            mover = value >> own & MASK
-            if mover < best_own:
-                continue
-            theirs = value >> mine & MASK
-            if mover > best_own or theirs < best_theirs or (theirs == best_theirs and k < best_key):
-                best, best_own, best_theirs, best_key = value, mover, theirs, k
-                if mover == left:
-                    break
+        moves: cython.int
+        i: cython.int
+        # The moves lowest first, as the tie-break orders them: each card kept by the
+        # reduction set at its ``_place`` in a mask, read back lowest bit first; a card led
+        # announcing or not is two moves, the silent one first.  A later move replaces the
+        # best only if it is strictly better for the mover, or as good and worse for the
+        # judged player; one that wins the mover every trick left cannot be bettered.
+        keep: cython.ulonglong = s._reduced_mask(seat)
+        places: cython.ulonglong = 0
+        low: cython.ulonglong
+        while keep:
+            low = keep & (~keep + 1)
+            places |= cython.cast(cython.ulonglong, 1) << _place(card_of(low))
+            keep ^= low
+        announcing: cython.bint = s.live == 0 and s.pam_announced
+        while places:
+            low = places & (~places + 1)
+            places ^= low
+            card = _card_at(card_of(low))
+            moves = 2 if announcing and s._announcing(card) else 1
+            for i in range(moves):
+                move = card | ANNOUNCE if i else card
+                undo = s.play(move)
+                won = taker(undo)
+                value = self.finish()
+                if won >= 0:
+                    value += cython.cast(cython.longlong, 1) << self.shift[won]
+                s.unplay(undo)
+                mover = value >> own & MASK
+                if mover < best_own:
+                    continue
+                theirs = value >> mine & MASK
+                if mover > best_own or theirs < best_theirs:
+                    best, best_own, best_theirs = value, mover, theirs
+                    if mover == left:
+                        places = 0
+                        break
         if key is not None:
             self.table[key] = best
         return best

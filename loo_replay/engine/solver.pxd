@@ -4,6 +4,8 @@ from loo_replay.engine.model cimport Trick
 from loo_replay.engine.state cimport DealState
 from loo_replay.engine.legal cimport add_card, card_of, legal_cards, take_back
 
+cpdef int taker(long long undo)
+
 cdef class Search:
     cdef public DealState state
     cdef public tuple playing
@@ -12,6 +14,7 @@ cdef class Search:
     cdef public int left
     cdef public list won
     cdef list done
+    cdef list spare
     cdef public long nodes
     cdef object o
     cdef list hands
@@ -46,6 +49,7 @@ cdef class Search:
     cpdef unplay(self, long long undo)
     cpdef bint _announcing(self, int card)
     cdef unsigned long long _special(self, int trump)
+    cdef unsigned long long _reduced_mask(self, int seat)
     cdef _reduced(self, int seat)
     cpdef study(self, int player)
     cdef int _top_trumps(self, int player)

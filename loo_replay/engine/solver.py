@@ -76,6 +76,7 @@ class Search:
     left: cython.int  # tricks not yet complete
     won: list[int]  # tricks taken, by seat
     done: list[Trick]
+    spare: list[Trick]  # tricks the search unplayed back to their start, for ``play`` to reuse
     nodes: cython.long
     o: Options
     hands: list[int]  # the state's own list: what each seat holds now
@@ -130,6 +131,7 @@ class Search:
         self.leader = trick.leader
         self.trick_mask = self._cards_of(trick)
         self.done = []  # the tricks the moves played have completed, for ``unplay``
+        self.spare = []
         in_play = self.trick_mask
         for seat in playing:
             in_play |= real.hands[seat]
@@ -214,7 +216,14 @@ class Search:
         winner: cython.int = trick.cards[trick.win][0]
         self.left -= 1
         self.done.append(trick)
-        following = Trick(number=trick.number + 1, leader=winner)
+        following: Trick
+        if self.spare:  # a trick unplayed to its start is as new: only who leads it differs
+            following = self.spare.pop()
+            following.number = trick.number + 1
+            following.leader = winner
+            following.lead = -1
+        else:
+            following = Trick(number=trick.number + 1, leader=winner)
         st.tricks[0] = following
         self.trick = following
         self.live = 0
@@ -229,6 +238,7 @@ class Search:
         trick: Trick
         completed: cython.bint = taker(undo) != -1
         if completed:
+            self.spare.append(self.trick)
             trick = self.done.pop()
             self.left += 1
             st.tricks[0] = trick
@@ -332,17 +342,15 @@ class Search:
         return mask
 
     @cython.cfunc
-    def _reduced(self, seat: cython.int) -> Moves:
-        """The legal moves of ``seat`` with equivalent cards reduced to the lowest, weakest
-        first.  Two of the player's cards are equivalent when no card that anyone else still holds or
-        has on the table lies between them in their suit (with ``two_players``, no trump
-        still out of play either, since its run is reckoned over played cards only)."""
+    def _reduced_mask(self, seat: cython.int) -> cython.ulonglong:
+        """The legal cards of ``seat`` with equivalent cards reduced to the lowest.  Two of
+        the player's cards are equivalent when no card that anyone else still holds or has
+        on the table lies between them in their suit (with ``two_players``, no trump still
+        out of play either, since its run is reckoned over played cards only)."""
         st = self.state
         trump: cython.int = self.trump
         hand: cython.ulonglong = self.hands[seat]
-        leading: cython.bint = not self.live
         legal: cython.ulonglong = legal_cards(st, seat)  # cheaper than remembering it
-        moves: list[int] = []
         keep: cython.ulonglong
         low: cython.ulonglong
         card: cython.int
@@ -360,6 +368,7 @@ class Search:
             keep = 0
             last: cython.int
             suited: cython.ulonglong
+            suit_mask: cython.ulonglong  # a C value: a C and, not Python's
             for suit_mask in st.suit_masks:
                 suited = legal & suit_mask
                 if not suited:
@@ -376,6 +385,17 @@ class Search:
                     ):
                         keep |= low
                     last = card
+        return keep
+
+    @cython.cfunc
+    def _reduced(self, seat: cython.int) -> Moves:
+        """The moves of ``_reduced_mask``, weakest first."""
+        trump: cython.int = self.trump
+        leading: cython.bint = not self.live
+        keep: cython.ulonglong = self._reduced_mask(seat)
+        moves: list[int] = []
+        low: cython.ulonglong
+        card: cython.int
         keys = ORDER_KEYS[self.pam][trump]
         ranked: list[int] = []  # each card as its order key and the card: weakest first,
         rank: cython.int  # cards of one strength in card order, by a sort of plain ints
@@ -463,12 +483,13 @@ class Search:
         ``legal_cards`` can leave them, so the trick is played out without a search."""
         trick = self.trick
         suit_power = self.power
-        seats = self.rotation[self.leader]
+        seats: tuple[int, ...] = self.rotation[self.leader]
         hands = self.hands
         best: cython.int
         winner: cython.int
         start: cython.int
         power: cython.int
+        i: cython.int
         card: cython.int
         if self.live:
             powers = suit_power[trick.led]
@@ -479,7 +500,9 @@ class Search:
             powers = suit_power[self.effective[card]]
             best, winner = powers[card], self.leader
             start = 1
-        for seat in seats[start:]:
+        seat: cython.int
+        for i in range(start, len(seats)):  # by index: a slice would be a new tuple
+            seat = seats[i]
             power = powers[card_of(hands[seat])]
             if power > best:
                 best, winner = power, seat

@@ -29,7 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from math import comb
 
-from loo_replay.engine.legal import legal_cards
+import cython
+
+from loo_replay.engine.legal import card_of, legal_cards
 from loo_replay.engine.state import DealState
 
 DRAWS_PER_WORLD = 2000  # draws tried for one world before the decision is left unjudged
@@ -60,18 +62,29 @@ class Check:
         return not (leading and two_players and len(st.playing()) == 2)
 
 
-def _below(rng: random.Random, n: int) -> int:
+@cython.cfunc
+def _below(getrandbits: Callable[[int], int], n: cython.int) -> cython.int:
     """A whole number below ``n``, each equally likely (``getrandbits`` and rejection,
     as ``random`` itself draws, without its checks)."""
-    bits = n.bit_length()
-    r = rng.getrandbits(bits)
+    bits: cython.int = 0
+    while n >> bits:
+        bits += 1
+    r: cython.int = getrandbits(bits)
     while r >= n:
-        r = rng.getrandbits(bits)
+        r = getrandbits(bits)
     return r
 
 
-def cards_of(mask: int) -> list[int]:
-    return [c for c in range(52) if mask >> c & 1]
+@cython.ccall
+def cards_of(mask: cython.ulonglong) -> list[int]:
+    """The cards of ``mask`` in ascending order, as a list to draw from."""
+    out: list[int] = []
+    low: cython.ulonglong
+    while mask:
+        low = mask & (~mask + 1)
+        out.append(card_of(low))
+        mask ^= low
+    return out
 
 
 class Worlds:
@@ -112,21 +125,38 @@ class Worlds:
         """One world, uniformly among the possible ones; None when ``DRAWS_PER_WORLD``
         draws found none."""
         rng = self.rng
+        getrandbits = rng.getrandbits
+        taken: cython.ulonglong
+        hand: cython.ulonglong
+        free: cython.ulonglong
+        one: cython.ulonglong = 1
+        need: cython.int
+        size: cython.int
+        i: cython.int
+        j: cython.int
+        card: cython.int
+        # The cards a place may hold, ascending: a C array compiled (mypy cannot type it).
+        pool = cython.declare(cython.int[52])  # type: ignore[misc, valid-type]
         for _ in range(DRAWS_PER_WORLD):
             taken = 0
             ratio = 1.0
             hands: dict[int, int] = {}
             for place in self.order:
-                pool = cards_of(self.allowed[place] & ~taken)
+                free = self.allowed[place] & ~taken
+                size = 0
+                for card in range(52):
+                    if free >> card & 1:
+                        pool[size] = card
+                        size += 1
                 need = self.sizes[place]
-                if len(pool) < need:
+                if size < need:
                     break
-                ratio *= comb(len(pool), need) / self.bound[place]
+                ratio *= comb(size, need) / self.bound[place]
                 hand = 0
                 for i in range(need):  # the first cards of a shuffle (Fisher-Yates)
-                    j = i + _below(rng, len(pool) - i)
+                    j = i + _below(getrandbits, size - i)
                     pool[i], pool[j] = pool[j], pool[i]
-                    hand |= 1 << pool[i]
+                    hand |= one << pool[i]
                 hands[place] = hand
                 taken |= hand
             else:
