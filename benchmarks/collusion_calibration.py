@@ -66,7 +66,9 @@ def main() -> None:
     except KeyboardInterrupt:
         print(f"stopped after {len(results)} of {len(runs)} runs", file=sys.stderr)
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # Waits for the runs under way (cancelled ones never start): without the wait,
+        # Python 3.11's exit hook writes to the pool's closed pipe (OSError, errno 9).
+        pool.shutdown(wait=True, cancel_futures=True)
     runs = [r for r in runs if r in results]
     fair = [results[r] for r in runs if r.rate is None]
     print(f"Fair play: {sum(bool(f) for f in fair)} of {len(fair)} runs of "
