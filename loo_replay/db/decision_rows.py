@@ -1,43 +1,26 @@
 """A loaded deal's judged decisions as rows of ``decision_deals`` and ``decisions``
 (docs/database.md, "Judged decisions").
 
-The ingest worker calls ``judge_into`` beside the double-dummy analysis, with the deal's
-replay still on it: ``judge_deal`` gives the figures ``analyse --decisions`` prints, and
-they are stored as computed.  Not compiled: the judging itself is, and its cost dwarfs
-the rows'.
+The ingest worker judges each audited deal beside its double-dummy analysis, with the
+deal's replay still on it (``judge_deal`` gives the figures ``analyse --decisions``
+prints), and ``frames.FrameBuilder.decisions`` adds these rows as computed.  Not compiled:
+the judging itself is, and its cost dwarfs the rows'.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from msgspec.structs import replace
 
-from loo_replay.db.columns import clean
 from loo_replay.db.rows import DecisionDealRow, DecisionRow
 from loo_replay.engine.judging import (
     CARD_KIND,
     DECLARE,
     SKIPPED,
     DealDecisions,
-    judge_deal,
 )
 from loo_replay.engine.model import Declare
 from loo_replay.engine.session import DealAudit
-from loo_replay.run.audit import SessionReport
 from loo_replay.run.render import Sampling
-
-
-def judge_into(
-    tables: Mapping[str, Any], report: SessionReport, index: int, deal: DealAudit, s: Sampling
-) -> None:
-    """Judge audited deal ``index`` of ``report`` and add its rows to ``tables`` (a
-    ``FrameBuilder``'s, which already holds the deal's own rows)."""
-    assert deal.result is not None and report.options is not None  # an audited deal
-    judged = judge_deal(deal, report.options, s.samples, s.seed, report.id)
-    for row in decision_rows(clean(report.id), index, deal, judged, s):
-        tables["decision_deals" if isinstance(row, DecisionDealRow) else "decisions"].add(row)
 
 
 def decision_rows(

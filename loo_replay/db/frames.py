@@ -9,8 +9,8 @@ re-ingest, a conflict) by slicing, without looking at the rows.
 Each table's columns are declared by its row in ``db.rows``; the rows themselves are made
 a table at a time elsewhere: the tables of every deal (deals, seats, tricks, plays), the
 loader's hot path, straight into typed columns (``db.deal_frames``, ``db.columns``), and
-the rarer tables a row struct at a time (``db.struct_rows``).  Arrow makes each column from
-its stored bytes.
+the rarer tables a row struct at a time (``db.struct_rows``, ``db.decision_rows``).  Arrow
+makes each column from its stored bytes.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from msgspec.structs import astuple
 from loo_replay import __version__
 from loo_replay.db.columns import INT_KINDS, CardLists, Ints, Objects, Texts, clean
 from loo_replay.db.deal_frames import deal_row, seat_rows, trick_and_play_rows
+from loo_replay.db.decision_rows import decision_rows
 from loo_replay.db.rows import ROWS, TABLE_OF, Row
 from loo_replay.db.rows import schema as row_schema
 from loo_replay.db.struct_rows import (
@@ -37,10 +38,12 @@ from loo_replay.db.struct_rows import (
     session_rows,
 )
 from loo_replay.engine.analysis import DealAnalysis
+from loo_replay.engine.judging import DealDecisions
 from loo_replay.engine.options import Options
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
 from loo_replay.run.audit import SessionReport, Summary, UnreadableDocument
+from loo_replay.run.render import Sampling
 
 SCHEMAS: dict[str, pa.Schema] = {table: row_schema(row) for table, row in ROWS.items()}
 TABLES = tuple(SCHEMAS)
@@ -279,6 +282,12 @@ class FrameBuilder:
         assert deal.result is not None  # an audited deal: ``deal`` said so
         record = deal.result.record
         for row in analysis_rows(self._sid, index, record.number, record.seats, analysis):
+            self._add(row)
+
+    def decisions(self, index: int, deal: DealAudit, judged: DealDecisions, s: Sampling) -> None:
+        """The judged decisions' rows of deal ``index`` of the open session, just taken by
+        ``deal`` (``db.decision_rows``)."""
+        for row in decision_rows(self._sid, index, deal, judged, s):
             self._add(row)
 
     def close_session(self, report: SessionReport) -> None:

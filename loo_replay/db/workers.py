@@ -16,10 +16,10 @@ from multiprocessing.queues import SimpleQueue
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.db.columns import clean
-from loo_replay.db.decision_rows import judge_into
 from loo_replay.db.documents import Compressed
 from loo_replay.db.frames import Batch, FrameBuilder, Item, SessionItem, rules_fingerprint
 from loo_replay.engine.analysis import analyse_deal, start_of_play
+from loo_replay.engine.judging import judge_deal
 from loo_replay.engine.options import OptionError
 from loo_replay.engine.session import DealAudit
 from loo_replay.gc_thresholds import fewer_collections
@@ -50,7 +50,7 @@ class Auditor:
         self.choice = choice
         self.limits = limits  # what one document may hold (logs/limits.py)
         self.at_play = start_of_play if analyse else None  # the audit keeps it for the analysis
-        self.decisions = decisions  # --decisions: each deal judged (db/decision_rows.py)
+        self.decisions = decisions  # --decisions: each deal judged (docs/judging-decisions.md)
         self.known = known
         self.digests = {digest for digest, _ in known.values()}
         self.batch_deals = batch_deals
@@ -104,7 +104,9 @@ class Auditor:
             if self.at_play is not None:
                 self.builder.analysis(index, deal, analyse_deal(deal, report.options))
             if self.decisions is not None:
-                judge_into(self.builder.tables, report, index, deal, self.decisions)
+                s = self.decisions
+                judged = judge_deal(deal, report.options, s.samples, s.seed, report.id)
+                self.builder.decisions(index, deal, judged, s)
 
     def _already_loaded(self, doc: Document) -> SessionItem | None:
         """The session ``doc`` holds, if it is loaded already with the same bytes and rules;
