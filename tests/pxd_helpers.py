@@ -189,7 +189,9 @@ def agrees(pxd: str, py: str) -> bool:
 
     An ``object`` in the .pxd takes any annotation but a C type's or ``bool``: the .pxd may
     leave an object untyped, and a plain ``int`` is a Python integer, of any size.  ``bint``
-    takes ``bool``."""
+    takes ``bool``; a typed memoryview (``T[::1]``) takes the ``array`` it views."""
+    if pxd.endswith("[::1]"):
+        return py == "array"
     if pxd == "object":
         return py not in C_TYPES and py != "bool"
     if pxd == "bint":

@@ -5,6 +5,8 @@ from loo_replay.engine.options cimport Options
 from loo_replay.engine.state cimport DealState
 
 cpdef add_card(DealState state, Trick trick, int seat, int card, long long legal, int event=*)
-cpdef int take_back(DealState state, Trick trick, int led, int win, int win_power, bint trumped)
+cpdef bint lay(DealState state, Trick trick, int seat, int card)
+cpdef lift(DealState state, Trick trick, int seat, int card, int led, int lead, int win_power, bint trumped)
 cpdef unsigned long long legal_cards(DealState state, int seat) except? 0
+cpdef unsigned long long legal_hand(DealState state, unsigned long long hand) except? 0
 cpdef int card_of(unsigned long long low)

@@ -53,8 +53,21 @@ def add_card(
     legal: cython.longlong,
     event: cython.int = -1,
 ) -> None:
-    """Play ``card`` to ``trick``: the one place where the suit led, the winning card and
-    whether the trick is trumped are decided (docs/rules.md §1, winning card)."""
+    """Play ``card`` to ``trick`` as the record has it: ``lay`` decides what it does to the
+    trick, and the trick keeps the card, its seat, legal mask and event."""
+    if lay(state, trick, seat, card):
+        trick.win = len(trick.cards)
+    trick.cards.append((seat, card, legal, event))
+    hand: cython.ulonglong = state.hands[seat]  # a C value: no Python integer arithmetic
+    state.hands[seat] = hand & ~(ONE << card)
+
+
+@cython.ccall
+def lay(state: DealState, trick: Trick, seat: cython.int, card: cython.int) -> cython.bint:
+    """What ``card`` played by ``seat`` does to ``trick``: the one place where the suit led,
+    the winning power and whether the trick is trumped are decided (docs/rules.md §1,
+    winning card).  True when the card now wins the trick.  The hands are the caller's: the
+    record's (``add_card``) or a search's own."""
     trump: cython.int = state.trump
     pam: cython.bint = state.pam
     led: cython.int
@@ -65,40 +78,34 @@ def add_card(
         trick.led = led
         trick.lead = card
     power: cython.int = POWER[pam][trump][led][card]
-    if power > trick.win_power:
-        trick.win = len(trick.cards)
+    beats: cython.bint = power > trick.win_power
+    if beats:
         trick.win_power = power
     if trump != NO_TRUMP and led != trump and state.trump_mask >> card & 1:
         trick.trumped = True
-    trick.cards.append((seat, card, legal, event))
     trick.live += 1
     trick.seats |= ONE << seat
-    hand: cython.ulonglong = state.hands[seat]  # a C value: no Python integer arithmetic
-    state.hands[seat] = hand & ~(ONE << card)
     state.played |= ONE << card
+    return beats
 
 
-def take_back(
+@cython.ccall
+def lift(
     state: DealState,
     trick: Trick,
+    seat: cython.int,
+    card: cython.int,
     led: cython.int,
-    win: cython.int,
+    lead: cython.int,
     win_power: cython.int,
     trumped: cython.bint,
-) -> cython.int:
-    """Undo the last ``add_card`` of ``trick``, given its ``led``, ``win``, ``win_power`` and
-    ``trumped`` from before that card; the card taken back.  A search steps through
-    positions with the two."""
-    seat: cython.int
-    card: cython.int
-    seat, card, _, _ = trick.cards.pop()
+) -> None:
+    """Undo ``lay`` of ``seat``'s ``card``, given the trick's ``led``, ``lead``,
+    ``win_power`` and ``trumped`` from before it: a search steps back with it."""
     trick.live -= 1
-    trick.led, trick.win, trick.win_power, trick.trumped = led, win, win_power, trumped
+    trick.led, trick.lead, trick.win_power, trick.trumped = led, lead, win_power, trumped
     trick.seats &= ~(ONE << seat)
-    hand: cython.ulonglong = state.hands[seat]
-    state.hands[seat] = hand | ONE << card
     state.played &= ~(ONE << card)
-    return card
 
 
 @cython.ccall
@@ -156,12 +163,11 @@ def _breaks(card: cython.int, mask: cython.ulonglong) -> cython.bint:
 
 
 @cython.cfunc
-def _judge(state: DealState, seat: cython.int, card: cython.int) -> cython.longlong:
-    """The steps that bind ``seat`` to play now, in order of precedence (docs/rules.md §3
-    leading, §4 following), each narrowing the legal set.  The legal mask; judging a
-    ``card`` (>= 0) that a step excludes, ``-1 - i`` for the first such step,
-    ``REVOKE_CODES[i]``."""
-    hand: cython.ulonglong = state.hands[seat]
+def _judge(state: DealState, hand: cython.ulonglong, card: cython.int) -> cython.longlong:
+    """The steps that bind the player due, holding ``hand``, to play now, in order of
+    precedence (docs/rules.md §3 leading, §4 following), each narrowing the legal set.
+    The legal mask; judging a ``card`` (>= 0) that a step excludes, ``-1 - i`` for the
+    first such step, ``REVOKE_CODES[i]``."""
     legal: cython.ulonglong = hand
     mask: cython.ulonglong
     trump: cython.int = state.trump
@@ -268,12 +274,18 @@ def _pam_barred(state: DealState, hand: cython.ulonglong, trick: Trick) -> cytho
 
 def legal_cards(state: DealState, seat: cython.int) -> cython.ulonglong:
     """The mask of cards ``seat`` may play now; never empty while he holds a card."""
-    return _judge(state, seat, -1)
+    return _judge(state, state.hands[seat], -1)
+
+
+def legal_hand(state: DealState, hand: cython.ulonglong) -> cython.ulonglong:
+    """``legal_cards`` for the player due holding ``hand``: a search keeps the hands of
+    its position apart from the state's, and a world gives a player a hand they may have held."""
+    return _judge(state, hand, -1)
 
 
 def breach(state: DealState, seat: int, card: int) -> str | None:
     """The code of the first step that ``card`` breaks, or None when it is legal."""
-    judged: cython.longlong = _judge(state, seat, card)
+    judged: cython.longlong = _judge(state, state.hands[seat], card)
     return REVOKE_CODES[-1 - judged] if judged < 0 else None
 
 

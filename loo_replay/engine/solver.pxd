@@ -2,7 +2,7 @@
 # adds the C types): its position is the engine's DealState and Trick, read as C values.
 from loo_replay.engine.model cimport Trick
 from loo_replay.engine.state cimport DealState
-from loo_replay.engine.legal cimport add_card, card_of, legal_cards, take_back
+from loo_replay.engine.legal cimport card_of, lay, legal_hand, lift
 
 cpdef int taker(long long undo)
 
@@ -13,11 +13,12 @@ cdef class Search:
     cdef public Trick trick
     cdef public int left
     cdef public list won
-    cdef list done
-    cdef list spare
     cdef public long nodes
     cdef object o
-    cdef list hands
+    cdef unsigned long long[::1] hold
+    cdef int win_seat
+    cdef int start
+    cdef unsigned long long[::1] stack
     cdef list rotation
     cdef bint first_lead
     cdef int size
@@ -29,7 +30,7 @@ cdef class Search:
     cdef dict move_cache
     cdef int player
     cdef bint pam_announced
-    cdef dict special_cache
+    cdef unsigned long long special
     cdef bint two_players
     cdef unsigned long long turned
     cdef unsigned long long played
@@ -48,7 +49,7 @@ cdef class Search:
     cpdef long long play(self, int move)
     cpdef unplay(self, long long undo)
     cpdef bint _announcing(self, int card)
-    cdef unsigned long long _special(self, int trump)
+    cdef unsigned long long _special(self)
     cdef unsigned long long _reduced_mask(self, int seat)
     cdef _reduced(self, int seat)
     cpdef study(self, int player)

@@ -1,10 +1,11 @@
 """The paranoid double-dummy guarantee G of docs/analysis.md, "What a player can make sure of", by AND-OR search.
 
-``Search`` holds one deal's position as a ``DealState`` of the engine and
-steps it with ``add_card``/``take_back``: every move is a card that
-``legal_cards`` allows in that state (the ace of trumps, led under
-``follow.pam_civil = "announced"``, is two moves: announced or not), and
-trick winners come from the engine's own ``Trick``.  ``can(k)`` asks whether
+``Search`` holds one deal's position as a ``DealState`` of the engine, one
+``Trick`` and the hands as C integers, and steps it with ``lay``/``lift``: every
+move is a card that ``legal_hand`` (``legal_cards`` for a hand held apart)
+allows in that state (the ace of trumps, led under ``follow.pam_civil =
+"announced"``, is two moves: announced or not), and trick winners come from the
+engine's own ``lay``.  A move allocates no Python object.  ``can(k)`` asks whether
 the player under study can make sure of ``k`` more tricks, whatever the
 others do together; it is a zero-window search with a transposition table
 per player, equivalent cards reduced to one, ordered moves and quick
@@ -18,10 +19,12 @@ this source runs the same uncompiled.
 
 from __future__ import annotations
 
+from array import array
+
 import cython
 
 from loo_replay.engine.cards import PAM
-from loo_replay.engine.legal import add_card, card_of, legal_cards, take_back
+from loo_replay.engine.legal import card_of, lay, legal_hand, lift
 from loo_replay.engine.model import DEAD, Trick
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import Replay
@@ -72,14 +75,19 @@ class Search:
     state: DealState
     playing: tuple[int, ...]
     n: cython.int  # players in the deal
-    trick: Trick  # the trick under way
+    # The trick under way: the search's one Trick, its C fields kept as legality reads them
+    # (its ``cards`` and ``win`` stay as they were at the start; ``win_seat`` says who wins).
+    trick: Trick
     left: cython.int  # tricks not yet complete
     won: list[int]  # tricks taken, by seat
-    done: list[Trick]
-    spare: list[Trick]  # tricks the search unplayed back to their start, for ``play`` to reuse
     nodes: cython.long
     o: Options
-    hands: list[int]  # the state's own list: what each seat holds now
+    hold: array[int]  # what each seat holds now, by seat; the state's hands are not kept
+    win_seat: cython.int  # who wins the trick under way so far (-1 before its lead)
+    start: cython.int  # the number of the trick under way at the start
+    # Of each trick completed since the start, by its number less ``start``: its cards (dead
+    # ones aside) and its seats, for ``unplay`` to put it back.
+    stack: array[int]
     rotation: list[tuple[int, ...]]
     first_lead: cython.bint
     size: cython.int
@@ -91,7 +99,7 @@ class Search:
     move_cache: dict[object, tuple[int, ...]]
     player: cython.int
     pam_announced: cython.bint
-    special_cache: dict[int, int]
+    special: cython.ulonglong  # ``_special`` under the trumps now
     two_players: cython.bint  # ``lead.highest_trump = "two_players"``, read at every node
     turned: cython.ulonglong  # the cards turned up to fix trumps: they never move
     # The state's values the search reads at every node, kept beside it as C values.
@@ -111,7 +119,7 @@ class Search:
         self.o = o
         self.state = real.copy()
         playing = real.playing()
-        self.hands = self.state.hands
+        self.hold = array("Q", real.hands)
         self.playing = tuple(playing)
         self.n = len(playing)
         self.rotation = [()] * len(real.seats)  # the order of a trick led by each seat
@@ -129,14 +137,15 @@ class Search:
         self.trick = trick
         self.live = trick.live  # cards played to it in turn, and its leader: the trick's own
         self.leader = trick.leader
+        self.win_seat = trick.cards[trick.win][0] if trick.live else -1
+        self.start = trick.number
         self.trick_mask = self._cards_of(trick)
-        self.done = []  # the tricks the moves played have completed, for ``unplay``
-        self.spare = []
         in_play = self.trick_mask
         for seat in playing:
             in_play |= real.hands[seat]
         self.in_play = in_play  # every card still to be played or on the table, at the start
         self.left = self.size - trick.number + 1  # tricks not yet complete
+        self.stack = array("Q", bytes(16 * (self.left + 1)))
         self.won = list(replay.result.tricks_won)
         self.max_nodes = max_nodes
         self.nodes = 0
@@ -145,7 +154,6 @@ class Search:
         self.move_cache = {}
         self.player = -1
         self.pam_announced = o.deal_pam and o.follow_pam_civil == "announced"
-        self.special_cache = {}
         self.two_players = o.lead_highest_trump == "two_players"
         self.turned = self.state.turned
         self.pam = o.deal_pam
@@ -172,6 +180,7 @@ class Search:
         self.trump_mask = st.trump_mask
         self.power = POWER[self.pam][self.trump]
         self.effective = EFFECTIVE_SUIT[self.pam][self.trump]
+        self.special = self._special()
 
     # -- stepping --------------------------------------------------------------
 
@@ -187,47 +196,49 @@ class Search:
         """Play ``move`` for the seat due; the undo record for ``unplay``, packed in one C
         integer so that a node allocates nothing for it (``taker`` reads who took the trick
         the move completed).  From bit 0: that taker + 1 (0: no trick completed, 7 bits); the
-        trick's led + 1 (3), win (6) and win_power + 2 (8) before the move; the announcement
-        before; whether the move fixed trumps."""
+        trick's led + 1 (3), winning seat + 1 (7), win_power + 2 (8), trumped (1), lead + 1
+        (7) and leader (7) before the move; the announcement before (1); whether the move
+        fixed trumps (1); the card (6)."""
         st = self.state
         trick = self.trick
         live: cython.int = self.live
         seat: cython.int = self.rotation[self.leader][live]
         card: cython.int = move & CARD
-        undo: cython.longlong = (
-            (trick.led + 1) << 7
-            | trick.win << 10
-            | (trick.win_power + 2) << 16
-            | trick.trumped << 24
-            | st.announce << 25
-        )
+        undo: cython.longlong = (trick.led + 1) << 7 | (self.win_seat + 1) << 10
+        undo |= (trick.win_power + 2) << 17 | trick.trumped << 25
+        undo |= cython.cast(cython.longlong, trick.lead + 1) << 26
+        undo |= cython.cast(cython.longlong, self.leader) << 33
+        undo |= cython.cast(cython.longlong, st.announce) << 40
+        undo |= cython.cast(cython.longlong, card) << 42
         if not live:
             st.announce = self.announce = bool(move & ANNOUNCE)
             if self.first_lead and self.trump == NO_TRUMP:
                 st.fix_trump(card // 13)
                 self._trumps()
-                undo |= 1 << 26
-        add_card(st, trick, seat, card, 0)
+                undo |= cython.cast(cython.longlong, 1) << 41
+        if lay(st, trick, seat, card):
+            self.win_seat = seat
+        self.hold[seat] &= ~(ONE << card)
         self.played |= ONE << card
         if live + 1 < self.n:
             self.live = live + 1
             self.trick_mask |= ONE << card
             return undo
-        winner: cython.int = trick.cards[trick.win][0]
+        winner: cython.int = self.win_seat
+        depth: cython.int = 2 * (trick.number - self.start)
+        self.stack[depth] = self.trick_mask
+        self.stack[depth + 1] = trick.seats
         self.left -= 1
-        self.done.append(trick)
-        following: Trick
-        if self.spare:  # a trick unplayed to its start is as new: only who leads it differs
-            following = self.spare.pop()
-            following.number = trick.number + 1
-            following.leader = winner
-            following.lead = -1
-        else:
-            following = Trick(number=trick.number + 1, leader=winner)
-        st.tricks[0] = following
-        self.trick = following
+        trick.number += 1  # the next trick, in the same Trick
+        trick.leader = winner
+        trick.live = 0
+        trick.lead = trick.led = -1
+        trick.win_power = -2
+        trick.trumped = False
+        trick.seats = 0
         self.live = 0
         self.leader = winner
+        self.win_seat = -1
         self.trick_mask = 0
         st.announce = self.announce = False  # an announcement lasts for its trick
         return undo | (winner + 1)
@@ -235,34 +246,36 @@ class Search:
     @cython.ccall
     def unplay(self, undo: cython.longlong) -> None:
         st = self.state
-        trick: Trick
-        completed: cython.bint = taker(undo) != -1
-        if completed:
-            self.spare.append(self.trick)
-            trick = self.done.pop()
+        trick = self.trick
+        if taker(undo) != -1:
+            trick.number -= 1
+            depth: cython.int = 2 * (trick.number - self.start)
+            self.trick_mask = self.stack[depth]
+            trick.seats = self.stack[depth + 1]
+            trick.live = self.n
             self.left += 1
-            st.tricks[0] = trick
-            self.trick = trick
-            self.leader = trick.leader
+            self.leader = trick.leader = undo >> 33 & 127
             self.live = self.n - 1
         else:
-            trick = self.trick
             self.live -= 1
-        card: cython.int = take_back(
+        card: cython.int = undo >> 42 & 63
+        self.trick_mask &= ~(ONE << card)
+        seat: cython.int = self.rotation[self.leader][self.live]
+        lift(
             st,
             trick,
+            seat,
+            card,
             (undo >> 7 & 7) - 1,
-            undo >> 10 & 63,
-            (undo >> 16 & 255) - 2,
-            bool(undo >> 24 & 1),
+            (undo >> 26 & 127) - 1,
+            (undo >> 17 & 255) - 2,
+            bool(undo >> 25 & 1),
         )
+        self.win_seat = (undo >> 10 & 127) - 1
+        self.hold[seat] |= ONE << card
         self.played = st.played
-        if completed:
-            self.trick_mask = self._cards_of(trick)
-        else:
-            self.trick_mask &= ~(ONE << card)
-        st.announce = self.announce = bool(undo >> 25 & 1)
-        if undo >> 26 & 1:
+        st.announce = self.announce = bool(undo >> 40 & 1)
+        if undo >> 41 & 1:
             st.fix_trump(NO_TRUMP)
             self._trumps()
 
@@ -272,7 +285,7 @@ class Search:
         search was made at; what was remembered of the old hands is forgotten."""
         in_play: cython.ulonglong = self.trick_mask
         for seat in self.playing:
-            self.hands[seat] = hands[seat]
+            self.hold[seat] = hands[seat]
             in_play |= hands[seat]
         self.in_play = in_play
         self.move_cache.clear()
@@ -299,7 +312,7 @@ class Search:
             return False
         others: cython.ulonglong = 0
         for seat in self.playing:
-            others |= self.hands[seat]
+            others |= self.hold[seat]
         return bool(others >> PAM & 1)
 
     # -- moves -----------------------------------------------------------------
@@ -309,7 +322,7 @@ class Search:
         st = self.state
         seat = self.to_move()
         out: list[int] = []
-        mask: cython.ulonglong = legal_cards(st, seat)
+        mask: cython.ulonglong = legal_hand(st, self.hold[seat])
         leading = not self.live
         while mask:
             low: cython.ulonglong = mask & -mask
@@ -321,14 +334,15 @@ class Search:
         return tuple(out)
 
     @cython.cfunc
-    def _special(self, trump: cython.int) -> cython.ulonglong:
-        """Cards that never stand for another: Pam and the ace of trumps where "Pam, be
-        civil" can bind, and the top trump where it must be led (docs/rules.md §3, §4.1)."""
-        known = self.special_cache.get(trump)
-        if known is not None:
-            return known
+    def _special(self) -> cython.ulonglong:
+        """Cards that never stand for another under the trumps now: Pam and the ace of
+        trumps where "Pam, be civil" can bind, and the top trump where it must be led
+        (docs/rules.md §3, §4.1)."""
         o = self.o
+        trump: cython.int = self.trump
         mask: cython.ulonglong = 0
+        if trump == NO_TRUMP:
+            return mask
         if o.deal_pam:
             mask |= ONE << PAM
             if o.follow_pam_civil != "off":
@@ -338,7 +352,6 @@ class Search:
                 if not self.turned >> card & 1:
                     mask |= ONE << card
                     break
-        self.special_cache[trump] = mask
         return mask
 
     @cython.cfunc
@@ -349,8 +362,8 @@ class Search:
         out of play either, since its run is reckoned over played cards only)."""
         st = self.state
         trump: cython.int = self.trump
-        hand: cython.ulonglong = self.hands[seat]
-        legal: cython.ulonglong = legal_cards(st, seat)  # cheaper than remembering it
+        hand: cython.ulonglong = self.hold[seat]
+        legal: cython.ulonglong = legal_hand(st, hand)  # cheaper than remembering it
         keep: cython.ulonglong
         low: cython.ulonglong
         card: cython.int
@@ -364,7 +377,7 @@ class Search:
             if self.two_players:
                 dead: cython.ulonglong = (played & ~trick_cards) | self.turned | hand
                 blockers |= trump_mask & ~dead
-            special: cython.ulonglong = self._special(trump)
+            special: cython.ulonglong = self.special
             keep = 0
             last: cython.int
             suited: cython.ulonglong
@@ -445,7 +458,7 @@ class Search:
         trump: cython.int = self.trump
         if trump == NO_TRUMP:
             return 0
-        hand: cython.ulonglong = self.hands[player]
+        hand: cython.ulonglong = self.hold[player]
         if not hand & self.trump_mask:
             return 0
         live: cython.ulonglong = self.in_play & ~self.played | self.trick_mask
@@ -465,9 +478,9 @@ class Search:
         if not self.live:
             return False
         if trick.seats >> player & 1:
-            return trick.cards[trick.win][0] != player
+            return self.win_seat != player
         powers = self.power[trick.led]
-        hand: cython.ulonglong = self.hands[player]
+        hand: cython.ulonglong = self.hold[player]
         win: cython.int = trick.win_power
         low: cython.ulonglong
         while hand:
@@ -484,7 +497,6 @@ class Search:
         trick = self.trick
         suit_power = self.power
         seats: tuple[int, ...] = self.rotation[self.leader]
-        hands = self.hands
         best: cython.int
         winner: cython.int
         start: cython.int
@@ -493,17 +505,17 @@ class Search:
         card: cython.int
         if self.live:
             powers = suit_power[trick.led]
-            best, winner = trick.win_power, trick.cards[trick.win][0]
+            best, winner = trick.win_power, self.win_seat
             start = self.live
         else:
-            card = card_of(hands[self.leader])
+            card = card_of(self.hold[self.leader])
             powers = suit_power[self.effective[card]]
             best, winner = powers[card], self.leader
             start = 1
         seat: cython.int
         for i in range(start, len(seats)):  # by index: a slice would be a new tuple
             seat = seats[i]
-            power = powers[card_of(hands[seat])]
+            power = powers[card_of(self.hold[seat])]
             if power > best:
                 best, winner = power, seat
         return winner
@@ -513,10 +525,9 @@ class Search:
         """Whether one of ``moves`` beats the table and every card the players after
         ``seat`` in this trick hold: it takes the trick whatever they play."""
         trick = self.trick
-        hands = self.hands
         later: cython.ulonglong = 0
         for other in self.rotation[self.leader][self.live + 1 :]:
-            later |= hands[other]
+            later |= self.hold[other]
         suit_power = self.power
         low: cython.ulonglong
         power: cython.int
@@ -611,7 +622,7 @@ class Search:
         if beaten and k >= left:
             table[key] = _bounds(lower, left - 1)
             return False
-        if self.hands[player] & self.trump_mask:
+        if self.hold[player] & self.trump_mask:
             top: cython.int = self._top_trumps(player)
             if top >= k:
                 table[key] = _bounds(top, upper)
