@@ -5,8 +5,9 @@ from loo_replay.engine.options cimport Options
 from loo_replay.engine.state cimport DealState
 
 cpdef add_card(DealState state, Trick trick, int seat, int card, long long legal, int event=*)
-cpdef bint lay(DealState state, Trick trick, int seat, int card)
-cpdef lift(DealState state, Trick trick, int seat, int card, int led, int lead, int win_power, bint trumped)
+cpdef bint lay(DealState state, Trick trick, int seat, int card) noexcept
+cpdef void lift(DealState state, Trick trick, int seat, int card, int led, int lead, int win_power, bint trumped) noexcept
 cpdef unsigned long long legal_cards(DealState state, int seat) except? 0
 cpdef unsigned long long legal_hand(DealState state, unsigned long long hand) except? 0
-cpdef int card_of(unsigned long long low)
+cpdef int card_of(unsigned long long low) noexcept
+cpdef int power(bint pam, int trump, int led, int card) noexcept

@@ -23,7 +23,7 @@ from loo_replay.engine.cards import (
 from loo_replay.engine.model import REVOKE_CODES, Trick
 from loo_replay.engine.options import Options
 from loo_replay.engine.state import DealState
-from loo_replay.engine.tables import ACES, NO_TRUMP, POWER, TRUMP_ORDER
+from loo_replay.engine.tables import ACES, NO_TRUMP, POWER_BYTES, TRUMP_ORDER
 
 # The steps of ``_judge``, numbered as REVOKE_CODES names them.
 LEAD_TOP_TRUMP: int = cython.declare(cython.int, 0)
@@ -36,6 +36,9 @@ HEAD_TRICK: int = cython.declare(cython.int, 6)
 MUST_TRUMP: int = cython.declare(cython.int, 7)
 MUST_OVERTRUMP: int = cython.declare(cython.int, 8)
 ONE: int = cython.declare(cython.ulonglong, 1)
+# The tables' constants as C values: compared at every card, a Python global would be boxed.
+C_NO_TRUMP: int = cython.declare(cython.int, NO_TRUMP)
+C_PAM: int = cython.declare(cython.int, PAM)
 # A one-card mask's card, compiled: de Bruijn multiplication (mod 2**64 in both builds).
 DEBRUIJN: int = cython.declare(cython.ulonglong, 0x03F79D71B4CB0A89)
 WORD: int = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
@@ -63,6 +66,7 @@ def add_card(
 
 
 @cython.ccall
+@cython.exceptval(check=False)
 def lay(state: DealState, trick: Trick, seat: cython.int, card: cython.int) -> cython.bint:
     """What ``card`` played by ``seat`` does to ``trick``: the one place where the suit led,
     the winning power and whether the trick is trumped are decided (docs/rules.md §1,
@@ -74,14 +78,14 @@ def lay(state: DealState, trick: Trick, seat: cython.int, card: cython.int) -> c
     if trick.live:
         led = trick.led
     else:
-        led = trump if pam and card == PAM and trump != NO_TRUMP else card // 13
+        led = trump if pam and card == C_PAM and trump != C_NO_TRUMP else card // 13
         trick.led = led
         trick.lead = card
-    power: cython.int = POWER[pam][trump][led][card]
-    beats: cython.bint = power > trick.win_power
+    power_now: cython.int = power(pam, trump, led, card)
+    beats: cython.bint = power_now > trick.win_power
     if beats:
-        trick.win_power = power
-    if trump != NO_TRUMP and led != trump and state.trump_mask >> card & 1:
+        trick.win_power = power_now
+    if trump != C_NO_TRUMP and led != trump and state.trump_mask >> card & 1:
         trick.trumped = True
     trick.live += 1
     trick.seats |= ONE << seat
@@ -89,7 +93,6 @@ def lay(state: DealState, trick: Trick, seat: cython.int, card: cython.int) -> c
     return beats
 
 
-@cython.ccall
 def lift(
     state: DealState,
     trick: Trick,
@@ -109,6 +112,7 @@ def lift(
 
 
 @cython.ccall
+@cython.exceptval(check=False)
 def card_of(low: cython.ulonglong) -> cython.int:
     """The card of a mask holding one card."""
     if cython.compiled:
@@ -117,8 +121,18 @@ def card_of(low: cython.ulonglong) -> cython.int:
     return low.bit_length() - 1
 
 
+@cython.ccall
+@cython.exceptval(check=False)
+def power(pam: cython.bint, trump: cython.int, led: cython.int, card: cython.int) -> cython.int:
+    """How strongly ``card`` plays to a trick of suit ``led`` (tables.POWER; -1 cannot win)."""
+    table: bytes = POWER_BYTES
+    return table[((pam * 5 + trump) * 4 + led) * 52 + card] - 1
+
+
 @cython.cfunc
-def _higher(mask: cython.ulonglong, powers: tuple[int, ...], than: cython.int) -> cython.ulonglong:
+def _higher(
+    mask: cython.ulonglong, state: DealState, led: cython.int, than: cython.int
+) -> cython.ulonglong:
     out: cython.ulonglong = 0
     low: cython.ulonglong
     card: cython.int
@@ -126,7 +140,7 @@ def _higher(mask: cython.ulonglong, powers: tuple[int, ...], than: cython.int) -
         low = mask & (~mask + 1)
         mask ^= low
         card = card_of(low)
-        if powers[card] > than:
+        if power(state.pam, state.trump, led, card) > than:
             out |= low
     return out
 
@@ -174,7 +188,7 @@ def _judge(state: DealState, hand: cython.ulonglong, card: cython.int) -> cython
     o: Options = state.options  # the options' one typed view: read as struct members
     trick = state.current()
     if trick is None or not trick.live:  # leading: docs/rules.md §3
-        if trump == NO_TRUMP:
+        if trump == C_NO_TRUMP:
             return legal
         trumps: cython.ulonglong = hand & state.trump_mask
         if not trumps:
@@ -212,13 +226,12 @@ def _judge(state: DealState, hand: cython.ulonglong, card: cython.int) -> cython
         return legal
     led: cython.int = trick.led  # following: docs/rules.md §4
     if _pam_barred(state, hand, trick):
-        hand &= ~(ONE << PAM)
+        hand &= ~(ONE << C_PAM)
         if _breaks(card, hand):
             return -1 - PAM_BE_CIVIL
         legal &= hand
     led_mask: cython.ulonglong = state.suit_masks[led]  # a C value: a C and, not Python's
     suited: cython.ulonglong = hand & led_mask
-    powers = POWER[state.pam][trump][led]
     win: cython.int = trick.win_power
     higher: cython.ulonglong
     if suited:
@@ -226,18 +239,18 @@ def _judge(state: DealState, hand: cython.ulonglong, card: cython.int) -> cython
             return -1 - FOLLOW_SUIT
         legal &= suited
         if o.follow_head and not trick.trumped:
-            higher = _higher(suited, powers, win)
+            higher = _higher(suited, state, led, win)
             if higher:
                 if _breaks(card, higher):
                     return -1 - HEAD_TRICK
                 legal &= higher
         return legal
-    if trump == NO_TRUMP:
+    if trump == C_NO_TRUMP:
         return legal
     trumps = hand & state.trump_mask
     if not trumps:
         return legal
-    higher = _higher(trumps, powers, win)
+    higher = _higher(trumps, state, led, win)
     void: str = o.follow_void
     if void == "trump":
         if _breaks(card, trumps):
@@ -259,7 +272,7 @@ def _pam_barred(state: DealState, hand: cython.ulonglong, trick: Trick) -> cytho
     """Whether "Pam, be civil" forbids the holder of ``hand`` to play Pam to ``trick``
     (docs/rules.md §4.1)."""
     trump: cython.int = state.trump
-    if not (state.pam and trump != NO_TRUMP and hand >> PAM & 1):
+    if not (state.pam and trump != C_NO_TRUMP and hand >> C_PAM & 1):
         return False
     if trick.lead != ACES[trump]:
         return False
@@ -268,8 +281,8 @@ def _pam_barred(state: DealState, hand: cython.ulonglong, trick: Trick) -> cytho
     if not (civil == "always" or (civil == "announced" and state.announce)):
         return False
     if o.follow_pam_civil_strict:
-        return hand != ONE << PAM
-    return (hand & state.trump_mask & ~(ONE << PAM)) != 0
+        return hand != ONE << C_PAM
+    return (hand & state.trump_mask & ~(ONE << C_PAM)) != 0
 
 
 def legal_cards(state: DealState, seat: cython.int) -> cython.ulonglong:

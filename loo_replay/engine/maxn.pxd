@@ -10,7 +10,7 @@ cpdef int order_key(int move)
 cdef class MaxN:
     cdef public Search search
     cdef public int judged
-    cdef list shift
+    cdef int[::1] shift
     cdef dict table
     cdef public long long nodes
     cdef int first

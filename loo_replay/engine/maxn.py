@@ -1,3 +1,4 @@
+# cython: boundscheck=False, wraparound=False
 """The open-cards finish of docs/judging-decisions.md, "The play model": max^n with a paranoid tie-break.
 
 Every hand is open.  At each turn the player due plays the legal move that wins them
@@ -17,13 +18,16 @@ Compiled by Cython in pure-Python mode (setup.py, maxn.pxd).
 
 from __future__ import annotations
 
+from array import array
+
 import cython
 
 from loo_replay.engine.legal import card_of
 from loo_replay.engine.solver import ANNOUNCE, CARD, Search, taker
 
-BITS = 4  # a player's tricks in a packed result: at most 5, below 16
-MASK = 15
+BITS: int = cython.declare(cython.int, 4)  # a player's tricks in a packed result: at most 5,
+MASK: int = cython.declare(cython.int, 15)  # below 16
+C_ANNOUNCE: int = cython.declare(cython.int, ANNOUNCE)  # as a C value: read at every move
 
 
 @cython.cfunc
@@ -53,7 +57,7 @@ class MaxN:
 
     search: Search
     judged: cython.int
-    shift: list[int]  # by seat: where its tricks sit in a packed result
+    shift: array[int]  # by seat: where its tricks sit in a packed result
     table: dict[object, int]
     nodes: cython.longlong
     first: cython.int  # the trick under way at the start
@@ -61,7 +65,7 @@ class MaxN:
     def __init__(self, search: Search, judged: int) -> None:
         self.search = search
         self.judged = judged
-        self.shift = [0] * len(search.state.seats)
+        self.shift = array("i", bytes(4 * len(search.state.seats)))
         for i, seat in enumerate(search.playing):
             self.shift[seat] = BITS * i
         self.table = {}
@@ -135,7 +139,7 @@ class MaxN:
             card = _card_at(card_of(low))
             moves = 2 if announcing and s._announcing(card) else 1
             for i in range(moves):
-                move = card | ANNOUNCE if i else card
+                move = card | C_ANNOUNCE if i else card
                 undo = s.play(move)
                 won = taker(undo)
                 value = self.finish()

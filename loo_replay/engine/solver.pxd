@@ -2,9 +2,9 @@
 # adds the C types): its position is the engine's DealState and Trick, read as C values.
 from loo_replay.engine.model cimport Trick
 from loo_replay.engine.state cimport DealState
-from loo_replay.engine.legal cimport card_of, lay, legal_hand, lift
+from loo_replay.engine.legal cimport card_of, lay, legal_hand, lift, power
 
-cpdef int taker(long long undo)
+cpdef int taker(long long undo) noexcept
 
 cdef class Search:
     cdef public DealState state
@@ -19,7 +19,7 @@ cdef class Search:
     cdef int win_seat
     cdef int start
     cdef unsigned long long[::1] stack
-    cdef list rotation
+    cdef int[::1] order
     cdef bint first_lead
     cdef int size
     cdef unsigned long long trick_mask
@@ -38,14 +38,13 @@ cdef class Search:
     cdef unsigned long long trump_mask
     cdef bint announce
     cdef bint pam
-    cdef tuple power
     cdef tuple effective
     cdef int live
     cdef int leader
 
     cdef unsigned long long _cards_of(self, Trick trick)
     cdef _trumps(self)
-    cpdef int to_move(self)
+    cpdef int to_move(self) noexcept
     cpdef long long play(self, int move)
     cpdef unplay(self, long long undo)
     cpdef bint _announcing(self, int card)
@@ -55,7 +54,7 @@ cdef class Search:
     cpdef study(self, int player)
     cdef int _top_trumps(self, int player)
     cdef bint _cannot_win_trick(self, int player)
-    cdef int _last_trick_winner(self)
+    cdef int _last_trick_winner(self) noexcept
     cdef bint _sure_to_win(self, int seat, moves)
     cdef _cheapest_winners(self, moves)
     cdef object _key(self)

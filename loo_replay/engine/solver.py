@@ -1,3 +1,4 @@
+# cython: boundscheck=False, wraparound=False
 """The paranoid double-dummy guarantee G of docs/analysis.md, "What a player can make sure of", by AND-OR search.
 
 ``Search`` holds one deal's position as a ``DealState`` of the engine, one
@@ -24,7 +25,7 @@ from array import array
 import cython
 
 from loo_replay.engine.cards import PAM
-from loo_replay.engine.legal import card_of, lay, legal_hand, lift
+from loo_replay.engine.legal import card_of, lay, legal_hand, lift, power
 from loo_replay.engine.model import DEAD, Trick
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import Replay
@@ -33,6 +34,11 @@ from loo_replay.engine.tables import ACES, EFFECTIVE_SUIT, NO_TRUMP, POWER, TRUM
 
 ANNOUNCE = 64  # a move is a card, plus ANNOUNCE for the ace of trumps led with "Pam, be civil"
 CARD = 63
+# These and the tables' constants as C values: read at every node, a Python global is boxed.
+C_ANNOUNCE: int = cython.declare(cython.int, ANNOUNCE)
+C_CARD: int = cython.declare(cython.int, CARD)
+C_NO_TRUMP: int = cython.declare(cython.int, NO_TRUMP)
+C_PAM: int = cython.declare(cython.int, PAM)
 Moves = tuple[int, ...]  # moves in the order they are tried
 TABLE_LIMIT = 400_000  # entries per table before it is cleared: bounded memory, same answers
 ONE: int = cython.declare(cython.ulonglong, 1)  # ``ONE << card``: a mask of one card, in 64 bits
@@ -47,6 +53,7 @@ def _bounds(lower: cython.int, upper: cython.int) -> int:
 
 
 @cython.ccall
+@cython.exceptval(check=False)
 def taker(undo: cython.longlong) -> cython.int:
     """Who took the trick the move of ``undo`` (``Search.play``) completed; -1 if none."""
     return (undo & 127) - 1
@@ -88,7 +95,7 @@ class Search:
     # Of each trick completed since the start, by its number less ``start``: its cards (dead
     # ones aside) and its seats, for ``unplay`` to put it back.
     stack: array[int]
-    rotation: list[tuple[int, ...]]
+    order: array[int]  # at ``leader * n + i``: the seat ``i`` places after ``leader`` in a trick
     first_lead: cython.bint
     size: cython.int
     trick_mask: cython.ulonglong
@@ -108,7 +115,6 @@ class Search:
     trump_mask: cython.ulonglong
     announce: cython.bint
     pam: cython.bint
-    power: tuple[tuple[int, ...], ...]  # POWER under the trumps now, by suit led
     effective: tuple[int, ...]  # EFFECTIVE_SUIT under the trumps now
     live: cython.int  # the trick's ``live`` and ``leader``
     leader: cython.int
@@ -121,10 +127,11 @@ class Search:
         playing = real.playing()
         self.hold = array("Q", real.hands)
         self.playing = tuple(playing)
-        self.n = len(playing)
-        self.rotation = [()] * len(real.seats)  # the order of a trick led by each seat
+        n = self.n = len(playing)
+        self.order = array("i", bytes(4 * n * len(real.seats)))
         for i, seat in enumerate(playing):
-            self.rotation[seat] = tuple(playing[i:] + playing[:i])
+            for j in range(n):
+                self.order[seat * n + j] = playing[(i + j) % n]
         self.first_lead = replay.method == "first_lead"
         self.size = o.deal_hand_size
         current = real.trick
@@ -178,18 +185,18 @@ class Search:
         st = self.state
         self.trump = st.trump
         self.trump_mask = st.trump_mask
-        self.power = POWER[self.pam][self.trump]
         self.effective = EFFECTIVE_SUIT[self.pam][self.trump]
         self.special = self._special()
 
     # -- stepping --------------------------------------------------------------
 
     @cython.ccall
+    @cython.exceptval(check=False)
     def to_move(self) -> cython.int:
         """The seat due to play now (-1 once the deal is over)."""
         if self.left == 0:
             return -1
-        return self.rotation[self.leader][self.live]
+        return self.order[self.leader * self.n + self.live]
 
     @cython.ccall
     def play(self, move: cython.int) -> cython.longlong:
@@ -202,8 +209,8 @@ class Search:
         st = self.state
         trick = self.trick
         live: cython.int = self.live
-        seat: cython.int = self.rotation[self.leader][live]
-        card: cython.int = move & CARD
+        seat: cython.int = self.order[self.leader * self.n + live]
+        card: cython.int = move & C_CARD
         undo: cython.longlong = (trick.led + 1) << 7 | (self.win_seat + 1) << 10
         undo |= (trick.win_power + 2) << 17 | trick.trumped << 25
         undo |= cython.cast(cython.longlong, trick.lead + 1) << 26
@@ -211,8 +218,8 @@ class Search:
         undo |= cython.cast(cython.longlong, st.announce) << 40
         undo |= cython.cast(cython.longlong, card) << 42
         if not live:
-            st.announce = self.announce = bool(move & ANNOUNCE)
-            if self.first_lead and self.trump == NO_TRUMP:
+            st.announce = self.announce = bool(move & C_ANNOUNCE)
+            if self.first_lead and self.trump == C_NO_TRUMP:
                 st.fix_trump(card // 13)
                 self._trumps()
                 undo |= cython.cast(cython.longlong, 1) << 41
@@ -260,7 +267,7 @@ class Search:
             self.live -= 1
         card: cython.int = undo >> 42 & 63
         self.trick_mask &= ~(ONE << card)
-        seat: cython.int = self.rotation[self.leader][self.live]
+        seat: cython.int = self.order[self.leader * self.n + self.live]
         lift(
             st,
             trick,
@@ -308,12 +315,12 @@ class Search:
     def _announcing(self, card: cython.int) -> cython.bint:
         """Whether leading ``card`` is the two moves announce / not announce (docs/rules.md §4.1)."""
         trump: cython.int = self.trump
-        if not self.pam_announced or trump == NO_TRUMP or card != ACES[trump]:
+        if not self.pam_announced or trump == C_NO_TRUMP or card != ACES[trump]:
             return False
         others: cython.ulonglong = 0
         for seat in self.playing:
             others |= self.hold[seat]
-        return bool(others >> PAM & 1)
+        return bool(others >> C_PAM & 1)
 
     # -- moves -----------------------------------------------------------------
 
@@ -367,7 +374,7 @@ class Search:
         keep: cython.ulonglong
         low: cython.ulonglong
         card: cython.int
-        if trump == NO_TRUMP or legal & (legal - 1) == 0:
+        if trump == C_NO_TRUMP or legal & (legal - 1) == 0:
             keep = legal
         else:
             trick_cards: cython.ulonglong = self.trick_mask
@@ -422,10 +429,10 @@ class Search:
         announcing: cython.bint = leading and self.pam_announced
         move: cython.int
         for rank in ranked:
-            move = rank & CARD
+            move = rank & C_CARD
             moves.append(move)
             if announcing and self._announcing(move):
-                moves.append(move | ANNOUNCE)
+                moves.append(move | C_ANNOUNCE)
         return tuple(moves)
 
     # -- the search --------------------------------------------------------------
@@ -456,7 +463,7 @@ class Search:
     def _top_trumps(self, player: cython.int) -> cython.int:
         """How many of the highest trumps still in play ``player`` holds: each takes a trick."""
         trump: cython.int = self.trump
-        if trump == NO_TRUMP:
+        if trump == C_NO_TRUMP:
             return 0
         hand: cython.ulonglong = self.hold[player]
         if not hand & self.trump_mask:
@@ -479,45 +486,48 @@ class Search:
             return False
         if trick.seats >> player & 1:
             return self.win_seat != player
-        powers = self.power[trick.led]
+        led: cython.int = trick.led
         hand: cython.ulonglong = self.hold[player]
         win: cython.int = trick.win_power
         low: cython.ulonglong
         while hand:
             low = hand & -hand
-            if powers[card_of(low)] > win:
+            if power(self.pam, self.trump, led, card_of(low)) > win:
                 return False
             hand ^= low
         return True
 
     @cython.cfunc
+    @cython.exceptval(check=False)
     def _last_trick_winner(self) -> cython.int:
         """Who takes the last trick: each player holds one card, the one move
         ``legal_cards`` can leave them, so the trick is played out without a search."""
         trick = self.trick
-        suit_power = self.power
-        seats: tuple[int, ...] = self.rotation[self.leader]
+        first: cython.int = self.leader * self.n
+        pam: cython.bint = self.pam
+        trump: cython.int = self.trump
         best: cython.int
         winner: cython.int
         start: cython.int
-        power: cython.int
+        led: cython.int
+        now: cython.int
         i: cython.int
         card: cython.int
         if self.live:
-            powers = suit_power[trick.led]
+            led = trick.led
             best, winner = trick.win_power, self.win_seat
             start = self.live
         else:
             card = card_of(self.hold[self.leader])
-            powers = suit_power[self.effective[card]]
-            best, winner = powers[card], self.leader
+            led = self.effective[card]
+            best, winner = power(pam, trump, led, card), self.leader
             start = 1
         seat: cython.int
-        for i in range(start, len(seats)):  # by index: a slice would be a new tuple
-            seat = seats[i]
-            power = powers[card_of(self.hold[seat])]
-            if power > best:
-                best, winner = power, seat
+        for i in range(start, self.n):
+            seat = self.order[first + i]
+            now = power(pam, trump, led, card_of(self.hold[seat]))
+            if now > best:
+                best, winner = now, seat
         return winner
 
     @cython.cfunc
@@ -526,35 +536,39 @@ class Search:
         ``seat`` in this trick hold: it takes the trick whatever they play."""
         trick = self.trick
         later: cython.ulonglong = 0
-        for other in self.rotation[self.leader][self.live + 1 :]:
-            later |= self.hold[other]
-        suit_power = self.power
+        first: cython.int = self.leader * self.n
+        i: cython.int
+        for i in range(self.live + 1, self.n):
+            later |= self.hold[self.order[first + i]]
+        pam: cython.bint = self.pam
+        trump: cython.int = self.trump
         low: cython.ulonglong
-        power: cython.int
+        mine: cython.int
         card: cython.int
+        led: cython.int
         if self.live:
-            powers = suit_power[trick.led]
+            led = trick.led
             threat: cython.int = trick.win_power
             while later:
                 low = later & -later
-                threat = max(threat, powers[card_of(low)])
+                threat = max(threat, power(pam, trump, led, card_of(low)))
                 later ^= low
             for move in moves:  # noqa: SIM110  (a loop compiles to C, a generator does not)
-                if powers[move & CARD] > threat:
+                if power(pam, trump, led, move & C_CARD) > threat:
                     return True
             return False
-        if self.trump == NO_TRUMP:
+        if trump == C_NO_TRUMP:
             return False  # the lead may fix trumps (``first_lead``)
         effective = self.effective
         rest: cython.ulonglong
         for move in moves:
-            card = move & CARD
-            powers = suit_power[effective[card]]
-            power = powers[card]
+            card = move & C_CARD
+            led = effective[card]
+            mine = power(pam, trump, led, card)
             rest = later
             while rest:
                 low = rest & -rest
-                if powers[card_of(low)] > power:
+                if power(pam, trump, led, card_of(low)) > mine:
                     break
                 rest ^= low
             else:
@@ -566,12 +580,12 @@ class Search:
         """``moves`` with the cards that beat the table first, lowest first, then the rest
         lowest first: how the others take a trick from the player under study."""
         trick = self.trick
-        powers = self.power[trick.led]
+        led: cython.int = trick.led
         win: cython.int = trick.win_power
         beat: list[int] = []
         rest: list[int] = []
         for m in moves:
-            (beat if powers[m & CARD] > win else rest).append(m)
+            (beat if power(self.pam, self.trump, led, m & C_CARD) > win else rest).append(m)
         return tuple(beat + rest)
 
     @cython.cfunc
@@ -628,7 +642,7 @@ class Search:
                 table[key] = _bounds(top, upper)
                 return True
         moves = self.move_cache.get(key)
-        seat: cython.int = self.rotation[self.leader][live]
+        seat: cython.int = self.order[self.leader * self.n + live]
         if moves is None:
             moves = self._reduced(seat)
             if len(self.move_cache) >= TABLE_LIMIT:

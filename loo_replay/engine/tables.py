@@ -64,6 +64,11 @@ POWER = tuple(
     )
     for p in (False, True)
 )
+# POWER as one bytes object, each power + 1 at ((pam * 5 + trump) * 4 + led) * 52 + card: read
+# by ``legal.power`` as a C char, where the tuples would be four boxed lookups.
+POWER_BYTES = bytes(
+    p + 1 for by_pam in POWER for by_trump in by_pam for row in by_trump for p in row
+)
 # Indexed [pam][trump]: the trumps from highest to lowest.
 TRUMP_ORDER = tuple(tuple(_trump_order(p, t) for t in range(5)) for p in (False, True))
 ACES = tuple(s * 13 + ACE for s in range(4))
