@@ -157,7 +157,7 @@ def table(figures: list[Figure], which: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    table_options(parser, 200, 10)
+    table_options(parser, 1000, 20)  # enough for start-up not to count
     parser.add_argument("--samples", type=int, default=100)
     result_options(parser, "decisions")
     args = parser.parse_args()

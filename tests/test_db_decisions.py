@@ -202,6 +202,35 @@ def test_player_stats_are_the_rows_summed_here(judged: dict[int, Path]) -> None:
         assert classes == [e["classes"].count(c) for c in ("inaccuracy", "mistake", "blunder")]
 
 
+def test_stats_prints_each_players_judged_figures_as_the_view_has_them(
+    judged: dict[int, Path], tmp_path: Path
+) -> None:
+    """``stats`` ends with accuracy, chips lost per deal and the three classes, from
+    ``player_stats``; "-" for a player with no judged decision; without any judged
+    decision in the file, the columns are left out."""
+    db = judged[1]
+    shown = run("stats", "--db", db)
+    assert shown.returncode == 0, shown.stderr
+    head, _rule, *lines, _count = shown.stdout.splitlines()
+    names = ["accuracy", "loss_per_deal", "inaccuracies", "mistakes", "blunders"]
+    assert head.split()[-5:] == names
+    view = {r[0]: r[1:] for r in sql(db, f"SELECT player, {', '.join(names)} FROM player_stats")}
+    printed = {line.split()[0]: line.split()[-5:] for line in lines}
+    assert set(printed) == set(view)
+    for player, (accuracy, per_deal, *classes) in view.items():
+        if per_deal is None:
+            assert printed[player] == ["-"] * 5
+            continue
+        want = ["-" if accuracy is None else f"{accuracy:.1f}", f"{per_deal:.2f}"]
+        assert printed[player] == want + [str(c) for c in classes]
+
+    plain = tmp_path / "plain.duckdb"
+    assert run("ingest", SAMPLE_LOGS, "--db", plain, "--no-analysis").returncode == 0
+    bare = run("stats", "--db", plain)
+    assert bare.returncode == 0, bare.stderr
+    assert bare.stdout.splitlines()[0].split()[-1] == "avoidable_loos"
+
+
 def test_a_reload_replaces_a_sessions_rows_and_a_plain_load_keeps_the_others(
     logs: list[Path], judged: dict[int, Path], tmp_path: Path
 ) -> None:

@@ -225,9 +225,18 @@ def test_the_decisions_page_draws_its_figures_and_links_its_costliest_deals(
         assert "The costliest decisions of sim-three-card-11-1" in visit.page.inner_text("main")
         deal = visit.page.locator("main table a[href*='deal-']").first
         href = deal.get_attribute("href")
-        assert href is not None and (out / href).is_file()
+        assert href is not None
+        page, _, anchor = href.partition("#event-")
+        assert (out / page).is_file() and anchor.isdigit()
         with visit.page.expect_navigation():
             deal.click()
         visit.page.wait_for_selector("#counter")
+        # It opens at the decision: the step of that event, its judged panel shown.
+        steps = visit.page.evaluate(
+            "JSON.parse(document.getElementById('replay-data').textContent).steps"
+        )
+        at = int(visit.page.evaluate("document.body.dataset.step"))
+        assert steps[at]["event"] == int(anchor) and "decision" in steps[at]
+        assert visit.page.locator("#decision").is_visible()
     assert visit.errors == [] and visit.dialogs == []
     visit.close()

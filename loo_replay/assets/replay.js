@@ -600,5 +600,12 @@
       switchView();
     }
   });
-  show(0);
+  // A link to one event (#event-N: the costliest decisions' links) opens at its step.
+  function fromHash() {
+    const m = /^#event-(\d+)$/.exec(location.hash);
+    const i = m ? steps.findIndex(function (s) { return s.event === Number(m[1]); }) : -1;
+    show(Math.max(0, i));
+  }
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
 })();

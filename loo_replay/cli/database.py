@@ -300,11 +300,12 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
     """Per-player statistics from the database.
 
     Deals, declarations, loos, tricks, net chips and violations; from the double-dummy
-    analysis, tricks thrown away per 100 deals played and avoidable loos.  Highest loo
-    rate first.
+    analysis, tricks thrown away per 100 deals played and avoidable loos; from judged
+    decisions (a load with --decisions), accuracy, chips lost per deal, inaccuracies,
+    mistakes and blunders.  Highest loo rate first.
     """
     from loo_replay.db.errors import DatabaseError
-    from loo_replay.db.queries import open_for_reading, player_stats
+    from loo_replay.db.queries import JUDGED_COLUMNS, open_for_reading, player_stats
     from loo_replay.db.schema import reading
 
     try:
@@ -316,6 +317,8 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
                 con.close()
     except DatabaseError as exc:
         fail(str(exc))
+    found = list(result.rows)
+    judged = any(row[-JUDGED_COLUMNS + 1] is not None for row in found)  # a loss per deal
     rows = [
         (
             *row[:6],
@@ -323,14 +326,25 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
             *row[7:11],
             None if row[11] is None else f"{row[11]:.1f}",
             row[12],
+            *(_judged_cells(row[13:]) if judged else ()),
         )
-        for row in result.rows
+        for row in found
     ]
     if not rows:
         typer.echo(f"no deals in {db} yet; load some with `loo-replay ingest`")
         return
-    for line in table_lines(result.columns, rows):
+    columns = result.columns if judged else result.columns[:-JUDGED_COLUMNS]
+    for line in table_lines(columns, rows):
         typer.echo(line)
+
+
+def _judged_cells(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Accuracy (%), chips lost per deal and the three classes; "-" for a player none of
+    whose decisions were judged."""
+    accuracy, per_deal, *classes = values
+    if per_deal is None:
+        return ("-",) * (2 + len(classes))
+    return ("-" if accuracy is None else f"{accuracy:.1f}", f"{per_deal:.2f}", *classes)
 
 
 def query(

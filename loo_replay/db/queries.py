@@ -90,7 +90,13 @@ STATS_COLUMNS = (
     "revokes",
     "thrown_per_100",
     "avoidable_loos",
+    "accuracy",
+    "loss_per_deal",
+    "inaccuracies",
+    "mistakes",
+    "blunders",
 )
+JUDGED_COLUMNS = 5  # the last columns: the judged decisions, NULL for a player with none
 
 
 def judged_sessions(con: duckdb.DuckDBPyConnection) -> int:
@@ -143,7 +149,8 @@ def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) ->
 def player_stats(con: duckdb.DuckDBPyConnection) -> Rows:
     """The ``player_stats`` view, highest loo rate first, with the double-dummy analysis:
     tricks thrown away per 100 analysed deals played, and avoidable loos (NULL for a
-    player with no analysed deal)."""
+    player with no analysed deal); then the judged decisions' accuracy, chips lost per
+    deal and classes (NULL for a player with none judged)."""
     cursor = con.execute(
         """
         WITH thrown AS (
@@ -156,7 +163,8 @@ def player_stats(con: duckdb.DuckDBPyConnection) -> Rows:
         )
         SELECT player, deals_seated, played, passed, took_miss, looed, loo_rate, tricks,
             net_chips, violations, revokes, t.thrown_per_100,
-            CASE WHEN t.player IS NOT NULL THEN coalesce(a.avoidable_loos, 0) END
+            CASE WHEN t.player IS NOT NULL THEN coalesce(a.avoidable_loos, 0) END,
+            accuracy, loss_per_deal, inaccuracies, mistakes, blunders
         FROM player_stats LEFT JOIN thrown t USING (player) LEFT JOIN avoidable a USING (player)
         ORDER BY loo_rate DESC NULLS LAST, player
         """

@@ -65,7 +65,7 @@ def _costliest(
     def row(r: Mapping[str, Any]) -> str:
         deal = f"{r['deal']:,}"
         if (replay := replays.get((sid, r["deal_index"]))) is not None:
-            deal = f'<a href="{escape(replay)}">{deal} ▸</a>'
+            deal = f'<a href="{escape(replay)}#event-{r["event"]}">{deal} ▸</a>'
         what = "declaration" if r["kind"] == "declare" else f"card, trick {r['trick']}"
         return (
             f'<tr><td class="num">{deal}</td><td>{text(names[r["player"]], 80)}</td>'
