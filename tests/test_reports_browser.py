@@ -13,7 +13,8 @@ import pytest
 from db_helpers import run
 from report_helpers import chromium, hand_doc, load, sample_reports, shot_on_failure
 
-from loo_replay.reports.build import session_page_name, write_reports
+from loo_replay.reports.build import write_reports
+from loo_replay.reports.names import session_page_name
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
