@@ -19,6 +19,7 @@ from loo_replay.cli.options import (
     SchedulerOpt,
     SeedOpt,
     SetOpt,
+    decisions_option,
     jobs_option,
     reads_logs,
     rule_choice,
@@ -55,9 +56,8 @@ def analyse(
     scheduler: SchedulerOpt = None,
     decisions: Annotated[
         bool,
-        typer.Option(
-            "--decisions",
-            help="Judge every declaration and card on what its player knew (docs/judging-decisions.md).",
+        decisions_option(
+            "Judge every declaration and card on what its player knew (docs/judging-decisions.md)."
         ),
     ] = False,
     samples: SamplesOpt = DEFAULT_SAMPLES,

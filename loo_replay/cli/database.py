@@ -26,6 +26,7 @@ from loo_replay.cli.options import (
     SamplesOpt,
     SeedOpt,
     SetOpt,
+    decisions_option,
     jobs_option,
     reads_logs,
     rule_choice,
@@ -55,10 +56,9 @@ NoAnalysisOpt = Annotated[
 ]
 DecisionsOpt = Annotated[
     bool,
-    typer.Option(
-        "--decisions",
-        help="Judge every declaration and card on what its player knew, as analyse "
-        "--decisions does, into the decisions tables (docs/database.md).",
+    decisions_option(
+        "Judge every declaration and card on what its player knew, as analyse "
+        "--decisions does, into the decisions tables (docs/database.md)."
     ),
 ]
 

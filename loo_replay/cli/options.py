@@ -55,6 +55,11 @@ def jobs_option(help: str) -> Any:
     return typer.Option("--jobs", "-j", min=1, metavar="N", help=help)
 
 
+def decisions_option(help: str) -> Any:
+    """``--decisions``, the same switch for every command that judges decisions."""
+    return typer.Option("--decisions", help=help)
+
+
 _TYPE = re.compile(r" <([^<>]+)>")
 _TYPE_NAMES = {
     "int": "INTEGER",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from loo_replay.cli.options import SamplesOpt, SeedOpt, reads_logs, rule_choice
+from loo_replay.cli.options import SamplesOpt, SeedOpt, decisions_option, reads_logs, rule_choice
 from loo_replay.cli.output import fail, wants_colour
 from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.logs.limits import LIMITS, Limits
@@ -70,9 +70,8 @@ def replay(
     ] = False,
     decisions: Annotated[
         bool,
-        typer.Option(
-            "--decisions",
-            help="Judge every declaration and card on what its player knew, as analyse does.",
+        decisions_option(
+            "Judge every declaration and card on what its player knew, as analyse does."
         ),
     ] = False,
     samples: SamplesOpt = DEFAULT_SAMPLES,
