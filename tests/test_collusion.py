@@ -129,6 +129,25 @@ def test_collusion_bad_usage_exits_2(args: tuple[str, ...]) -> None:
     assert run("collusion", *args).returncode == 2
 
 
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("--jobs", "2"), "--jobs"),
+        (("--scheduler", "tcp://127.0.0.1:1"), "--scheduler"),
+        (("--ruleset", "hoyle"), "--ruleset"),
+        (("--set", "deal.pam=true"), "--set"),
+    ],
+)
+def test_collusion_refuses_a_log_option_with_db_rather_than_ignore_it(
+    args: tuple[str, ...], option: str, tmp_path: Path
+) -> None:
+    """With --db nothing is read, so an option for reading logs is a mistake said, not
+    dropped in silence."""
+    result = run("collusion", "--db", tmp_path / "loo.duckdb", *args)
+    assert result.returncode == 2
+    assert f"{option} applies to reading log PATHs" in result.stderr
+
+
 def test_collusion_on_a_missing_database_says_so_in_one_sentence(tmp_path: Path) -> None:
     result = run("collusion", "--db", tmp_path / "none.duckdb")
     assert result.returncode == 2

@@ -104,6 +104,8 @@ def test_fairness_by_player_keeps_only_tests_about_one_player(logs: dict[str, Pa
         ("sample_logs", "--db", "loo.duckdb"),
         ("sample_logs", "--alpha", "1.5"),
         ("sample_logs", "--by", "table"),
+        ("--db", "loo.duckdb", "--ruleset", "hoyle"),  # reading logs' options, with --db
+        ("--db", "loo.duckdb", "--set", "deal.pam=true"),
     ],
 )
 def test_fairness_bad_usage_exits_2(args: tuple[str, ...]) -> None:

@@ -51,7 +51,10 @@ def collusion(
     """Screen every pair of players for playing for each other: four tests, Holm-adjusted."""
     from loo_replay.db.errors import DatabaseError
 
-    one_source(paths, db, alpha)
+    one_source(
+        paths, db, alpha, ruleset=ruleset is not None, set=bool(settings), jobs=jobs != 1,
+        scheduler=scheduler is not None,
+    )  # fmt: skip
     unread: list[str] = []
     try:
         if db is not None:

@@ -55,7 +55,7 @@ def fairness(
     from loo_replay.db.errors import DatabaseError
     from loo_replay.fairness.verdicts import DEFAULT_BY
 
-    one_source(paths, db, alpha)
+    one_source(paths, db, alpha, ruleset=ruleset is not None, set=bool(settings))
     scopes = [b.value for b in by] if by else list(DEFAULT_BY)
     unread: list[str] = []
     try:

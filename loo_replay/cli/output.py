@@ -49,10 +49,18 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def one_source(paths: list[Path] | None, db: Path | None, alpha: float) -> None:
-    """A screen's usage: log PATHs or ``--db FILE``, and an alpha strictly between 0 and 1."""
+def one_source(paths: list[Path] | None, db: Path | None, alpha: float, **for_logs: bool) -> None:
+    """A screen's usage: log PATHs or ``--db FILE``, and an alpha strictly between 0 and 1.
+    ``for_logs`` says which options that only reading logs uses were given (``jobs=True``
+    for ``--jobs``): with ``--db`` each is refused rather than ignored."""
     if bool(paths) == (db is not None):
         raise typer.BadParameter("give log PATHs or --db FILE, not both and not neither")
+    if db is not None:
+        for name, given in for_logs.items():
+            if given:
+                raise typer.BadParameter(
+                    f"--{name} applies to reading log PATHs; --db reads logs already loaded"
+                )
     if not 0.0 < alpha < 1.0:
         raise typer.BadParameter(f"{alpha} is not between 0 and 1", param_hint="--alpha")
 
