@@ -92,8 +92,8 @@ class Search:
     hold: array[int]  # what each seat holds now, by seat; the state's hands are not kept
     win_seat: cython.int  # who wins the trick under way so far (-1 before its lead)
     start: cython.int  # the number of the trick under way at the start
-    # Of each trick completed since the start, by its number less ``start``: its cards (dead
-    # ones aside) and its seats, for ``unplay`` to put it back.
+    # Of each trick completed since the start, by its number less ``start``: its cards before
+    # the last (dead ones aside) and its seats, for ``unplay`` to put it back.
     stack: array[int]
     order: array[int]  # at ``leader * n + i``: the seat ``i`` places after ``leader`` in a trick
     first_lead: cython.bint
