@@ -126,15 +126,15 @@ def test_the_miss_covers_no_seat_at_800_px(browser: Any, reports: Path, tmp_path
     miss = page.locator(".extras .extra", has_text="the Miss").bounding_box()
     seats = [s.bounding_box() for s in page.locator(".seat").all()]
     assert len(seats) == 6
-    for seat in seats:
-        apart = (
-            miss["x"] + miss["width"] <= seat["x"]
-            or seat["x"] + seat["width"] <= miss["x"]
-            or miss["y"] + miss["height"] <= seat["y"]
-            or seat["y"] + seat["height"] <= miss["y"]
-        )
-        assert apart, (miss, seat)
-    page.screenshot(path=tmp_path / "revokes-deal-4-800.png", full_page=True)
+    with shot_on_failure(page, tmp_path / "revokes-deal-4-800.png"):
+        for seat in seats:
+            apart = (
+                miss["x"] + miss["width"] <= seat["x"]
+                or seat["x"] + seat["width"] <= miss["x"]
+                or miss["y"] + miss["height"] <= seat["y"]
+                or seat["y"] + seat["height"] <= miss["y"]
+            )
+            assert apart, (miss, seat)
     page.close()
 
 
@@ -215,7 +215,7 @@ def test_the_loo_figure_stacks_its_panels_on_a_phone(
     browser: Any, reports: Path, tmp_path: Path
 ) -> None:
     """Side by side at 800 px; at 390 px one above the other, each the full width, so that
-    the slanted names of one panel cannot run into the next.  Screenshot: tmp_path/loo-390.png."""
+    the slanted names of one panel cannot run into the next (tmp_path/loo-390.png when not)."""
     session = reports / session_page_name("wrong-payouts-2026-11-27")
     for width, stacked in ((800, False), (390, True)):
         page = _page(browser, width)
@@ -224,9 +224,9 @@ def test_the_loo_figure_stacks_its_panels_on_a_phone(
         xs = [x for x, _ in panels]
         if stacked:
             ys = sorted((y for _, y in panels), reverse=True)
-            assert xs == [[0, 1]] * 3
-            assert all(lower[1] < upper[0] for upper, lower in pairwise(ys))
-            page.locator("#fig-loo").screenshot(path=tmp_path / f"loo-{width}.png")
+            with shot_on_failure(page, tmp_path / f"loo-{width}.png"):
+                assert xs == [[0, 1]] * 3
+                assert all(lower[1] < upper[0] for upper, lower in pairwise(ys))
         else:
             assert all(right[0] > left[1] for left, right in pairwise(xs))
         page.close()

@@ -124,16 +124,24 @@ ALL_DRAWN = """() => document.body.dataset.plotted === "yes" && Array.from(
   document.querySelectorAll("div.figure")).every((f) => Number(f.dataset.width) === f.clientWidth)"""
 
 
-@pytest.mark.parametrize("width", (390, 1400))
-def test_a_flagged_collusion_page_fits(browser: Any, tmp_path: Path, width: int) -> None:
-    """The collusion page of simulated colluders: its figure of every pair's tests, the
-    flagged pair's deals and every test, whole at a phone's width and a desktop's."""
-    log, out = tmp_path / "games.jsonl", tmp_path / "reports"
+@pytest.fixture(scope="module")
+def colluders(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reports of simulated colluders (ann and bob), made once for every width."""
+    tmp = tmp_path_factory.mktemp("colluders")
+    log, out = tmp / "games.jsonl", tmp / "reports"
     made = run("simulate", "--players", "6", "--deals", "500", "--seed", "3",
                "--colluders", "ann,bob:1.0", "--out", log)  # fmt: skip
     assert made.returncode == 0, made.stderr
-    result = run("audit", log, "--db", tmp_path / "loo.duckdb", "--out", out, "--no-replays")
+    result = run("audit", log, "--db", tmp / "loo.duckdb", "--out", out, "--no-replays")
     assert "collusion: 1 pair(s) flagged" in result.stdout, result.stderr
+    return out
+
+
+@pytest.mark.parametrize("width", (390, 1400))
+def test_a_flagged_collusion_page_fits(browser: Any, colluders: Path, width: int) -> None:
+    """The collusion page of simulated colluders: its figure of every pair's tests, the
+    flagged pair's deals and every test, whole at a phone's width and a desktop's."""
+    out = colluders
     page = browser.new_page(viewport={"width": width, "height": HEIGHT})
     page.goto((out / "collusion.html").as_uri())
     page.wait_for_function("document.body.dataset.plotted !== undefined", timeout=30_000)

@@ -100,11 +100,11 @@ def test_every_page_draws_every_figure_without_an_error(
 ) -> None:
     visit = Visit(browser)
     index = visit.open(reports / "index.html")
-    assert index == []  # the index is a table
-    visit.page.screenshot(path=tmp_path / "index.png", full_page=True)
-    links = visit.page.eval_on_selector_all("main a[href]", "els => els.map(a => a.href)")
     pages = [reports / "all-sessions.html", *sorted(reports.glob("session-*.html"))]
-    assert {p.as_uri() for p in pages} <= set(links)
+    with shot_on_failure(visit.page, tmp_path / "index.png"):
+        assert index == []  # the index is a table
+        links = visit.page.eval_on_selector_all("main a[href]", "els => els.map(a => a.href)")
+        assert {p.as_uri() for p in pages} <= set(links)
     for path in pages:
         figures = visit.open(path)
         with shot_on_failure(visit.page, tmp_path / f"{path.stem}.png"):
@@ -126,8 +126,8 @@ def test_a_deal_link_opens_its_replay_page(browser: Any, reports: Path, tmp_path
     visit.page.wait_for_selector("#counter")
     assert "deal 4" in visit.page.title()
     visit.page.keyboard.press("End")
-    assert visit.page.is_visible("#settlement")
-    visit.page.screenshot(path=tmp_path / "replay.png", full_page=True)
+    with shot_on_failure(visit.page, tmp_path / "replay.png"):
+        assert visit.page.is_visible("#settlement")
     assert visit.errors == [] and visit.dialogs == []
     visit.close()
 
@@ -172,8 +172,8 @@ def test_hostile_names_ids_and_venues_are_shown_as_text_and_never_run(
     ticks = visit.page.eval_on_selector_all(
         "#fig-loo-by-session .xtick text", "els => els.map(e => e.textContent)"
     )
-    assert HOSTILE in ticks and "../../evil" in ticks
-    visit.page.screenshot(path=tmp_path / "hostile.png", full_page=True)
+    with shot_on_failure(visit.page, tmp_path / "hostile.png"):
+        assert HOSTILE in ticks and "../../evil" in ticks
     visit.open(session)
     visit.page.locator("tr[data-deal='1'] a", has_text="replay").click()
     visit.page.wait_for_selector("#counter")
