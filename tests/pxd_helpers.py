@@ -59,6 +59,7 @@ class Klass:
 class Declarations:
     classes: dict[str, Klass] = field(default_factory=dict)
     functions: dict[str, Function] = field(default_factory=dict)
+    variables: dict[str, str] = field(default_factory=dict)  # module-level C variables
 
 
 _FUNCTION = re.compile(r"(cdef|cpdef)\s+(?:inline\s+)?(.*?)\s*\b(\w+)\s*\((.*)\)")
@@ -105,6 +106,8 @@ def read_pxd(text: str) -> Declarations:
                 found.functions[name] = _pxd_function(m, method=False)
         elif (m := _FIELD.fullmatch(code)) and indented and klass is not None:
             klass.fields[m.group(2)] = _ctype(m.group(1))
+        elif (m := _FIELD.fullmatch(code)) and not indented:
+            found.variables[m.group(2)] = _ctype(m.group(1))
         else:
             raise ValueError(f"a .pxd line this check does not read: {raw!r}")
     return found
@@ -277,6 +280,13 @@ def disagreements(pxd_text: str, py_text: str) -> list[str]:
         ):
             problems.append(f"{name}.{f}: in the .py, not in the .pxd")
         problems += _compare(name + ".", declared.methods, source.methods)
+    assigned = {
+        t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
+        if isinstance(t, ast.Name)
+    }  # fmt: skip
+    for name, ctype in pxd.variables.items():
+        if name not in assigned:
+            problems.append(f"{name}: a {ctype} in the .pxd, not assigned at the .py's top")
     py_functions = {n: _py_function(f, types, method=False) for n, f in functions.items()}
     problems += _compare("", pxd.functions, py_functions)
     for name, node in classes.items():

@@ -39,6 +39,8 @@ def test_every_pxd_is_checked() -> None:
 PXD = """\
 from loo_replay.engine.options cimport Options
 
+cdef const unsigned char* _TABLE
+
 cdef class Thing:
     cdef public int count
     cdef readonly unsigned long long mask
@@ -57,6 +59,8 @@ import cython
 from typing import Literal
 
 Kind = Literal["a", "b"]
+TABLE = bytes(4)
+_TABLE = TABLE
 
 class Thing:
     count: cython.int
@@ -147,6 +151,7 @@ def test_the_check_passes_agreeing_files() -> None:
         ("pxd", "cpdef unsigned long long first", "cpdef int first", "first: returns int"),
         ("py", "def first(", "def firsts(", "first: cpdef in the .pxd, not in the .py"),
         ("py", "class Thing:", "class Other:", "class Thing: in the .pxd"),
+        ("py", "_TABLE = TABLE", "TABLES = TABLE", "_TABLE: a const unsigned char* in the .pxd"),
     ],
 )
 def test_the_check_finds_a_doctored_side(side: str, old: str, new: str, problem: str) -> None:

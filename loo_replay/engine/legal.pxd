@@ -4,6 +4,9 @@ from loo_replay.engine.model cimport Trick
 from loo_replay.engine.options cimport Options
 from loo_replay.engine.state cimport DealState
 
+cdef const unsigned char* _DEBRUIJN
+cdef const unsigned char* _POWER
+
 cpdef add_card(DealState state, Trick trick, int seat, int card, long long legal, int event=*)
 cpdef bint lay(DealState state, Trick trick, int seat, int card) noexcept
 cpdef void lift(DealState state, Trick trick, int seat, int card, int led, int lead, int win_power, bint trumped) noexcept

@@ -45,7 +45,11 @@ WORD: int = cython.declare(cython.ulonglong, 0xFFFFFFFFFFFFFFFF)
 _DEBRUIJN_TABLE = [0] * 64
 for _bit in range(64):
     _DEBRUIJN_TABLE[((1 << _bit) * 0x03F79D71B4CB0A89 & 0xFFFFFFFFFFFFFFFF) >> 58] = _bit
-DEBRUIJN_INDEX = bytes(_DEBRUIJN_TABLE)  # bytes: read as a C char, compiled
+DEBRUIJN_INDEX = bytes(_DEBRUIJN_TABLE)
+# The two byte tables as the compiled module reads them: C pointers into the bytes their
+# modules keep for good (legal.pxd), so a look-up is one C read, not a global's.
+_DEBRUIJN = DEBRUIJN_INDEX
+_POWER = POWER_BYTES
 
 
 def add_card(
@@ -116,8 +120,7 @@ def lift(
 def card_of(low: cython.ulonglong) -> cython.int:
     """The card of a mask holding one card."""
     if cython.compiled:
-        index: bytes = DEBRUIJN_INDEX
-        return index[((low * DEBRUIJN) & WORD) >> 58]
+        return _DEBRUIJN[((low * DEBRUIJN) & WORD) >> 58]
     return low.bit_length() - 1
 
 
@@ -125,8 +128,7 @@ def card_of(low: cython.ulonglong) -> cython.int:
 @cython.exceptval(check=False)
 def power(pam: cython.bint, trump: cython.int, led: cython.int, card: cython.int) -> cython.int:
     """How strongly ``card`` plays to a trick of suit ``led`` (tables.POWER; -1 cannot win)."""
-    table: bytes = POWER_BYTES
-    return table[((pam * 5 + trump) * 4 + led) * 52 + card] - 1
+    return _POWER[((pam * 5 + trump) * 4 + led) * 52 + card] - 1
 
 
 @cython.cfunc
