@@ -15,11 +15,21 @@ import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
-from scipy import stats  # type: ignore[import-untyped]
 
 from loo_replay.fairness.holm import holm
+
+
+def scipy_stats() -> Any:
+    """``scipy.stats``, imported by the first test that needs it: about a second of start-up
+    that the collusion screen, the explorer and the commands reading stored verdicts do
+    without (docs/performance.md, "Start-up")."""
+    from scipy import stats  # type: ignore[import-untyped]
+
+    return stats
+
 
 TESTS = ("cards-to-seats", "dealer-hand", "turn-up", "dealer-friend", "shuffle", "repeated-deal")
 CHI_SQUARE_CELL = 5.0  # the least expected count a chi-square cell may have
@@ -73,16 +83,16 @@ def binomial_greater(hits: int, trials: Mapping[float, int]) -> float:
         return 1.0
     if len(chances) == 1:
         ((p, n),) = chances.items()
-        return float(stats.binom.sf(hits - 1, n, p))
+        return float(scipy_stats().binom.sf(hits - 1, n, p))
     ps = np.repeat(np.array(list(chances)), list(chances.values()))
-    return float(stats.poisson_binom.sf(hits - 1, ps))
+    return float(scipy_stats().poisson_binom.sf(hits - 1, ps))
 
 
 def binomial_band(n: int, p: float, alpha: float) -> tuple[float, float]:
     """The central 1 - alpha range of a binomial rate: the funnel's walls at ``n``."""
     if n <= 0:
         return (0.0, 1.0)
-    lo, hi = stats.binom.ppf([alpha / 2, 1 - alpha / 2], n, p)
+    lo, hi = scipy_stats().binom.ppf([alpha / 2, 1 - alpha / 2], n, p)
     return (float(lo) / n, float(hi) / n)
 
 
@@ -92,7 +102,7 @@ def chi_square(
     """Pearson's statistic over the cells and its chi-square p-value with ``df``."""
     o, e = np.asarray(observed, dtype=float), np.asarray(expected, dtype=float)
     statistic = float(((o - e) ** 2 / e).sum())
-    return statistic, float(stats.chi2.sf(statistic, df))
+    return statistic, float(scipy_stats().chi2.sf(statistic, df))
 
 
 # -- the tests ---------------------------------------------------------------------
@@ -332,8 +342,8 @@ def fair_chances(hand: int, trumps: int) -> dict[str, float]:
     holds the top trump, one of the top three, or two trumps or more (of ``trumps``)."""
     return {
         "top trump": hand / 51,
-        "one of the top three trumps": float(1 - stats.hypergeom.pmf(0, 51, 3, hand)),
-        "two trumps or more": float(stats.hypergeom.sf(1, 51, trumps, hand)),
+        "one of the top three trumps": float(1 - scipy_stats().hypergeom.pmf(0, 51, 3, hand)),
+        "two trumps or more": float(scipy_stats().hypergeom.sf(1, 51, trumps, hand)),
     }
 
 
@@ -350,8 +360,8 @@ def repeats_verdict(
     mean = sum(c.pairs * c.chance for c in counts)
     p = 1.0  # no repeat; a repeat where fair dealing expects none at all has p = 0
     if seen:
-        p = float(stats.poisson.sf(seen - 1, mean)) if mean > 0 else 0.0
-    lo, hi = stats.poisson.ppf([alpha / 2, 1 - alpha / 2], mean)
+        p = float(scipy_stats().poisson.sf(seen - 1, mean)) if mean > 0 else 0.0
+    lo, hi = scipy_stats().poisson.ppf([alpha / 2, 1 - alpha / 2], mean)
     what = "hands dealt twice" if measure == "hand" else "deals repeated exactly"
     return replace(
         base,
