@@ -154,11 +154,13 @@ def audit_cost(deals: int, seed: int, max_nodes: int, rounds: int) -> dict[str, 
 
 
 def _child_cpu(args: list[str]) -> float:
-    """CPU seconds (user + system) of ``loo-replay ARGS`` and the processes it waits for."""
+    """CPU seconds (user + system) of ``loo-replay ARGS`` and the processes it waits for;
+    a run that fails (exit status 2) is an error, not a figure."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "loo_replay", *args], check=False, capture_output=True, cwd=ROOT
     )
+    assert done.returncode in (0, 1), done.stderr.decode()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
@@ -180,8 +182,9 @@ def audit_command(
             seconds: dict[str, list[float]] = {"with": [], "without": []}
             for i in range(rounds * 2):
                 kind = ("with", "without")[i % 2]
-                run = Path(tmp) / f"run{i}{pages}"
-                args = ["audit", str(log), "--db", str(run / "x.duckdb"), "--out", str(run)]
+                run = Path(tmp) / f"run{i}{pages}"  # the reports' own folder: the database
+                db = Path(tmp) / f"run{i}{pages}.duckdb"  # beside it, not a file in it
+                args = ["audit", str(log), "--db", str(db), "--out", str(run)]
                 args += ["--jobs", "1", pages] + (["--no-analysis"] if kind == "without" else [])
                 seconds[kind].append(_child_cpu(args))
             key = pages.removeprefix("--").replace("-", "_")
