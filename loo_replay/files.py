@@ -18,7 +18,10 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import os
+import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -55,12 +58,47 @@ def fsync_folder(folder: Path) -> None:
 
 
 @contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Ctrl-C held over the block, then delivered: a temporary file (or folder) made and
+    its name kept in a variable, or neither.  Between ``mkstemp`` making the file and
+    returning its name, a KeyboardInterrupt would leave a file no one can remove.
+    Python raises it in the main thread only, where its handler can be swapped."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    earlier = signal.signal(signal.SIGINT, lambda number, _frame: held.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, earlier)
+    if held:
+        signal.raise_signal(signal.SIGINT)  # to the handler there was: raised here
+
+
+@contextlib.contextmanager
+def staging(folder: Path) -> Iterator[Path]:
+    """A private new folder in ``folder`` for files another library writes, removed with
+    whatever is left in it when the block ends."""
+    stage = None
+    try:
+        with _ctrl_c_held():
+            stage = Path(tempfile.mkdtemp(dir=folder, prefix=_PREFIX))
+        yield stage
+    finally:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+
+
+@contextlib.contextmanager
 def replacing(path: Path, *, durable: bool = False) -> Iterator[BinaryIO]:
     """A file to write that replaces ``path`` once the block ends without an error (and
     is removed if it does not), never through a symbolic link; with ``durable`` the
     folder is fsynced too, so that the new name survives a crash."""
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=_PREFIX, suffix=".tmp")
+    temporary = None
     try:
+        with _ctrl_c_held():
+            fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=_PREFIX, suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()
@@ -68,8 +106,9 @@ def replacing(path: Path, *, durable: bool = False) -> Iterator[BinaryIO]:
             os.fsync(f.fileno())
         os.replace(temporary, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
         raise
     if durable:
         fsync_folder(path.parent)

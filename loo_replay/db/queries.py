@@ -10,8 +10,6 @@ from __future__ import annotations
 import datetime
 import decimal
 import re
-import shutil
-import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -34,7 +32,7 @@ from loo_replay.db.schema import (
     with_hints,
 )
 from loo_replay.errors import first_line
-from loo_replay.files import OutputRefused, claim, move_tree
+from loo_replay.files import OutputRefused, claim, move_tree, staging
 from loo_replay.run.audit import Summary
 
 WHOLE_TABLES = ("sessions", "players", "rejects")  # exported as one file each
@@ -242,13 +240,10 @@ def export_parquet(
         )
     written: list[tuple[Path, int]] = []
     try:
-        stage = Path(tempfile.mkdtemp(dir=out, prefix=".loo-"))
-        try:
+        with staging(out) as stage:
             for name, path, partitioned in targets:
                 written.append((path, _export_table(con, name, stage / path.name, partitioned)))
             claimed.finish(move_tree(stage, out))
-        finally:
-            shutil.rmtree(stage, ignore_errors=True)
     except OSError as exc:
         raise DatabaseError(f"cannot write to {out}: {exc.strerror or exc}") from None
     return written

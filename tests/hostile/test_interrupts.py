@@ -11,8 +11,11 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import orjson
 import pexpect
@@ -20,7 +23,10 @@ import pytest
 from db_helpers import dump, run
 from record_helpers import answer, spawn
 
+from loo_replay import files
 from loo_replay.recorder.journal import journal_path, read_journal
+
+T = TypeVar("T")
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 
@@ -154,6 +160,37 @@ def test_simulate_interrupted_writes_no_output(tmp_path: Path) -> None:
         time.sleep(0.01)
     interrupted(proc)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def ctrl_c_once_made(make: Callable[..., T]) -> Callable[..., T]:
+    """``make`` (``mkstemp``, ``mkdtemp``), then a Ctrl-C before it returns: the instant
+    in which the file exists and its maker does not yet know its name."""
+
+    def made(*args: Any, **kwargs: Any) -> T:
+        result = make(*args, **kwargs)
+        signal.raise_signal(signal.SIGINT)
+        return result
+
+    return made
+
+
+def test_ctrl_c_the_instant_a_temporary_file_is_made_leaves_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "mkstemp", ctrl_c_once_made(tempfile.mkstemp))
+    with pytest.raises(KeyboardInterrupt), files.replacing(tmp_path / "page.html") as f:
+        f.write(b"never reached")
+    assert list(tmp_path.iterdir()) == []
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_the_instant_a_staging_folder_is_made_leaves_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tempfile, "mkdtemp", ctrl_c_once_made(tempfile.mkdtemp))
+    with pytest.raises(KeyboardInterrupt), files.staging(tmp_path) as stage:
+        (stage / "t.parquet").write_bytes(b"never reached")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_record_ctrl_c_at_a_prompt_stops_with_130_and_everything_saved(tmp_path: Path) -> None:
