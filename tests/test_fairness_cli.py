@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from db_helpers import run
+from db_helpers import ROOT, run
 
 from loo_replay.fairness.stats import TESTS
 
@@ -120,3 +122,19 @@ def test_fairness_on_a_missing_database_says_so_in_one_sentence(tmp_path: Path) 
         f"loo-replay: no database at {tmp_path / 'none.duckdb'}; "
         f"load one with `loo-replay ingest --db {tmp_path / 'none.duckdb'}`"
     )
+
+
+def test_the_tests_and_bands_load_no_scipy() -> None:
+    """docs/fairness.md, "The distributions": SciPy's import cost every command that
+    computes a test or a band about a second; the laws are summed without it."""
+    probe = (
+        "import sys, runpy; sys.argv = ['loo-replay', 'fairness', 'sample_logs'];\n"
+        "try: runpy.run_module('loo_replay', run_name='__main__')\n"
+        "except SystemExit as e: assert e.code == 1, e.code\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] == 'scipy'], 'scipy imported'"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert "unlikely under fair dealing" in result.stdout

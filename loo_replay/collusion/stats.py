@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from loo_replay.laws import CERTAIN_ZERO, Law
+
 SMALLEST_P = 1e-300  # a p-value below what a double holds is reported as this
 
 
@@ -55,8 +57,8 @@ class Result:
 
 def stratified_test(strata: Iterable[Stratum]) -> Result:
     """P(S >= s) for S the tablemate's acts summed over the informative strata."""
-    law = np.ones(1)
-    low = opportunities = acts = 0
+    law = CERTAIN_ZERO
+    opportunities = acts = 0
     expected = variance = 0.0
     for s in strata:
         if not s.informative:
@@ -67,21 +69,11 @@ def stratified_test(strata: Iterable[Stratum]) -> Result:
         lo, hi = max(0, n + k - total), min(n, k)
         expected += n * k / total
         variance += n * k * (total - k) * (total - n) / (total * total * (total - 1))
-        law, low = _held(np.convolve(law, hypergeometric(total, k, n, lo, hi)), low + lo)
+        law = law.plus(Law(hypergeometric(total, k, n, lo, hi), lo))
     if not opportunities:
         return Result(0, 0, 0.0, 0.0, None)
-    tail = float(law[max(acts - low, 0) :].sum())
-    return Result(opportunities, acts, expected, variance, min(1.0, max(tail, SMALLEST_P)))
-
-
-def _held(law: np.ndarray, low: int) -> tuple[np.ndarray, int]:
-    """The law without the values at its ends that underflowed to 0, and where it now starts.
-    Those zeros change no sum, but a law of n opportunities spans n values where its mass
-    (above 1e-308) spans some 80 standard deviations, about 40 sqrt(n): convolving the full
-    spans cost the square of the deals (a minute of a million deals' two), the held ones
-    grow with the deals (docs/performance.md, "The collusion screen")."""
-    held = np.flatnonzero(law)
-    return law[held[0] : held[-1] + 1], low + int(held[0])
+    tail = law.at_least(acts)
+    return Result(opportunities, acts, expected, variance, max(tail, SMALLEST_P))
 
 
 def hypergeometric(total: int, acts: int, drawn: int, lo: int, hi: int) -> np.ndarray:

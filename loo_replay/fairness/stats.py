@@ -1,9 +1,8 @@
 """The six tests of fair dealing (docs/fairness.md, "The six tests") on counts, and Holm's adjustment.
 
 Pure: the counts come in as plain data (``counts.py`` gathers them with SQL),
-verdicts go out as frozen ``Verdict``s.  Every p-value comes from SciPy's
-distributions (binomial, Poisson binomial, chi-square, Poisson); nothing here
-reimplements one.  The null hypothesis throughout: each deal is a uniformly
+verdicts go out as frozen ``Verdict``s.  Every p-value is an exact tail of its law
+(binomial, Poisson binomial, chi-square, Poisson: ``loo_replay.laws``).  The null hypothesis throughout: each deal is a uniformly
 random deal of the pack to the seats, the Miss and the turn-up, independent
 of the deal before.  Where a deal has a turn-up, the other 51 cards are
 uniform given it, so "fair dealing gives" the figures below exactly.
@@ -15,21 +14,11 @@ import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
+from loo_replay import laws
 from loo_replay.fairness.holm import holm
-
-
-def scipy_stats() -> Any:
-    """``scipy.stats``, imported by the first test that needs it: about a second of start-up
-    that the collusion screen, the explorer and the commands reading stored verdicts do
-    without (docs/performance.md, "Start-up")."""
-    from scipy import stats  # type: ignore[import-untyped]
-
-    return stats
-
 
 TESTS = ("cards-to-seats", "dealer-hand", "turn-up", "dealer-friend", "shuffle", "repeated-deal")
 CHI_SQUARE_CELL = 5.0  # the least expected count a chi-square cell may have
@@ -78,22 +67,17 @@ class Verdict:
 def binomial_greater(hits: int, trials: Mapping[float, int]) -> float:
     """P(at least ``hits`` successes) for independent trials, ``trials[p]`` of them with
     chance ``p``: exact binomial, or the Poisson binomial when the chances differ."""
-    chances = {p: n for p, n in trials.items() if n}
     if hits <= 0:
         return 1.0
-    if len(chances) == 1:
-        ((p, n),) = chances.items()
-        return float(scipy_stats().binom.sf(hits - 1, n, p))
-    ps = np.repeat(np.array(list(chances)), list(chances.values()))
-    return float(scipy_stats().poisson_binom.sf(hits - 1, ps))
+    return laws.binomial_sum(trials).at_least(hits)
 
 
 def binomial_band(n: int, p: float, alpha: float) -> tuple[float, float]:
     """The central 1 - alpha range of a binomial rate: the funnel's walls at ``n``."""
     if n <= 0:
         return (0.0, 1.0)
-    lo, hi = scipy_stats().binom.ppf([alpha / 2, 1 - alpha / 2], n, p)
-    return (float(lo) / n, float(hi) / n)
+    law = laws.binomial(n, p)
+    return (law.quantile(alpha / 2) / n, law.quantile(1 - alpha / 2) / n)
 
 
 def chi_square(
@@ -102,7 +86,7 @@ def chi_square(
     """Pearson's statistic over the cells and its chi-square p-value with ``df``."""
     o, e = np.asarray(observed, dtype=float), np.asarray(expected, dtype=float)
     statistic = float(((o - e) ** 2 / e).sum())
-    return statistic, float(scipy_stats().chi2.sf(statistic, df))
+    return statistic, laws.chi_square_above(statistic, df)
 
 
 # -- the tests ---------------------------------------------------------------------
@@ -342,8 +326,8 @@ def fair_chances(hand: int, trumps: int) -> dict[str, float]:
     holds the top trump, one of the top three, or two trumps or more (of ``trumps``)."""
     return {
         "top trump": hand / 51,
-        "one of the top three trumps": float(1 - scipy_stats().hypergeom.pmf(0, 51, 3, hand)),
-        "two trumps or more": float(scipy_stats().hypergeom.sf(1, 51, trumps, hand)),
+        "one of the top three trumps": laws.hypergeometric_at_least(1, 51, 3, hand),
+        "two trumps or more": laws.hypergeometric_at_least(2, 51, trumps, hand),
     }
 
 
@@ -359,9 +343,10 @@ def repeats_verdict(
     seen = sum(c.equal_pairs for c in counts)
     mean = sum(c.pairs * c.chance for c in counts)
     p = 1.0  # no repeat; a repeat where fair dealing expects none at all has p = 0
+    law = laws.poisson(mean)
     if seen:
-        p = float(scipy_stats().poisson.sf(seen - 1, mean)) if mean > 0 else 0.0
-    lo, hi = scipy_stats().poisson.ppf([alpha / 2, 1 - alpha / 2], mean)
+        p = law.at_least(seen) if mean > 0 else 0.0
+    lo, hi = law.quantile(alpha / 2), law.quantile(1 - alpha / 2)
     what = "hands dealt twice" if measure == "hand" else "deals repeated exactly"
     return replace(
         base,
