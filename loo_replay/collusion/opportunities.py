@@ -55,20 +55,29 @@ WHERE d.status = 'audited' AND d.knowledge = 'full'
 """,
     strength.CHANCES.format(deals="collusion_deals"),
     strength.HANDS.format(deals="collusion_deals"),
-    # The cards of deals whose rules may leave the choice open, each with the trick as it
-    # stood before it: the best power so far and who held it.
+    # The cards of deals whose rules may leave the choice open, then each with the trick as
+    # it stood before it: the best power so far and who held it.  The cards first, in a
+    # table of their own: in one statement DuckDB joined every trick to the card tables'
+    # product before the plays, 31 million rows for 20,000 six-player deals of which none
+    # qualified (docs/performance.md, "The collusion screen").
+    """
+CREATE OR REPLACE TEMP TABLE collusion_played AS
+SELECT f.deal_id, f.fp, f.n, f.pam, f.trump, p.trick, p.position, p.player, p.legal_cards,
+       p.card::VARCHAR AS card, t.led::VARCHAR AS led_card, t.cards - t.dead AS in_trick
+FROM plays p
+JOIN collusion_deals f USING (session_id, deal_index)
+JOIN tricks t USING (session_id, deal_index, trick)
+WHERE NOT p.dead AND NOT f.must_beat AND f.trick_fixed
+""",
     """
 CREATE OR REPLACE TEMP TABLE collusion_open AS
 WITH played AS (
-    SELECT f.deal_id, f.fp, f.n, f.pam, f.trump, p.trick, p.position, p.player,
-           p.legal_cards, k.suit AS led, w.power, t.cards - t.dead AS in_trick
-    FROM plays p
-    JOIN collusion_deals f USING (session_id, deal_index)
-    JOIN tricks t USING (session_id, deal_index, trick)
-    JOIN strength_kinds k ON k.pam = f.pam AND k.trump = f.trump AND k.card = t.led::VARCHAR
-    JOIN strength_powers w ON w.pam = f.pam AND w.trump = f.trump AND w.led = k.suit
-                          AND w.card = p.card::VARCHAR
-    WHERE NOT p.dead AND NOT f.must_beat AND f.trick_fixed
+    SELECT b.deal_id, b.fp, b.n, b.pam, b.trump, b.trick, b.position, b.player,
+           b.legal_cards, k.suit AS led, w.power, b.in_trick
+    FROM collusion_played b
+    JOIN strength_kinds k ON k.pam = b.pam AND k.trump = b.trump AND k.card = b.led_card
+    JOIN strength_powers w ON w.pam = b.pam AND w.trump = b.trump AND w.led = k.suit
+                          AND w.card = b.card
 )
 SELECT *, max(power) OVER so_far AS best, arg_max(player, power) OVER so_far AS holder
 FROM played
@@ -167,11 +176,12 @@ SELECT test::{_TEST} AS test, owner, targets, acted, stratum, deal_id FROM (
 )
 """,
     # What only the units were made from, let go before the counts run.
-    *(f"DROP TABLE {t}" for t in ("collusion_open", *strength.TEMP_TABLES)),
+    *(f"DROP TABLE {t}" for t in ("collusion_open", "collusion_played", *strength.TEMP_TABLES)),
 )
 TEMP_TABLES = (
     "collusion_units",
     "collusion_open",
+    "collusion_played",
     *strength.TEMP_TABLES,
     "collusion_deals",
 )
