@@ -86,7 +86,9 @@ check-install: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/analysis.py
 	$(BIN)/python benchmarks/collusion.py
+	$(BIN)/python benchmarks/fairness.py
 	$(BIN)/python benchmarks/collusion_calibration.py --seeds 2 --fair 4 --jobs 2
 	$(BIN)/python benchmarks/explorer.py
 	$(BIN)/python benchmarks/decisions.py

@@ -10,22 +10,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dask_helpers import local_cluster
 from db_helpers import dump, run
 
 from loo_replay.db.ingest import ingest
 from loo_replay.rulesets import RuleChoice
 from loo_replay.run.render import Sampling
 
-distributed = pytest.importorskip("distributed")
 K2 = Sampling(2, 0)  # every decision judged on two worlds: the tables' rows, quickly
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as local:
-        yield local.scheduler_address
+    with local_cluster() as address:
+        yield address
 
 
 @pytest.fixture(scope="module")

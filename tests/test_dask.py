@@ -9,13 +9,12 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-import pytest
+from dask_helpers import local_cluster
 
 from loo_replay.output.json_document import write_audit
 from loo_replay.rulesets import RuleChoice
 from loo_replay.run.render import RenderSpec, rendered
 
-distributed = pytest.importorskip("distributed")
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"
 
 
@@ -27,10 +26,8 @@ def audit_bytes(scheduler: str | None = None, jobs: int = 1) -> bytes:
 
 def test_audit_on_a_dask_cluster_is_identical_to_a_local_run() -> None:
     local = audit_bytes()
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
-        remote = audit_bytes(cluster.scheduler_address)
+    with local_cluster() as address:
+        remote = audit_bytes(address)
     assert remote == local
     assert b'"sessions":14' in local
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-import pytest
+from dask_helpers import local_cluster
 
 from loo_replay.engine.analysis import DEFAULT_MAX_NODES
 from loo_replay.output.decisions import DecisionSummary
@@ -17,7 +17,6 @@ from loo_replay.output.json_document import write_audit
 from loo_replay.rulesets import RuleChoice
 from loo_replay.run.render import ANALYSE_TASK_BYTES, AnalyseSpec, Sampling, analyse_batch, rendered
 
-distributed = pytest.importorskip("distributed")
 CLUB = Path(__file__).resolve().parents[1] / "sample_logs" / "three-card-club-night.json"
 
 
@@ -31,9 +30,7 @@ def judged_bytes(scheduler: str | None = None) -> bytes:
 
 def test_decisions_on_a_dask_cluster_are_identical_to_a_local_run() -> None:
     local = judged_bytes()
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
-        remote = judged_bytes(cluster.scheduler_address)
+    with local_cluster() as address:
+        remote = judged_bytes(address)
     assert remote == local
     assert b'"decisions":{"status":"judged"' in local
