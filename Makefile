@@ -66,9 +66,10 @@ lint: $(STAMP) $(NODE_STAMP)
 # Both builds: the tests compare the compiled modules with their pure-Python source.  Each
 # test file runs whole on one worker (--dist loadfile), so a module's fixture (an audit of the
 # samples, a browser) is set up once, not once a worker: 14% less CPU on the report tests.
+# The files start in tests/conftest.py's order, longest first (--no-loadscope-reorder).
 test: lint $(CHROMIUM)
 	@$(BIN)/loo-replay --version | grep -q ', compiled (' || { $(BIN)/loo-replay --version; echo "make test: the compiled part is not in use"; exit 1; }
-	$(BIN)/python -m pytest -n 2 --dist loadfile -q
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder -q
 
 # Without ../shared there is nothing to compare with: said and skipped, except in CI
 # (CI=true), where the checks fail loudly.

@@ -1,5 +1,6 @@
 """The order the test files start in.  ``make test`` runs each file whole on one of two
-workers (``--dist loadfile``), handing out files in collection order; a long file handed out
+workers (``--dist loadfile``), handing out files in collection order (``--no-loadscope-reorder``:
+pytest-xdist would otherwise order them by their number of tests); a long file handed out
 last leaves the other worker idle until it ends.  The longest files start first (the
 longest-first rule of scheduling), the rest follow in their usual order
 (docs/performance.md, "Test time")."""
@@ -8,22 +9,25 @@ from __future__ import annotations
 
 import pytest
 
-# The longest files, longest first: seconds of one worker each, measured on two busy workers
+# The longest files, longest first: seconds of one worker each, measured on two quiet workers
 # (docs/performance.md, "Test time").  A file missing from the list only starts later.
 LONGEST_FIRST = (
-    "test_cli_input_and_paths.py",
     "test_pages_phone.py",
-    "test_reports_cli.py",
     "test_explorer.py",
-    "test_reports_browser.py",
     "test_compiled_build.py",
-    "test_db_ingest.py",
+    "test_reports_browser.py",
     "test_pages_layout.py",
-    "test_db_files.py",
-    "test_packaging.py",
-    "test_fairness_cli.py",
+    "test_reports_cli.py",
+    "test_cli_input_and_paths.py",
+    "test_db_ingest.py",
     "test_db_kill.py",
-    "test_collusion.py",
+    "test_packaging.py",
+    "test_limits.py",
+    "test_benchmark_analysis.py",
+    "test_collusion_reports.py",
+    "test_replay_decisions.py",
+    "test_replay_html.py",
+    "test_db_bad_input.py",
 )
 _RANK = {name: rank for rank, name in enumerate(LONGEST_FIRST)}
 
