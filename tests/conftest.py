@@ -7,6 +7,8 @@ longest-first rule of scheduling), the rest follow in their usual order
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 # The longest files, longest first: seconds of one worker each, measured on two quiet workers
@@ -35,3 +37,10 @@ _RANK = {name: rank for rank, name in enumerate(LONGEST_FIRST)}
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Sorted by the rank of their file (stable: a file's tests keep their order)."""
     items.sort(key=lambda item: _RANK.get(item.path.name, len(LONGEST_FIRST)))
+
+
+@pytest.fixture(scope="session")
+def stats() -> Any:
+    """``scipy.stats``, which the tests check the laws against, imported by the first test
+    that asks: at collection, both workers paid its 0.8 s."""
+    return pytest.importorskip("scipy.stats")

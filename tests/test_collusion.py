@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from db_helpers import run
-from scipy.stats import fisher_exact, hypergeom  # type: ignore[import-untyped]
 
 from loo_replay.collusion.opportunities import TESTS
 from loo_replay.collusion.stats import Stratum, hypergeometric, stratified_test
@@ -186,10 +186,10 @@ def test_simulate_refuses_a_bad_colluders_option(bad: str) -> None:
 
 
 @pytest.mark.parametrize("table", [(12, 5, 4, 4), (30, 10, 6, 2), (9, 3, 5, 0), (40, 20, 10, 9)])
-def test_one_stratum_is_fishers_exact_test(table: tuple[int, int, int, int]) -> None:
+def test_one_stratum_is_fishers_exact_test(table: tuple[int, int, int, int], stats: Any) -> None:
     total, acts, mine, my_acts = table
     others = [acts - my_acts, total - mine - (acts - my_acts)]
-    _, p = fisher_exact([[my_acts, mine - my_acts], others], alternative="greater")
+    _, p = stats.fisher_exact([[my_acts, mine - my_acts], others], alternative="greater")
     r = stratified_test([Stratum(total, acts, mine, my_acts), Stratum(5, 0, 2, 0)])
     assert r.p_value == pytest.approx(p)
     assert r.opportunities == mine  # the stratum without an act says nothing
@@ -198,15 +198,17 @@ def test_one_stratum_is_fishers_exact_test(table: tuple[int, int, int, int]) -> 
 @pytest.mark.parametrize(
     "law", [(12, 5, 4), (1000, 400, 300), (50, 49, 10), (7, 0, 3), (20000, 5000, 5000)]
 )
-def test_the_strata_laws_are_scipys_hypergeometric(law: tuple[int, int, int]) -> None:
+def test_the_strata_laws_are_scipys_hypergeometric(law: tuple[int, int, int], stats: Any) -> None:
     total, acts, drawn = law
     lo, hi = max(0, drawn + acts - total), min(drawn, acts)
     mine = hypergeometric(total, acts, drawn, lo, hi)
-    assert mine == pytest.approx(hypergeom.pmf(range(lo, hi + 1), total, acts, drawn), abs=1e-12)
+    assert mine == pytest.approx(
+        stats.hypergeom.pmf(range(lo, hi + 1), total, acts, drawn), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize("excess", [-1200, -1000, 0, 20, 100, 500, 1100])
-def test_strata_of_many_deals_give_the_whole_convolutions_p_value(excess: int) -> None:
+def test_strata_of_many_deals_give_the_whole_convolutions_p_value(excess: int, stats: Any) -> None:
     """The laws' underflowed ends are dropped as they are convolved (a million deals' strata
     judged in seconds, docs/performance.md): the p-value is still the one of the whole
     convolution of SciPy's laws, from a certain act to one beyond every held value."""
@@ -216,7 +218,7 @@ def test_strata_of_many_deals_give_the_whole_convolutions_p_value(excess: int) -
     whole, low = np.ones(1), 0
     for s in strata:
         lo, hi = max(0, s.mine + s.acts - s.total), min(s.mine, s.acts)
-        whole = np.convolve(whole, hypergeom.pmf(range(lo, hi + 1), s.total, s.acts, s.mine))
+        whole = np.convolve(whole, stats.hypergeom.pmf(range(lo, hi + 1), s.total, s.acts, s.mine))
         low += lo
     r = stratified_test(strata)
     assert r.acts == sum(s.my_acts for s in strata)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy import stats  # type: ignore[import-untyped]
 
 from loo_replay.fairness.stats import (
     MIN_DEALS,
@@ -42,7 +42,7 @@ def test_holm_never_lowers_a_p_value_nor_exceeds_bonferroni(ps: list[float]) -> 
         assert p <= a + 1e-15 <= min(1.0, len(ps) * p) + 2e-15
 
 
-def test_binomial_greater_with_differing_chances_is_the_poisson_binomial() -> None:
+def test_binomial_greater_with_differing_chances_is_the_poisson_binomial(stats: Any) -> None:
     """Deals of different hand sizes give different fair chances; the tail is then the
     Poisson binomial's, checked here against every outcome of five deals."""
     trials = {3 / 51: 3, 5 / 51: 2}

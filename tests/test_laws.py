@@ -8,12 +8,12 @@ import itertools
 import math
 from decimal import Decimal, getcontext
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy import stats  # type: ignore[import-untyped]
 
 from loo_replay import laws
 
@@ -29,7 +29,7 @@ def close(ours: float, exact: float) -> bool:
 
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("p", CHANCES)
-def test_binomial_tails_and_quantiles_are_scipys(n: int, p: float) -> None:
+def test_binomial_tails_and_quantiles_are_scipys(n: int, p: float, stats: Any) -> None:
     law = laws.binomial(n, p)
     sd = math.sqrt(n * p * (1 - p))
     for k in sorted({0, 1, n, *(round(n * p + z * sd) for z in (-30, -8, -2, 0, 1, 3, 9, 30))}):
@@ -40,7 +40,7 @@ def test_binomial_tails_and_quantiles_are_scipys(n: int, p: float) -> None:
 
 
 @pytest.mark.parametrize("mean", [1e-60, 1e-6, 0.3, 1.0, 2.5, 17.2, 400.0, 25_000.0])
-def test_poisson_tails_and_quantiles_are_scipys(mean: float) -> None:
+def test_poisson_tails_and_quantiles_are_scipys(mean: float, stats: Any) -> None:
     law = laws.poisson(mean)
     sd = math.sqrt(mean)
     for k in sorted({1, 2, 5, *(math.ceil(mean + z * sd) for z in (-6, -1, 0, 2, 7, 25))}):
@@ -50,7 +50,7 @@ def test_poisson_tails_and_quantiles_are_scipys(mean: float) -> None:
         assert law.quantile(q) == stats.poisson.ppf(q, mean), q
 
 
-def test_a_poisson_tail_of_a_large_mean_is_exact_where_scipys_is_not() -> None:
+def test_a_poisson_tail_of_a_large_mean_is_exact_where_scipys_is_not(stats: Any) -> None:
     """Repeated hands in a large database have a mean in the millions.  There SciPy's
     ``poisson.sf`` is off in the seventh digit; the sum is right to the twelfth, checked
     against 50-digit decimals."""
@@ -103,14 +103,14 @@ def test_a_sum_of_binomials_is_exact_to_its_far_tail(trials: dict[Fraction, int]
         assert close(law.at_least(k), float(sum(exact[k:]))), k
 
 
-def test_chi_square_tails_are_scipys() -> None:
+def test_chi_square_tails_are_scipys(stats: Any) -> None:
     for df in [*range(1, 40), 77, 120, 251, 300]:
         for x in (1e-9, 0.3, df / 3, df - 1.5, float(df), df + 3 * math.sqrt(df), 4.0 * df, 900.0):
             assert close(laws.chi_square_above(x, df), stats.chi2.sf(x, df)), (df, x)
     assert laws.chi_square_above(0.0, 5) == 1.0
 
 
-def test_hypergeometric_tails_are_the_ratio_of_the_counts_of_hands() -> None:
+def test_hypergeometric_tails_are_the_ratio_of_the_counts_of_hands(stats: Any) -> None:
     """Of the 51 cards beside the turn-up: hands holding a top-three trump, or two trumps."""
     for hand, marked, k in itertools.product((3, 5, 13), (3, 12), (1, 2)):
         ours = laws.hypergeometric_at_least(k, 51, marked, hand)
