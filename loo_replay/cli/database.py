@@ -326,7 +326,7 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
             *row[7:11],
             None if row[11] is None else f"{row[11]:.1f}",
             row[12],
-            *(_judged_cells(row[13:]) if judged else ()),
+            *(_judged_cells(row[-JUDGED_COLUMNS:]) if judged else ()),
         )
         for row in found
     ]

@@ -345,7 +345,7 @@ def repeats_verdict(
     p = 1.0  # no repeat; a repeat where fair dealing expects none at all has p = 0
     law = laws.poisson(mean)
     if seen:
-        p = law.at_least(seen) if mean > 0 else 0.0
+        p = law.at_least(seen)
     lo, hi = law.quantile(alpha / 2), law.quantile(1 - alpha / 2)
     what = "hands dealt twice" if measure == "hand" else "deals repeated exactly"
     return replace(

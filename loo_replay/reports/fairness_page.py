@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from loo_replay import laws
+from loo_replay.fairness.stats import binomial_band
 from loo_replay.html import Markup, escape
 from loo_replay.reports.figures import INK, Figure, figure, trace
 from loo_replay.reports.pages import (
@@ -107,11 +107,9 @@ def funnel_figure(rows: Sequence[Mapping[str, Any]], alpha: float) -> Figure:
     fair = sum(r["expected"] * r["deals"] for r in points) / sum(r["deals"] for r in points)
     top = max(r["deals"] for r in points)
     ns = sorted({max(1, round(top * k / 60)) for k in range(1, 61)} | {1, 2, 5, 10})
-    low, high = (
-        [laws.binomial(n, fair).quantile(q) for n in ns] for q in (alpha / 2, 1 - alpha / 2)
-    )
+    low, high = zip(*(binomial_band(n, fair, alpha) for n in ns), strict=True)
     walls = [
-        trace("scatter", name=name, mode="lines", x=ns, y=[v / n for v, n in zip(wall, ns, strict=True)],
+        trace("scatter", name=name, mode="lines", x=ns, y=list(wall),
               line={"color": BAND, "dash": "dot"}, hoverinfo="skip", showlegend=i == 0)
         for i, (name, wall) in enumerate((("band fair dealing allows", high), ("", low)))
     ]  # fmt: skip
