@@ -8,7 +8,12 @@ from pathlib import Path
 
 import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
+import pytest
 from db_helpers import SAMPLES, counts, dump, hand_worked_doc, run, sql
+
+from loo_replay.db import load
+from loo_replay.db.ingest import ingest
+from loo_replay.rulesets import RuleChoice
 
 
 def _documents(db: Path) -> dict[str, bytes]:
@@ -57,3 +62,42 @@ def test_jobs_load_the_same_documents_and_replace_swaps_them(tmp_path: Path) -> 
     assert sql(db := one, "SELECT count(*) FROM documents WHERE session_id = 'night'") == [(1,)]
     assert run("ingest", log, "--db", db, "--no-analysis").returncode == 0  # skipped: same
     assert sql(db, "SELECT count(*) FROM documents") == sql(db, "SELECT count(*) FROM sessions")
+
+
+def _wal_after_each_commit(
+    monkeypatch: pytest.MonkeyPatch, db: Path, threshold: int
+) -> tuple[list[bool], list[str]]:
+    """Loads the samples in this process with ``load.CHECKPOINT_BYTES`` at ``threshold``;
+    whether DuckDB's write-ahead log holds anything after each file's commit, and the
+    connection's ``checkpoint_threshold`` then."""
+    monkeypatch.setattr(load, "CHECKPOINT_BYTES", threshold)
+    logged: list[bool] = []
+    settings: list[str] = []
+    commit = load.Loader.commit
+
+    def watched(self: load.Loader) -> None:
+        commit(self)
+        wal = db.with_name(db.name + ".wal")
+        logged.append(wal.exists() and wal.stat().st_size > 0)
+        ((setting,),) = self.con.execute(
+            "SELECT current_setting('checkpoint_threshold')"
+        ).fetchall()
+        settings.append(setting)
+
+    monkeypatch.setattr(load.Loader, "commit", watched)
+    ingest([SAMPLES], db, RuleChoice(), analyse=False)
+    return logged, settings
+
+
+def test_a_commit_bringing_many_documents_skips_the_log_and_loads_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transaction whose documents pass ``load.CHECKPOINT_BYTES`` is written straight into
+    the file (a checkpoint), not first into DuckDB's log, which a checkpoint would copy into
+    the file again (docs/performance.md, "The loader"): the same rows, the setting restored."""
+    logged, settings = _wal_after_each_commit(monkeypatch, tmp_path / "big.duckdb", 0)
+    assert logged and not any(logged)
+    small, default = _wal_after_each_commit(monkeypatch, tmp_path / "small.duckdb", 1 << 40)
+    assert all(small)  # small commits go to the log, as DuckDB makes them
+    assert set(settings) == set(default) == {"16.0 MiB"}
+    assert dump(tmp_path / "big.duckdb") == dump(tmp_path / "small.duckdb")

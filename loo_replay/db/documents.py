@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from loo_replay.db.frames import Batch, SessionItem
+from loo_replay.db.frames import Batch, SessionItem, rows_in
 from loo_replay.logs.limits import over
 
 if TYPE_CHECKING:  # the workers import this module, and never DuckDB (db/ingest.py)
@@ -71,7 +71,7 @@ def kept(batch: Batch, items: Sequence[SessionItem]) -> pa.Table:
         if row is not None:
             ids.append(item.session_id)
             rows.append(row)
-    picked = sent.take(pa.array(rows, pa.int64()))
+    picked = rows_in(sent, [(row, row + 1) for row in rows])
     return pa.Table.from_arrays([pa.array(ids, pa.string()), *picked.columns], schema=_KEPT)
 
 

@@ -29,6 +29,7 @@ from loo_replay.db.frames import (
     DocumentItem,
     FileItem,
     SessionItem,
+    rows_in,
     rules_fingerprint,
 )
 from loo_replay.db.rows import RejectRow
@@ -69,6 +70,13 @@ CONTENT, RULES, VERSION = "content", "rules", "version"
 # at a time instead of each batch (2,000) took 6% fewer of loading's instructions
 # (docs/performance.md).  The rows wait as the Arrow tables the workers sent, 1.4 kB a deal.
 INSERT_DEALS = 8_000
+
+# DuckDB writes a commit to its write-ahead log, then copies the log into the file once it
+# holds this much (its ``checkpoint_threshold``).  A transaction that brings more documents
+# than that is checkpointed straight into the file instead: the 30 MB of documents of 100,000
+# three-card deals were written twice, and the commit took 0.35 to 0.44 s of CPU against 0.22
+# to 0.28 (docs/performance.md, "The loader").
+CHECKPOINT_BYTES = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -166,6 +174,7 @@ class Loader:
     waiting: dict[str, list[pa.Table]] = field(default_factory=dict)  # kept rows not inserted
     waiting_deals: int = 0
     mark: _Mark | None = None  # of the open transaction
+    document_bytes: int = 0  # of the documents the open transaction stores
 
     def __post_init__(self) -> None:
         rows = self.con.execute(
@@ -193,12 +202,20 @@ class Loader:
 
     def begin(self) -> None:
         self.con.begin()
+        self.document_bytes = 0
         lengths = (len(self.conflicts), len(self.file_errors), len(self.skipped_ids))
         self.mark = _Mark(self.counts.copy(), dataclasses.replace(self.summary), lengths)
 
     def commit(self) -> None:
         self.flush()
-        self.con.commit()
+        if self.document_bytes < CHECKPOINT_BYTES:
+            self.con.commit()
+        else:  # a checkpoint would follow the log's writing: no log
+            self.con.execute("SET checkpoint_threshold = '0b'")
+            try:
+                self.con.commit()
+            finally:
+                self.con.execute("RESET checkpoint_threshold")
         self.mark = None
 
     def rollback(self) -> None:
@@ -337,12 +354,13 @@ class Loader:
                 )
         kept = list(keep.values())  # in input order: a replacing item comes after the replaced
         for name in TABLES:
-            table = _slices(batch.tables[name], [i.rows[name] for i in kept])
+            table = rows_in(batch.tables[name], [i.rows[name] for i in kept])
             if table.num_rows:
                 self.waiting.setdefault(name, []).append(table)
         kept_documents = documents.kept(batch, [i for i in kept if isinstance(i, SessionItem)])
         if kept_documents.num_rows:
             self.waiting.setdefault(documents.TABLE, []).append(kept_documents)
+            self.document_bytes += kept_documents.nbytes
         self.waiting_deals += sum(i.deals for i in kept if isinstance(i, SessionItem))
         if self.waiting_deals >= INSERT_DEALS:
             self.flush()
@@ -427,21 +445,3 @@ def replace_rows(
     except BaseException:
         con.rollback()
         raise
-
-
-def _slices(table: pa.Table, ranges: list[tuple[int, int]]) -> pa.Table:
-    """The rows of ``table`` in ``ranges`` (in order), adjacent ranges merged."""
-    merged: list[tuple[int, int]] = []
-    for start, stop in ranges:
-        if stop <= start:
-            continue
-        if merged and merged[-1][1] == start:
-            merged[-1] = (merged[-1][0], stop)
-        else:
-            merged.append((start, stop))
-    if not merged:
-        return table.slice(0, 0)
-    if len(merged) == 1:
-        start, stop = merged[0]
-        return table.slice(start, stop - start)
-    return pa.concat_tables([table.slice(a, b - a) for a, b in merged])
