@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -174,6 +174,18 @@ def ctrl_c_once_made(make: Callable[..., T]) -> Callable[..., T]:
     return made
 
 
+@pytest.fixture
+def python_ctrl_c() -> Iterator[None]:
+    """Python's own Ctrl-C handler, as a command starts with, whatever an earlier test of
+    this worker left (a test worker was once found with SIGINT ignored)."""
+    earlier = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, earlier)
+
+
+@pytest.mark.usefixtures("python_ctrl_c")
 def test_ctrl_c_the_instant_a_temporary_file_is_made_leaves_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -184,6 +196,7 @@ def test_ctrl_c_the_instant_a_temporary_file_is_made_leaves_none(
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
+@pytest.mark.usefixtures("python_ctrl_c")
 def test_ctrl_c_the_instant_a_staging_folder_is_made_leaves_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
