@@ -161,7 +161,7 @@ def ingest(
             f"{c.documents + c.documents_known} unreadable document(s): {c.documents} kept "
             f"in rejects, {c.documents_known} already there"
         )
-    if (line := decisions_line(db, sampling, c)) is not None:
+    if (line := decisions_line(sampling, c, result.judged)) is not None:
         typer.echo(line)
     flagged = refresh_collusion(db, not no_analysis)
     if flagged:
@@ -179,12 +179,10 @@ def judging(decisions: bool, samples: int, seed: int) -> Sampling | None:
     return Sampling(samples, seed) if decisions else None
 
 
-def decisions_line(db: Path, sampling: Sampling | None, c: Counts) -> str | None:
-    """What a load did to the judged decisions (docs/database.md, "Judged decisions"); None
-    for a load without ``--decisions`` into a database that holds none."""
-    from loo_replay.db.errors import DatabaseError
-    from loo_replay.db.queries import judged_sessions, open_for_reading
-
+def decisions_line(sampling: Sampling | None, c: Counts, judged: int) -> str | None:
+    """What a load did to the judged decisions (docs/database.md, "Judged decisions"), the
+    database holding ``judged`` sessions judged; None for a load without ``--decisions``
+    into a database that holds none."""
     if sampling is not None:
         line = (
             f"decisions: judged on {sampling.samples} world(s) each (seed {sampling.seed}) in "
@@ -196,11 +194,6 @@ def decisions_line(db: Path, sampling: Sampling | None, c: Counts) -> str | None
                 "(--replace judges them)"
             )
         return line
-    try:
-        with contextlib.closing(open_for_reading(db)) as con:
-            judged = judged_sessions(con)
-    except DatabaseError as exc:
-        fail(str(exc))
     if not judged:
         return None
     return (
@@ -210,18 +203,17 @@ def decisions_line(db: Path, sampling: Sampling | None, c: Counts) -> str | None
 
 
 def refresh_collusion(db: Path, analysed: bool) -> int:
-    """The collusion tables refreshed after a load (docs/database.md, "collusion"), or
-    emptied after one with ``--no-analysis``; the pairs flagged.  A failure ends the
-    command."""
-    from loo_replay.collusion.table import clear, refresh
+    """The collusion tables refreshed after a load (docs/database.md, "collusion"); after
+    one with ``--no-analysis``, which emptied them, says so.  The pairs flagged.  A failure
+    ends the command."""
+    from loo_replay.collusion.table import refresh
     from loo_replay.db.errors import DatabaseError
 
-    try:
-        if analysed:
+    if analysed:
+        try:
             return len(refresh(db).flagged)
-        clear(db)
-    except DatabaseError as exc:
-        fail(str(exc))
+        except DatabaseError as exc:
+            fail(str(exc))
     typer.echo(
         "collusion: not screened after a load with --no-analysis (the screen would analyse "
         "the deals); loo-replay collusion --db screens this database"

@@ -197,7 +197,7 @@ def audit(
         f"loaded {c.loaded} deal(s), {c.rejected} rejected (kept in rejects), {c.skipped} "
         f"already loaded, {c.conflicts} in conflict, from {result.files} file(s) into {db}"
     )
-    if (line := decisions_line(db, sampling, c)) is not None:
+    if (line := decisions_line(sampling, c, result.judged)) is not None:
         typer.echo(line)
     try:
         fair = refresh_fairness(db)

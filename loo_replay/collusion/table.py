@@ -111,18 +111,6 @@ def refresh(db: Path) -> Report:
         con.close()
 
 
-def clear(db: Path) -> None:
-    """Empty both tables: a load with ``--no-analysis`` leaves no screen rather than one of
-    another database (screening it would analyse every deal the load was told not to)."""
-    from loo_replay.db.schema import open_db
-
-    con = open_db(db)
-    try:
-        replace_rows(con, {"collusion": (COLUMNS, []), "collusion_acts": (ACT_COLUMNS, [])})
-    finally:
-        con.close()
-
-
 def stored(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """The table's rows as dicts: flagged pairs first, then by pair and test."""
     cursor = con.execute(

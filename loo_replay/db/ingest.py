@@ -75,6 +75,7 @@ class IngestResult:
     file_errors: list[str]  # files that could not be read (or broke off), entries skipped
     files: int
     summary: Summary  # what the audit asked for found in the input, loaded or not
+    judged: int  # sessions of the database with judged decisions, after the load
 
     @property
     def exit_code(self) -> int:
@@ -120,9 +121,9 @@ def ingest(
     # and no worker has it in memory.
     import duckdb
 
-    from loo_replay.db.load import Loader
-    from loo_replay.db.queries import loaded_counts
-    from loo_replay.db.schema import damage, open_db
+    from loo_replay.db.load import Loader, replace_rows
+    from loo_replay.db.queries import judged_sessions, loaded_counts
+    from loo_replay.db.schema import COLLUSION_TABLES, damage, open_db
 
     con = None
     loader: Loader | None = None
@@ -161,6 +162,9 @@ def ingest(
         with closing(results), fewer_collections():
             _load(loader, results, progress, file_done, again)
         loader.summary.merge(loaded_counts(loader.con, loader.skipped_ids))
+        if not analyse:  # no screen rather than one of another load (docs/database.md)
+            replace_rows(loader.con, {table: ((), []) for table in COLLUSION_TABLES})
+        judged = judged_sessions(loader.con)
     except duckdb.InterruptException:  # Ctrl-C while DuckDB was working
         raise KeyboardInterrupt from None
     except duckdb.Error as exc:
@@ -180,7 +184,7 @@ def ingest(
         if loader is not None:
             loader.con.close()  # a new one if a failed commit invalidated the first
     return IngestResult(
-        loader.counts, loader.conflicts, loader.file_errors, len(files), loader.summary
+        loader.counts, loader.conflicts, loader.file_errors, len(files), loader.summary, judged
     )
 
 

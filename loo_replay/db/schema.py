@@ -436,6 +436,8 @@ _DOCUMENTS = (
 # scan read every document's (23 MB and 120 ms at 100,000 deals; docs/performance.md).
 _DOCUMENTS_INDEX = ("CREATE INDEX documents_session ON documents (session_id)",)
 
+COLLUSION_TABLES = ("collusion", "collusion_acts")
+
 # The collusion screen's last run (docs/database.md, "collusion"), refreshed by ingest and
 # audit: one row per pair and test, and the deals behind each flagged test.
 _COLLUSION = (
