@@ -13,6 +13,10 @@ import orjson
 import pytest
 from db_helpers import SAMPLES, hand_worked_doc, run, sql
 
+from loo_replay.db import load
+from loo_replay.db.ingest import ingest
+from loo_replay.rulesets import RuleChoice
+
 BOUND = "16MB"  # DuckDB's memory for these runs: the big session needs more
 
 
@@ -86,3 +90,19 @@ def test_a_memory_bound_that_is_not_a_size_is_one_line(
     assert result.returncode == 2
     assert "LOO_REPLAY_DB_MEMORY='plenty' is not a size such as 128MB or 1GB" in result.stderr
     assert not db.exists()
+
+
+def test_with_every_commit_by_checkpoint_a_session_duckdb_cannot_store_costs_itself_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``load.CHECKPOINT_BYTES`` at 0: every commit by a checkpoint, as a file bringing many
+    documents commits.  The session DuckDB cannot store is rolled back and kept in rejects
+    with DuckDB's reason, and the rest of the file is loaded, as through the log."""
+    monkeypatch.setenv("LOO_REPLAY_DB_MEMORY", BOUND)
+    monkeypatch.setattr(load, "CHECKPOINT_BYTES", 0)
+    log, db = _log(tmp_path), tmp_path / "loo.duckdb"
+    result = ingest([log], db, RuleChoice())
+    assert (result.counts.loaded, result.counts.unloaded) == (8, 1)
+    assert sql(db, "SELECT session_id FROM sessions ORDER BY 1") == [("good-1",), ("good-2",)]
+    ((message,),) = sql(db, "SELECT message FROM rejects WHERE kind = 'session'")
+    assert message.startswith("DuckDB could not store it: ") and "MiB" in message
