@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped]
@@ -231,3 +232,28 @@ def test_a_writing_connection_stores_rows_in_groups_of_row_group_rows(tmp_path: 
     finally:
         plain.close()
     assert counts == [(schema.ROW_GROUP_ROWS,), (schema.ROW_GROUP_ROWS,), (5,)]
+
+
+def test_a_new_database_appears_whole_or_not_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new file is made with its tables beside its place and linked there whole: a run
+    stopped while making it (here, in its migrations) leaves no file, where a kill as DuckDB
+    started it had left an empty one that no later run could open."""
+    db = tmp_path / "loo.duckdb"
+    real = schema.migrate
+
+    def stopped(*args: Any, **kwargs: Any) -> tuple[int, int]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(schema, "migrate", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        schema.open_db(db)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(schema, "migrate", real)
+    con = schema.open_db(db)
+    try:
+        assert schema.version_of(con) == schema.VERSION
+    finally:
+        con.close()
+    assert [p.name for p in tmp_path.iterdir()] == ["loo.duckdb"]

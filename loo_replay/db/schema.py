@@ -14,7 +14,7 @@ import re
 import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +22,7 @@ import duckdb
 
 from loo_replay.db.errors import DatabaseBusy, DatabaseError
 from loo_replay.errors import first_line
+from loo_replay.files import staging
 
 ANALYSIS_TABLES = ("analysis_deals", "analysis_players", "analysis_notes", "analysis_cards")
 # docs/database.md, "Judged decisions": loaded by ingest --decisions
@@ -895,6 +896,25 @@ def _newer(name: object, version: int, newest: int = VERSION) -> str:
     )
 
 
+def _create(path: Path) -> None:
+    """A new database at ``path``, made with its tables in a folder of its own beside it and
+    linked into place whole: a process killed while DuckDB was starting the file had left an
+    empty one, which no later run could open (docs/limits.md, "Databases").  A file another
+    process put there first is left to be opened as it is."""
+    try:
+        with staging(path.parent) as stage:
+            made = stage / path.name
+            con = connect(made)
+            try:
+                migrate(con)
+            finally:
+                con.close()
+            with suppress(FileExistsError):
+                os.link(made, path)
+    except OSError as exc:
+        raise DatabaseError(f"cannot create {path}: {exc.strerror or exc}") from None
+
+
 def open_db(path: Path) -> duckdb.DuckDBPyConnection:
     """A read-write connection to a database at the current schema version.  An existing
     file is looked at read-only first: one that loo-replay did not make, or of a newer
@@ -908,6 +928,8 @@ def open_db(path: Path) -> duckdb.DuckDBPyConnection:
             con.close()
         if version > VERSION:
             raise DatabaseError(_newer(path, version))
+    else:
+        _create(path)
     con = connect(path)
     try:
         migrate(con)
