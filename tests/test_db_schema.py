@@ -257,3 +257,19 @@ def test_a_new_database_appears_whole_or_not_at_all(
     finally:
         con.close()
     assert [p.name for p in tmp_path.iterdir()] == ["loo.duckdb"]
+
+
+def test_a_new_database_on_a_file_system_without_hard_links_is_moved_into_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_links(*args: Any, **kwargs: Any) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(schema.os, "link", no_links)
+    db = tmp_path / "loo.duckdb"
+    con = schema.open_db(db)
+    try:
+        assert schema.version_of(con) == schema.VERSION
+    finally:
+        con.close()
+    assert [p.name for p in tmp_path.iterdir()] == ["loo.duckdb"]

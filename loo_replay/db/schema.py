@@ -14,7 +14,7 @@ import re
 import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -909,8 +909,13 @@ def _create(path: Path) -> None:
                 migrate(con)
             finally:
                 con.close()
-            with suppress(FileExistsError):
+            try:
                 os.link(made, path)
+            except FileExistsError:
+                pass
+            except OSError:  # a file system without hard links (some network shares)
+                if not os.path.lexists(path):
+                    os.replace(made, path)
     except OSError as exc:
         raise DatabaseError(f"cannot create {path}: {exc.strerror or exc}") from None
 
