@@ -234,6 +234,16 @@ def test_a_writing_connection_stores_rows_in_groups_of_row_group_rows(tmp_path: 
     assert counts == [(schema.ROW_GROUP_ROWS,), (schema.ROW_GROUP_ROWS,), (5,)]
 
 
+def _opened_alone(db: Path) -> None:
+    """``open_db`` makes a database at the current version at ``db``, the one file beside it."""
+    con = schema.open_db(db)
+    try:
+        assert schema.version_of(con) == schema.VERSION
+    finally:
+        con.close()
+    assert [p.name for p in db.parent.iterdir()] == [db.name]
+
+
 def test_a_new_database_appears_whole_or_not_at_all(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -251,12 +261,7 @@ def test_a_new_database_appears_whole_or_not_at_all(
         schema.open_db(db)
     assert list(tmp_path.iterdir()) == []
     monkeypatch.setattr(schema, "migrate", real)
-    con = schema.open_db(db)
-    try:
-        assert schema.version_of(con) == schema.VERSION
-    finally:
-        con.close()
-    assert [p.name for p in tmp_path.iterdir()] == ["loo.duckdb"]
+    _opened_alone(db)
 
 
 def test_a_new_database_on_a_file_system_without_hard_links_is_moved_into_place(
@@ -266,10 +271,4 @@ def test_a_new_database_on_a_file_system_without_hard_links_is_moved_into_place(
         raise PermissionError(1, "Operation not permitted")
 
     monkeypatch.setattr(schema.os, "link", no_links)
-    db = tmp_path / "loo.duckdb"
-    con = schema.open_db(db)
-    try:
-        assert schema.version_of(con) == schema.VERSION
-    finally:
-        con.close()
-    assert [p.name for p in tmp_path.iterdir()] == ["loo.duckdb"]
+    _opened_alone(tmp_path / "loo.duckdb")
