@@ -310,28 +310,30 @@ class FrameBuilder:
         for row in decision_rows(self._sid, index, deal, judged, s):
             self._add(row)
 
-    def close_session(self, report: SessionReport) -> None:
-        """The session audited, every deal's rows taken (``deal``)."""
+    def close_session(self, report: SessionReport) -> SessionItem:
+        """The session audited, every deal's rows taken (``deal``): its item, whose
+        ``digest`` was taken once, when the session's rows began (``report.digest`` hashes
+        the document again at every call)."""
         if report is not self._open:
             self._open_session(report)  # a session without deals
         counts = Summary()
         counts.add(report)
-        self.items.append(
-            SessionItem(
-                self._sid,
-                self._digest,
-                self._fingerprint,
-                self._file,
-                report.line,
-                len(report.deals),
-                self._rejected,
-                True,
-                self._rows(self._start),
-                counts,
-            )
+        item = SessionItem(
+            self._sid,
+            self._digest,
+            self._fingerprint,
+            self._file,
+            report.line,
+            len(report.deals),
+            self._rejected,
+            True,
+            self._rows(self._start),
+            counts,
         )
+        self.items.append(item)
         self.deal_count += len(report.deals)
         self._open = None
+        return item
 
     def _open_session(self, report: SessionReport) -> None:
         self._open = report

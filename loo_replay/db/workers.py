@@ -89,8 +89,8 @@ class Auditor:
                     if isinstance(item, UnreadableDocument):
                         builder.unreadable(item)
                     else:
-                        builder.close_session(item)
-                        documents.add(doc.raw, item.line, item.digest)
+                        closed = builder.close_session(item)
+                        documents.add(doc.raw, closed.line, closed.digest)
                 if builder.deal_count >= self.batch_deals:
                     yield documents.attach(builder.batch())
         except ReadError as exc:
