@@ -617,6 +617,11 @@ def duckdb_config(*, sandbox: bool = False) -> dict[str, str | bool | int | floa
         "memory_limit": memory,
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
+        # A full row group of a bulk insert is compressed and written at once, not held
+        # until five are (DuckDB's default): an ingest's commit, with the workers done,
+        # then has at most one row group a table left to write, and fewer fresh pages
+        # are faulted in (docs/performance.md, "The loader").
+        "write_buffer_row_group_count": 1,
     }
     if sandbox:
         config |= {"enable_external_access": False, "lock_configuration": True}
