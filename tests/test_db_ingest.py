@@ -402,3 +402,50 @@ def test_text_that_is_not_utf8_and_huge_numbers_do_not_stop_a_load(tmp_path: Pat
     assert [json.loads(r) for r in raws] == [doc["deals"][1], doc["deals"][2]]
     again = run("ingest", log, "--db", db)
     assert counts(again)["skipped"] == 16
+
+
+def test_rows_inserted_while_waiting_load_as_a_commit_would_and_a_failure_waits(
+    tmp_path: Path,
+) -> None:
+    """``Loader.insert_waiting``, which ingest calls while its workers finish the last
+    pieces, inserts what a commit would have; DuckDB's failure there is raised by the
+    loader's next call, where ingest handles failures, and a rollback forgets it."""
+    import duckdb
+
+    from loo_replay.db.schema import open_db
+    from loo_replay.logs.pieces import plan_pieces
+
+    piece = plan_pieces([SAMPLES / "hoyle-evening.jsonl"])[0]
+    batches = list(workers.Auditor(RuleChoice(), {}).batches(piece))
+
+    def loader_of(db: Path) -> load.Loader:
+        loader = load.Loader(open_db(db))
+        loader.begin()
+        for batch in batches:
+            loader.load(batch)
+        assert loader.waiting  # fewer deals than an insert takes
+        return loader
+
+    plain = loader_of(tmp_path / "plain.duckdb")
+    plain.commit()
+    plain.con.close()
+    early = loader_of(tmp_path / "early.duckdb")
+    early.insert_waiting()
+    assert not early.waiting and early.failed is None
+    early.commit()
+    early.con.close()
+    assert dump(tmp_path / "plain.duckdb") == dump(tmp_path / "early.duckdb")
+
+    failing = loader_of(tmp_path / "failing.duckdb")
+    failing.con.execute("DROP TABLE tricks")  # in the transaction: the insert fails
+    failing.insert_waiting()  # says nothing yet
+    with pytest.raises(duckdb.Error, match="tricks"):
+        failing.commit()
+    failing.rollback()
+    assert failing.failed is None
+    failing.begin()
+    for batch in batches:
+        failing.load(batch)
+    failing.commit()
+    failing.con.close()
+    assert dump(tmp_path / "failing.duckdb") == dump(tmp_path / "plain.duckdb")

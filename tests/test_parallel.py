@@ -107,3 +107,30 @@ def test_mapped_now_hands_out_its_first_window_before_a_result_is_asked_for() ->
     begun = sorted(seen.get(timeout=60) for _ in range(4))  # no result asked for yet
     assert begun == [0, 1, 2, 3] and taken == [0, 1, 2, 3]
     assert list(results) == [n * n for n in range(10)]
+
+
+def _slow_square(n: int) -> int:
+    import time
+
+    time.sleep(0.05)
+    return n * n
+
+
+def test_idle_is_called_only_once_every_item_is_handed_out_and_a_result_is_late() -> None:
+    """Ingest's loader inserts what it holds while the workers finish the last pieces
+    (``idle``): never while input is still to hand out, only before a wait, and the
+    results are the same, in order."""
+    pool = started_pool(2, initializer=_start, initargs=(0,))
+    handed = 0
+
+    def items() -> Iterator[int]:
+        nonlocal handed
+        for n in range(10):
+            handed += 1
+            yield n
+
+    calls: list[int] = []
+    results = mapped_now(_slow_square, items(), pool, 4, idle=lambda: calls.append(handed))
+    assert list(results) == [n * n for n in range(10)]
+    assert calls and set(calls) == {10}  # each after the last item was handed out
+    assert len(calls) <= 4  # once a wait at most: the window's results

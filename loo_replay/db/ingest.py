@@ -146,7 +146,9 @@ def ingest(
         known = loader.known()
         if workers is not None:
             workers.start(known)  # started already when there was no database to read
-            results = workers.results()
+            # What the loader holds is inserted while the last pieces are audited, not
+            # after, when a core would be idle (docs/performance.md, "The loader").
+            results = workers.results(loader.insert_waiting)
         elif scheduler is not None:
             setup = (choice, known, batch_deals, analyse, limits, decisions)
             results = _on_dask(pieces, setup, scheduler, piece_bytes)
@@ -315,6 +317,7 @@ class _Workers:
         self.pieces = pieces
         self.done: Generator[Packed, None, None] | None = None  # once pieces are handed out
         self.taken = False  # a result was asked for
+        self.idle: Callable[[], None] | None = None  # ``results``'s, while the last finish
         self.pool = started_pool(
             jobs,
             initializer=init_worker,
@@ -326,16 +329,22 @@ class _Workers:
         calls do nothing."""
         if self.done is None:
             self.send(known)
-            self.done = mapped_now(work, self.pieces, self.pool, AHEAD * self.jobs)
+            self.done = mapped_now(work, self.pieces, self.pool, AHEAD * self.jobs, self._waiting)
 
-    def results(self) -> Results:
+    def results(self, idle: Callable[[], None] | None = None) -> Results:
         """The pieces audited by the workers (``start`` first), in input order; at most
-        ``AHEAD`` pieces per worker are in flight."""
+        ``AHEAD`` pieces per worker are in flight.  Once every piece is handed out, ``idle``
+        is called before waiting for one that is not done."""
         assert self.done is not None, "start hands the pieces out"
         self.taken = True
+        self.idle = idle
         with closing(self.done):  # closing this generator stops the workers at once
             for piece, data in zip(self.pieces, self.done, strict=True):
                 yield piece, unpack_batches(data)
+
+    def _waiting(self) -> None:
+        if self.idle is not None:
+            self.idle()
 
     def stop(self) -> None:
         """No more work.  If no result was asked for (the database could not be opened or

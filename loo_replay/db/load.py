@@ -175,6 +175,7 @@ class Loader:
     waiting_deals: int = 0
     mark: _Mark | None = None  # of the open transaction
     document_bytes: int = 0  # of the documents the open transaction stores
+    failed: duckdb.Error | None = None  # by ``insert_waiting``, raised by the next call
 
     def __post_init__(self) -> None:
         rows = self.con.execute(
@@ -207,6 +208,7 @@ class Loader:
         self.mark = _Mark(self.counts.copy(), dataclasses.replace(self.summary), lengths)
 
     def commit(self) -> None:
+        self._failed_before()
         self.flush()
         if self.document_bytes < CHECKPOINT_BYTES:
             self.con.commit()
@@ -223,6 +225,7 @@ class Loader:
         ``begin``, so that its documents can be loaded again."""
         self.waiting.clear()
         self.waiting_deals = 0
+        self.failed = None
         with contextlib.suppress(duckdb.Error):  # no transaction open: nothing to undo
             self.con.rollback()
         self._revive()
@@ -311,6 +314,25 @@ class Loader:
         insert_table(self.con, "rejects", pa.Table.from_pylist([asdict(row)], SCHEMAS["rejects"]))
         self.con.commit()
 
+    def insert_waiting(self) -> None:
+        """Insert the rows waiting now, in the open transaction: ingest calls it while the
+        workers finish the input's last pieces and the next is not ready, so that what is
+        left to insert after the last is one piece's rows.  DuckDB's failure here is the
+        transaction's: ``load`` or ``commit`` raises it next, where a failure is handled
+        (``db.ingest``)."""
+        if self.mark is None or self.failed is not None:
+            return
+        try:
+            self.flush()
+        except duckdb.InterruptException:
+            raise
+        except duckdb.Error as exc:
+            self.failed = exc
+
+    def _failed_before(self) -> None:
+        if self.failed is not None:
+            raise self.failed
+
     def flush(self) -> None:
         """Insert the rows waiting, one statement a table, in the tables' order."""
         for name in (*TABLES, documents.TABLE):
@@ -324,6 +346,7 @@ class Loader:
     def load(self, batch: Batch) -> None:
         """Decide for every item of ``batch`` and keep the rows of those kept, inserted once
         ``INSERT_DEALS`` deals wait (``flush``; ``commit`` inserts the rest)."""
+        self._failed_before()
         keep: dict[int, SessionItem | DocumentItem] = {}  # id(item) -> item, in input order
         pending: dict[str, SessionItem] = {}  # session id -> item kept in this batch
         deletes: list[str] = []

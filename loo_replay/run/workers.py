@@ -125,14 +125,19 @@ def _quiet_worker(initializer: Callable[..., None] | None, *initargs: Any) -> No
 
 
 def mapped_now(
-    fn: Callable[[T], R], items: Iterable[T], pool: ProcessPoolExecutor, window: int
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    pool: ProcessPoolExecutor,
+    window: int,
+    idle: Callable[[], None] | None = None,
 ) -> Generator[R, None, None]:
     """``ordered_map`` over started workers, ``window`` items in flight, the first of them
     handed out now rather than when the first result is asked for: the workers begin
-    while the caller still prepares to take the results."""
+    while the caller still prepares to take the results.  ``idle`` is called, once every
+    item is handed out, before waiting for a result that is not ready."""
     rest = iter(items)
     pending: deque[Future[R]] = deque(pool.submit(fn, item) for item in islice(rest, window))
-    return _results(fn, rest, pool, window, pending)
+    return _results(fn, rest, pool, window, pending, idle)
 
 
 def _results(
@@ -141,6 +146,7 @@ def _results(
     pool: ProcessPoolExecutor,
     window: int,
     pending: deque[Future[R]],
+    idle: Callable[[], None] | None = None,
 ) -> Generator[R, None, None]:
     """The results of ``pending`` then of ``items``, in order, ``window`` in flight; the
     pool shut down as ``ordered_map`` says."""
@@ -151,6 +157,8 @@ def _results(
                 yield pending.popleft().result()
             pending.append(pool.submit(fn, item))
         while pending:
+            if idle is not None and not pending[0].done():
+                idle()
             yield pending.popleft().result()
         finished = True
     finally:
