@@ -4,6 +4,7 @@ ingest and the reports share."""
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -110,8 +111,6 @@ def test_mapped_now_hands_out_its_first_window_before_a_result_is_asked_for() ->
 
 
 def _slow_square(n: int) -> int:
-    import time
-
     time.sleep(0.05)
     return n * n
 
