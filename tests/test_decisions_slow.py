@@ -7,11 +7,17 @@ against an exhaustive enumeration in test_decisions_worlds.py), builds each worl
 whole hand log of its own, plays the rest of the deal by a plain max^n recursion that
 replays the log from scratch at every node and tries every legal card, settles the
 deal with the engine's audit, and averages.  No table, no reduction, no shared state.
+
+The sessions include "Pam, be civil" announced (the ace of trumps led is two moves),
+discard and draw (the worlds are the hands after the exchanges, which the model does not
+play), and a flush at the deal (``flush.when = "dealt"``: a declaration's world in which
+a hand was dealt one is not possible); each case counts that its path was taken.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -20,7 +26,7 @@ import pytest
 
 from loo_replay.engine.cards import FULL_DECK, canonical, mask_of
 from loo_replay.engine.judging import GIVEN_UP, MISS, judge_deal, snapshot
-from loo_replay.engine.model import DealRecord, Declare, Event, Play
+from loo_replay.engine.model import DealRecord, Declare, Event, Exchange, Play
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DealContext, DealResult, Replay
 from loo_replay.engine.session import DealAudit
@@ -31,6 +37,11 @@ from loo_replay.simulate import Simulator
 from tests.loo_helpers import audit_session, legal_choices
 
 K = 3  # worlds a decision: the agreement is exact, world by world
+# The paths a case is there for, counted as the decisions are compared.
+ANNOUNCE = "announce"  # a card decision whose "+announce" option is worth another value
+EXCHANGED = "exchanged"  # a card decision after another player discarded and drew
+DISCARDED = "discarded"  # a card decision of a player who discarded and drew
+FLUSH_DEALT = "flush_dealt"  # a declaration's world left out: a hand was dealt a flush
 
 
 def _key(card: int, announce: bool) -> tuple[int, int, int]:
@@ -96,14 +107,38 @@ def _fill(record: DealRecord, places: dict[int, int], free: list[int]) -> DealRe
     )
 
 
+def _flush_dealt(deal: DealRecord, options: Options, context: DealContext) -> bool:
+    """docs/rules.md §2.4 and §5.3: a seated player dealt a flush that counts (every card a
+    trump, or with ``any_suit`` every card one suit; in the pools ``flush.pools`` names)
+    ends the deal at once, before any declaration.  Written for rules without Pam, trumps
+    turned up."""
+    if options.flush_kind == "none" or options.flush_when != "dealt":
+        return False
+    if options.flush_pools == "double" and context.single:
+        return False
+    assert not options.deal_pam and deal.turn_up is not None
+    trump = deal.turn_up // 13
+    for hand in deal.hands:
+        suits = {card // 13 for card in hand or ()}
+        if suits == {trump} or (options.flush_kind == "any_suit" and len(suits) == 1):
+            return True
+    return False
+
+
 def slow_declaration(
-    audit: DealAudit, options: Options, event: Declare, seed: int, session: str
+    audit: DealAudit,
+    options: Options,
+    event: Declare,
+    seed: int,
+    session: str,
+    paths: Counter[str],
 ) -> dict[str, float]:
     r = audit.result
     assert r is not None and audit.settlement is not None
     record = r.record
     seat = event.seat
-    replay = Replay(record, options, audit.context or DealContext())
+    context = audit.context or DealContext()
+    replay = Replay(record, options, context)
     declared = [e for e in record.events if isinstance(e, Declare)]
     for e in declared:
         if e.index == event.index:
@@ -118,16 +153,21 @@ def slow_declaration(
         sizes[MISS] = size
     worlds = Worlds(unseen, sizes, [], _rng(seed, session, record, event.index))
     nets: dict[str, list[int]] = {str(a): [] for a in actions}
-    for _ in range(K):
+    drawn = 0
+    while drawn < K:
         world = worlds.draw()
         assert world is not None
         deal = _fill(record, {**world, seat: hand}, [])
+        if _flush_dealt(deal, options, context):
+            paths[FLUSH_DEALT] += 1
+            continue  # the deal would have ended as dealt: not a possible world
+        drawn += 1
         for action in actions:
             events: list[Event] = [
                 Declare(e.index, e.seat, action if e.index == event.index else e.action)
                 for e in declared
             ]
-            result = maxn(deal, options, audit.context or DealContext(), events, seat)
+            result = maxn(deal, options, context, events, seat)
             nets[str(action)].append(_net(result, options, audit.settlement.pool_start, seat))
     return {k: _mean(v) for k, v in nets.items()}
 
@@ -140,6 +180,8 @@ class CardWorlds:
     replay: Replay  # the record replayed up to the decision
     whole: Callable[[dict[int, int]], DealRecord]
     flushes: bool
+    before: list[Event]  # the events before the decision, as a whole log replays them
+    rules: Options  # the options a whole log is replayed with
 
 
 def card_worlds(
@@ -179,7 +221,10 @@ def card_worlds(
             if f.seat == e.seat and f.index >= e.index:
                 later |= 1 << f.card
         checks.append(Check(snap, e.seat, e.card, later))  # type: ignore[arg-type]
-    flushes = options.flush_kind != "none"
+    # With discard and draw the hands as dealt are not part of a world, and no flush is
+    # used to leave worlds out (docs/judging-decisions.md §2).
+    exchange = options.deal_exchange
+    flushes = options.flush_kind != "none" and not exchange
     if flushes:  # every place is drawn: a flush shown by none must be in no hand
         for s in range(len(record.seats)):
             if s != seat and s not in sizes:
@@ -191,7 +236,8 @@ def card_worlds(
     worlds = Worlds(unseen, sizes, checks, _rng(seed, session, record, event.index))
 
     def whole(world: dict[int, int]) -> DealRecord:
-        # each player's hand as dealt is their hand now and the cards they have played;
+        # each player's hand as dealt is their hand now and the cards they have played
+        # (with discard and draw: the hand after the exchanges, dealt as such);
         # whoever took the Miss holds it; the rest from the unseen
         places: dict[int, int] = {seat: state.hands[seat] | played_by.get(seat, 0)}
         for s, h in world.items():
@@ -210,7 +256,12 @@ def card_worlds(
         free = [c for c in range(52) if (unseen & ~used) >> c & 1]
         return _fill(record, places, free)
 
-    return CardWorlds(worlds, replay, whole, flushes)
+    # With discard and draw, a world's log deals each hand as it stood after the exchanges
+    # and exchanges nothing; the model finishes every world by play, so the flush step,
+    # which would judge those hands, is left out of its replay (settled with the rules).
+    logged = [e for e in before if not (exchange and isinstance(e, Exchange))]
+    rules = options.override({"flush.kind": "none"}) if exchange else options
+    return CardWorlds(worlds, replay, whole, flushes, logged, rules)
 
 
 def slow_card(
@@ -221,7 +272,6 @@ def slow_card(
     record = r.record
     seat = event.seat
     context = audit.context or DealContext()
-    before = [e for e in record.events if e.index < event.index]
     cw = card_worlds(audit, options, event, seed, session)
     nets: dict[str, list[int]] = {}
     drawn = 0
@@ -240,52 +290,123 @@ def slow_card(
         drawn += 1
         for card, announce in legal_choices(cw.replay, seat):
             key = canonical(card) + ("+announce" if announce else "")
-            events: list[Event] = [*before, Play(event.index, seat, card, announce)]
-            result = maxn(deal, options, context, events, seat)
+            events: list[Event] = [*cw.before, Play(event.index, seat, card, announce)]
+            result = maxn(deal, cw.rules, context, events, seat)
             net = _net(result, options, audit.settlement.pool_start, seat)
             nets.setdefault(key, []).append(net)
     return {k: _mean(v) for k, v in nets.items()}
 
 
+Rules = tuple[tuple[str, object], ...]  # options changed from the ruleset's, as the log says
+
+
 @cache
-def _sessions(ruleset: str, players: int, seed: int) -> tuple[tuple[DealAudit, Options, str], ...]:
-    options = builtin(ruleset).options
+def _sessions(
+    ruleset: str, players: int, seed: int, rules: Rules = ()
+) -> tuple[tuple[DealAudit, Options, str], ...]:
+    options = builtin(ruleset).options.override(dict(rules))
     doc = Simulator(options, ruleset, players, seed).session(f"sim-{seed}", 12)
+    if rules:
+        doc["session"]["rules"] = dict(rules)
     report = audit_session(doc)
-    assert report.options is not None
+    assert report.options == options
     return tuple((d, report.options, report.id) for d in report.deals)
 
 
-# Three-card rulesets without discard and draw: a Miss or none, Pam, flushes, trumps by the lead.
+def _exchanged(record: DealRecord, event: Play) -> tuple[bool, bool]:
+    """Whether, before ``event``, another player and its own player discarded and drew."""
+    cards = [e for e in record.events if isinstance(e, Exchange) and e.draw]
+    other = any(e.seat != event.seat and e.index < event.index for e in cards)
+    own = any(e.seat == event.seat and e.index < event.index for e in cards)
+    return other, own
+
+
+# Three-card rulesets without discard and draw: a Miss or none, Pam, flushes, trumps by the
+# lead; then the paths those leave out, each case with the paths it must take.  In five-card
+# deals the slow recursion takes seconds a decision at the first trick: cards from the second.
+FROM_TRICK = 2
 CASES = [
-    ("three-card", 4, 1),
-    ("three-card", 3, 2),
-    ("hoyle-pam", 4, 3),
-    ("hoyle-flushes", 3, 4),
-    ("modern-irish", 4, 5),
+    pytest.param("three-card", 4, 1, (), frozenset(), id="three-card-4"),
+    pytest.param("three-card", 3, 2, (), frozenset(), id="three-card-3"),
+    pytest.param("hoyle-pam", 4, 3, (), frozenset(), id="hoyle-pam-4"),
+    pytest.param("hoyle-flushes", 3, 4, (), frozenset(), id="hoyle-flushes-3"),
+    pytest.param("modern-irish", 4, 5, (), frozenset(), id="modern-irish-4"),
+    pytest.param(
+        "hoyle-pam",
+        4,
+        27,
+        (("follow.pam_civil", "announced"),),
+        frozenset({ANNOUNCE}),
+        id="hoyle-pam-announced-4",
+    ),
+    pytest.param(
+        "hoyle-irish", 4, 1, (), frozenset({EXCHANGED, DISCARDED}), id="hoyle-irish-exchange-4"
+    ),
+    pytest.param(
+        "hoyle-flushes",
+        4,
+        1,
+        (("flush.when", "dealt"), ("flush.pools", "all")),
+        frozenset({FLUSH_DEALT}),
+        id="hoyle-flushes-dealt-4",
+    ),
+    pytest.param(
+        "five-card", 3, 1, (), frozenset({EXCHANGED, DISCARDED}), id="five-card-exchange-3"
+    ),
+    pytest.param("modern-pam", 3, 2, (), frozenset({EXCHANGED, DISCARDED}), id="modern-pam-3"),
 ]
 
 
-@pytest.mark.parametrize(("ruleset", "players", "seed"), CASES)
-def test_fast_values_equal_the_slow_implementation(ruleset: str, players: int, seed: int) -> None:
+@pytest.mark.parametrize(("ruleset", "players", "seed", "rules", "paths"), CASES)
+def test_fast_values_equal_the_slow_implementation(
+    ruleset: str, players: int, seed: int, rules: Rules, paths: frozenset[str]
+) -> None:
     """Every judged decision of a simulated session: each option's value equals the slow
-    implementation's, on the same worlds (docs/judging-decisions.md §2-§4)."""
-    assert not builtin(ruleset).options.deal_exchange  # the worlds rebuilt as whole logs
+    implementation's, on the same worlds (docs/judging-decisions.md §2-§4); and the
+    case's paths (an announcement, discard and draw, a flush at the deal) were taken."""
+    taken: Counter[str] = Counter()
     compared = 0
-    for audit, options, session in _sessions(ruleset, players, seed):
+    for audit, options, session in _sessions(ruleset, players, seed, rules):
         judged = judge_deal(audit, options, K, 7, session)
         if judged.status != "judged":
             continue
         assert audit.result is not None
-        by_index = {e.index: e for e in audit.result.record.events}
+        record = audit.result.record
+        if options.deal_exchange and not audit.result.must:  # the docs, §1
+            assert judged.declarations == "exchange"
+            assert all(d.kind == "card" for d in judged.items)
+        by_index = {e.index: e for e in record.events}
         for d in judged.items:
             event = by_index[d.index]
             if isinstance(event, Declare):
-                slow = slow_declaration(audit, options, event, 7, session)
+                slow = slow_declaration(audit, options, event, 7, session, taken)
             else:
-                assert isinstance(event, Play)
+                assert isinstance(event, Play) and d.trick is not None
+                if options.deal_hand_size == 5 and d.trick < FROM_TRICK:
+                    continue
                 slow = slow_card(audit, options, event, 7, session)
+                other, own = _exchanged(record, event)
+                taken[EXCHANGED] += other
+                taken[DISCARDED] += own
             fast = {o.key: o.value for o in d.options}
             assert fast == pytest.approx(slow, abs=1e-9), (session, audit.number, d)
+            taken[ANNOUNCE] += any(
+                fast[k] != fast[k.removesuffix("+announce")]
+                for k in fast
+                if k.endswith("+announce")
+            )
             compared += 1
     assert compared >= 25
+    for path in paths:
+        assert taken[path] >= 1, (path, taken)
+
+
+def test_the_cases_take_every_path() -> None:
+    """An announcement, discard and draw by others and by the judged player, and a flush
+    at the deal: each is some case's path."""
+    taken: set[str] = set()
+    for case in CASES:
+        paths = case.values[4]
+        assert isinstance(paths, frozenset)
+        taken |= paths
+    assert taken == {ANNOUNCE, EXCHANGED, DISCARDED, FLUSH_DEALT}
