@@ -153,3 +153,48 @@ def test_no_declaration_is_judged_in_a_must_deal() -> None:
     kinds = {d.kind for d in deals.items}
     assert kinds == {"card"}
     assert deals.declarations is None
+
+
+PAM_ANNOUNCED = {"deal.pam": True, "follow.pam_civil": "announced"}
+
+
+def test_announcing_is_an_option_while_pam_may_be_in_play_for_all_the_leader_knows() -> None:
+    """Hearts trumps; cat, who passed, holds Pam (J♣): it is out of play, but ann cannot see
+    that. Leading her last card, A♥, ann may announce "Pam, be civil" or not: two options,
+    judged, where the solver (which sees Pam out of play) has one move. They are worth the
+    same in every world: bob's last card is Pam in 1 world of 46 (ann has seen A♥ A♦ K♦,
+    3♦ 4♦ and the turn-up), and Pam, his only trump then, may be played either way.
+    At trick 1 announcing is one of her options too, leading A♥."""
+    deal = deal_doc(
+        {"ann": "AH AD KD", "bob": "3D 4D 5S", "cat": "JC 9C 8C"},
+        declarations("ann play", "bob play", "cat pass")
+        + trick_plays("ann AD bob 3D", "ann KD bob 4D", "ann AH bob 5S"),
+        miss="6C 7C 2C",
+        turn_up="2H",
+        pool_start=9,
+    )
+    deals = judged(deal, samples=200, rules=PAM_ANNOUNCED)
+    d = item(deals, "ann", 7)
+    assert (d.kind, d.trick) == ("card", 3)
+    v = values(d)
+    assert list(v) == ["AH", "AH+announce"]  # the silent move first
+    assert v["AH"] == v["AH+announce"]
+    assert (d.chosen, d.best, d.loss) == ("AH", "AH", 0.0)
+    assert d.klass is None
+    assert set(values(item(deals, "ann", 3))) == {"AD", "KD", "AH", "AH+announce"}
+
+
+def test_no_announcing_where_the_leader_holds_pam() -> None:
+    """ann holds Pam herself: she knows an announcement binds nobody, so leading A♥ is one
+    option, not two."""
+    deal = deal_doc(
+        {"ann": "AH JC KD", "bob": "3D 4D 5S", "cat": "QC 9C 8C"},
+        declarations("ann play", "bob play", "cat pass")
+        + trick_plays("ann AH bob 5S", "ann KD bob 4D", "ann JC bob 3D"),
+        miss="6C 7C 2C",
+        turn_up="2H",
+        pool_start=9,
+    )
+    deals = judged(deal, samples=50, rules=PAM_ANNOUNCED)
+    d = item(deals, "ann", 3)
+    assert set(values(d)) == {"AH", "JC", "KD"}

@@ -24,13 +24,15 @@ from functools import cache
 
 import pytest
 
-from loo_replay.engine.cards import FULL_DECK, canonical, mask_of
+from loo_replay.engine.cards import FULL_DECK, PAM, canonical, mask_of
 from loo_replay.engine.judging import GIVEN_UP, MISS, judge_deal, snapshot
+from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.model import DealRecord, Declare, Event, Exchange, Play
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DealContext, DealResult, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.settle import settle
+from loo_replay.engine.tables import ACES, NO_TRUMP
 from loo_replay.engine.worlds import Check, Worlds
 from loo_replay.rulesets import builtin
 from loo_replay.simulate import Simulator
@@ -42,6 +44,8 @@ ANNOUNCE = "announce"  # a card decision whose "+announce" option is worth anoth
 EXCHANGED = "exchanged"  # a card decision after another player discarded and drew
 DISCARDED = "discarded"  # a card decision of a player who discarded and drew
 FLUSH_DEALT = "flush_dealt"  # a declaration's world left out: a hand was dealt a flush
+FLUSH_FINAL = "flush_final"  # a card's world left out: a final hand after discard and draw
+BLIND = "blind"  # announcing offered where Pam lies out of play, unknown to the player
 
 
 def _key(card: int, announce: bool) -> tuple[int, int, int]:
@@ -180,8 +184,10 @@ class CardWorlds:
     replay: Replay  # the record replayed up to the decision
     whole: Callable[[dict[int, int]], DealRecord]
     flushes: bool
+    final_flushes: bool  # with discard and draw: no active player's final hand a flush
     before: list[Event]  # the events before the decision, as a whole log replays them
     rules: Options  # the options a whole log is replayed with
+    unseen: int  # the cards the player has not seen
 
 
 def card_worlds(
@@ -221,8 +227,8 @@ def card_worlds(
             if f.seat == e.seat and f.index >= e.index:
                 later |= 1 << f.card
         checks.append(Check(snap, e.seat, e.card, later))  # type: ignore[arg-type]
-    # With discard and draw the hands as dealt are not part of a world, and no flush is
-    # used to leave worlds out (docs/judging-decisions.md §2).
+    # With discard and draw the hands as dealt are not part of a world: no flush at the
+    # deal leaves worlds out, only one in the final hands (docs/judging-decisions.md §2).
     exchange = options.deal_exchange
     flushes = options.flush_kind != "none" and not exchange
     if flushes:  # every place is drawn: a flush shown by none must be in no hand
@@ -261,11 +267,35 @@ def card_worlds(
     # which would judge those hands, is left out of its replay (settled with the rules).
     logged = [e for e in before if not (exchange and isinstance(e, Exchange))]
     rules = options.override({"flush.kind": "none"}) if exchange else options
-    return CardWorlds(worlds, replay, whole, flushes, logged, rules)
+    final = exchange and options.flush_kind != "none" and options.flush_when == "declared"
+    return CardWorlds(worlds, replay, whole, flushes, final, logged, rules, unseen)
+
+
+def known_choices(cw: CardWorlds, seat: int) -> list[tuple[int, bool]]:
+    """The player's choices as they knew them: every legal card, and announcing the ace of
+    trumps led where "Pam, be civil" is announced, unless they know Pam is out of play (in
+    their hand, played, or seen elsewhere): they cannot see whether it is in a hand."""
+    state = cw.replay.state
+    o = state.options
+    leading = state.trick is None or not state.trick.live
+    pam_unknown = o.deal_pam and cw.unseen >> PAM & 1
+    out = []
+    for card in range(52):
+        if legal_cards(state, seat) >> card & 1:
+            out.append((card, False))
+            if (
+                leading
+                and pam_unknown
+                and o.follow_pam_civil == "announced"
+                and state.trump != NO_TRUMP
+                and card == ACES[state.trump]
+            ):
+                out.append((card, True))
+    return out
 
 
 def slow_card(
-    audit: DealAudit, options: Options, event: Play, seed: int, session: str
+    audit: DealAudit, options: Options, event: Play, seed: int, session: str, paths: Counter[str]
 ) -> dict[str, float]:
     r = audit.result
     assert r is not None and audit.settlement is not None
@@ -287,8 +317,20 @@ def slow_card(
             again.begin_play()
             if again.on_turn() is None:
                 continue  # a flush would have ended the deal: not a possible world
+        if cw.final_flushes:  # the world's hands are the final ones, dealt as such
+            again = Replay(deal, options.override({"deal.exchange": False}), context)
+            for e in record.events:
+                if isinstance(e, Declare):
+                    again.apply(e)
+            again.begin_play()
+            if again.on_turn() is None:
+                paths[FLUSH_FINAL] += 1
+                continue  # a flush after declaring would have ended the deal
         drawn += 1
-        for card, announce in legal_choices(cw.replay, seat):
+        choices = known_choices(cw, seat)
+        solver = legal_choices(cw.replay, seat)  # announcing only where Pam is in play
+        paths[BLIND] += any(a for _, a in choices) and not any(a for _, a in solver)
+        for card, announce in choices:
             key = canonical(card) + ("+announce" if announce else "")
             events: list[Event] = [*cw.before, Play(event.index, seat, card, announce)]
             result = maxn(deal, cw.rules, context, events, seat)
@@ -334,9 +376,9 @@ CASES = [
     pytest.param(
         "hoyle-pam",
         4,
-        27,
+        33,
         (("follow.pam_civil", "announced"),),
-        frozenset({ANNOUNCE}),
+        frozenset({ANNOUNCE, BLIND}),
         id="hoyle-pam-announced-4",
     ),
     pytest.param(
@@ -353,7 +395,9 @@ CASES = [
     pytest.param(
         "five-card", 3, 1, (), frozenset({EXCHANGED, DISCARDED}), id="five-card-exchange-3"
     ),
-    pytest.param("modern-pam", 3, 2, (), frozenset({EXCHANGED, DISCARDED}), id="modern-pam-3"),
+    pytest.param(
+        "modern-pam", 3, 2, (), frozenset({EXCHANGED, DISCARDED, FLUSH_FINAL}), id="modern-pam-3"
+    ),
 ]
 
 
@@ -384,7 +428,7 @@ def test_fast_values_equal_the_slow_implementation(
                 assert isinstance(event, Play) and d.trick is not None
                 if options.deal_hand_size == 5 and d.trick < FROM_TRICK:
                     continue
-                slow = slow_card(audit, options, event, 7, session)
+                slow = slow_card(audit, options, event, 7, session, taken)
                 other, own = _exchanged(record, event)
                 taken[EXCHANGED] += other
                 taken[DISCARDED] += own
@@ -409,4 +453,4 @@ def test_the_cases_take_every_path() -> None:
         paths = case.values[4]
         assert isinstance(paths, frozenset)
         taken |= paths
-    assert taken == {ANNOUNCE, EXCHANGED, DISCARDED, FLUSH_DEALT}
+    assert taken == {ANNOUNCE, BLIND, EXCHANGED, DISCARDED, FLUSH_DEALT, FLUSH_FINAL}

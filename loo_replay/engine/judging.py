@@ -16,12 +16,14 @@ from math import sqrt
 
 from loo_replay.engine.cards import (
     FULL_DECK,
+    PAM,
     canonical,
     display,
     display_cards,
     mask_of,
     parse_card,
 )
+from loo_replay.engine.flush import best_flush
 from loo_replay.engine.maxn import MaxN, order_key
 from loo_replay.engine.model import PASS, DealRecord, Declare, Exchange, Play
 from loo_replay.engine.options import Options
@@ -30,6 +32,7 @@ from loo_replay.engine.session import DealAudit
 from loo_replay.engine.settle import settle
 from loo_replay.engine.solver import ANNOUNCE, CARD, Search
 from loo_replay.engine.state import DealState
+from loo_replay.engine.tables import ACES, NO_TRUMP
 from loo_replay.engine.vocab import Action, Knowledge, Outcome, Status
 from loo_replay.engine.worlds import Check, Worlds, cards_of
 
@@ -152,7 +155,7 @@ def judge_deal(
             if replay.phase != PLAYING or replay.on_turn() != event.seat:
                 break
             search = Search(replay, NO_BUDGET)
-            moves = search.legal_moves()
+            moves = judge.moves(event.seat, replay, search)
             if len(moves) >= 2:
                 judge.card(event, replay, search, moves)
             judge.remember(event, replay.state)
@@ -250,6 +253,15 @@ class _Judge:
         # possible (without discard and draw: with it, the hands as dealt are not known).
         self.flushes = options.flush_kind != "none" and not options.deal_exchange
         self.flushes_any = options.flush_kind != "none"
+        # With discard and draw, play began, so no active player's final hand was a flush
+        # that counts: worlds where one is are not possible (the hands as dealt are not).
+        self.final_flushes = (
+            options.deal_exchange
+            and options.flush_kind != "none"
+            and options.flush_when == "declared"
+            and (options.flush_pools == "all" or not context.single)
+        )
+        self.announced = options.deal_pam and options.follow_pam_civil == "announced"
         self.plays: list[tuple[Play, DealState]] = []  # every card so far, the state before it
 
     def rng(self, index: int) -> random.Random:
@@ -418,17 +430,48 @@ class _Judge:
 
     # -- cards -------------------------------------------------------------------
 
+    def moves(self, seat: int, replay: Replay, search: Search) -> tuple[int, ...]:
+        """The moves ``seat`` had as they knew them: each legal card and, leading the ace of
+        trumps where "Pam, be civil" is announced, announcing it too while Pam may be in
+        another hand for all they know.  The solver offers the announcement only where Pam
+        really is in a hand in play, which no player sees (docs/judging-decisions.md,
+        "What is judged")."""
+        trump = replay.state.trump
+        leading = search.trick is None or not search.trick.live
+        may_announce = (
+            self.announced
+            and leading
+            and trump != NO_TRUMP
+            and self._unseen(seat, replay) >> PAM & 1 == 1
+        )
+        out: list[int] = []
+        for move in search.legal_moves():
+            if move & ANNOUNCE:
+                continue
+            out.append(move)
+            if may_announce and move == ACES[trump]:
+                out.append(move | ANNOUNCE)
+        return tuple(out)
+
+    def _unseen(self, seat: int, replay: Replay) -> int:
+        """The cards ``seat`` has not seen: neither held, played, turned up, nor seen before."""
+        state = replay.state
+        seen = state.hands[seat] | self._seen_by(seat, replay) | state.played | state.turned
+        return FULL_DECK & ~seen
+
     def card(self, event: Play, replay: Replay, search: Search, moves: tuple[int, ...]) -> None:
         seat, index = event.seat, event.index
         who = self.record.seats[seat]
         state = replay.state
         moves = tuple(sorted(moves, key=order_key))
-        chosen = search.move(event.card, event.announce)
-        unseen = FULL_DECK & ~(state.hands[seat] | self._seen_by(seat, replay) | state.played)
-        unseen &= ~state.turned
+        announced = event.card | ANNOUNCE
+        chosen = announced if event.announce and announced in moves else event.card
+        unseen = self._unseen(seat, replay)
         sizes = {s: state.hands[s].bit_count() for s in search.playing if s != seat}
         possible = None
-        if self.flushes:
+        if self.final_flushes:
+            possible = self._no_final_flush(seat, replay)
+        elif self.flushes:
             possible = self._no_flush_declared(seat, replay)
             size = self.o.deal_hand_size
             for s in range(len(self.record.seats)):
@@ -467,6 +510,23 @@ class _Judge:
         trick = search.trick.number
         decision = self._decision(who, CARD_KIND, trick, index, keys, _move_key(chosen), nets, seat)
         self.items.append(_with_message(decision, _card_message(who, trick, decision)))
+
+    def _no_final_flush(self, seat: int, replay: Replay) -> Callable[[dict[int, int]], bool]:
+        """Play began after discard and draw, so no active player's final hand (their hand now
+        and the cards they played from it) was a flush that counts."""
+        played: dict[int, int] = {}
+        for event, _ in self.plays:
+            played[event.seat] = played.get(event.seat, 0) | 1 << event.card
+        active = list(replay.result.active)
+        trump = replay.state.trump
+        own = replay.state.hands[seat] | played.get(seat, 0)
+
+        def possible(world: dict[int, int]) -> bool:
+            hands = {s: world[s] | played.get(s, 0) for s in active if s in world}
+            hands[seat] = own
+            return best_flush(hands, [s for s in active if s in hands], trump, self.o) is None
+
+        return possible
 
     def _seen_by(self, seat: int, replay: Replay) -> int:
         """Cards ``seat`` has seen beyond their hand and the table: the hand dealt them (given
