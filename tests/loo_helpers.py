@@ -187,16 +187,20 @@ def legal_now(state: DealState, seat: str) -> list[str]:
     return [canonical(c) for c in state.held(index) if mask >> c & 1]
 
 
-def legal_choices(replay: Replay, seat: int) -> list[tuple[int, bool]]:
+def legal_choices(replay: Replay, seat: int, unseen: int | None = None) -> list[tuple[int, bool]]:
     """Every card ``legal_cards`` allows ``seat``, and both announcements of the ace of
-    trumps led where "Pam, be civil" is announced and Pam is still in a hand (the
-    solver's moves, found without it)."""
+    trumps led where "Pam, be civil" is announced and Pam is still in a hand in play (the
+    solver's moves, found without it); given the cards ``seat`` has not seen, where Pam is
+    among them instead (the options as the player knew them, docs/judging-decisions.md §1)."""
     state = replay.state
     o = state.options
     leading = state.trick is None or not state.trick.live
-    held = 0  # Pam still in a hand: announcing is then a choice (as the solver has it)
-    for s in state.playing():
-        held |= state.hands[s]
+    held = 0  # where Pam makes announcing a choice
+    if unseen is None:
+        for s in state.playing():
+            held |= state.hands[s]
+    else:
+        held = unseen
     out = []
     for card in range(52):
         if legal_cards(state, seat) >> card & 1:

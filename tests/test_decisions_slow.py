@@ -24,15 +24,13 @@ from functools import cache
 
 import pytest
 
-from loo_replay.engine.cards import FULL_DECK, PAM, canonical, mask_of
+from loo_replay.engine.cards import FULL_DECK, canonical, mask_of
 from loo_replay.engine.judging import GIVEN_UP, MISS, judge_deal, snapshot
-from loo_replay.engine.legal import legal_cards
 from loo_replay.engine.model import DealRecord, Declare, Event, Exchange, Play
 from loo_replay.engine.options import Options
 from loo_replay.engine.replay import DealContext, DealResult, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.settle import settle
-from loo_replay.engine.tables import ACES, NO_TRUMP
 from loo_replay.engine.worlds import Check, Worlds
 from loo_replay.rulesets import builtin
 from loo_replay.simulate import Simulator
@@ -271,29 +269,6 @@ def card_worlds(
     return CardWorlds(worlds, replay, whole, flushes, final, logged, rules, unseen)
 
 
-def known_choices(cw: CardWorlds, seat: int) -> list[tuple[int, bool]]:
-    """The player's choices as they knew them: every legal card, and announcing the ace of
-    trumps led where "Pam, be civil" is announced, unless they know Pam is out of play (in
-    their hand, played, or seen elsewhere): they cannot see whether it is in a hand."""
-    state = cw.replay.state
-    o = state.options
-    leading = state.trick is None or not state.trick.live
-    pam_unknown = o.deal_pam and cw.unseen >> PAM & 1
-    out = []
-    for card in range(52):
-        if legal_cards(state, seat) >> card & 1:
-            out.append((card, False))
-            if (
-                leading
-                and pam_unknown
-                and o.follow_pam_civil == "announced"
-                and state.trump != NO_TRUMP
-                and card == ACES[state.trump]
-            ):
-                out.append((card, True))
-    return out
-
-
 def slow_card(
     audit: DealAudit, options: Options, event: Play, seed: int, session: str, paths: Counter[str]
 ) -> dict[str, float]:
@@ -327,7 +302,7 @@ def slow_card(
                 paths[FLUSH_FINAL] += 1
                 continue  # a flush after declaring would have ended the deal
         drawn += 1
-        choices = known_choices(cw, seat)
+        choices = legal_choices(cw.replay, seat, cw.unseen)  # as the player knew them
         solver = legal_choices(cw.replay, seat)  # announcing only where Pam is in play
         paths[BLIND] += any(a for _, a in choices) and not any(a for _, a in solver)
         for card, announce in choices:

@@ -372,9 +372,7 @@ class _Judge:
         played from it; the Miss is its taker's; every other place is the world's."""
         rec = self.record
         r = replay.result
-        played: dict[int, int] = {}
-        for event, _ in self.plays:
-            played[event.seat] = played.get(event.seat, 0) | 1 << event.card
+        played = self._played()
         now = {**world, seat: replay.state.hands[seat]}
         dealt = {s: h | played.get(s, 0) for s, h in now.items() if s >= 0}
         miss = world.get(MISS)
@@ -514,9 +512,7 @@ class _Judge:
     def _no_final_flush(self, seat: int, replay: Replay) -> Callable[[dict[int, int]], bool]:
         """Play began after discard and draw, so no active player's final hand (their hand now
         and the cards they played from it) was a flush that counts."""
-        played: dict[int, int] = {}
-        for event, _ in self.plays:
-            played[event.seat] = played.get(event.seat, 0) | 1 << event.card
+        played = self._played()
         active = list(replay.result.active)
         trump = replay.state.trump
         own = replay.state.hands[seat] | played.get(seat, 0)
@@ -527,6 +523,13 @@ class _Judge:
             return best_flush(hands, [s for s in active if s in hands], trump, self.o) is None
 
         return possible
+
+    def _played(self) -> dict[int, int]:
+        """The cards each seat has played so far, as a mask a seat."""
+        played: dict[int, int] = {}
+        for event, _ in self.plays:
+            played[event.seat] = played.get(event.seat, 0) | 1 << event.card
+        return played
 
     def _seen_by(self, seat: int, replay: Replay) -> int:
         """Cards ``seat`` has seen beyond their hand and the table: the hand dealt them (given
