@@ -435,7 +435,7 @@ class _Judge:
         really is in a hand in play, which no player sees (docs/judging-decisions.md,
         "What is judged")."""
         trump = replay.state.trump
-        leading = search.trick is None or not search.trick.live
+        leading = not search.trick.live
         may_announce = (
             self.announced
             and leading
