@@ -246,11 +246,22 @@ def test_the_log_to_copy_matches_the_json_schema() -> None:
     Draft202012Validator(schema).validate(_log_to_copy())
 
 
+_ORDINALS = ("first", "second", "third")
+# docs/log-format.md's exercise, read from the page itself so that the test does what it says.
+_EXERCISE = re.compile(r'Change the (\w+) card Bob plays to `"(\w+)"`\s+and the (\w+) to `"(\w+)"`')
+
+
 def _bob_leads_the_king(doc: dict[str, Any]) -> dict[str, Any]:
-    """The change docs/log-format.md suggests: Bob's first card K♦, his third A♦."""
+    """The change docs/log-format.md suggests, done as the page words it: Bob's cards played
+    (his declaration is not a card), counted in the order he plays them."""
+    match = _EXERCISE.search(" ".join(_page("log-format.md").split()))
+    assert match, "docs/log-format.md no longer suggests changing Bob's cards"
+    first, first_card, second, second_card = match.groups()
     changed = copy.deepcopy(doc)
-    plays = [e for e in changed["deals"][0]["events"] if e.get("player") == "bob"]
-    plays[1]["card"], plays[2]["card"] = "KD", "AD"
+    events = changed["deals"][0]["events"]
+    plays = [e for e in events if e["type"] == "play" and e["player"] == "bob"]
+    plays[_ORDINALS.index(first)]["card"] = first_card
+    plays[_ORDINALS.index(second)]["card"] = second_card
     return changed
 
 
