@@ -19,8 +19,10 @@ import typer
 from typer._click import Context, HelpFormatter  # Typer's own click, which it calls us with
 from typer.core import TyperCommand
 
+from loo_replay.cli.output import fail
 from loo_replay.engine.options import OptionError, parse_option_text
 from loo_replay.logs.limits import LIMITS, MOST_DEPTH, OPTIONS, Limits
+from loo_replay.output.text import safe
 from loo_replay.rulesets import RuleChoice, RulesetError, load
 
 R = TypeVar("R")
@@ -141,7 +143,9 @@ def rule_choice(ruleset: str | None, settings: list[str] | None) -> RuleChoice:
                     f"{item!r} is not OPTION=VALUE (e.g. stakes.loo=unlimited)", param_hint="--set"
                 )
             overrides[name.strip()] = parse_option_text(name.strip(), text)
-    except (RulesetError, OptionError) as exc:
+    except RulesetError as exc:  # a ruleset file unread or not one: one line, not usage
+        fail(safe(str(exc), 400))
+    except OptionError as exc:
         raise typer.BadParameter(str(exc)) from None
     return RuleChoice(chosen, overrides)
 

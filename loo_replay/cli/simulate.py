@@ -10,6 +10,8 @@ from typing import Annotated, Any
 import orjson
 import typer
 
+from loo_replay.cli.output import fail
+from loo_replay.output.text import safe
 from loo_replay.rulesets import RulesetError, builtin
 
 
@@ -110,6 +112,9 @@ def simulate(
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         write_simulation(out, docs, sessions, sim.truth)
-    except (OSError, ValueError) as exc:
+    except ValueError as exc:  # a name that says no format, or a .json of many sessions
         raise typer.BadParameter(str(exc), param_hint="--out") from None
+    except OSError as exc:  # the disk's refusal is not bad usage: one line, as everywhere
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(out) else ""
+        fail(safe(f"cannot write {out}: {exc.strerror or exc}{where}", 400))
     typer.echo(f"wrote {sessions} session(s) of {deals} deal(s) to {out}", err=True)

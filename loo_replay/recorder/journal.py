@@ -22,6 +22,7 @@ import orjson
 from loo_replay import files
 from loo_replay.errors import InputError
 from loo_replay.files import fsync_folder
+from loo_replay.logs.reader import Document, decode
 
 JOURNAL_SUFFIX = ".journal"
 Entry = dict[str, Any]
@@ -46,10 +47,12 @@ def read_journal(path: Path) -> tuple[list[Entry], int]:
     for number, line in enumerate(data.splitlines(keepends=True), start=1):
         if not line.endswith(b"\n"):
             break  # torn: the write of the last entry did not finish
-        try:
-            entry = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            raise JournalError(f"{path}:{number}: not a journal entry (not JSON)") from None
+        # The log reader's own parse: a key said twice, a nesting or a string past its
+        # limits is refused here as in a hand log, never read as its last value.
+        read = decode(Document(path.name, number, line.rstrip(b"\r\n")))
+        if read.error is not None:
+            raise JournalError(f"{path}:{number}: not a journal entry ({read.error})")
+        entry = read.value
         if not isinstance(entry, dict) or not isinstance(entry.get("kind"), str):
             raise JournalError(f"{path}:{number}: not a journal entry (no kind)")
         entries.append(entry)

@@ -97,6 +97,11 @@ def load(spec: str) -> Ruleset:
             raise RulesetError(f"{spec} is not UTF-8 (byte {exc.start})") from None
         except tomllib.TOMLDecodeError as exc:
             raise RulesetError(f"{spec} is not valid TOML: {exc}") from None
+        except RecursionError:  # tomllib reads nested arrays and tables by recursion
+            raise RulesetError(
+                f"{spec} nests arrays or tables too deeply to be read: a ruleset's options "
+                "are numbers, words and short lists"
+            ) from None
         return _from_toml(data, spec, builtin(DEFAULT).options)
     raise RulesetError(f"unknown ruleset {spec!r}; built-in rulesets: {', '.join(builtin_names())}")
 

@@ -12,37 +12,14 @@ import gzip
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
-from db_helpers import ROOT, SAMPLES, sql
-
-# The peak resident memory any of these attacks may take, for the whole process tree.
-PEAK_MB = 500
-# Runs the command given after it and says, as the last line of its stderr, the peak
-# resident memory of its children (in KiB, Linux): a fresh wrapper per command, so the
-# peak is that command's and its workers', not an earlier test's.
-WRAPPER = (
-    "import resource, subprocess, sys\n"
-    "status = subprocess.call(sys.argv[1:])\n"
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
-    "sys.exit(status)\n"
-)
-
-
-def measured(*args: str | Path, cwd: Path = ROOT) -> tuple[subprocess.CompletedProcess[str], int]:
-    """``loo-replay ARGS`` and its peak memory in MB; never a traceback."""
-    command = [sys.executable, "-c", WRAPPER, sys.executable, "-m", "loo_replay", *map(str, args)]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=120)
-    stderr, _, peak = result.stderr.rstrip("\n").rpartition("\n")
-    assert "Traceback" not in result.stdout + stderr, stderr
-    return subprocess.CompletedProcess(command, result.returncode, result.stdout, stderr), int(
-        peak
-    ) // 1024
+from db_helpers import SAMPLES, sql
+from peak_helpers import PEAK_MB, measured
 
 
 def session(sid: str) -> dict[str, Any]:
