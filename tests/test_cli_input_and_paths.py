@@ -58,6 +58,61 @@ def test_exit_status_no_logs_in_an_empty_folder_is_2(command: str, tmp_path: Pat
     assert "could not be read" in result.stderr
 
 
+# Each command that reads logs, with the options that make it write; run in an empty folder.
+_WRITERS = {
+    "validate": [],
+    "analyse": [],
+    "ingest": ["--db", "loo.duckdb"],
+    "audit": ["--db", "loo.duckdb", "--out", "reports"],
+    "fairness": [],
+    "collusion": [],
+}
+
+
+@pytest.mark.parametrize("command", list(_WRITERS))
+def test_a_missing_path_on_the_command_line_stops_the_command_before_any_work(
+    command: str, tmp_path: Path
+) -> None:
+    """issue 55: ``audit my-logs/`` on a mistyped folder ran fairness, wrote empty reports
+    and printed four normal lines before its error.  The paths are checked first: the
+    errors alone, exit 2, nothing audited (the good file beside is not either) and nothing
+    made in the folder it runs from."""
+    good = simulated(tmp_path / "logs" / "a.json")
+    here = tmp_path / "here"
+    here.mkdir()
+    result = run(command, "my-logs/", good, *_WRITERS[command], cwd=here)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[-2:] == [
+        "loo-replay: my-logs: no such file or directory",
+        "loo-replay: 1 input file(s) or folder(s) could not be read: nothing was audited "
+        "or written",
+    ]
+    assert list(here.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["ingest", "audit"])
+def test_a_db_that_is_not_a_database_is_refused_before_anything_is_made(
+    command: str, tmp_path: Path
+) -> None:
+    """issue 55: ``audit --db notes.txt --out X`` was refused, but only after making ``X/``
+    with an unfinished manifest.  ``--db`` is looked at before ``--out`` is claimed or a log
+    read: one line, exit 2, the folder holding only what was there."""
+    good = simulated(tmp_path / "logs" / "a.json")
+    here = tmp_path / "here"
+    here.mkdir()
+    (here / "notes.txt").write_text("my notes\n", "utf-8")
+    out = ["--out", "X"] if command == "audit" else []
+    result = run(command, good, "--db", "notes.txt", *out, cwd=here)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.splitlines()[-1] == (
+        "loo-replay: cannot open notes.txt: it is not a valid DuckDB database file"
+    )
+    assert [p.name for p in here.iterdir()] == ["notes.txt"]
+    assert (here / "notes.txt").read_text("utf-8") == "my notes\n"
+
+
 def test_exit_status_an_empty_json_lines_file_is_no_logs(tmp_path: Path) -> None:
     """docs/log-format.md: a .jsonl file without a document holds no logs either: 2."""
     (tmp_path / "none.jsonl").write_bytes(b"\n\n")

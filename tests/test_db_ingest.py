@@ -325,9 +325,9 @@ def test_an_unreadable_file_exits_2_and_keeps_what_was_read(tmp_path: Path) -> N
     cut = tmp_path / "cut.jsonl.gz"
     cut.write_bytes(packed[: len(packed) // 2])
     db = tmp_path / "loo.duckdb"
-    result = run("ingest", cut, tmp_path / "missing.json", "--db", db)
+    result = run("ingest", cut, "--db", db)
     assert result.returncode == 2
-    assert "cannot read" in result.stderr and "no such file or directory" in result.stderr
+    assert "cannot read" in result.stderr
     first = json.loads(data.split(b"\n")[0])["session"]["id"]
     assert sql(db, "SELECT count(*) FROM sessions WHERE session_id = ?", first) == [(1,)]
 

@@ -69,6 +69,18 @@ class QueryFormat(StrEnum):
     json = "json"
 
 
+def check_database(db: Path) -> None:
+    """End the command, exit status 2, when ``--db`` names a file that could not be loaded
+    into (``check_db``), before any log is read or any folder made."""
+    from loo_replay.db.errors import DatabaseError
+    from loo_replay.db.schema import check_db
+
+    try:
+        check_db(db)
+    except DatabaseError as exc:
+        fail(str(exc))
+
+
 def make_db_folder(db: Path) -> None:
     """The database file's folder, created if need be: DuckDB makes the file, not its folder."""
     from loo_replay.output.text import safe
@@ -125,6 +137,7 @@ def ingest(
 
     choice = rule_choice(ruleset, settings)
     sampling = judging(decisions, samples, seed)
+    check_database(db)
     progress = _Progress(_size(paths))
 
     def file_done(file: str, c: Counts) -> None:

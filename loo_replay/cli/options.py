@@ -173,10 +173,32 @@ def _limit_parameter(name: str) -> inspect.Parameter:
     )
 
 
+def check_paths(paths: list[Path]) -> None:
+    """End the command, exit status 2, when a path of its command line cannot be read at all
+    (missing, not a hand log, a folder with none), each said in one line, before any work
+    is done or anything made: a mistyped folder is not audited into empty reports.  Entries
+    skipped inside a folder are not errors here: the audit names and counts them
+    (docs/limits.md, "What is read from a folder")."""
+    from loo_replay.logs.paths import expand
+    from loo_replay.output.text import safe
+
+    errors = expand(paths).errors
+    for error in errors:
+        typer.echo(f"loo-replay: {safe(error, 600)}", err=True)
+    if errors:
+        typer.echo(
+            f"loo-replay: {len(errors)} input file(s) or folder(s) could not be read: "
+            "nothing was audited or written",
+            err=True,
+        )
+        raise typer.Exit(2)
+
+
 def reads_logs(command: Callable[..., R]) -> Callable[..., R]:
     """``command`` with an option for each limit on what is read (``--max-document-bytes``
     and the rest: docs/limits.md), called with ``limits=`` the ``Limits`` they give: every
-    command that reads logs takes the same options from this one place."""
+    command that reads logs takes the same options from this one place, and has the paths
+    of its command line checked (``check_paths``) before it starts."""
     signature = inspect.signature(command, eval_str=True)
     kept = [p for p in signature.parameters.values() if p.name != "limits"]
     added = [_limit_parameter(name) for name in OPTIONS]
@@ -184,6 +206,8 @@ def reads_logs(command: Callable[..., R]) -> Callable[..., R]:
     @functools.wraps(command)
     def with_limits(*args: Any, **kwargs: Any) -> R:
         limits = Limits(**{name: kwargs.pop(name) for name in OPTIONS})
+        if kwargs.get("paths"):
+            check_paths(kwargs["paths"])
         return command(*args, limits=limits, **kwargs)
 
     with_limits.__signature__ = signature.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]

@@ -24,6 +24,7 @@ from loo_replay.cli.database import (
     DecisionsOpt,
     NoAnalysisOpt,
     ReplaceOpt,
+    check_database,
     collusion_line,
     decisions_line,
     judging,
@@ -178,6 +179,7 @@ def audit(
 
     choice = rule_choice(ruleset, settings)
     sampling = judging(decisions, samples, seed)
+    check_database(db)
     _claim(out)
     status = StatusLine()
     result = load_logs(

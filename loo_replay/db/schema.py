@@ -925,20 +925,28 @@ def _create(path: Path) -> None:
         raise DatabaseError(f"cannot create {path}: {exc.strerror or exc}") from None
 
 
+def check_db(path: Path) -> bool:
+    """Whether a database is at ``path``; ``DatabaseError`` for a file there that could not
+    be loaded into: not a DuckDB file, one loo-replay did not make, or of a newer schema.
+    Looked at read-only, nothing made: the commands ask before any work (docs/limits.md)."""
+    if not check_file(path):
+        return False
+    con = connect(path, read_only=True)
+    try:
+        with reading(path):
+            version = version_of(con)
+    finally:
+        con.close()
+    if version > VERSION:
+        raise DatabaseError(_newer(path, version))
+    return True
+
+
 def open_db(path: Path) -> duckdb.DuckDBPyConnection:
     """A read-write connection to a database at the current schema version.  An existing
-    file is looked at read-only first: one that loo-replay did not make, or of a newer
-    schema, is refused with its bytes untouched."""
-    if check_file(path):
-        con = connect(path, read_only=True)
-        try:
-            with reading(path):
-                version = version_of(con)
-        finally:
-            con.close()
-        if version > VERSION:
-            raise DatabaseError(_newer(path, version))
-    else:
+    file is looked at read-only first (``check_db``): one that loo-replay did not make, or
+    of a newer schema, is refused with its bytes untouched."""
+    if not check_db(path):
         _create(path)
     con = connect(path)
     try:
