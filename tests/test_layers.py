@@ -26,7 +26,19 @@ PACKAGE = Path(__file__).resolve().parents[1] / "loo_replay"
 # Each unit (a package or top-level module of loo_replay) in one layer, lowest first.
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"engine"}),
-    frozenset({"logs", "rulesets", "errors", "files", "html", "laws", "gc_thresholds", "__init__"}),
+    frozenset(
+        {
+            "logs",
+            "rulesets",
+            "errors",
+            "files",
+            "html",
+            "laws",
+            "gc_thresholds",
+            "evidence",
+            "__init__",
+        }
+    ),
     frozenset({"run"}),
     frozenset(
         {

@@ -21,6 +21,7 @@ from loo_replay.cli import (
     analysis,
     collusion,
     database,
+    evidence,
     fairness,
     record,
     replay,
@@ -58,6 +59,8 @@ for command in (
     fairness.fairness,
     collusion.collusion,
     record.record,
+    evidence.seal,
+    evidence.verify,
 ):
     app.command(cls=PlainCommand)(command)
 

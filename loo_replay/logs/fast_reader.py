@@ -166,6 +166,7 @@ TURN_UP: int = cython.declare(cython.Py_ssize_t, DEAL_FIELDS.index("turn_up"))
 MISDEAL: int = cython.declare(cython.Py_ssize_t, DEAL_FIELDS.index("misdeal"))
 EVENTS: int = cython.declare(cython.Py_ssize_t, DEAL_FIELDS.index("events"))
 RECORDED: int = cython.declare(cython.Py_ssize_t, DEAL_FIELDS.index("recorded"))
+SEAL: int = cython.declare(cython.Py_ssize_t, DEAL_FIELDS.index("seal"))
 KINDS = tuple(EVENT_FIELDS)
 DECLARE: int = cython.declare(cython.Py_ssize_t, KINDS.index("declare"))
 EXCHANGE: int = cython.declare(cython.Py_ssize_t, KINDS.index("exchange"))
@@ -189,14 +190,18 @@ ACTION_WORDS: Words = cython.declare(Words, _words(ACTIONS))
 ANNOUNCE: Words = cython.declare(Words, _words(("pam_be_civil",)))
 RECORDED_NAMES = RECORDED_INTS + RECORDED_MAPS
 RECORDED_KEYS: Words = cython.declare(Words, _words(RECORDED_NAMES))
+SEAL_LENGTH = 64  # a seal's hex digits (docs/evidence.md)
 # What the scanner reads itself, unchecked by the limits: objects and arrays six deep (an
 # exchange's cards), the words above, integers of up to 18 digits and a sign.  Under lower
 # limits the full reader reads every document (``read_plain``).
 PLAIN_DEPTH = 6
 PLAIN_STRING = max(
-    len(word)
-    for words in (DOC_KEYS, DEAL_KEYS, EVENT_KEYS, TYPES, ACTION_WORDS, ANNOUNCE, RECORDED_KEYS)
-    for word in words.words
+    SEAL_LENGTH,
+    *(
+        len(word)
+        for words in (DOC_KEYS, DEAL_KEYS, EVENT_KEYS, TYPES, ACTION_WORDS, ANNOUNCE, RECORDED_KEYS)
+        for word in words.words
+    ),
 )
 PLAIN_NUMBER = 19
 
@@ -371,6 +376,22 @@ class Scanner:
             self.i += 5
             return False
         raise NotPlain
+
+    @cython.cfunc
+    @cython.exceptval(-1)
+    def seal(self) -> cython.int:
+        """Reads a seal: 64 lower-case hex digits (docs/evidence.md)."""
+        self.string()
+        text: cython.p_const_uchar = self.text
+        k: cython.Py_ssize_t
+        c: cython.uchar
+        if self.b - self.a != SEAL_LENGTH:
+            raise NotPlain
+        for k in range(self.a, self.b):
+            c = text[k]
+            if not (48 <= c <= 57 or 97 <= c <= 102):
+                raise NotPlain
+        return 0
 
     @cython.cfunc
     def card(self) -> cython.int:
@@ -564,6 +585,8 @@ def _deal(s: Scanner, header: SessionHeader, words: Words, index: cython.Py_ssiz
             events = _events(s, seat_words)
         elif key == RECORDED:
             recorded = _recorded(s, header.players, words)
+        elif key == SEAL:
+            s.seal()
         else:
             s.meta(3)
         if not s.more(125):

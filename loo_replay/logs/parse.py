@@ -41,7 +41,17 @@ HAND_SIZES: tuple[int, ...] = get_args(HandSize)
 MOST_SEATED = 52 // min(HAND_SIZES)
 PLAYER_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 DOC_FIELDS = ("format", "version", "session", "deals", "meta")
-SESSION_FIELDS = ("id", "ruleset", "rules", "started_at", "venue", "players", "chips", "meta")
+SESSION_FIELDS = (
+    "id",
+    "ruleset",
+    "rules",
+    "started_at",
+    "venue",
+    "players",
+    "chips",
+    "meta",
+    "seal",
+)
 DEAL_FIELDS = (
     "deal",
     "dealer",
@@ -53,6 +63,7 @@ DEAL_FIELDS = (
     "events",
     "recorded",
     "meta",
+    "seal",
 )
 EVENT_FIELDS = {
     "declare": ("player", "action"),
@@ -70,6 +81,9 @@ EVENT_REQUIRED = {
 }
 RECORDED_INTS = ("pool_start", "pool_next")
 RECORDED_MAPS = ("tricks", "payouts", "looed", "penalties", "stacks")
+# The seals' algorithm and form (docs/evidence.md): checked here, their values by ``verify``.
+SEAL_ALG = "loo-seal-v1"
+SEAL_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 class Bad(Exception):
@@ -175,6 +189,24 @@ def _meta(obj: Mapping[str, Any], path: str) -> None:
         _object(obj["meta"], f"{path}/meta", "meta")
 
 
+def _seal_hex(value: Any, path: str) -> None:
+    if not isinstance(value, str) or not SEAL_HEX.fullmatch(value):
+        _fail(path, f"expected a seal (64 lower-case hex digits), got {_shown(value)}")
+
+
+def _seal(obj: Mapping[str, Any], path: str) -> None:
+    """The session's ``seal``, in its form: whether it holds is ``verify``'s to say."""
+    if "seal" not in obj:
+        return
+    where = f"{path}/seal"
+    seal = _object(obj["seal"], where, "the session's seal")
+    _fields(seal, where, ("alg", "header"), "the session's seal")
+    _required(seal, where, ("alg", "header"), "the session's seal")
+    if seal["alg"] != SEAL_ALG:
+        _fail(f"{where}/alg", f'expected "{SEAL_ALG}", got {_shown(seal["alg"])}')
+    _seal_hex(seal["header"], f"{where}/header")
+
+
 @dataclass(frozen=True)
 class SessionHeader:
     """The ``session`` object of a document, checked."""
@@ -202,6 +234,8 @@ class ParsedDocument:
     header_error: LogError | None
     raw_deals: Sequence[Any]  # a list, or the plain reader's RawDeals
     session_id: str | None = None
+    # the document but its deals, as read: what the header's seal is taken over
+    envelope: dict[str, Any] | None = None
 
 
 def parse_document(doc: Any) -> ParsedDocument:
@@ -232,8 +266,13 @@ def parse_document(doc: Any) -> ParsedDocument:
         _meta(doc, "")
         header = parse_session(doc["session"])
     except Bad as bad:
-        return ParsedDocument(None, LogError(bad.path, bad.message), raw_deals, session_id)
-    return ParsedDocument(header, None, raw_deals, header.id)
+        error = LogError(bad.path, bad.message)
+        return ParsedDocument(None, error, raw_deals, session_id, _envelope(doc))
+    return ParsedDocument(header, None, raw_deals, header.id, _envelope(doc))
+
+
+def _envelope(doc: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in doc.items() if key != "deals"}
 
 
 def parse_session(value: Any) -> SessionHeader:
@@ -298,6 +337,7 @@ def parse_session(value: Any) -> SessionHeader:
         if key in s:
             texts[key] = _string(s[key], f"{path}/{key}")
     _meta(s, path)
+    _seal(s, path)
     return SessionHeader(
         id=sid,
         players=tuple(players),
@@ -504,6 +544,8 @@ def _parse_deal(value: Any, path: str, header: SessionHeader, most_events: int) 
         _recorded(d["recorded"], f"{path}/recorded", header.player_set) if "recorded" in d else None
     )
     _meta(d, path)
+    if "seal" in d:
+        _seal_hex(d["seal"], f"{path}/seal")
     record = DealRecord(
         number=number,
         seats=tuple(seats_list),

@@ -23,6 +23,7 @@ from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
+from loo_replay.evidence.seals import SealCheck
 from loo_replay.run.audit import (
     AuditItem,
     SessionReport,
@@ -132,7 +133,13 @@ def session_json(s: SessionReport, findings_only: bool = False) -> dict[str, Any
         "rules": s.options.dotted() if s.options else None,
         "errors": [{"path": e.path, "message": e.message} for e in s.errors],
         "deals": [deal_json(d) for d in s.deals if not findings_only or has_findings(d)],
+        "seals": seals_json(s.seals),
     }
+
+
+def seals_json(seals: SealCheck) -> dict[str, Any]:
+    """Whether a session's seals hold (docs/audit-json.md, ``seals``)."""
+    return {"status": seals.status, "broken_at": seals.at, "last_code": seals.last_code}
 
 
 def skipped_warning(item: AuditItem) -> str | None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from loo_replay.engine.cards import SUIT_SYMBOLS, display_cards
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Knowledge, Status
+from loo_replay.evidence.seals import SEALED, UNSEALED
 from loo_replay.output import wording
 from loo_replay.output.json_document import Rendered, has_findings, skipped_warning
 from loo_replay.run.audit import AuditItem, SessionReport, Summary, UnreadableDocument
@@ -102,6 +103,9 @@ def session_lines(s: SessionReport, style: Style = plain, findings_only: bool = 
     where = f"{s.file}:{s.line}" if s.line else s.file
     title = f"Session {safe(s.id)} ({safe(where)}), ruleset {s.ruleset or '?'}"
     lines = [style(title, "title")]
+    seals = s.seals
+    if seals.status != UNSEALED:  # a log without seals says nothing of them
+        lines.append(f"  {style(seals.line(), 'title' if seals.status == SEALED else 'bad')}")
     for e in s.errors:
         lines.append(f"  {style('error', 'bad')} {safe(e.path)}: {safe(e.message, 400)}")
     for d in flagged:

@@ -19,6 +19,7 @@ from loo_replay.engine.options import OptionError, Options
 from loo_replay.engine.replay import AtPlay
 from loo_replay.engine.session import DealAudit, DealInput, SessionReplay
 from loo_replay.engine.vocab import Knowledge, Status
+from loo_replay.evidence.seals import SealCheck, check_read
 from loo_replay.logs.fast_reader import FASTER, read_plain
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.parse import (
@@ -48,6 +49,12 @@ class SessionReport:
     raw_deals: Sequence[Any] = field(default_factory=list)  # JSON of each deal, for rejects
     errors: list[LogError] = field(default_factory=list)  # errors of the document itself
     raw: bytes = field(default=b"", repr=False)  # the document's bytes as read
+    envelope: dict[str, Any] | None = field(default=None, repr=False)  # all but the deals
+
+    @property
+    def seals(self) -> SealCheck:
+        """Whether the session's seals hold (docs/evidence.md), computed when asked."""
+        return check_read(self.envelope, self.raw_deals, self.raw)
 
     @property
     def digest(self) -> str:
@@ -222,6 +229,7 @@ def _audit_parsed(
         header,
         raw_deals=parsed.raw_deals,
         raw=doc.raw,
+        envelope=parsed.envelope,
     )
     options = None
     if header is not None:

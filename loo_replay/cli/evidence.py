@@ -1,0 +1,176 @@
+"""``loo-replay seal`` and ``verify``: seals added to logs, and logs checked against their
+seals and the codes noted at the table (docs/evidence.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from loo_replay.cli.options import reads_logs
+from loo_replay.cli.output import fail
+from loo_replay.errors import InputError
+from loo_replay.evidence.sealing import SealRefused, seal_file
+from loo_replay.evidence.seals import BROKEN, SEALED, UNSEALABLE, UNSEALED, SealCheck
+from loo_replay.evidence.verify_logs import (
+    Code,
+    SessionVerdict,
+    read_code_option,
+    read_codes_file,
+    verify_logs,
+)
+from loo_replay.logs.limits import LIMITS, Limits
+from loo_replay.output.text import safe
+
+LogsArg = Annotated[
+    list[Path],
+    typer.Argument(
+        help="Hand-log files (.json, .jsonl, .ndjson, optionally .gz) or folders of them.",
+        show_default=False,
+    ),
+]
+
+
+@reads_logs
+def seal(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Hand-log files (.json, .jsonl, .ndjson, optionally .gz), each sealed in place.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(metavar="FILE", help="Write the sealed log here (one input only)."),
+    ] = None,
+    renew: Annotated[
+        bool,
+        typer.Option(
+            "--renew",
+            help="Seal again over seals that no longer hold (the log was changed on purpose).",
+        ),
+    ] = False,
+    limits: Limits = LIMITS,
+) -> None:
+    """Add seals to hand logs written by other means.
+
+    Each session gains a seal of its header and each deal one that vouches for every deal
+    before it; no other value changes.  The last code of each session is printed.
+    """
+    if out is not None and len(paths) != 1:
+        raise typer.BadParameter("--out takes one input log", param_hint="--out")
+    for path in paths:
+        try:
+            done = seal_file(path, out, renew, limits)
+        except SealRefused as exc:
+            fail(str(exc))
+        except OSError as exc:
+            fail(f"{out or path}: cannot write: {exc.strerror or exc}")
+        for sid, last in done.last_codes:
+            shown = f"last code {last}" if last else "no deals"
+            typer.echo(f"sealed {safe(sid)} in {safe(str(done.path))}: {shown}")
+
+
+def _status(seals: SealCheck) -> str:
+    """The session's status in ``verify``'s words (docs/evidence.md)."""
+    if seals.status == SEALED:
+        return "sealed"
+    if seals.status == BROKEN:
+        return (
+            f"broken at {seals.at}: the log was changed after it was sealed, and its seals "
+            "were not computed again"
+        )
+    if seals.status == UNSEALABLE:
+        return f"cannot be checked: {seals.at} {seals.reason}"
+    assert seals.status == UNSEALED
+    return "unsealed: nothing is proven"
+
+
+def _unconfirmed(labels: list[str]) -> str:
+    if len(labels) <= 6:
+        return ", ".join(labels)
+    return f"{', '.join(labels[:3])}, … {', '.join(labels[-2:])} ({len(labels)} deals)"
+
+
+def _session_lines(verdict: SessionVerdict) -> list[str]:
+    where = f"{verdict.file}:{verdict.line}" if verdict.line else verdict.file
+    head = f"session {safe(verdict.session)} ({safe(where)}), {verdict.deals} deal(s): "
+    lines = [head + _status(verdict.seals)]
+    lines += [f"  {result.line()}" for result in verdict.codes]
+    if verdict.unconfirmed:
+        lines.append(f"  not confirmed by any code: {_unconfirmed(verdict.unconfirmed)}")
+    return lines
+
+
+def _verify_bundles(bundles: list[Path]) -> None:
+    """``verify CASE.zip``: evidence bundles (docs/evidence.md) are not verified by this
+    version."""
+    fail(f"{bundles[0]}: evidence bundles (.zip) are not supported by this version")
+
+
+@reads_logs
+def verify(
+    paths: LogsArg,
+    codes_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--codes",
+            metavar="FILE",
+            help="The codes noted at the table: SESSION DEAL CODE a line, # for comments.",
+        ),
+    ] = None,
+    code: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--code",
+            metavar="SESSION:DEAL=CODE",
+            help="A code noted at the table (repeatable).",
+        ),
+    ] = None,
+    limits: Limits = LIMITS,
+) -> None:
+    """Check hand logs against their seals and the codes noted at the table.
+
+    Each session is sealed, unsealed, or broken at its header or a deal; each code given
+    matches, differs, or names a deal the log lacks.  Exit status 0 only when every
+    session is sealed, every code matches and no deal follows the last code given.
+    """
+    bundles = [p for p in paths if p.suffix.lower() == ".zip"]
+    if bundles:
+        if len(bundles) != len(paths):
+            raise typer.BadParameter("give hand logs or evidence bundles (.zip), not both")
+        _verify_bundles(bundles)
+        return
+    given: list[Code] = []
+    try:
+        if codes_file is not None:
+            try:
+                text = codes_file.read_text("utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+                fail(f"{codes_file}: cannot read: {reason or exc}")
+            given += read_codes_file(text, str(codes_file))
+        given += [read_code_option(text) for text in code or ()]
+    except InputError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    found = verify_logs(paths, given, limits)
+    for verdict in found.sessions:
+        for line in _session_lines(verdict):
+            typer.echo(line)
+    for unknown in found.unknown:
+        typer.echo(
+            f"session {safe(unknown.session)}: no log holds it; deal {unknown.deal} "
+            f"{unknown.code} ({safe(unknown.where)}) is missing"
+        )
+    for unreadable in found.unreadable:
+        where = f"{unreadable.file}:{unreadable.line}" if unreadable.line else unreadable.file
+        typer.echo(f"loo-replay: {safe(where)}: {safe(unreadable.message, 400)}", err=True)
+    sessions = len(found.sessions)
+    holding = sum(v.holds for v in found.sessions)
+    if found.exit_code == 0:
+        typer.echo(f"verified: {sessions} session(s) sealed and every code given matches")
+    else:
+        typer.echo(f"not verified: {sessions - holding} of {sessions} session(s) not proven")
+    raise typer.Exit(found.exit_code)

@@ -1,0 +1,50 @@
+"""JSON in its canonical form (RFC 8785, JCS), the bytes every seal is taken over.
+
+The ``rfc8785`` library is the reference.  The seals of a long log are checked by
+``validate`` and ``ingest`` on the way, so the common case takes a faster road: orjson
+with its keys sorted writes exactly the JCS bytes of a value holding no fraction, no
+integer of sixteen digits or more, and no key outside the Basic Multilingual Plane
+(orjson sorts keys by their UTF-8 bytes, JCS by their UTF-16 units: the two orders part
+only there).  A look at orjson's output for any of those sends the value to the library
+instead; a false alarm (``7e`` or a long number inside a string) costs time, never a wrong
+byte.  ``tests/test_evidence_canonical.py`` checks the two against each other, Hypothesis
+over random JSON among them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+import rfc8785
+
+from loo_replay.errors import InputError
+
+# A fraction or exponent (orjson writes every float with one of ``.eE`` after a digit), an
+# integer that may lie beyond 2**53 - 1, or the lead byte of a character beyond U+FFFF.
+_NOT_FAST = re.compile(rb"[0-9][.eE]|[0-9]{16}|[\xf0-\xf4]")
+
+
+class CanonicalError(InputError, ValueError):
+    """A value RFC 8785 cannot write: a number beyond I-JSON's range, a lone surrogate."""
+
+
+def reference(value: Any) -> bytes:
+    """``value``'s JCS bytes as the ``rfc8785`` library writes them."""
+    try:
+        return rfc8785.dumps(value)
+    except (rfc8785.CanonicalizationError, UnicodeError, TypeError, ValueError) as exc:
+        raise CanonicalError(f"not canonical JSON under RFC 8785: {exc}") from None
+
+
+def canonical(value: Any) -> bytes:
+    """``value``'s JCS bytes: orjson's sorted output where that is sure to be them, else the
+    library's (module docstring)."""
+    try:
+        fast = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        return reference(value)
+    if _NOT_FAST.search(fast) is None:
+        return fast
+    return reference(value)
