@@ -15,6 +15,7 @@ import orjson
 import pytest
 import rfc8785
 from db_helpers import run
+from evidence_helpers import reference_seals
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -135,14 +136,7 @@ def _sealed(doc: dict[str, Any]) -> dict[str, Any]:
 def test_the_chain_is_sha256_over_the_canonical_header_then_each_deal(
     night: dict[str, Any],
 ) -> None:
-    import hashlib
-
-    header = {k: v for k, v in night.items() if k != "deals"}
-    seal = hashlib.sha256(b"loo-seal-v1\n" + rfc8785.dumps(header)).digest()
-    seals = [seal]
-    for deal in night["deals"]:
-        seal = hashlib.sha256(seal + rfc8785.dumps(deal)).digest()
-        seals.append(seal)
+    seals = reference_seals(night)
     found = check(night)
     assert found.status == UNSEALED
     assert list(found.seals) == seals
