@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from loo_replay.engine.options import OPTION_SPECS
+
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_logs"
 
@@ -169,6 +171,38 @@ def test_rulesets_lists_all_eleven_and_shows_one_with_sources() -> None:
     assert shown.returncode == 0
     assert "follow.pam_civil" in shown.stdout and "always" in shown.stdout
     assert "source: 001" in shown.stdout
+
+
+def _option_lines(text: str) -> dict[str, list[str]]:
+    """Each option line of ``rulesets NAME`` with the ``↳`` lines under it."""
+    shown: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        words = line.split()
+        if words and words[0] in OPTION_SPECS:
+            current = shown.setdefault(words[0], [line])
+        elif words and words[0] == "↳":
+            current.append(line)
+    return shown
+
+
+def test_rulesets_prints_every_option_and_the_silent_ones_as_defaults(tmp_path: Path) -> None:
+    """hoyle's source is silent on the flush options (it has no flushes): the file leaves them
+    out, and the listing still prints each, with its default, as "default (source silent)"."""
+    shown = _option_lines(run("rulesets", "hoyle").stdout)
+    assert list(shown) == list(OPTION_SPECS)
+    assert shown["flush.rank"][0].split()[1] == OPTION_SPECS["flush.rank"].default
+    assert "default (source silent)" in shown["flush.rank"][1]
+    assert "default (source silent)" not in "".join(shown["penalties.revoke"])
+    mine = tmp_path / "mine.toml"
+    mine.write_text('name = "mine"\n[penalties]\nrevoke_amount = 9\n', "utf-8")
+    own = _option_lines(run("rulesets", str(mine)).stdout)
+    assert own["penalties.revoke_amount"] == [own["penalties.revoke_amount"][0]]
+    assert own["penalties.revoke_amount"][0].split()[1] == "9"
+    assert all(
+        "default (source silent)" in own[o][1]
+        for o in OPTION_SPECS
+        if o != "penalties.revoke_amount"
+    )
 
 
 @pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("3", "3")])

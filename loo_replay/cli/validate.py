@@ -81,6 +81,8 @@ def rulesets(
         typer.echo(f"  {option:32} {shown:20} {OPTION_SPECS[option].meaning}")
         if option in rs.sources:
             typer.echo(f"  {'':32} ↳ {rs.sources[option]}")
+        elif option not in rs.named:
+            typer.echo(f"  {'':32} ↳ default (source silent)")
 
 
 def schema() -> None:

@@ -39,11 +39,14 @@ Redeal = Literal["same_dealer", "next_dealer"]
 
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
-    """What one option accepts: a tuple of choices, or bool, or int >= minimum."""
+    """What one option accepts: a tuple of choices, or bool, or int >= minimum; and its
+    default, the value a ruleset that does not name the option takes (docs/rules.md, "The
+    built-in rulesets": three-card's, the default ruleset)."""
 
     kind: str  # "choice" | "bool" | "int"
     choices: tuple[Any, ...] = ()
     minimum: int = 0
+    default: Any = None
     meaning: str = ""
 
     def describe(self) -> str:
@@ -77,66 +80,117 @@ METHODS: tuple[Method, ...] = get_args(Method)
 
 OPTION_SPECS: dict[str, OptionSpec] = {
     "deal.hand_size": OptionSpec(
-        "choice", get_args(HandSize), meaning="cards per hand and tricks per deal"
+        "choice", get_args(HandSize), default=3, meaning="cards per hand and tricks per deal"
     ),
-    "deal.miss": OptionSpec("bool", meaning="an extra hand (Miss) is dealt, except in a must deal"),
-    "deal.trump": OptionSpec("choice", METHODS, meaning="how trumps are fixed"),
+    "deal.miss": OptionSpec(
+        "bool", default=True, meaning="an extra hand (Miss) is dealt, except in a must deal"
+    ),
+    "deal.trump": OptionSpec("choice", METHODS, default="turn_up", meaning="how trumps are fixed"),
     "deal.trump_in_must": OptionSpec(
-        "choice", get_args(MethodInMust), meaning="how trumps are fixed in a must deal"
+        "choice",
+        get_args(MethodInMust),
+        default="same",
+        meaning="how trumps are fixed in a must deal",
     ),
-    "deal.exchange": OptionSpec("bool", meaning="active players may exchange with the stock"),
-    "deal.pam": OptionSpec("bool", meaning="the jack of clubs is the highest trump"),
-    "stakes.ante": OptionSpec("int", minimum=1, meaning="a single"),
-    "stakes.ante_by": OptionSpec("choice", get_args(AnteBy), meaning="who antes each deal"),
-    "stakes.loo": OptionSpec("choice", get_args(LooKind), meaning="what a looed player pays"),
-    "stakes.loo_amount": OptionSpec("int", meaning="limited loo"),
-    "stakes.loo_cap": OptionSpec("int", meaning="unlimited loo maximum, 0 = none"),
-    "stakes.loo_scope": OptionSpec("choice", get_args(Scope), meaning="who can be looed"),
-    "declare.must": OptionSpec("choice", get_args(Must), meaning="which single pools are musts"),
-    "declare.club_law": OptionSpec("bool", meaning="a club turned up makes a must"),
+    "deal.exchange": OptionSpec(
+        "bool", default=False, meaning="active players may exchange with the stock"
+    ),
+    "deal.pam": OptionSpec("bool", default=False, meaning="the jack of clubs is the highest trump"),
+    "stakes.ante": OptionSpec("int", minimum=1, default=3, meaning="a single"),
+    "stakes.ante_by": OptionSpec(
+        "choice", get_args(AnteBy), default="dealer", meaning="who antes each deal"
+    ),
+    "stakes.loo": OptionSpec(
+        "choice", get_args(LooKind), default="limited", meaning="what a looed player pays"
+    ),
+    "stakes.loo_amount": OptionSpec("int", default=3, meaning="limited loo"),
+    "stakes.loo_cap": OptionSpec("int", default=0, meaning="unlimited loo maximum, 0 = none"),
+    "stakes.loo_scope": OptionSpec(
+        "choice", get_args(Scope), default="active", meaning="who can be looed"
+    ),
+    "declare.must": OptionSpec(
+        "choice",
+        get_args(Must),
+        default="single_except_first",
+        meaning="which single pools are musts",
+    ),
+    "declare.club_law": OptionSpec("bool", default=False, meaning="a club turned up makes a must"),
     "declare.last_must_play_single": OptionSpec(
-        "bool", meaning="single pool passed round: last non-dealer and dealer must play"
+        "bool",
+        default=False,
+        meaning="single pool passed round: last non-dealer and dealer must play",
     ),
     "declare.dealer_defends": OptionSpec(
-        "bool", meaning="against a lone player the dealer must play, take Miss or defend"
+        "bool",
+        default=True,
+        meaning="against a lone player the dealer must play, take Miss or defend",
     ),
-    "lead.top_trump": OptionSpec("choice", get_args(TopTrump), meaning="lead the top trump"),
+    "lead.top_trump": OptionSpec(
+        "choice", get_args(TopTrump), default="every", meaning="lead the top trump"
+    ),
     "lead.highest_trump": OptionSpec(
-        "choice", get_args(HighestTrump), meaning="lead the highest trump"
+        "choice", get_args(HighestTrump), default="two_players", meaning="lead the highest trump"
     ),
-    "lead.trump_if": OptionSpec("choice", get_args(TrumpIf), meaning="holding N trumps, lead one"),
-    "lead.trump_after_trick": OptionSpec("bool", meaning="the winner of a trick leads a trump"),
-    "follow.head": OptionSpec("bool", meaning="following suit, head the trick if able"),
+    "lead.trump_if": OptionSpec(
+        "choice", get_args(TrumpIf), default=2, meaning="holding N trumps, lead one"
+    ),
+    "lead.trump_after_trick": OptionSpec(
+        "bool", default=True, meaning="the winner of a trick leads a trump"
+    ),
+    "follow.head": OptionSpec(
+        "bool", default=True, meaning="following suit, head the trick if able"
+    ),
     "follow.void": OptionSpec(
-        "choice", get_args(Void), meaning="what a player void in the suit led plays"
+        "choice",
+        get_args(Void),
+        default="overtrump",
+        meaning="what a player void in the suit led plays",
     ),
     "follow.pam_civil": OptionSpec(
-        "choice", get_args(PamCivil), meaning="Pam, be civil to the ace of trumps"
+        "choice", get_args(PamCivil), default="off", meaning="Pam, be civil to the ace of trumps"
     ),
-    "follow.pam_civil_strict": OptionSpec("bool", meaning="Pam barred unless it is the last card"),
-    "flush.kind": OptionSpec("choice", get_args(FlushKind), meaning="what is a flush"),
+    "follow.pam_civil_strict": OptionSpec(
+        "bool", default=False, meaning="Pam barred unless it is the last card"
+    ),
+    "flush.kind": OptionSpec(
+        "choice", get_args(FlushKind), default="none", meaning="what is a flush"
+    ),
     "flush.pools": OptionSpec(
-        "choice", get_args(FlushPools), meaning="pools in which flushes count"
+        "choice", get_args(FlushPools), default="all", meaning="pools in which flushes count"
     ),
-    "flush.when": OptionSpec("choice", get_args(FlushWhen), meaning="when flushes are found"),
-    "flush.pam_wild": OptionSpec("bool", meaning="Pam completes a flush of any suit"),
-    "flush.rank": OptionSpec("choice", get_args(FlushRank), meaning="which flush wins"),
-    "flush.looes": OptionSpec("choice", get_args(Scope), meaning="who a flush looes"),
+    "flush.when": OptionSpec(
+        "choice", get_args(FlushWhen), default="declared", meaning="when flushes are found"
+    ),
+    "flush.pam_wild": OptionSpec(
+        "bool", default=False, meaning="Pam completes a flush of any suit"
+    ),
+    "flush.rank": OptionSpec(
+        "choice", get_args(FlushRank), default="elder", meaning="which flush wins"
+    ),
+    "flush.looes": OptionSpec(
+        "choice", get_args(Scope), default="active", meaning="who a flush looes"
+    ),
     "flush.pay": OptionSpec(
-        "choice", get_args(FlushPay), meaning="what a player looed by a flush pays"
+        "choice", get_args(FlushPay), default="loo", meaning="what a player looed by a flush pays"
     ),
-    "flush.exempt_pam": OptionSpec("bool", meaning="the holder of Pam pays nothing to a flush"),
+    "flush.exempt_pam": OptionSpec(
+        "bool", default=False, meaning="the holder of Pam pays nothing to a flush"
+    ),
     "penalties.revoke": OptionSpec(
-        "choice", get_args(RevokeSettlement), meaning="revoke settlement"
+        "choice", get_args(RevokeSettlement), default="forfeit", meaning="revoke settlement"
     ),
-    "penalties.revoke_amount": OptionSpec("int", meaning="chips a revoke costs"),
-    "penalties.out_of_turn": OptionSpec("int", meaning="chips a card played out of turn costs"),
+    "penalties.revoke_amount": OptionSpec("int", default=12, meaning="chips a revoke costs"),
+    "penalties.out_of_turn": OptionSpec(
+        "int", default=3, meaning="chips a card played out of turn costs"
+    ),
     "penalties.declare_out_of_turn": OptionSpec(
-        "int", meaning="chips a declaration out of turn costs"
+        "int", default=3, meaning="chips a declaration out of turn costs"
     ),
-    "penalties.misdeal": OptionSpec("int", meaning="chips the dealer forfeits for a misdeal"),
+    "penalties.misdeal": OptionSpec(
+        "int", default=3, meaning="chips the dealer forfeits for a misdeal"
+    ),
     "penalties.misdeal_redeal": OptionSpec(
-        "choice", get_args(Redeal), meaning="who deals after a misdeal"
+        "choice", get_args(Redeal), default="same_dealer", meaning="who deals after a misdeal"
     ),
 }
 
@@ -190,11 +244,12 @@ class Options:
 
     @classmethod
     def from_dotted(cls, values: Mapping[str, object]) -> Options:
-        """Build from a complete mapping of dotted names; checks every value."""
-        missing = [n for n in OPTION_SPECS if n not in values]
-        if missing:
-            raise OptionError(f"missing options: {', '.join(missing)}")
-        checked = {n.replace(".", "_"): check_option(n, v) for n, v in values.items()}
+        """Build from a mapping of dotted names, checking every value; an option it does not
+        name takes its default (``OptionSpec.default``), so that a new option needs no edit
+        of the rulesets that keep it."""
+        merged = {n: values.get(n, spec.default) for n, spec in OPTION_SPECS.items()}
+        merged.update(values)
+        checked = {n.replace(".", "_"): check_option(n, v) for n, v in merged.items()}
         return cls(**checked)
 
     def override(self, values: Mapping[str, object]) -> Options:

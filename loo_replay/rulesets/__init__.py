@@ -3,7 +3,9 @@
 Options are resolved in layers, each overriding the one before: the ruleset
 (``--ruleset`` on the command line, else ``session.ruleset``, else
 ``three-card``), then ``session.rules``, then ``--set`` from the command line.
-A ruleset file of the user's may leave options out; they take three-card's.
+A ruleset file may leave options out, a built-in one where its source is silent: they take
+their defaults (``OptionSpec.default``, three-card's values), and ``loo-replay rulesets NAME``
+shows them as "default (source silent)" (docs/rules.md, "The built-in rulesets").
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class Ruleset:
     source: str
     options: Options
     sources: Mapping[str, str] = field(default_factory=dict)
+    # The options the file names; every other one has its default.
+    named: frozenset[str] = frozenset(OPTION_SPECS)
 
 
 class RulesetError(InputError, ValueError):
@@ -64,6 +68,7 @@ def _from_toml(data: Mapping[str, Any], where: str, base: Options | None) -> Rul
         source=str(data.get("source", "")),
         options=options,
         sources=dict(data.get("sources", {})),
+        named=frozenset(values),
     )
 
 
