@@ -18,7 +18,7 @@ tests, the collusion screen and the replays; every output but the database and t
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "loo_replay"
@@ -163,6 +163,57 @@ def test_imports_go_down_the_layers() -> None:
             if there > here or (there == here and here == _layer("db") and not sideways_ok):
                 found.append(f"{path}:{line} ({unit}) imports {imported} ({target})")
     assert found == []
+
+
+def _import_graph(key: Callable[[str], str]) -> dict[str, set[str]]:
+    """Who imports whom, at any depth, with each name mapped by ``key`` (a module, a unit);
+    the one arrow up, ``RUN_TO_OUTPUT``, left out."""
+    graph: dict[str, set[str]] = {}
+    for name, _, tree in _modules():
+        edges = graph.setdefault(key(name), set())
+        for _, imported in _imports(tree):
+            if imported.split(".")[0] != "loo_replay" or (name, _unit(imported)) in RUN_TO_OUTPUT:
+                continue
+            if key(imported) != key(name):
+                edges.add(key(imported))
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """The pairs that reach each other (strongly connected, by Warshall's closure)."""
+    reach = {node: set(edges) for node, edges in graph.items()}
+    for middle in graph:
+        for node in graph:
+            if middle in reach[node]:
+                reach[node] |= reach.get(middle, set())
+    return sorted((a, b) for a in graph for b in reach[a] if a < b and a in reach.get(b, set()))
+
+
+def _module_of(imported: str) -> str:
+    """``loo_replay.replayer.steps.Step`` → ``loo_replay.replayer.steps``."""
+    parts = imported.split(".")
+    while parts and not (
+        PACKAGE.parent.joinpath(*parts).with_suffix(".py").exists()
+        or PACKAGE.parent.joinpath(*parts, "__init__.py").exists()
+    ):
+        parts.pop()
+    return ".".join(parts)
+
+
+def test_no_two_units_and_no_two_modules_import_each_other() -> None:
+    """A unit within a layer (``logs`` and ``rulesets``) or a module within a unit
+    (``replayer.steps`` and ``replayer.judged``) that imports the other, even for a type
+    alone, is one piece split in two: each side can only be read with the other."""
+    assert _cycles(_import_graph(_unit)) == []
+    assert _cycles(_import_graph(_module_of)) == []
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_third() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [
+        ("a", "b"),
+        ("a", "c"),
+        ("b", "c"),
+    ]
 
 
 def test_the_checks_see_what_they_forbid() -> None:

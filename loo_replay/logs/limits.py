@@ -38,8 +38,6 @@ RATIO_FLOOR = 1 << 20
 # Python's parser stops at about 1,000 levels and orjson's writer at 254, so --max-depth
 # stops below both.
 MOST_DEPTH = 200
-# A ruleset file (``--ruleset FILE``) is a page of TOML, not a log: no option raises this.
-RULESET_BYTES = 1 << 20
 
 
 def over(name: str, limit: int, what: str) -> str:

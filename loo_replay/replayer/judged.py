@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from loo_replay.engine.cards import FULL_DECK, SUIT_SYMBOLS, cards_of, display, parse_card
+from loo_replay.engine.cards import FULL_DECK, cards_of, display, parse_card
 from loo_replay.engine.judging import DealDecisions, Decision, judge_deal, snapshot
 from loo_replay.engine.model import Play
 from loo_replay.engine.replay import DECLARING, Replay
 from loo_replay.engine.state import DealState
 from loo_replay.engine.vocab import Action
 from loo_replay.engine.worlds import Check
-from loo_replay.replayer.steps import DealReplay, ReplayError, Step
+from loo_replay.replayer.steps import DealReplay, ReplayError, Revealed, Step
 
 # A declaration option in a player's words.
 DECLARATIONS = {
@@ -106,32 +106,6 @@ def decision_at(rp: DealReplay, step: Step) -> Decision | None:
 
 
 # -- what the plays revealed ------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Revealed:
-    """Cards of one suit a player cannot hold, as their legal plays so far showed."""
-
-    seat: int
-    suit: int  # the suit as cards belonged to it then (Pam among the trumps where he counts)
-    cards: int  # the mask of the suit's cards still out that they cannot hold
-    left: int  # the suit's cards still out that they may hold
-    trick: int  # the first trick that revealed one of them
-
-    def text(self) -> str:
-        """``no ♠ (trick 2)``, ``no ♥ other than 3♥ 2♥``, ``none of A♦ K♦``."""
-        symbol = SUIT_SYMBOLS[self.suit]
-        if not self.left:
-            said = f"no {symbol}"
-        elif self.left.bit_count() < self.cards.bit_count():
-            said = f"no {symbol} other than {_high_first(self.left)}"
-        else:
-            said = f"none of {_high_first(self.cards)}"
-        return f"{said} (trick {self.trick})"
-
-
-def _high_first(mask: int) -> str:
-    return " ".join(display(c) for c in sorted(cards_of(mask), key=lambda c: -(c % 13)))
 
 
 @dataclass

@@ -37,7 +37,6 @@ from loo_replay.run.audit import SessionReport
 
 if TYPE_CHECKING:
     from loo_replay.engine.judging import DealDecisions
-    from loo_replay.replayer.judged import Revealed
 
 _ACTIONS = {
     Action.PLAY: "plays",
@@ -101,6 +100,33 @@ class Step:
     on_turn: int | None = None  # the seat due to play next
     legal: tuple[int, ...] = ()  # what ``on_turn`` may play now
     findings: tuple[Violation, ...] = ()  # violations marked at this step
+
+
+@dataclass(frozen=True, slots=True)
+class Revealed:
+    """Cards of one suit a player cannot hold, as their legal plays so far showed (the seat
+    views' facts, read by ``replayer/judged.py``)."""
+
+    seat: int
+    suit: int  # the suit as cards belonged to it then (Pam among the trumps where he counts)
+    cards: int  # the mask of the suit's cards still out that they cannot hold
+    left: int  # the suit's cards still out that they may hold
+    trick: int  # the first trick that revealed one of them
+
+    def text(self) -> str:
+        """``no ♠ (trick 2)``, ``no ♥ other than 3♥ 2♥``, ``none of A♦ K♦``."""
+        symbol = SUIT_SYMBOLS[self.suit]
+        if not self.left:
+            said = f"no {symbol}"
+        elif self.left.bit_count() < self.cards.bit_count():
+            said = f"no {symbol} other than {_high_first(self.left)}"
+        else:
+            said = f"none of {_high_first(self.cards)}"
+        return f"{said} (trick {self.trick})"
+
+
+def _high_first(mask: int) -> str:
+    return " ".join(display(c) for c in sorted(cards_of(mask), key=lambda c: -(c % 13)))
 
 
 @dataclass(frozen=True, slots=True)

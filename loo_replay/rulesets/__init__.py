@@ -24,9 +24,11 @@ import orjson
 
 from loo_replay.engine.options import OPTION_SPECS, OptionError, Options
 from loo_replay.errors import InputError
-from loo_replay.logs.limits import RULESET_BYTES
 
 DEFAULT = "three-card"
+# A ruleset file (``--ruleset FILE``) is a page of TOML, not a log: no option raises this
+# (docs/limits.md).
+RULESET_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
