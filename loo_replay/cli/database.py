@@ -364,17 +364,27 @@ def query(
     The tables, their columns and the views are described in docs/database.md.
     """
     from loo_replay.db.errors import DatabaseError
-    from loo_replay.db.queries import open_for_reading, run_query
+    from loo_replay.db.queries import (
+        bounded_memory,
+        open_for_reading,
+        over_memory,
+        query_memory,
+        run_query,
+    )
 
     try:
+        limit = query_memory()
         con = open_for_reading(db, upgrade=False, sandbox=True)
         try:
-            result = run_query(con, sql)
-            _write(result.columns, result.rows, output_format)
+            with bounded_memory(limit):
+                result = run_query(con, sql)
+                _write(result.columns, result.rows, output_format)
         finally:
             con.close()
     except DatabaseError as exc:
         fail(str(exc))
+    except MemoryError:  # Python's own allocation past the bound (a row, a cell)
+        fail(str(over_memory(limit)))
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # `| head` is fine
 
@@ -449,8 +459,14 @@ def _write(columns: list[str], rows: Iterator[tuple[Any, ...]], fmt: QueryFormat
         out.flush()
 
 
+# The rows a table holds to align its columns; past them it ends, saying so: CSV and JSON
+# stream every row (docs/limits.md, "query").
+TABLE_ROWS = 10_000
+
+
 def table_lines(columns: list[str], rows: Iterable[tuple[Any, ...]]) -> Iterator[str]:
-    """An aligned text table; text from the database is made safe to print."""
+    """An aligned text table of at most ``TABLE_ROWS`` rows; text from the database is made
+    safe to print."""
     from loo_replay.db.queries import text_of
     from loo_replay.output.text import safe
 
@@ -459,7 +475,11 @@ def table_lines(columns: list[str], rows: Iterable[tuple[Any, ...]]) -> Iterator
     columns = [safe(c, 60) for c in columns]
     cells: list[list[str]] = []
     numeric = [True] * len(columns)
+    more = False
     for row in rows:
+        if len(cells) == TABLE_ROWS:
+            more = True
+            break
         cells.append([safe(text_of(v), 60) for v in row])
         for i, v in enumerate(row):
             if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
@@ -479,4 +499,10 @@ def table_lines(columns: list[str], rows: Iterable[tuple[Any, ...]]) -> Iterator
     yield "  ".join("-" * w for w in widths)
     for line in cells:
         yield fmt(line)
-    yield f"({len(cells)} row{'s' if len(cells) != 1 else ''})"
+    if more:
+        yield (
+            f"(the first {TABLE_ROWS:,} rows: a table shows no more; --format csv or "
+            "--format json gives every row)"
+        )
+    else:
+        yield f"({len(cells)} row{'s' if len(cells) != 1 else ''})"

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import os
 import re
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,62 @@ EXPORT_NAMES = tuple(
 
 class QueryError(DatabaseError):
     """SQL that DuckDB refused, in one sentence."""
+
+
+# What a query may allocate beyond what the process holds as it starts the statement.
+# DuckDB's memory limit bounds its buffers, not every allocation (``repeat('x', 1e9)`` is
+# one string of a gigabyte), so the operating system's bound on the process's data is set
+# too, and a statement past it fails as out of memory (docs/limits.md).
+QUERY_MEMORY_ENV = "LOO_REPLAY_QUERY_MEMORY"
+QUERY_MEMORY_MB = 640
+_MB = re.compile(r"(?P<n>\d+)\s*(?P<unit>[MG])i?B", re.IGNORECASE)
+
+
+def query_memory() -> int:
+    """The bytes a query may allocate: ``LOO_REPLAY_QUERY_MEMORY`` (``640MB``, ``2GB``) or
+    640 MB."""
+    text = os.environ.get(QUERY_MEMORY_ENV, f"{QUERY_MEMORY_MB}MB").strip()
+    size = _MB.fullmatch(text)
+    if size is None:
+        raise DatabaseError(f"{QUERY_MEMORY_ENV}={text!r} is not a size such as 640MB or 2GB")
+    return int(size["n"]) << (20 if size["unit"].upper() == "M" else 30)
+
+
+def over_memory(limit: int) -> QueryError:
+    """What a query past ``bounded_memory``'s bound says: the bound and how to raise it."""
+    return QueryError(
+        f"the query needs more memory than `loo-replay query` allows it "
+        f"({limit >> 20:,} MB beyond what the command holds to start; "
+        f"{QUERY_MEMORY_ENV}=2GB raises it)"
+    )
+
+
+@contextmanager
+def bounded_memory(limit: int) -> Iterator[None]:
+    """Within the block, the process's data (heap and private mappings) may grow by at most
+    ``limit`` bytes: past it an allocation fails (DuckDB's out of memory, Python's
+    ``MemoryError``), not the machine.  Linux's ``RLIMIT_DATA``, from the data the process
+    holds now (``/proc/self/status``); elsewhere no bound is set.  The soft limit is put
+    back after."""
+    import resource
+
+    try:
+        with open("/proc/self/status", "rb") as status:
+            held = next(
+                int(line.split()[1]) << 10 for line in status if line.startswith(b"VmData:")
+            )
+    except (OSError, StopIteration, ValueError, IndexError):
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    bound = held + limit
+    if hard != resource.RLIM_INFINITY:
+        bound = min(bound, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (bound, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
 
 
 @dataclass
@@ -182,6 +240,8 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
             cursor = con.execute(sql)
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None
+    except duckdb.OutOfMemoryException as exc:
+        raise _out_of_memory(exc) from None
     except duckdb.PermissionException as exc:
         raise QueryError(
             "`loo-replay query` reads the database and nothing else: no other file, folder, "
@@ -211,10 +271,21 @@ def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
                 yield from chunk
         except duckdb.InterruptException:
             raise KeyboardInterrupt from None
+        except duckdb.OutOfMemoryException as exc:
+            raise _out_of_memory(exc) from None
         except duckdb.Error as exc:
             raise QueryError(f"the query failed: {damage(str(exc), with_hints)}") from None
 
     return Rows(columns, fetch())
+
+
+def _out_of_memory(exc: duckdb.OutOfMemoryException) -> QueryError:
+    """DuckDB out of memory: past ``bounded_memory`` when an allocation itself failed (``bad
+    allocation``), else past DuckDB's own limit, said as any other failure is."""
+    text = str(exc)
+    if "bad allocation" in text:
+        return over_memory(query_memory())
+    return QueryError(f"the query failed: {damage(text, with_hints)}")
 
 
 def export_parquet(
