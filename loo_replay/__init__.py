@@ -86,6 +86,23 @@ def _problem(name: str, digests: dict[str, str | None]) -> str | None:
 _SUFFIXES = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
 
+def _loads_compiled(name: str) -> bool:
+    """Whether ``name`` is found as a compiled module whose library loads (``build``)."""
+    module = sys.modules.get(name)
+    if module is not None:
+        return isinstance(
+            getattr(module, "__loader__", None), importlib.machinery.ExtensionFileLoader
+        )
+    try:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not isinstance(spec.loader, importlib.machinery.ExtensionFileLoader):
+            return False
+        importlib.util.module_from_spec(spec)
+    except ImportError:
+        return False
+    return True
+
+
 class _SourceFirst(MetaPathFinder):
     """Finds this package's modules as Python source where the compiled ones must not be
     used.  The compiled modules read each other's extension types as C structures, so they
@@ -109,29 +126,26 @@ class _SourceFirst(MetaPathFinder):
         return None
 
 
-def compiled_modules() -> list[str]:
-    """The modules of this package imported so far that run compiled."""
-    return sorted(
-        name
-        for name, module in list(sys.modules.items())
-        if name.startswith(__name__ + ".")
-        and isinstance(getattr(module, "__loader__", None), importlib.machinery.ExtensionFileLoader)
-    )
-
-
 def build() -> str:
     """Which build runs, for ``--version``: ``compiled (module, ...)`` only when every
-    compiled module of the build record loaded compiled, else ``pure Python (why)``."""
+    compiled module of the build record loads compiled, else ``pure Python (why)``.
+
+    A module is loaded, not run: its shared library is opened and its module object made
+    (Cython's modules initialise in two phases, PEP 489), but its body, which would import
+    what the module uses (pyarrow for the loader's columns), is not executed, so that
+    ``--version`` costs a few milliseconds (docs/performance.md, "Start-up")."""
     status = build_status()
     if not status.compiled:
         return f"pure Python ({status.reason})"
-    for name in status.modules:
-        importlib.import_module(f"{__name__}.{name}")
-    loaded = set(compiled_modules())
-    if pure := [n for n in status.modules if f"{__name__}.{n}" not in loaded]:
+    if pure := [n for n in status.modules if not _loads_compiled(f"{__name__}.{n}")]:
         return f"pure Python ({', '.join(pure)} did not load compiled)"
     profile = {"current": ", with its profile", "stale": ", with a partly stale profile"}
     return f"compiled ({', '.join(status.modules)}{profile.get(status.profile, '')})"
+
+
+def version_line() -> str:
+    """What ``loo-replay --version`` prints: the version and which build runs."""
+    return f"loo-replay {__version__}, {build()}"
 
 
 sys.meta_path.insert(0, _SourceFirst())

@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from loo_replay import __version__, build, build_status
+from loo_replay import build_status, version_line
 from loo_replay.cli import (
     analysis,
     collusion,
@@ -70,7 +70,7 @@ def _root(
     version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
 ) -> None:
     if version:
-        typer.echo(f"loo-replay {__version__}, {build()}")
+        typer.echo(version_line())
         raise typer.Exit(0)
 
 
