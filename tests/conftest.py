@@ -23,6 +23,7 @@ LONGEST_FIRST = (
     "test_cli_input_and_paths.py",
     "test_db_ingest.py",
     "test_db_kill.py",
+    "test_docs.py",  # every docs example run (issue 55): placed by its CPU, not yet measured here
     "test_packaging.py",
     "test_limits.py",
     "test_benchmark_analysis.py",

@@ -65,3 +65,23 @@ def anchor(title: str) -> str:
 
 def anchors(text: str) -> set[str]:
     return {anchor(title) for _, title in _HEADING.findall(_FENCE.sub("", text))}
+
+
+def commands(text: str) -> list[tuple[str, str]]:
+    """Every command line of the shell blocks (``sh``) and console blocks (``console``:
+    the lines after ``$ ``), in order, a line ending ``\\`` joined to the next, each with
+    the output a console block shows below it (empty for a shell block)."""
+    found: list[tuple[str, str]] = []
+    for lang, body in _FENCE.findall(text):
+        if lang not in ("sh", "console"):
+            continue
+        joined = re.sub(r"\\\n\s*", "", body)
+        for line in joined.splitlines():
+            if lang == "sh" and line.strip():
+                found.append((line.strip(), ""))
+            elif line.startswith("$ "):
+                found.append((line[2:].strip(), ""))
+            elif found and lang == "console":
+                command, shown = found[-1]
+                found[-1] = (command, shown + line + "\n")
+    return found

@@ -7,13 +7,16 @@ from __future__ import annotations
 import copy
 import json
 import re
+import shutil
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from db_helpers import ROOT, run
+from db_helpers import ROOT, SAMPLES, run
+from docs_examples import PLACEHOLDER, key, run_example
 from jsonschema import Draft202012Validator
-from md_helpers import anchors, backticked, fenced, links, section, tables
+from md_helpers import anchors, backticked, commands, fenced, links, section, tables
 
 from loo_replay.cli import app
 from loo_replay.collusion.opportunities import TESTS as COLLUSION_TESTS
@@ -332,6 +335,252 @@ def test_the_json_audit_example_is_real_output(tmp_path: Path) -> None:
     assert all(d in real["discrepancies"] for d in shown.pop("discrepancies"))
     del real["discrepancies"]
     assert shown == real
+
+
+# ------------------------------------------------------------------ every example runs
+
+# issue 55: every `loo-replay` line of the shell and console blocks of README.md and docs/
+# runs, as written, from a fresh folder holding what the docs say a reader has: the clone's
+# sample_logs/ and what `make audit` (README's first command) makes from it, loo.duckdb and
+# reports/, plus what the page itself says to make.  Each line's exit status and a fragment
+# of what it shows are checked; a console block's shown lines (but "..." ones) are its
+# output's.  `serve` answers one request on a free port; `record` runs in a pseudo-terminal
+# and stops at its first prompt.  A line naming a placeholder marked as the reader's own
+# (`<your-logs>/`: docs_examples.PLACEHOLDER) is skipped; any other line is run or named
+# in SKIPPED with its reason.
+EXAMPLES: dict[str, dict[str, tuple[int, str]]] = {
+    "README.md": {
+        "loo-replay validate sample_logs/": (1, "14 session(s), 320 deal(s): 313 audited"),
+        "loo-replay validate sample_logs/ --format json": (
+            1,
+            '"summary":{"sessions":14,"deals":320,',
+        ),
+        "loo-replay rulesets hoyle": (0, "hoyle: Three-Card Loo of an American Hoyle"),
+        "loo-replay replay sample_logs/wrong-payouts.json --deal 4": (
+            1,
+            "Session wrong-payouts-2026-11-27 · deal 4",
+        ),
+        "loo-replay replay sample_logs/three-card-table-recorded.json --deal 10": (
+            1,
+            "Session kitchen-table-2026-11-29 · deal 10",
+        ),
+        "loo-replay replay sample_logs/three-card-club-night.json --deal 24 --decisions": (
+            0,
+            "cat passed with J♦ 2♣ 10♣",
+        ),
+        "loo-replay analyse sample_logs/three-card-revokes.json": (
+            1,
+            "24 deal(s): 23 audited, 1 misdeal(s)",
+        ),
+        "loo-replay fairness --db loo.duckdb": (1, "FLAGGED dealer-hand"),
+        "loo-replay collusion --db loo.duckdb": (0, "collusion screen of 293 deal(s), 15 pair(s)"),
+        "loo-replay serve --db loo.duckdb": (130, "HTTP 200"),
+        'loo-replay query "SELECT * FROM player_stats"': (0, "(6 rows)"),
+        "loo-replay simulate --deals 50 --out games.jsonl": (
+            0,
+            "wrote 1 session(s) of 50 deal(s) to games.jsonl",
+        ),
+        "loo-replay record game.json --players ann,bob,cat": (0, "Saved game.json"),
+    },
+    "analysis.md": {
+        "loo-replay simulate --seed 3 --players 5 --deals 6 --out night.jsonl": (
+            0,
+            "wrote 1 session(s) of 6 deal(s) to night.jsonl",
+        ),
+        "loo-replay analyse night.jsonl": (0, "4 trick(s) thrown away, 1 avoidable loo(s)"),
+    },
+    "collusion.md": {
+        "loo-replay collusion sample_logs/three-card-club-night.json": (
+            0,
+            "collusion screen of 24 deal(s), 10 pair(s)",
+        ),
+        "loo-replay collusion --db loo.duckdb --format json": (0, '"alpha": 0.01'),
+        "loo-replay simulate --players 6 --deals 1000 --colluders ann,bob:0.5 --out games.jsonl": (
+            0,
+            "wrote 1 session(s) of 1000 deal(s) to games.jsonl",
+        ),
+    },
+    "database.md": {
+        "loo-replay ingest sample_logs/ --db loo.duckdb": (
+            0,
+            "320 deal(s) in 14 session(s) from 10 file(s)",
+        ),
+        "loo-replay stats": (0, "(6 rows)"),
+        'loo-replay query "SELECT * FROM pool_history LIMIT 5" --format csv': (
+            0,
+            "session_id,deal_index,deal,dealer,status",
+        ),
+        "loo-replay export --parquet out/": (0, "out/sessions.parquet: 14 row(s)"),
+    },
+    "explorer.md": {
+        "loo-replay serve --db loo.duckdb": (130, "HTTP 200"),
+        "loo-replay serve --db loo.duckdb --port 0": (130, "HTTP 200"),
+    },
+    "fairness.md": {
+        "loo-replay fairness sample_logs/three-card-crooked-dealer.jsonl": (
+            1,
+            "FLAGGED dealer-hand (session crooked-dealer-2026-11-28)",
+        ),
+        "loo-replay fairness --db loo.duckdb --by all --format json": (1, '"alpha": 0.01'),
+        "loo-replay fairness --db loo.duckdb --by player --by venue --alpha 0.001": (
+            1,
+            "FLAGGED dealer-hand (venue The Cocoa Tree)",
+        ),
+    },
+    "log-format.md": {
+        "loo-replay validate kitchen.json": (0, "0 violation(s), 0 discrepancy(ies)"),
+    },
+    "record.md": {
+        "loo-replay record club-night.json --players ann,bob,cat,dan --chips 30": (
+            0,
+            "Saved club-night.json",
+        ),
+        "loo-replay record --resume club-night.json": (
+            0,
+            "Resuming from the journal club-night.json.journal",
+        ),
+        "loo-replay validate club-night.json": (0, "1 session(s), 0 deal(s)"),
+    },
+    "replay.md": {
+        "loo-replay replay sample_logs/wrong-payouts.json --deal 4": (
+            1,
+            "Session wrong-payouts-2026-11-27 · deal 4",
+        ),
+        "loo-replay replay sample_logs/hoyle-evening.jsonl --session "
+        "hoyle-single-double-2026-11-24 --deal 1 --step": (0, "showing every step"),
+        "loo-replay replay sample_logs/five-card-pam.json --deal 1 --html deal.html": (
+            0,
+            "wrote deal 1 of session pam-loo-2026-11-23 to deal.html",
+        ),
+    },
+    "reports.md": {
+        "loo-replay audit sample_logs --db loo.duckdb --out reports": (
+            1,
+            "reports: reports/index.html (14 session report(s), 318 replay page(s), 0 new)",
+        ),
+        "loo-replay report --db loo.duckdb --out reports": (
+            0,
+            "reports: reports/index.html (14 session report(s), 318 replay page(s), 0 new)",
+        ),
+        "loo-replay report --no-replays": (
+            0,
+            "reports: reports/index.html (14 session report(s))",
+        ),
+    },
+    "simulate.md": {
+        "loo-replay simulate --ruleset hoyle --players 6 --deals 50 --sessions 10 --seed 7 "
+        "--violations 0.2 --corrupt 0.1 --out games.jsonl.gz": (
+            0,
+            "wrote 10 session(s) of 50 deal(s) to games.jsonl.gz",
+        ),
+    },
+    "validate.md": {
+        "loo-replay validate sample_logs/": (1, "14 session(s), 320 deal(s): 313 audited"),
+        "loo-replay validate sample_logs/modern-online.jsonl.gz --format json": (
+            1,
+            '"summary":{"sessions":3,"deals":48,',
+        ),
+        "loo-replay validate sample_logs/hoyle-evening.jsonl --ruleset hoyle "
+        "--set stakes.loo=unlimited": (1, "3 session(s), 56 deal(s)"),
+        "loo-replay rulesets": (0, "hoyle-five-card"),
+        "loo-replay rulesets hoyle-pam": (0, "hoyle-pam: Pam-Loo of an American Hoyle"),
+    },
+}
+
+_MAKE = "a make target: sets up .venv and builds the compiled part (minutes) before it runs"
+_FUZZ = "a long reproduction: fuzzing the reader for 300 s (docs/limits.md)"
+# What is not run, and why: every command line of the docs that is not a `loo-replay` line
+# run above, and the one `loo-replay` line too long to run here.
+SKIPPED = {
+    "make audit": _MAKE + "; what it runs, `loo-replay audit sample_logs --db loo.duckdb "
+    "--out reports`, makes the folder every page starts from here",
+    "make test": _MAKE + " the whole suite, this test among it",
+    "make pgo": _MAKE + " a profile-guided build (several minutes)",
+    "make check-install": _MAKE + " fresh installs outside the checkout (several minutes)",
+    "make bench": _MAKE + " the benchmarks (tens of minutes)",
+    ".venv/bin/pip install atheris": "a network install",
+    "mkdir fuzz-corpus": _FUZZ,
+    'for f in sample_logs/*.json; do (printf \'\\0\'; cat "$f") > "fuzz-corpus/${f##*/}"; done': _FUZZ,
+    "LOO_REPLAY_PURE=1 .venv/bin/python scripts/fuzz_reader.py -max_total_time=300 "
+    "fuzz-corpus/": _FUZZ,
+    ".venv/bin/python benchmarks/collusion_calibration.py --seeds 100 --fair 200 --jobs 2 "
+    "> table.md": "a long reproduction: the calibration table (hours on two cores)",
+    ".venv/bin/python benchmarks/run.py --sizes 10000,100000 --rulesets three-card": (
+        "a long reproduction: a benchmark of 110,000 deals"
+    ),
+    "loo-replay analyse sample_logs/three-card-club-night.json --decisions": (
+        "a long reproduction: 172 decisions judged on 100 worlds each, half a minute of CPU "
+        "as pure Python; tests/test_decisions_cli.py runs it on 8 worlds"
+    ),
+}
+EXAMPLE_PAGES = [README, *PAGES]
+
+
+def _page_commands(path: Path) -> list[tuple[str, str]]:
+    return [(key(line), shown) for line, shown in commands(_read(path))]
+
+
+def test_every_example_is_run_or_skipped_with_its_reason() -> None:
+    """Every command line of the docs is in EXAMPLES (run, with its exit status and a
+    fragment of its output), names a placeholder marked as the reader's, or is in SKIPPED
+    with its reason; neither table names a line the docs no longer have."""
+    seen: set[str] = set()
+    for path in EXAMPLE_PAGES:
+        run_here = EXAMPLES.get(path.name, {})
+        found = [line for line, _ in _page_commands(path)]
+        seen.update(found)
+        for line in found:
+            assert line in run_here or line in SKIPPED or PLACEHOLDER.search(line), (
+                f"{path.name}: `{line}` is neither run (EXAMPLES) nor skipped with a reason "
+                "(SKIPPED), nor marked as the reader's (<your-logs>/)"
+            )
+            assert not (line in run_here and PLACEHOLDER.search(line)), line
+        assert set(run_here) <= set(found), (path.name, set(run_here) - set(found))
+    assert set(SKIPPED) <= seen, set(SKIPPED) - seen
+
+
+@pytest.fixture(scope="module")
+def after_make_audit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A clone's sample_logs/ and what `make audit` makes from it (the Makefile's command)."""
+    folder = tmp_path_factory.mktemp("clone")
+    shutil.copytree(SAMPLES, folder / "sample_logs")
+    recipe = re.search(
+        r"^audit: .*\n\t\$\(BIN\)/(loo-replay [^;]*);", _read(ROOT / "Makefile"), re.M
+    )
+    assert recipe, "the Makefile's audit target runs loo-replay audit"
+    made = run_example(recipe[1], folder)
+    assert made.status == 1 and "reports: reports/index.html" in made.said, made.said
+    return folder
+
+
+def _made_by_the_page(name: str, folder: Path) -> None:
+    """What a page tells its reader to make before its command lines."""
+    if name == "log-format.md":  # "Save it as kitchen.json"
+        (folder / "kitchen.json").write_text(json.dumps(_log_to_copy()), "utf-8")
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in EXAMPLE_PAGES if p.name in EXAMPLES], ids=lambda p: p.name
+)
+def test_every_example_runs_as_written(path: Path, after_make_audit: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "clone"
+    shutil.copytree(after_make_audit, folder, symlinks=True)
+    _made_by_the_page(path.name, folder)
+    expected = EXAMPLES[path.name]
+    took = []
+    for line, shown in _page_commands(path):
+        if line not in expected:
+            continue
+        status, fragment = expected[line]
+        start = time.monotonic()
+        ran = run_example(line, folder)
+        took.append(f"{time.monotonic() - start:.1f} s {line}")
+        assert "Traceback" not in ran.said, ran.said
+        assert (ran.status, fragment in ran.said) == (status, True), (line, ran.said[-3000:])
+        said = set(ran.said.splitlines())
+        for want in shown.splitlines():
+            assert "..." in want or not want.strip() or want in said, (line, want)
+    print("\n".join(took))
 
 
 # ------------------------------------------------------------------------------ links
