@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pexpect
-from explorer_helpers import Server
+from explorer_helpers import Server, start_serve
 from record_helpers import spawn
 
 _COMMENT = re.compile(r"\s+#\s.*$")
@@ -69,14 +69,7 @@ def _serve(words: list[str], folder: Path) -> Ran:
     request for its front page, then Ctrl-C; what it said, and the page."""
     if "--port" not in words:
         words = [*words, "--port", "0"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "loo_replay", *words],
-        cwd=folder,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    proc = start_serve(words, folder)
     server = Server(proc)
     try:
         url = server.wait_for_url()
@@ -92,12 +85,14 @@ def _serve(words: list[str], folder: Path) -> Ran:
 
 def _record(words: list[str], folder: Path) -> Ran:
     """``record`` in a pseudo-terminal, stopped (``q``) at its first prompt."""
-    child = spawn(*words[1:], cwd=folder, transcript=folder.parent / f"{folder.name}.terminal")
+    transcript = folder.parent / f"{folder.name}.terminal"  # this run's alone
+    transcript.unlink(missing_ok=True)
+    child = spawn(*words[1:], cwd=folder, transcript=transcript)
     try:
         child.expect(r"dealer \[\w+\]>")
         child.send("q\r")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
-    said = (folder.parent / f"{folder.name}.terminal").read_text("utf-8")
+    said = transcript.read_text("utf-8")
     return Ran(child.exitstatus if child.exitstatus is not None else -1, said)

@@ -49,18 +49,24 @@ class Server:
         return self.proc.returncode, self.said + rest
 
 
-@contextmanager
-def serving(db: Path, *args: str) -> Iterator[Server]:
-    """``loo-replay serve --db DB --port 0 ARGS`` until the block ends (then Ctrl-C; killed
-    if it is still there)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "loo_replay", "serve", "--db", str(db), "--port", "0", *args],
-        cwd=ROOT,
+def start_serve(words: list[str], cwd: Path) -> subprocess.Popen[str]:
+    """``loo-replay WORDS`` (a ``serve`` line) started in ``cwd``, in a process group of its
+    own as a terminal's job, its stderr piped for ``Server``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "loo_replay", *words],
+        cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
     )
+
+
+@contextmanager
+def serving(db: Path, *args: str) -> Iterator[Server]:
+    """``loo-replay serve --db DB --port 0 ARGS`` until the block ends (then Ctrl-C; killed
+    if it is still there)."""
+    proc = start_serve(["serve", "--db", str(db), "--port", "0", *args], ROOT)
     server = Server(proc)
     try:
         yield server
