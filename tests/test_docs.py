@@ -381,6 +381,7 @@ EXAMPLES: dict[str, dict[str, tuple[int, str]]] = {
             "wrote 1 session(s) of 50 deal(s) to games.jsonl",
         ),
         "loo-replay record game.json --players ann,bob,cat": (0, "Saved game.json"),
+        "loo-replay seal game.json": (0, "sealed game in game.json"),
     },
     "analysis.md": {
         "loo-replay simulate --seed 3 --players 5 --deals 6 --out night.jsonl": (
@@ -513,7 +514,13 @@ SKIPPED = {
         "as pure Python; tests/test_decisions_cli.py runs it on 8 worlds"
     ),
 }
-EXAMPLE_PAGES = [README, *PAGES]
+# Pages whose examples another test runs, command by command, with the steps between them
+# that the page describes in words, and their whole output compared with the page.
+RUN_ELSEWHERE = {
+    "evidence.md": "tests/test_evidence_docs.py runs its example, the edit of night.json "
+    "and codes.txt included",
+}
+EXAMPLE_PAGES = [README, *(p for p in PAGES if p.name not in RUN_ELSEWHERE)]
 
 
 def _page_commands(path: Path) -> list[tuple[str, str]]:
@@ -537,6 +544,8 @@ def test_every_example_is_run_or_skipped_with_its_reason() -> None:
             assert not (line in run_here and PLACEHOLDER.search(line)), line
         assert set(run_here) <= set(found), (path.name, set(run_here) - set(found))
     assert set(SKIPPED) <= seen, set(SKIPPED) - seen
+    for name in RUN_ELSEWHERE:
+        assert commands(_page(name)), f"{name} has no example left to run elsewhere"
 
 
 @pytest.fixture(scope="module")
