@@ -20,6 +20,7 @@ import fnmatch
 import os
 import shutil
 import signal
+import socket
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
@@ -76,14 +77,89 @@ def _ctrl_c_held() -> Iterator[None]:
         signal.raise_signal(signal.SIGINT)  # to the handler there was: raised here
 
 
+# The marker in a working folder of ``staging``: whose it is, so that a later run may remove
+# it once that process is gone (a kill -9 runs no ``finally``).
+STAGE_MARKER = ".loo-replay-stage.json"
+
+
+def _process_started(pid: int) -> int | None:
+    """When process ``pid`` started, in clock ticks since boot (Linux's ``/proc``), or None
+    where that cannot be read: with the id, it tells a process from a later one that was
+    given the same id."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return int(stat.read().rpartition(b")")[2].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _gone(pid: int, started: int | None) -> bool:
+    """Whether process ``pid`` (started at ``started``) has ended."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # someone else's process: alive
+        return False
+    now = _process_started(pid)
+    return started is not None and now is not None and now != started
+
+
+def _stale(stage: Path) -> bool:
+    """Whether ``stage`` is a working folder of ``staging`` whose process has ended: a real
+    folder (not a link) holding loo-replay's marker, written on this machine by a process
+    that is gone.  Anything else, a folder without the marker included, is not ours to
+    remove."""
+    try:
+        if stage.is_symlink() or not stage.is_dir():
+            return False
+        marker = orjson.loads((stage / STAGE_MARKER).read_bytes())
+        pid, host, started = marker["pid"], marker["host"], marker["started"]
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+        return False
+    if marker.get("written_by") != "loo-replay" or host != socket.gethostname():
+        return False
+    if not isinstance(pid, int) or pid <= 0 or not isinstance(started, int | None):
+        return False
+    return pid != os.getpid() and _gone(pid, started)
+
+
+def remove_stale_stages(folder: Path) -> list[Path]:
+    """Remove the working folders that ``staging`` made in ``folder`` for processes that
+    have ended without removing them (killed); those removed.  Nothing without the marker
+    of a process that is gone is touched."""
+    removed: list[Path] = []
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(_PREFIX)]
+    except OSError:
+        return removed
+    for entry in entries:
+        path = Path(entry.path)
+        if _stale(path):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
 @contextlib.contextmanager
 def staging(folder: Path) -> Iterator[Path]:
     """A private new folder in ``folder`` for files another library writes, removed with
-    whatever is left in it when the block ends."""
+    whatever is left in it when the block ends.  It holds a marker naming this process
+    (``STAGE_MARKER``, which ``move_tree`` does not move), and the stale folders of killed
+    runs in ``folder`` are removed first (``remove_stale_stages``)."""
+    remove_stale_stages(folder)
     stage = None
     try:
         with _ctrl_c_held():
             stage = Path(tempfile.mkdtemp(dir=folder, prefix=_PREFIX))
+        pid = os.getpid()
+        marker = {
+            "written_by": "loo-replay",
+            "pid": pid,
+            "host": socket.gethostname(),
+            "started": _process_started(pid),
+        }
+        (stage / STAGE_MARKER).write_bytes(orjson.dumps(marker))
         yield stage
     finally:
         if stage is not None:
@@ -129,6 +205,8 @@ def move_tree(stage: Path, folder: Path) -> list[str]:
         rel = Path(base).relative_to(stage)
         (folder / rel).mkdir(parents=True, exist_ok=True)
         for name in names:
+            if name == STAGE_MARKER and not rel.parts:
+                continue
             os.chmod(os.path.join(base, name), _file_mode(), follow_symlinks=False)
             os.replace(os.path.join(base, name), folder / rel / name)
             moved.append((rel / name).as_posix())

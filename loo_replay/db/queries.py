@@ -38,11 +38,21 @@ from loo_replay.files import OutputRefused, claim, move_tree, staging
 from loo_replay.run.audit import Summary
 
 WHOLE_TABLES = ("sessions", "players", "rejects")  # exported as one file each
-# Every name an export's files get (what a folder without a finished manifest may hold).
+# A per-deal table's partition of a session: a folder named by the first 16 hex digits of the
+# SHA-256 of its id, which fits any file system whatever the id (128 characters of anything:
+# URL-escaped CJK or slashes are past 255 bytes); the id itself is a column of the files.
+PARTITION = "session"
+_PARTITION_KEY = f"substr(sha256(session_id), 1, 16) AS {PARTITION}"
+# Every name an export's files get (what a folder without a finished manifest may hold),
+# those of earlier versions' exports (``session_id=ID``) included.
 EXPORT_NAMES = tuple(
     pattern
     for name in PER_DEAL_TABLES
-    for pattern in (f"{name}/session_id=*/*.parquet", f"{name}/*.parquet")
+    for pattern in (
+        f"{name}/{PARTITION}=*/*.parquet",
+        f"{name}/session_id=*/*.parquet",
+        f"{name}/*.parquet",
+    )
 ) + tuple(f"{name}.parquet" for name in WHOLE_TABLES)
 
 
@@ -292,7 +302,8 @@ def export_parquet(
     con: duckdb.DuckDBPyConnection, out: Path, *, overwrite: bool = False
 ) -> list[tuple[Path, int]]:
     """Every table as Parquet under ``out``: per-deal tables as directories partitioned by
-    session (``deals/session_id=.../data_0.parquet``), the others as single files.
+    session (``deals/session=<16 hex digits>/data_0.parquet``, ``PARTITION``), the others
+    as single files.
 
     Refuses to write over an earlier export unless ``overwrite``, and a folder that holds
     anything an export did not write (``files.claim``); DuckDB writes into a private
@@ -327,7 +338,8 @@ def _export_table(con: duckdb.DuckDBPyConnection, name: str, path: Path, partiti
     relation = con.sql(f"SELECT * FROM {name} ORDER BY {order}")
     try:
         if partitioned and rows:
-            relation.write_parquet(str(path), partition_by=["session_id"])
+            keyed = con.sql(f"SELECT *, {_PARTITION_KEY} FROM {name} ORDER BY {order}")
+            keyed.write_parquet(str(path), partition_by=[PARTITION])
         elif partitioned:
             path.mkdir()  # no sessions: one empty file keeps the table readable
             relation.write_parquet(str(path / "data_0.parquet"))
