@@ -325,6 +325,17 @@ def test_reaudit_other_rules_conflicts_name_the_fix_and_the_summary_is_the_audit
     assert _summary_line(replaced.stdout) == _summary_line(hoyle.stdout)
 
 
+def test_reaudit_the_same_input_gives_the_same_summary_line(tmp_path: Path) -> None:
+    """issue 55: a second ``audit`` of the same log, its sessions already loaded and counted
+    from the database, dropped "; 20 with hands left out" from the summary line that the
+    first run and ``validate`` print."""
+    log = SAMPLES / "three-card-table-recorded.json"
+    where = ["--db", tmp_path / "loo.duckdb", "--out", tmp_path / "out", "--no-replays"]
+    lines = [_summary_line(run("audit", log, *where, "--no-analysis").stdout) for _ in "12"]
+    assert "; 20 with hands left out" in lines[0]
+    assert lines == [_summary_line(run("validate", log).stdout)] * 2
+
+
 def test_reaudit_fingerprint_names_the_version(monkeypatch: pytest.MonkeyPatch) -> None:
     """The rules fingerprint holds the loo-replay version: the same rules under another
     version are another audit."""

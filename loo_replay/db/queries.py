@@ -174,7 +174,8 @@ def judged_sessions(con: duckdb.DuckDBPyConnection) -> int:
 def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) -> Summary:
     """What the loaded audits of ``session_ids`` found (an id listed twice counts twice):
     for sessions an ingest recognised as loaded with the same content, rules and version,
-    whose audit would come out the same."""
+    whose audit would come out the same, so every count the audit's summary gives (a rerun
+    of ``audit`` prints the same summary line as the run that loaded them)."""
     counts = Summary()
     if not session_ids:
         return counts
@@ -186,7 +187,8 @@ def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) ->
                 count(*) FILTER (WHERE status = 'audited') AS audited,
                 count(*) FILTER (WHERE status = 'misdeal') AS misdeals,
                 sum(violations) AS violations,
-                sum(discrepancies) AS discrepancies
+                sum(discrepancies) AS discrepancies,
+                count(*) FILTER (WHERE knowledge = 'partial') AS partial
             FROM deals GROUP BY session_id
         ),
         r AS (
@@ -196,7 +198,7 @@ def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) ->
         SELECT
             s.session_id, s.deals, coalesce(d.audited, 0), coalesce(d.misdeals, 0),
             coalesce(r.rejected, 0), coalesce(d.violations, 0), coalesce(d.discrepancies, 0),
-            len(s.errors) > 0
+            coalesce(d.partial, 0), len(s.errors) > 0
         FROM sessions s LEFT JOIN d USING (session_id) LEFT JOIN r USING (session_id)
         WHERE s.session_id IN (SELECT unnest(?::VARCHAR[]))
         """,
@@ -205,8 +207,11 @@ def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) ->
     found = {sid: rest for sid, *rest in rows}
     for sid in session_ids:
         if sid in found:
-            deals, audited, misdeals, rejected, violations, discrepancies, errors = found[sid]
+            deals, audited, misdeals, rejected, violations, discrepancies, partial, errors = (
+                found[sid]
+            )
             loaded = Summary(1, deals, audited, misdeals, rejected, violations, discrepancies)
+            loaded.partial = int(partial)  # the summary line's "with hands left out" (issue 55)
             loaded.session_errors = int(errors)
             counts.merge(loaded)
     return counts
