@@ -207,9 +207,9 @@ def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) ->
     found = {sid: rest for sid, *rest in rows}
     for sid in session_ids:
         if sid in found:
-            deals, audited, misdeals, rejected, violations, discrepancies, partial, errors = (
-                found[sid]
-            )
+            deals, audited, misdeals, rejected, violations, discrepancies, partial, errors = found[
+                sid
+            ]
             loaded = Summary(1, deals, audited, misdeals, rejected, violations, discrepancies)
             loaded.partial = int(partial)  # the summary line's "with hands left out" (issue 55)
             loaded.session_errors = int(errors)
