@@ -178,6 +178,68 @@ def test_exit_status_a_session_with_an_error_of_its_own_is_never_clean(tmp_path:
     assert again.returncode == 1  # recognised as loaded, counted from the database
 
 
+def test_a_misspelled_ruleset_is_one_error_with_the_deals_counted(tmp_path: Path) -> None:
+    """issue 55: a misspelled ruleset was said once per deal, numbered from 0 under headings
+    numbered from 1 (``Deal 1 REJECTED / deal 0 not audited``).  The text says it once and
+    counts the deals; the JSON keeps every deal rejected, each named by the log's number,
+    its pointer the header's; exit 1 as for any rejected deal."""
+    doc = orjson.loads((SAMPLES / "wrong-payouts.json").read_bytes())
+    doc["session"]["ruleset"] = "three-crad"
+    log = tmp_path / "misspelled.json"
+    log.write_bytes(orjson.dumps(doc))
+    text = run("validate", log)
+    assert text.returncode == 1
+    lines = text.stdout.splitlines()
+    assert lines[0] == "Session wrong-payouts-2026-11-27 (" + str(log) + "), ruleset ?"
+    assert lines[1].startswith('  error /session/ruleset: unknown ruleset "three-crad"')
+    assert lines[2:4] == [
+        "  16 deal(s) REJECTED (not audited: the session's header is unusable)",
+        "",
+    ]
+    assert "Deal " not in text.stdout and "deal 0" not in text.stdout
+    assert "16 rejected" in lines[-1]
+    audit = orjson.loads(run("validate", log, "--format", "json").stdout)
+    deals = audit["sessions"][0]["deals"]
+    assert [d["status"] for d in deals] == ["rejected"] * 16
+    assert [d["deal"] for d in deals] == [d["deal"] for d in doc["deals"]] == list(range(1, 17))
+    for d in deals:
+        (error,) = d["errors"]
+        assert error["path"] == "/session/ruleset"
+        assert error["message"].startswith(
+            f"deal {d['deal']} not audited: the session's header is unusable (unknown ruleset"
+        )
+
+
+def test_a_document_of_another_shape_is_one_error_its_deals_named_by_where_they_are(
+    tmp_path: Path,
+) -> None:
+    """issue 55: JSON of another shape gave ``Deal ? REJECTED / error : deal 0 not audited:
+    unknown field 'players'`` once a deal.  Said once (``error:``, the whole document), the
+    deals counted; in the JSON, a deal without a number is named by its pointer, 0-based."""
+    doc = {
+        "format": "loo-hand-log",
+        "version": 1,
+        "players": ["ann", "bob"],
+        "session": {"id": "shape", "players": [{"id": "a"}, {"id": "b"}, {"id": "c"}]},
+        "deals": [{"hands": {}}, {"hands": {}}],
+    }
+    log = tmp_path / "shape.json"
+    log.write_bytes(orjson.dumps(doc))
+    text = run("validate", log)
+    assert text.returncode == 1
+    assert text.stdout.splitlines()[1:3] == [
+        "  error: unknown field 'players' in the document (allowed: format, version, "
+        "session, deals, meta)",
+        "  2 deal(s) REJECTED (not audited: the session's header is unusable)",
+    ]
+    audit = orjson.loads(run("validate", log, "--format", "json").stdout)
+    said = [d["errors"][0]["message"] for d in audit["sessions"][0]["deals"]]
+    assert [m.split(" not audited")[0] for m in said] == [
+        "the deal at /deals/0",
+        "the deal at /deals/1",
+    ]
+
+
 def test_exit_status_replay_in_an_empty_folder_is_2(tmp_path: Path) -> None:
     result = run("replay", tmp_path, "--deal", "1")
     assert result.returncode == 2

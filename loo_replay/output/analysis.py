@@ -154,6 +154,8 @@ def rendered_analysis(
     style = make_style(colour)
     if not isinstance(item, SessionReport):
         return Rendered(counts, lines=tuple(item_lines(item, style)), warning=skipped_warning(item))
+    if item.errors:  # its deals all rejected for the header's error: said once, counted
+        return Rendered(counts, lines=tuple(item_lines(item, style)))
     lines = item_lines(replace(item, deals=[]), style)
     for i, (deal, a) in enumerate(zip(item.deals, analyses, strict=True)):
         lines += deal_lines(deal, style) + analysis_lines(a, style)

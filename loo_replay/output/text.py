@@ -11,12 +11,19 @@ import re
 from collections.abc import Callable
 
 from loo_replay.engine.cards import SUIT_SYMBOLS, display_cards
+from loo_replay.engine.model import LogError
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Knowledge, Status
 from loo_replay.evidence.seals import SEALED, UNSEALED
 from loo_replay.output import wording
 from loo_replay.output.json_document import Rendered, has_findings, skipped_warning
-from loo_replay.run.audit import AuditItem, SessionReport, Summary, UnreadableDocument
+from loo_replay.run.audit import (
+    HEADER_UNUSABLE,
+    AuditItem,
+    SessionReport,
+    Summary,
+    UnreadableDocument,
+)
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
@@ -39,14 +46,19 @@ def _amounts(label: str, amounts: dict[str, int] | None) -> str | None:
     return f"{label} " + ", ".join(f"{safe(k)} {v}" for k, v in amounts.items())
 
 
+def _error(e: LogError, style: Style) -> str:
+    """A log error: ``error PATH: message``, or ``error: message`` for the whole document
+    (the JSON Pointer "")."""
+    where = f" {safe(e.path)}" if e.path else ""
+    return f"{style('error', 'bad')}{where}: {safe(e.message, 400)}"
+
+
 def deal_lines(d: DealAudit, style: Style = plain) -> list[str]:
     """The report of one deal: a heading line and indented findings."""
     head = f"  Deal {d.number if d.number is not None else '?'}"
     if d.status == Status.REJECTED:
         lines = [head + " " + style("REJECTED", "bad") + " (log error; not audited)"]
-        lines += [
-            f"    {style('error', 'bad')} {safe(e.path)}: {safe(e.message, 400)}" for e in d.errors
-        ]
+        lines += [f"    {_error(e, style)}" for e in d.errors]
         return lines
     parts = [f"dealer {safe(d.dealer or '?')}"]
     if d.pool_start is not None:
@@ -107,7 +119,14 @@ def session_lines(s: SessionReport, style: Style = plain, findings_only: bool = 
     if seals.status != UNSEALED:  # a log without seals says nothing of them
         lines.append(f"  {style(seals.line(), 'title' if seals.status == SEALED else 'bad')}")
     for e in s.errors:
-        lines.append(f"  {style('error', 'bad')} {safe(e.path)}: {safe(e.message, 400)}")
+        lines.append(f"  {_error(e, style)}")
+    if s.errors:  # every deal rejected for it: said once, counted, not once a deal
+        if s.deals:
+            lines.append(
+                f"  {len(s.deals)} deal(s) {style('REJECTED', 'bad')} (not audited: "
+                f"{HEADER_UNUSABLE})"
+            )
+        return lines
     for d in flagged:
         lines += deal_lines(d, style)
     others = len(s.deals) - len(flagged)

@@ -208,6 +208,10 @@ def audit_document(
     return _audit_parsed(doc, parsed, choice, at_play, None, keep, each, limits)
 
 
+# Why every deal of a session is rejected when its header has an error of its own.
+HEADER_UNUSABLE = "the session's header is unusable"
+
+
 def _audit_parsed(
     doc: Document,
     parsed: ParsedDocument,
@@ -240,15 +244,15 @@ def _audit_parsed(
     if parsed.header_error is not None:
         report.errors.append(parsed.header_error)
     if header is None or options is None:
+        # One error of the session, said once; its deals are rejected (the JSON contract),
+        # each named by the number the log gives it, or else by where it is.
         first = report.errors[0]
         for i, raw in enumerate(parsed.raw_deals):
             number = raw.get("deal") if isinstance(raw, dict) else None
-            rejected = DealAudit(
-                number if isinstance(number, int) else None,
-                Status.REJECTED,
-                None,
-                errors=[LogError(first.path, f"deal {i} not audited: {first.message}")],
-            )
+            number = number if isinstance(number, int) and not isinstance(number, bool) else None
+            named = f"deal {number}" if number is not None else f"the deal at /deals/{i}"
+            said = f"{named} not audited: {HEADER_UNUSABLE} ({first.message})"
+            rejected = DealAudit(number, Status.REJECTED, None, errors=[LogError(first.path, said)])
             report.deals.append(rejected)
             if each is not None:
                 each(report, i, rejected)
