@@ -1,5 +1,5 @@
 """Where the collusion screen shows (issue 42, part 5; docs/database.md, "collusion";
-docs/reports.md, "The collusion page"): the tables ``ingest`` and ``audit`` refresh, the
+docs/reports.md, "The collusion page"): the tables ``report`` and ``audit`` bring up to date, the
 report's page with the flagged pair and the deals behind it, the index's line, and the
 same page served by the explorer."""
 
@@ -116,7 +116,7 @@ def test_audit_of_fair_play_flags_no_pair_and_exits_0(tmp_path: Path) -> None:
     assert not any(r["flagged"] for r in _rows(tmp_path / "loo.duckdb", "collusion"))
 
 
-def test_ingest_refreshes_a_fair_screen_and_the_page_counts_the_tests_too_few(
+def test_report_screens_what_ingest_marked_stale_and_the_page_counts_the_tests_too_few(
     tmp_path: Path,
 ) -> None:
     log = _simulate(tmp_path, 120)
@@ -124,19 +124,12 @@ def test_ingest_refreshes_a_fair_screen_and_the_page_counts_the_tests_too_few(
     result = run("ingest", log, "--db", db)
     assert result.returncode == 0, result.stderr
     assert "collusion:" not in result.stdout
+    assert _rows(db, "collusion") == []  # marked stale, not screened inside the load
+    assert run("report", "--db", db, "--out", out, "--no-replays").returncode == 0
     rows = _rows(db, "collusion")
     assert rows and not any(r["flagged"] for r in rows) and _rows(db, "collusion_acts") == []
     few = sum(r["status"] == "too_few" for r in rows)
     assert few
-    assert run("report", "--db", db, "--out", out, "--no-replays").returncode == 0
     page = (out / "collusion.html").read_text("utf-8")
     assert f"Nothing flagged; {few:,} of {len(rows):,} tests had too few opportunities" in page
     assert "Collusion:" not in (out / "index.html").read_text("utf-8")
-
-    # Loaded again without the analysis: no screen is kept rather than a stale one.
-    bare = run("ingest", log, "--db", db, "--replace", "--no-analysis")
-    assert bare.returncode == 0, bare.stderr
-    assert "collusion: not screened after a load with --no-analysis" in bare.stdout
-    assert _rows(db, "collusion") == [] and _rows(db, "collusion_acts") == []
-    assert run("report", "--db", db, "--out", out, "--no-replays").returncode == 0
-    assert "No collusion screen yet" in (out / "collusion.html").read_text("utf-8")

@@ -1,4 +1,4 @@
-"""The fairness table that ``audit`` refreshes and the fairness report page (issue 15, point 4;
+"""The fairness table that ``audit`` and ``report`` bring up to date and the fairness report page (issue 15, point 4;
 docs/fairness.md, "The JSON": the report gains a page with observed against expected and the band)."""
 
 from __future__ import annotations
@@ -52,8 +52,16 @@ def test_a_fair_session_leaves_the_index_without_a_fairness_line(tmp_path: Path)
     assert "Nothing flagged" in (out / "fairness.html").read_text("utf-8")
 
 
-def test_a_report_of_a_database_never_audited_says_how_to_get_the_tests(tmp_path: Path) -> None:
+def test_a_report_of_a_database_only_ingested_runs_the_tests_the_load_marked_stale(
+    tmp_path: Path,
+) -> None:
     db, out = tmp_path / "loo.duckdb", tmp_path / "reports"
     assert run("ingest", SAMPLES / "three-card-club-night.json", "--db", db).returncode == 0
+    assert _table(db) == []  # a load runs no test: it marks the table stale
     assert run("report", "--db", db, "--out", out, "--no-replays").returncode == 0
-    assert "No fairness tests yet" in (out / "fairness.html").read_text("utf-8")
+    rows = _table(db)
+    assert rows and not any(f for _, _, f, _ in rows)
+    page = (out / "fairness.html").read_text("utf-8")
+    assert "No fairness tests yet" not in page and "Nothing flagged" in page
+    assert "<dt>Covers</dt><dd>1 session(s), 24 deal(s), content version 1</dd>" in page
+    assert "run <code>loo-replay report</code>" not in page  # current: no notice

@@ -48,6 +48,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "replayer",
             "fairness",
             "collusion",
+            "derived",
             "recorder",
             "simulate",
             "explorer",
@@ -64,6 +65,7 @@ OUTPUTS_ARROWS = {
     "recorder": frozenset({"output"}),
     "fairness": frozenset({"db", "simulate"}),
     "collusion": frozenset({"db", "fairness", "simulate"}),
+    "derived": frozenset({"collusion", "db", "fairness"}),
     "reports": frozenset({"collusion", "db", "fairness", "output", "replayer"}),
     "explorer": frozenset({"collusion", "db", "fairness", "output", "replayer", "reports"}),
 }

@@ -72,14 +72,12 @@ def collusion(
 
 
 def _from_db(db: Path, alpha: float) -> Report:
-    from loo_replay.collusion.screen import screen
-    from loo_replay.db.queries import open_for_reading
+    """The screen run now; the stored tables kept too when they are stale and this is their
+    run (``derived.steps.screen_now``)."""
+    from loo_replay.collusion.table import ALPHA
+    from loo_replay.derived.steps import screen_now
 
-    con = open_for_reading(db)
-    try:
-        return screen(con, alpha)
-    finally:
-        con.close()
+    return screen_now(db, alpha, alpha == ALPHA)
 
 
 def text_lines(report: Report) -> list[str]:

@@ -176,9 +176,10 @@ def ingest(
         )
     if (line := decisions_line(sampling, c, result.judged)) is not None:
         typer.echo(line)
-    flagged = refresh_collusion(db, not no_analysis)
-    if flagged:
-        typer.echo(collusion_line(flagged))
+    if result.stale:
+        typer.echo(
+            f"marked stale: {', '.join(result.stale)} (loo-replay report brings them up to date)"
+        )
     s = result.summary
     for line in unread_lines(s):
         typer.echo(f"loo-replay: {line}", err=True)
@@ -215,27 +216,8 @@ def decisions_line(sampling: Sampling | None, c: Counts, judged: int) -> str | N
     )
 
 
-def refresh_collusion(db: Path, analysed: bool) -> int:
-    """The collusion tables refreshed after a load (docs/database.md, "collusion"); after
-    one with ``--no-analysis``, which emptied them, says so.  The pairs flagged.  A failure
-    ends the command."""
-    from loo_replay.collusion.table import refresh
-    from loo_replay.db.errors import DatabaseError
-
-    if analysed:
-        try:
-            return len(refresh(db).flagged)
-        except DatabaseError as exc:
-            fail(str(exc))
-    typer.echo(
-        "collusion: not screened after a load with --no-analysis (the screen would analyse "
-        "the deals); loo-replay collusion --db screens this database"
-    )
-    return 0
-
-
 def collusion_line(pairs: int) -> str:
-    """What ingest and audit say when the refreshed screen flags a pair."""
+    """What audit says when the screen flags a pair."""
     return (
         f"collusion: {pairs} pair(s) flagged, a pattern unlikely among independent players "
         "(loo-replay collusion --db for the numbers)"

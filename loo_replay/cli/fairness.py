@@ -74,14 +74,13 @@ def fairness(
 
 
 def _from_db(db: Path, scopes: list[str], alpha: float) -> Report:
-    from loo_replay.db.queries import open_for_reading
-    from loo_replay.fairness.verdicts import fairness as run
+    """The tests run now; the stored table kept too when it is stale and this is its run
+    (``derived.steps.fairness_now``)."""
+    from loo_replay.derived.steps import fairness_now
+    from loo_replay.fairness.table import ALPHA
+    from loo_replay.fairness.verdicts import DEFAULT_BY
 
-    con = open_for_reading(db)
-    try:
-        return run(con, scopes, alpha)
-    finally:
-        con.close()
+    return fairness_now(db, scopes, alpha, set(scopes) == set(DEFAULT_BY) and alpha == ALPHA)
 
 
 def _from_logs(

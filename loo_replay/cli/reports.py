@@ -14,7 +14,7 @@ written.  ``report`` exits 0 once written, 2 if it cannot be, or not all of it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -29,7 +29,6 @@ from loo_replay.cli.database import (
     decisions_line,
     judging,
     load_logs,
-    refresh_collusion,
 )
 from loo_replay.cli.options import (
     PathsArg,
@@ -45,6 +44,9 @@ from loo_replay.cli.output import StatusLine, fail, unread_lines
 from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
+
+if TYPE_CHECKING:  # imported by the commands themselves: validate loads no database
+    from loo_replay.derived.steps import UpToDate
 
 DEFAULT_OUT = Path("reports")
 OutOpt = Annotated[
@@ -78,6 +80,7 @@ def _write(
     from loo_replay.db.errors import DatabaseError
     from loo_replay.db.queries import open_for_reading
     from loo_replay.db.schema import reading
+    from loo_replay.derived.steps import record_reports
     from loo_replay.files import OutputRefused
     from loo_replay.reports.build import write_reports
     from loo_replay.reports.names import OutsideOutput
@@ -97,6 +100,7 @@ def _write(
                 )
             finally:
                 con.close()
+        record_reports(db, result.covers, out)
     except (DatabaseError, OutputRefused) as exc:
         fail(safe(str(exc), 600))
     except (OSError, OutsideOutput) as exc:
@@ -128,10 +132,23 @@ def report(
     page per deal; they work offline.  The logs are read again for the replay pages, from
     wherever this runs.
     """
+    _up_to_date(db)
     sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine(), limits)
     typer.echo(_where(out, sessions, pages, written, replays))
     if missing:
         fail(f"replay pages of {missing} session(s) could not be written (see above)")
+
+
+def _up_to_date(db: Path, collusion: bool = True) -> UpToDate:
+    """The stored fairness tests and collusion screen recomputed where a load marked them
+    stale (``derived.steps``); a failure ends the command."""
+    from loo_replay.db.errors import DatabaseError
+    from loo_replay.derived.steps import refresh_stale
+
+    try:
+        return refresh_stale(db, collusion=collusion)
+    except DatabaseError as exc:
+        fail(safe(str(exc), 600))
 
 
 def _claim(out: Path) -> None:
@@ -173,8 +190,6 @@ def audit(
     database's fairness tests or its collusion screen flag anything; 2 for bad usage or
     input that could not be read.
     """
-    from loo_replay.db.errors import DatabaseError
-    from loo_replay.fairness.table import refresh as refresh_fairness
     from loo_replay.output.text import summary_line
 
     choice = rule_choice(ruleset, settings)
@@ -201,11 +216,13 @@ def audit(
     )
     if (line := decisions_line(sampling, c, result.judged)) is not None:
         typer.echo(line)
-    try:
-        fair = refresh_fairness(db)
-    except DatabaseError as exc:
-        fail(str(exc))
-    pairs = refresh_collusion(db, not no_analysis)
+    current = _up_to_date(db, collusion=not no_analysis)
+    if no_analysis:
+        typer.echo(
+            "collusion: not screened after a load with --no-analysis (the screen would "
+            "analyse the deals); loo-replay collusion --db screens this database"
+        )
+    pairs = 0 if no_analysis else current.collusion_flagged
     sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine(), limits)
     s = result.summary
     typer.echo(summary_line(s))
@@ -214,8 +231,10 @@ def audit(
             f"{len(result.conflicts)} session(s) in conflict: counted above as audited now, "
             "but the database and the reports keep their earlier audit (see above)"
         )
-    if fair.flagged:
-        typer.echo(f"fairness: {len(fair.flagged)} test(s) flagged as unlikely under fair dealing")
+    if current.fairness_flagged:
+        typer.echo(
+            f"fairness: {current.fairness_flagged} test(s) flagged as unlikely under fair dealing"
+        )
     if pairs:
         typer.echo(collusion_line(pairs))
     typer.echo(_where(out, sessions, pages, written, replays))
@@ -227,4 +246,6 @@ def audit(
             err=True,
         )
         raise typer.Exit(2)
-    raise typer.Exit(max(s.exit_code, result.exit_code, 1 if fair.flagged or pairs else 0))
+    raise typer.Exit(
+        max(s.exit_code, result.exit_code, 1 if current.fairness_flagged or pairs else 0)
+    )

@@ -18,6 +18,7 @@ import duckdb
 
 from loo_replay.collusion.opportunities import TESTS, Counts, count
 from loo_replay.collusion.stats import Result, Stratum, stratified_test
+from loo_replay.db.content import Covers, covered
 from loo_replay.db.errors import DatabaseError
 from loo_replay.errors import first_line
 from loo_replay.fairness.holm import holm
@@ -90,6 +91,7 @@ class Report:
     pairs: tuple[Pair, ...]
     analysed_here: int = 0  # deals loaded without the analysis, analysed for the screen
     not_analysed: int = 0  # such deals that could not be: no thrown tricks counted
+    covers: Covers | None = None  # the database's sessions and deals, at its content version
 
     @property
     def flagged(self) -> list[Pair]:
@@ -105,6 +107,7 @@ class Report:
             "deals": self.deals,
             "analysed_here": self.analysed_here,
             "not_analysed": self.not_analysed,
+            **({} if self.covers is None else {"covers": self.covers.as_json()}),
             "pairs": [p.as_json() for p in self.pairs],
         }
 
@@ -116,7 +119,7 @@ def screen(con: duckdb.DuckDBPyConnection, alpha: float) -> Report:
         counts = count(con)
     except duckdb.Error as exc:
         raise DatabaseError(f"the collusion counts failed: {first_line(str(exc))}") from None
-    return judge(counts, alpha)
+    return replace(judge(counts, alpha), covers=covered(con))
 
 
 def judge(counts: Counts, alpha: float) -> Report:

@@ -1,7 +1,8 @@
 """The ``collusion`` and ``collusion_acts`` tables: the screen's last run, kept for the
 reports (docs/database.md, "collusion").
 
-``ingest`` and ``audit`` refresh them after loading, at the default alpha; ``report``
+At the default alpha.  A load marks them stale; ``report``, ``audit`` and
+``collusion --db`` screen again when they are (``loo_replay.derived``), and ``report``
 reads them.  Each tested row carries the band of shares independent play allows; each
 flagged test keeps the deals of the acts behind it (those in the strata the test compared),
 so that a committee can replay them.
@@ -10,7 +11,7 @@ so that a committee can replay them.
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import Path
+from dataclasses import replace
 from statistics import NormalDist
 from typing import Any
 
@@ -19,6 +20,7 @@ import duckdb
 from loo_replay.collusion.opportunities import TESTS, Counts, counted, prepared
 from loo_replay.collusion.screen import NEEDED, TESTED, Report, Test, judge
 from loo_replay.collusion.stats import Stratum
+from loo_replay.db.content import covered
 from loo_replay.db.errors import DatabaseError
 from loo_replay.db.load import replace_rows
 from loo_replay.errors import first_line
@@ -87,28 +89,68 @@ def _acts(con: duckdb.DuckDBPyConnection, counts: Counts, report: Report) -> lis
 
 
 def store(con: duckdb.DuckDBPyConnection, report: Report, acts: list[tuple[Any, ...]]) -> None:
-    """Replace both tables' rows with ``report``'s and ``acts``, in one transaction."""
+    """Replace both tables' rows with ``report``'s and ``acts``, and record what they cover,
+    in one transaction."""
     rows = [_row(p.pair, p.deals, t, report.alpha) for p in report.pairs for t in p.tests]
-    replace_rows(con, {"collusion": (COLUMNS, rows), "collusion_acts": (ACT_COLUMNS, acts)})
+    assert report.covers is not None, "refresh counts what it covers"
+    replace_rows(
+        con,
+        {"collusion": (COLUMNS, rows), "collusion_acts": (ACT_COLUMNS, acts)},
+        report.covers,
+    )
 
 
-def refresh(db: Path) -> Report:
-    """Screen the database at ``db`` and keep the run in its collusion tables."""
-    from loo_replay.db.schema import open_db
-
-    con = open_db(db)
+def refresh(con: duckdb.DuckDBPyConnection) -> Report:
+    """Screen the database of ``con`` (read-write) and keep the run in its collusion tables
+    (``loo_replay.derived`` calls it when they are stale)."""
     try:
-        try:
-            with prepared(con) as computed:
-                counts = counted(con, computed)
-                report = judge(counts, ALPHA)
-                acts = _acts(con, counts, report)
-        except duckdb.Error as exc:
-            raise DatabaseError(f"the collusion counts failed: {first_line(str(exc))}") from None
-        store(con, report, acts)
-        return report
-    finally:
-        con.close()
+        with prepared(con) as computed:
+            counts = counted(con, computed)
+            report = replace(judge(counts, ALPHA), covers=covered(con))
+            acts = _acts(con, counts, report)
+    except duckdb.Error as exc:
+        raise DatabaseError(f"the collusion counts failed: {first_line(str(exc))}") from None
+    store(con, report, acts)
+    return report
+
+
+def computed(con: duckdb.DuckDBPyConnection) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The screen run now, as ``stored`` and ``stored_acts`` give the tables' rows, nothing
+    written: the explorer's, over a database whose tables are stale."""
+    try:
+        with prepared(con) as found:
+            counts = counted(con, found)
+            report = judge(counts, ALPHA)
+            acts = _acts(con, counts, report)
+        numbers = dict(
+            ((sid, index), deal)
+            for sid, index, deal in con.execute(
+                "SELECT session_id, deal_index, deal FROM deals SEMI JOIN (SELECT "
+                "unnest(?::VARCHAR[]) AS session_id, unnest(?::INTEGER[]) AS deal_index) "
+                "USING (session_id, deal_index)",
+                [[a[4] for a in acts], [a[5] for a in acts]],
+            ).fetchall()
+        )
+    except duckdb.Error as exc:
+        raise DatabaseError(f"the collusion counts failed: {first_line(str(exc))}") from None
+    flagged = {p.pair for p in report.flagged}
+    rows = sorted(
+        (dict(zip(COLUMNS, _row(p.pair, p.deals, t, ALPHA), strict=True)) for p in report.pairs
+         for t in p.tests),
+        key=lambda r: (
+            (r["player_a"], r["player_b"]) not in flagged, r["player_a"], r["player_b"],
+            TESTS.index(r["test"]),
+        ),
+    )  # fmt: skip
+    listed = sorted(
+        (
+            {**dict(zip(ACT_COLUMNS, a, strict=True)), "deal": numbers.get((a[4], a[5]))}
+            for a in acts
+        ),
+        key=lambda a: (a["player_a"], a["player_b"], a["session_id"], a["deal_index"],
+                       a["test"], a["owner"]),
+    )  # fmt: skip
+    return rows, listed
 
 
 def stored(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:

@@ -76,6 +76,7 @@ class IngestResult:
     files: int
     summary: Summary  # what the audit asked for found in the input, loaded or not
     judged: int  # sessions of the database with judged decisions, after the load
+    stale: list[str]  # the derived results this load marked stale (db/content.py), if any
 
     @property
     def exit_code(self) -> int:
@@ -121,9 +122,10 @@ def ingest(
     # and no worker has it in memory.
     import duckdb
 
-    from loo_replay.db.load import Loader, replace_rows
+    from loo_replay.db.content import stale, version
+    from loo_replay.db.load import Loader
     from loo_replay.db.queries import judged_sessions, loaded_counts
-    from loo_replay.db.schema import COLLUSION_TABLES, damage, open_db
+    from loo_replay.db.schema import damage, open_db
 
     con = None
     loader: Loader | None = None
@@ -139,6 +141,7 @@ def ingest(
 
         con = writer()
         loader = Loader(con, replace, writer, again=decisions is not None)
+        before = version(con)  # raised by each transaction that changes what is stored
         loader.file_errors += [*found.errors, *map(str, found.skipped)]
         loader.summary.unreadable_files += len(found.errors)
         loader.summary.skipped_entries += len(found.skipped)
@@ -164,9 +167,8 @@ def ingest(
         with closing(results), fewer_collections():
             _load(loader, results, progress, file_done, again)
         loader.summary.merge(loaded_counts(loader.con, loader.skipped_ids))
-        if not analyse:  # no screen rather than one of another load (docs/database.md)
-            replace_rows(loader.con, {table: ((), []) for table in COLLUSION_TABLES})
         judged = judged_sessions(loader.con)
+        marked = stale(loader.con) if version(loader.con) != before else []
     except duckdb.InterruptException:  # Ctrl-C while DuckDB was working
         raise KeyboardInterrupt from None
     except duckdb.Error as exc:
@@ -186,7 +188,13 @@ def ingest(
         if loader is not None:
             loader.con.close()  # a new one if a failed commit invalidated the first
     return IngestResult(
-        loader.counts, loader.conflicts, loader.file_errors, len(files), loader.summary, judged
+        loader.counts,
+        loader.conflicts,
+        loader.file_errors,
+        len(files),
+        loader.summary,
+        judged,
+        marked,
     )
 
 
@@ -195,12 +203,24 @@ def _record_skipped(con: duckdb.DuckDBPyConnection, skipped: list[Skipped], db: 
     once per entry and reason however often it is met."""
     if not skipped:
         return
-    con.executemany(
-        "INSERT INTO rejects (kind, file, path, message, errors, raw, digest) "
-        "SELECT 'skipped', $file, '', $why, [], ''::BLOB, sha256('') WHERE NOT EXISTS "
-        "(SELECT 1 FROM rejects WHERE kind = 'skipped' AND file = $file AND message = $why)",
-        [{"file": log_name(Path(s.path), db), "why": s.reason} for s in skipped],
-    )
+    from loo_replay.db.content import raise_version
+
+    con.begin()
+    try:
+        ((before,),) = con.execute("SELECT count(*) FROM rejects").fetchall()
+        con.executemany(
+            "INSERT INTO rejects (kind, file, path, message, errors, raw, digest) "
+            "SELECT 'skipped', $file, '', $why, [], ''::BLOB, sha256('') WHERE NOT EXISTS "
+            "(SELECT 1 FROM rejects WHERE kind = 'skipped' AND file = $file AND message = $why)",
+            [{"file": log_name(Path(s.path), db), "why": s.reason} for s in skipped],
+        )
+        ((after,),) = con.execute("SELECT count(*) FROM rejects").fetchall()
+        if after != before:  # the index lists them: the reports are stale
+            raise_version(con)
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
 
 
 def _load(

@@ -22,6 +22,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 from msgspec.structs import asdict
 
 from loo_replay.db import documents
+from loo_replay.db.content import Covers, raise_version, record
 from loo_replay.db.frames import (
     SCHEMAS,
     TABLES,
@@ -175,6 +176,7 @@ class Loader:
     waiting_deals: int = 0
     mark: _Mark | None = None  # of the open transaction
     document_bytes: int = 0  # of the documents the open transaction stores
+    changed: bool = False  # the open transaction stores or deletes rows: a new content version
     failed: duckdb.Error | None = None  # by ``insert_waiting``, raised by the next call
 
     def __post_init__(self) -> None:
@@ -204,12 +206,15 @@ class Loader:
     def begin(self) -> None:
         self.con.begin()
         self.document_bytes = 0
+        self.changed = False
         lengths = (len(self.conflicts), len(self.file_errors), len(self.skipped_ids))
         self.mark = _Mark(self.counts.copy(), dataclasses.replace(self.summary), lengths)
 
     def commit(self) -> None:
         self._failed_before()
         self.flush()
+        if self.changed:  # every derived result marked stale, with the rows (db/content.py)
+            raise_version(self.con)
         if self.document_bytes < CHECKPOINT_BYTES:
             self.con.commit()
         else:  # a checkpoint would follow the log's writing: no log
@@ -226,6 +231,7 @@ class Loader:
         self.waiting.clear()
         self.waiting_deals = 0
         self.failed = None
+        self.changed = False
         with contextlib.suppress(duckdb.Error):  # no transaction open: nothing to undo
             self.con.rollback()
         self._revive()
@@ -312,6 +318,7 @@ class Loader:
         )
         self.con.begin()
         insert_table(self.con, "rejects", pa.Table.from_pylist([asdict(row)], SCHEMAS["rejects"]))
+        raise_version(self.con)
         self.con.commit()
 
     def insert_waiting(self) -> None:
@@ -376,6 +383,7 @@ class Loader:
                     [deletes],
                 )
         kept = list(keep.values())  # in input order: a replacing item comes after the replaced
+        self.changed = self.changed or bool(kept or deletes)
         for name in TABLES:
             table = rows_in(batch.tables[name], [i.rows[name] for i in kept])
             if table.num_rows:
@@ -454,9 +462,11 @@ def insert_table(con: duckdb.DuckDBPyConnection, name: str, frame: pa.Table) -> 
 def replace_rows(
     con: duckdb.DuckDBPyConnection,
     tables: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]],
+    covers: Covers,
 ) -> None:
-    """Replace each table's rows with ``rows`` (tuples in the order of ``columns``), all in
-    one transaction: a screen's run kept whole or not at all (fairness, collusion)."""
+    """Replace each table's rows with ``rows`` (tuples in the order of ``columns``), and
+    record that they cover ``covers``, all in one transaction: a screen's run kept whole or
+    not at all (fairness, collusion; db/content.py)."""
     con.begin()
     try:
         for name, (columns, rows) in tables.items():
@@ -464,6 +474,7 @@ def replace_rows(
             if rows:
                 arrays = {c: pa.array([r[i] for r in rows]) for i, c in enumerate(columns)}
                 insert_table(con, name, pa.table(arrays))
+            record(con, name, covers)
         con.commit()
     except BaseException:
         con.rollback()

@@ -573,6 +573,28 @@ _DOCUMENTS_UNCOMPRESSED = (
     "CREATE INDEX documents_session ON documents (session_id)",
 )
 
+# The content version and the derived results (docs/database.md, "Derived results";
+# db/content.py): each load that changes what is stored raises ``content.version`` in its
+# transaction, and ``derived`` records which version each result computed over the whole
+# database covers, so that a load marks them stale instead of computing them again.  A
+# database upgraded with rows in it starts at version 1, its results of unknown coverage.
+_DERIVED = (
+    "CREATE TABLE content (version BIGINT NOT NULL)",
+    "INSERT INTO content SELECT CASE WHEN EXISTS (SELECT 1 FROM sessions) "
+    "OR EXISTS (SELECT 1 FROM rejects) THEN 1 ELSE 0 END",
+    """
+    CREATE TABLE derived (
+        result VARCHAR NOT NULL,
+        version BIGINT,
+        sessions BIGINT,
+        deals BIGINT,
+        computed_at TIMESTAMP,
+        place VARCHAR
+    )""",
+    "INSERT INTO derived (result) VALUES "
+    "('fairness'), ('collusion'), ('collusion_acts'), ('reports')",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -592,6 +614,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(11, "tables: decision_deals, decisions; player_stats with the decisions", _DECISIONS),
     Migration(12, "column: documents.body stored as it is (no zstd)", _DOCUMENTS_UNCOMPRESSED),
+    Migration(
+        13, "tables: content, derived (the content version, what each result covers)", _DERIVED
+    ),
 )
 VERSION = MIGRATIONS[-1].version
 

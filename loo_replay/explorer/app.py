@@ -13,11 +13,13 @@ written.  See docs/explorer.md.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import duckdb
 from starlette.applications import Starlette
@@ -28,6 +30,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from loo_replay.db import content
+from loo_replay.db.content import COLLUSION as COLLUSION_RESULT
+from loo_replay.db.content import FAIRNESS as FAIRNESS_RESULT
+from loo_replay.db.content import Coverage, Covers
 from loo_replay.db.errors import DatabaseBusy, DatabaseError
 from loo_replay.db.schema import VERSION, damage, visit, visitor
 from loo_replay.explorer import deals, lists, views
@@ -88,6 +94,44 @@ class Explorer:
             return what(con)
 
 
+# A stale result (db/content.py) is computed for its page in memory up to this many deals in
+# the database, cached against the content version; past it, a run would hold the database
+# for long (a million deals' fairness tests take over a minute), and the stored result is
+# shown with how many deals it covers (docs/explorer.md).
+COMPUTE_DEALS = 200_000
+Row = dict[str, Any]
+
+
+class Derived:
+    """The results derived over the whole database as the pages show them: the stored one
+    while it is current; else one computed here, nothing written, kept until the content
+    version changes; or, over a large database, the stored one, its page saying what it
+    covers.  Never a stale result as if it were current."""
+
+    def __init__(self, compute_deals: int = COMPUTE_DEALS) -> None:
+        self.compute_deals = compute_deals
+        self.lock = threading.Lock()  # one computation at a time
+        self.cache: dict[str, tuple[Covers, Any, datetime]] = {}
+
+    def current(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        result: str,
+        stored: Callable[[duckdb.DuckDBPyConnection], T],
+        computed: Callable[[duckdb.DuckDBPyConnection], T],
+    ) -> tuple[T, Coverage]:
+        coverage = content.coverage(con, result)
+        if coverage.current or coverage.now.deals > self.compute_deals:
+            return stored(con), coverage
+        with self.lock:
+            hit = self.cache.get(result)
+            if hit is None or hit[0] != coverage.now:
+                hit = (coverage.now, computed(con), content.now())
+                self.cache[result] = hit
+        found: T = hit[1]
+        return found, Coverage(coverage.now, hit[2], coverage.now)
+
+
 def _html(page: str, status: int = 200, headers: Mapping[str, str] | None = None) -> HTMLResponse:
     return HTMLResponse(page, status, {**HEADERS, **(headers or {})})
 
@@ -117,6 +161,7 @@ def make_app(
     the Host headers it answers (others get 400, against DNS rebinding), None for any;
     a stored document is replayed within ``limits``, as ``report`` reads it."""
     ex = Explorer(db, visitor(db))
+    derived = Derived()
 
     def sessions(request: Request) -> Response:
         f = lists.SessionFilters.of(_query(request))
@@ -151,13 +196,15 @@ def make_app(
         return _html(ex.read(lambda con: _across_page(con, source)))
 
     def fairness(request: Request) -> Response:
-        from loo_replay.fairness.table import stored
+        from loo_replay.fairness.table import computed, stored
 
-        rows = ex.read(stored)
-        return _html(fairness_page(rows, source, views.footer(source)))
+        rows, coverage = ex.read(
+            lambda con: derived.current(con, FAIRNESS_RESULT, stored, computed)
+        )
+        return _html(fairness_page(rows, coverage, source, views.footer(source)))
 
     def collusion(request: Request) -> Response:
-        return _html(ex.read(lambda con: _collusion_page(con, source)))
+        return _html(ex.read(lambda con: _collusion_page(con, derived, source)))
 
     def judged(request: Request) -> Response:
         return _html(ex.read(lambda con: _decisions_page(con, source)))
@@ -257,15 +304,18 @@ def _across_page(con: duckdb.DuckDBPyConnection, source: str) -> str:
     return all_sessions(con, rows, replays, colours, links, source, views.footer(source))
 
 
-def _collusion_page(con: duckdb.DuckDBPyConnection, source: str) -> str:
+def _collusion_page(con: duckdb.DuckDBPyConnection, derived: Derived, source: str) -> str:
     """The collusion page, the deals behind its flags linked to their replays here."""
-    from loo_replay.collusion.table import stored, stored_acts
+    from loo_replay.collusion.table import computed, stored, stored_acts
 
-    acts = stored_acts(con)
+    def both(con: duckdb.DuckDBPyConnection) -> tuple[list[Row], list[Row]]:
+        return stored(con), stored_acts(con)
+
+    (rows, acts), coverage = derived.current(con, COLLUSION_RESULT, both, computed)
     replays = {(a["session_id"], a["deal_index"]): deals.deal_link(a["session_id"], a["deal"])
                for a in acts if a["deal"] is not None}  # fmt: skip
     links = {a["session_id"]: deals.session_link(a["session_id"]) for a in acts}
-    return collusion_page(stored(con), acts, replays, links, source, views.footer(source))
+    return collusion_page(rows, acts, replays, links, coverage, source, views.footer(source))
 
 
 def _decisions_page(con: duckdb.DuckDBPyConnection, source: str) -> str:

@@ -1,12 +1,12 @@
 """The ``fairness`` table: the last run's tests, kept for the reports.
 
-``audit`` refreshes it after loading (every test over each session and all
-deals, at the default alpha); ``report`` reads it.  Subjects are JSON text.
+Every test over each session and all deals, at the default alpha.  A load marks it
+stale; ``report``, ``audit`` and ``fairness --db`` run the tests again when it is
+(``loo_replay.derived``), and ``report`` reads it.  Subjects are JSON text.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -33,21 +33,43 @@ def _row(v: Verdict, alpha: float) -> tuple[Any, ...]:
 
 
 def store(con: duckdb.DuckDBPyConnection, report: Report) -> None:
-    """Replace the table's rows with ``report``'s, in one transaction."""
-    replace_rows(con, {"fairness": (COLUMNS, [_row(v, report.alpha) for v in report.verdicts])})
+    """Replace the table's rows with ``report``'s, and record what they cover, in one
+    transaction."""
+    rows = [_row(v, report.alpha) for v in report.verdicts]
+    replace_rows(con, {"fairness": (COLUMNS, rows)}, report.covers)
 
 
-def refresh(db: Path) -> Report:
-    """Run the tests over the database at ``db`` and keep them in its ``fairness`` table."""
-    from loo_replay.db.schema import open_db
+def refresh(con: duckdb.DuckDBPyConnection) -> Report:
+    """Run the tests over the database of ``con`` (read-write) and keep them in its
+    ``fairness`` table (``loo_replay.derived`` calls it when the table is stale)."""
+    report = fairness(con, DEFAULT_BY, ALPHA)
+    store(con, report)
+    return report
 
-    con = open_db(db)
-    try:
-        report = fairness(con, DEFAULT_BY, ALPHA)
-        store(con, report)
-        return report
-    finally:
-        con.close()
+
+def computed(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """The tests run now, as ``stored`` gives the table's rows, nothing written: the
+    explorer's, over a database whose table is stale."""
+    report = fairness(con, DEFAULT_BY, ALPHA)
+    return _as_dicts([_row(v, report.alpha) for v in _ordered(report)])
+
+
+def _ordered(report: Report) -> list[Verdict]:
+    """The verdicts in ``stored``'s order."""
+    return sorted(
+        report.verdicts,
+        key=lambda v: (
+            not v.flagged, v.test, v.scope != "all", v.group,
+            orjson.dumps(dict(v.subject)).decode(),
+        ),
+    )  # fmt: skip
+
+
+def _as_dicts(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    found = [dict(zip(COLUMNS, r, strict=True)) for r in rows]
+    for r in found:
+        r["subject"] = orjson.loads(r["subject"])
+    return found
 
 
 def stored(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -56,7 +78,4 @@ def stored(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         f"SELECT {', '.join(COLUMNS)} FROM fairness "
         "ORDER BY flagged DESC, test, scope = 'all' DESC, grp, subject"
     )
-    rows = [dict(zip(COLUMNS, r, strict=True)) for r in cursor.fetchall()]
-    for r in rows:
-        r["subject"] = orjson.loads(r["subject"])
-    return rows
+    return _as_dicts(cursor.fetchall())

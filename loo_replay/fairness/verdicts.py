@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from loo_replay.db.content import Covers, covered
 from loo_replay.db.errors import DatabaseError
 from loo_replay.errors import first_line
 from loo_replay.fairness.counts import Counts, count, prepared, trumps_left
@@ -46,6 +47,7 @@ class Report:
     alpha: float
     deals: int
     verdicts: list[Verdict]
+    covers: Covers  # the database's sessions and deals the run read, at its content version
 
     @property
     def flagged(self) -> list[Verdict]:
@@ -56,6 +58,7 @@ class Report:
         return {
             "alpha": self.alpha,
             "deals": self.deals,
+            "covers": self.covers.as_json(),
             "tests": [verdict_json(v) for v in self.verdicts],
         }
 
@@ -100,7 +103,7 @@ def fairness(con: duckdb.DuckDBPyConnection, by: Sequence[str], alpha: float) ->
     except duckdb.Error as exc:
         raise DatabaseError(f"the fairness counts failed: {first_line(str(exc))}") from None
     ((deals,),) = con.execute("SELECT count(*) FROM deals WHERE status = 'audited'").fetchall()
-    return Report(alpha, int(deals), judge(verdicts, alpha))
+    return Report(alpha, int(deals), judge(verdicts, alpha), covered(con))
 
 
 def _split(c: Counts) -> dict[str, Counts]:

@@ -20,6 +20,7 @@ from plotly.offline import get_plotlyjs, get_plotlyjs_version  # type: ignore[im
 
 from loo_replay import __version__
 from loo_replay.collusion import table as collusion_table
+from loo_replay.db import content
 from loo_replay.db.documents import kept_document
 from loo_replay.db.paths import database_file
 from loo_replay.db.schema import connect
@@ -72,6 +73,7 @@ REPORT_NAMES = (
 @dataclass
 class ReportResult:
     index: Path
+    covers: content.Covers  # what the folder was written from
     sessions: int = 0
     replays: int = 0  # deals with a replay page
     replays_written: int = 0  # of which written by this run (the rest were up to date)
@@ -82,10 +84,10 @@ class ReportResult:
 def write_assets(out: Path) -> None:
     """plotly.js (from the installed plotly package: no CDN), the script and the style sheet;
     an identical file is not written again."""
-    for name, content in zip(
+    for name, body in zip(
         ASSETS, (get_plotlyjs(), assets.REPORT_JS, assets.REPORT_CSS), strict=True
     ):
-        data = content.encode("utf-8")
+        data = body.encode("utf-8")
         path = inside(out, name)
         if (
             not path.is_symlink()
@@ -119,7 +121,8 @@ def write_reports(
         f"Written by loo-replay {__version__} from {pages.text(source, 200)} · figures by "
         f"plotly.js {_plotly_js_version()} (offline, beside this page)"
     )
-    result = ReportResult(inside(out, pages.INDEX), len(rows))
+    result = ReportResult(inside(out, pages.INDEX), content.covered(con), len(rows))
+    now = content.now()
     outcomes: dict[str, ReplayOutcome] = {}
     if replays:
         # A page a deal is 30-40 kB: past REPLAY_ALL_LIMIT deals, pages only where the
@@ -190,10 +193,18 @@ def write_reports(
         ),
     )
     fair = stored(con)
-    write_file(out, FAIRNESS, fairness_page(fair, source, footer))
+    write_file(
+        out, FAIRNESS, fairness_page(fair, content.coverage(con, content.FAIRNESS), source, footer)
+    )
     pairs = collusion_table.stored(con)
     page = collusion_page.collusion_page(
-        pairs, collusion_table.stored_acts(con), deal_pages, links, source, footer
+        pairs,
+        collusion_table.stored_acts(con),
+        deal_pages,
+        links,
+        content.coverage(con, content.COLLUSION),
+        source,
+        footer,
     )
     write_file(out, collusion_page.COLLUSION, page)
     judged = decisions_page.decisions_page(con, deal_pages, links, colours, source, footer)
@@ -203,7 +214,15 @@ def write_reports(
     notice = Markup(
         index_notice(fair) + collusion_page.index_notice(pairs) + decisions_page.index_notice(con)
     )
-    index = pages.index_page(rows, links, source, footer, notice, listed)
+    index = pages.index_page(
+        rows,
+        links,
+        source,
+        footer,
+        notice,
+        listed,
+        content.Coverage(result.covers, now, result.covers),
+    )
     write_file(out, pages.INDEX, index)
     written = [
         *ASSETS, pages.ALL_SESSIONS, FAIRNESS, collusion_page.COLLUSION,
@@ -239,7 +258,13 @@ def all_sessions(
         replays=replays,
     )
     return pages.all_sessions_page(
-        rows, figures.all_sessions_figures(con, colours, names), links, source, footer, across
+        rows,
+        figures.all_sessions_figures(con, colours, names),
+        links,
+        source,
+        footer,
+        across,
+        content.live(con),
     )
 
 

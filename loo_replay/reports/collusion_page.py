@@ -1,6 +1,7 @@
 """The collusion page of the reports: do two players play for each other?  (docs/collusion.md)
 
-Reads the ``collusion`` tables that ``ingest`` and ``audit`` refresh.  Per pair and test,
+Reads the ``collusion`` tables, brought up to date by ``report`` and ``audit``, and says
+what they cover.  Per pair and test,
 the share of opportunities in which the two acted for each other against the share each
 player's conduct toward the others gives, with the band independence allows; each flag
 worded "a pattern unlikely among independent players", never a verdict on the people, with
@@ -13,9 +14,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from loo_replay.collusion.screen import UNLIKELY
+from loo_replay.db.content import Coverage
 from loo_replay.html import Markup, escape
 from loo_replay.reports.fairness_page import FAIRNESS, band_figure
-from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_panel, page, panel, table, text
+from loo_replay.reports.pages import (
+    ALL_SESSIONS,
+    INDEX,
+    covers_facts,
+    figure_panel,
+    page,
+    panel,
+    stale_notice,
+    table,
+    text,
+)
 
 COLLUSION = "collusion.html"
 DEALS_LISTED = 200  # deals behind one pair's flags listed on the page
@@ -111,11 +123,13 @@ def collusion_page(
     acts: Sequence[Mapping[str, Any]],
     replays: Mapping[tuple[str, int], str],
     links: Mapping[str, str],
+    coverage: Coverage,
     source: str,
     footer: str,
 ) -> str:
     """The whole page; ``rows`` and ``acts`` are the stored tables' (``collusion.table``),
-    ``replays`` the replay pages by (session id, deal index), ``links`` the session pages."""
+    ``replays`` the replay pages by (session id, deal index), ``links`` the session pages,
+    ``coverage`` what the tables cover."""
     pairs = sorted({(r["player_a"], r["player_b"]) for r in rows})
     tested = [r for r in rows if r["status"] == "tested"]
     alpha = float(rows[0]["alpha"]) if rows else 0.01
@@ -126,16 +140,18 @@ def collusion_page(
         f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
         f"<div><dt>Pairs</dt><dd>{len(pairs):,}</dd></div>"
         f"<div><dt>Tests</dt><dd>{len(rows):,} ({len(tested):,} with enough opportunities)"
-        f"</dd></div><div><dt>Alpha</dt><dd>{alpha:g}, Holm-adjusted</dd></div></dl>"
+        f"</dd></div><div><dt>Alpha</dt><dd>{alpha:g}, Holm-adjusted</dd></div>"
+        f"{covers_facts(coverage)}</dl>"
     )
+    notice = stale_notice(coverage)
     if not rows:
         body = panel(
             "No collusion screen yet",
-            "<p>Run <code>loo-replay audit PATH</code> or <code>loo-replay ingest PATH</code> "
-            "(each refreshes the screen, unless loaded with <code>--no-analysis</code>), or "
-            "<code>loo-replay collusion --db FILE</code>.</p>",
+            "<p>Run <code>loo-replay report</code> or <code>loo-replay audit PATH</code> (each "
+            "screens the database when a load has changed it, <code>audit --no-analysis</code> "
+            "excepted) or <code>loo-replay collusion --db FILE</code>.</p>",
         )
-        return page("Loo · collusion", masthead, body, footer)
+        return page("Loo · collusion", masthead, notice + body, footer)
     flagged = sorted({(r["player_a"], r["player_b"]) for r in rows if r["flagged"]})
     fig = band_figure(
         tested,
@@ -146,7 +162,8 @@ def collusion_page(
         row=30,  # the names stand apart on a phone, where the title and legend take more
     )
     body = (
-        panel("What the screen found", _verdict(rows))
+        notice
+        + panel("What the screen found", _verdict(rows))
         + (figure_panel("collusion-observed", fig) if tested else "")
         + "".join(_deals(p, acts, replays, links) for p in flagged)
         + panel(

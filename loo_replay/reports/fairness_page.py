@@ -1,6 +1,7 @@
 """The fairness page of the reports: were the cards dealt fairly?  (docs/fairness.md)
 
-Reads the ``fairness`` table that ``audit`` refreshes.  Per test, what was
+Reads the ``fairness`` table, brought up to date by ``report`` and ``audit`` (or, in the
+explorer, the tests run for the page), and says what it covers.  Per test, what was
 observed against what fair dealing gives and the band it allows at the
 run's alpha; a funnel of the players' own-deal rates of holding the top trump;
 every flag worded "unlikely under fair dealing" with its numbers.
@@ -11,15 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from loo_replay.db.content import Coverage
 from loo_replay.fairness.stats import binomial_band
 from loo_replay.html import Markup, escape
 from loo_replay.reports.figures import INK, Figure, figure, trace
 from loo_replay.reports.pages import (
     ALL_SESSIONS,
     INDEX,
+    covers_facts,
     figure_panel,
     page,
     panel,
+    stale_notice,
     table,
     text,
 )
@@ -154,8 +158,11 @@ def _table(rows: Sequence[Mapping[str, Any]]) -> str:
     return table(head, body)
 
 
-def fairness_page(rows: Sequence[Mapping[str, Any]], source: str, footer: str) -> str:
-    """The whole page; ``rows`` are the ``fairness`` table's (``table.stored``)."""
+def fairness_page(
+    rows: Sequence[Mapping[str, Any]], coverage: Coverage, source: str, footer: str
+) -> str:
+    """The whole page; ``rows`` are the ``fairness`` table's (``table.stored``), or a run's
+    as they would be stored, and ``coverage`` what they cover."""
     flagged = [r for r in rows if r["flagged"]]
     tested = [r for r in rows if r["p_value"] is not None]
     alpha = float(rows[0]["alpha"]) if rows else 0.01
@@ -164,15 +171,17 @@ def fairness_page(rows: Sequence[Mapping[str, Any]], source: str, footer: str) -
         '</nav><div class="kicker">Loo audit reports</div><h1>Are the deals fair?</h1>'
         f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
         f"<div><dt>Tests</dt><dd>{len(rows):,} ({len(tested):,} with enough deals)</dd></div>"
-        f"<div><dt>Alpha</dt><dd>{alpha:g}, Holm-adjusted</dd></div></dl>"
+        f"<div><dt>Alpha</dt><dd>{alpha:g}, Holm-adjusted</dd></div>{covers_facts(coverage)}</dl>"
     )
+    notice = stale_notice(coverage)
     if not rows:
         body = panel(
             "No fairness tests yet",
-            "<p>Run <code>loo-replay audit PATH</code> (it refreshes the tests) or "
+            "<p>Run <code>loo-replay report</code> or <code>loo-replay audit PATH</code> (each "
+            "runs the tests when a load has changed the database) or "
             "<code>loo-replay fairness --db FILE</code>.</p>",
         )
-        return page("Loo · fairness", masthead, body, footer)
+        return page("Loo · fairness", masthead, notice + body, footer)
     untested = len(rows) - len(tested)
     unjudged = f"{untested:,} of {len(rows):,} tests had too few deals to judge"
     if flagged:
@@ -191,7 +200,8 @@ def fairness_page(rows: Sequence[Mapping[str, Any]], source: str, footer: str) -
             '<p class="nothing">Nothing flagged: every test is consistent with fair dealing.</p>'
         )
     body = (
-        panel("What the tests found", verdict + (_table(flagged) if flagged else ""))
+        notice
+        + panel("What the tests found", verdict + (_table(flagged) if flagged else ""))
         + figure_panel("fairness-observed", observed_figure(rows))
         + figure_panel("fairness-funnel", funnel_figure(rows, alpha))
         + panel(

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from loo_replay.db.content import Coverage, computed_when
 from loo_replay.engine.model import UNCHECKED_CHECKS
 from loo_replay.html import Markup, card, escape, script_json
 from loo_replay.output import wording
@@ -117,11 +118,42 @@ def _nav(*links: tuple[str, str]) -> str:
     return "<nav>" + "".join(f'<a href="{escape(h)}">{t}</a>' for h, t in links) + "</nav>"
 
 
-def _facts(items: Iterable[tuple[str, Markup]]) -> str:
+def _facts(items: Iterable[tuple[str, Markup]], coverage: Coverage | None = None) -> str:
     return (
         '<dl class="facts">'
         + "".join(f"<div><dt>{k}</dt><dd>{v}</dd></div>" for k, v in items)
+        + (covers_facts(coverage) if coverage is not None else "")
         + "</dl>"
+    )
+
+
+def covers_facts(c: Coverage) -> str:
+    """A derived page's facts (inside its ``dl.facts``): the sessions and deals it covers at
+    which content version, and when it was computed."""
+    if c.covers is None:
+        covered = "unknown (computed before loo-replay recorded it)"
+    else:
+        covered = (
+            f"{c.covers.sessions:,} session(s), {c.covers.deals:,} deal(s), "
+            f"content version {c.covers.version:,}"
+        )
+    return (
+        f"<div><dt>Covers</dt><dd>{covered}</dd></div>"
+        f"<div><dt>Computed</dt><dd>{computed_when(c.computed_at)}</dd></div>"
+    )
+
+
+def stale_notice(c: Coverage) -> str:
+    """Nothing for a result that covers the database as it is; else how much it covers, and
+    what brings it up to date."""
+    if c.current:
+        return ""
+    deals = "an unknown number" if c.covers is None else f"{c.covers.deals:,}"
+    version = "" if c.covers is None else f" at content version {c.covers.version:,}"
+    return (
+        f'<p class="notice stale">This page covers {deals} of {c.now.deals:,} deals: run '
+        f"<code>loo-replay report</code>. It was computed{version}; the database has been "
+        f"loaded into since (content version {c.now.version:,}).</p>"
     )
 
 
@@ -655,9 +687,11 @@ def index_page(
     footer: str,
     notice: Markup | None = None,
     rejects: tuple[Sequence[ListedReject], int] = ((), 0),
+    coverage: Coverage | None = None,
 ) -> str:
     """``notice``: ready HTML shown above the totals (the fairness and collusion flags);
-    ``rejects``: the first rows of ``rejects`` and how many there are."""
+    ``rejects``: the first rows of ``rejects`` and how many there are; ``coverage``: what
+    the folder was written from."""
     masthead = (
         _nav(
             (ALL_SESSIONS, "across sessions →"),
@@ -667,7 +701,7 @@ def index_page(
         )
         + '<div class="kicker">Loo audit reports</div>'
         + f"<h1>{len(sessions)} session{'s' if len(sessions) != 1 else ''}</h1>"
-        + _facts([("Database", text(source, 120))])
+        + _facts([("Database", text(source, 120))], coverage)
     )
     if not sessions:
         body = panel(
@@ -712,12 +746,14 @@ def all_sessions_page(
     source: str,
     footer: str,
     across: Across,
+    coverage: Coverage | None = None,
 ) -> str:
+    """``coverage``: what the page was computed from, and when."""
     masthead = (
         _nav((INDEX, "← all sessions"))
         + '<div class="kicker">Loo audit reports</div>'
         + "<h1>Across sessions</h1>"
-        + _facts([("Database", text(source, 120)), ("Sessions", escape(len(sessions)))])
+        + _facts([("Database", text(source, 120)), ("Sessions", escape(len(sessions)))], coverage)
     )
     f = figures
     body = (

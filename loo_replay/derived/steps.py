@@ -1,0 +1,151 @@
+"""The steps that bring the results derived over the whole database up to date.
+
+A load marks the stored ``fairness``, ``collusion`` and ``collusion_acts`` tables and the
+report folder stale by raising the content version (``db.content``); it computes none of
+them.  Every command that shows one calls the same step before it does: ``report`` and
+``audit`` call ``refresh_stale`` before the pages are written, and record the folder with
+``record_reports`` after; ``fairness --db`` and ``collusion --db`` run their tests through
+``fairness_now`` and ``screen_now``, which keep the run when it is the stored one and the
+stored one is stale.  ``serve`` writes nothing and calls none of them (``explorer.app``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+import duckdb
+
+from loo_replay.db import content
+from loo_replay.db.errors import DatabaseBusy, DatabaseError
+from loo_replay.db.queries import open_for_reading
+from loo_replay.db.schema import damage, open_db
+
+if TYPE_CHECKING:
+    from loo_replay.collusion.screen import Report as Screen
+    from loo_replay.fairness.verdicts import Report as Fairness
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class UpToDate:
+    """The stored results once ``refresh_stale`` is done: what they flag, what was computed
+    now, and what was left stale (the collusion screen, when asked to leave it)."""
+
+    fairness_flagged: int  # tests
+    collusion_flagged: int  # pairs
+    refreshed: tuple[str, ...]
+    stale: tuple[str, ...]
+
+
+@contextmanager
+def _writing(db: Path, what: str) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-write connection, DuckDB's failures as ``DatabaseError``."""
+    con = open_db(db)
+    try:
+        yield con
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
+    except duckdb.Error as exc:
+        raise DatabaseError(f"cannot bring {what} up to date in {db}: {damage(str(exc))}") from None
+    finally:
+        con.close()
+
+
+def _read(db: Path, what: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+    """What ``what`` reads, on a read-only connection (an older schema upgraded first)."""
+    con = open_for_reading(db)
+    try:
+        return what(con)
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
+    except duckdb.Error as exc:
+        raise DatabaseError(f"cannot read {db}: {damage(str(exc))}") from None
+    finally:
+        con.close()
+
+
+def refresh_stale(db: Path, *, collusion: bool = True) -> UpToDate:
+    """Recompute the stored fairness tests and collusion screen of the database at ``db``
+    where a load has marked them stale, each with its coverage in one transaction; with
+    ``collusion`` False (``audit --no-analysis``, which would otherwise analyse every deal
+    it loaded for the screen) the screen is left as it is, stale."""
+    from loo_replay.collusion import table as collusion_table
+    from loo_replay.fairness import table as fairness_table
+
+    stale = _read(db, content.stale)
+    wanted = [
+        result
+        for result, stale_too in (
+            (content.FAIRNESS, (content.FAIRNESS,)),
+            (content.COLLUSION, (content.COLLUSION, content.COLLUSION_ACTS) if collusion else ()),
+        )
+        if set(stale_too) & set(stale)
+    ]
+    if wanted:
+        with _writing(db, " and ".join(wanted)) as con:
+            if content.FAIRNESS in wanted:
+                fairness_table.refresh(con)
+            if content.COLLUSION in wanted:
+                collusion_table.refresh(con)
+    fair, pairs, left = _read(db, _flagged)
+    return UpToDate(fair, pairs, tuple(wanted), tuple(r for r in left if r != content.REPORTS))
+
+
+def _flagged(con: duckdb.DuckDBPyConnection) -> tuple[int, int, list[str]]:
+    ((fair, pairs),) = con.execute(
+        "SELECT (SELECT count(*) FROM fairness WHERE flagged), "
+        "(SELECT count(DISTINCT (player_a, player_b)) FROM collusion WHERE flagged)"
+    ).fetchall()
+    return int(fair), int(pairs), content.stale(con)
+
+
+def record_reports(db: Path, covers: content.Covers, out: Path) -> None:
+    """Record that the report folder ``out`` was written from ``covers``: the next load
+    marks it stale."""
+    with _writing(db, "the reports' record") as con:
+        con.begin()
+        content.record(con, content.REPORTS, covers, str(out))
+        con.commit()
+
+
+def fairness_now(db: Path, by: Sequence[str], alpha: float, default: bool = False) -> Fairness:
+    """The fairness tests of ``by`` at ``alpha`` over the database at ``db`` as it is now.
+    When the run is the stored one (``default``: the default scopes and alpha) and the
+    stored table is stale, it is kept in the table too, where the database can be written
+    (another process reading it, or a file without write permission, leaves it stale)."""
+    from loo_replay.fairness import table as fairness_table
+    from loo_replay.fairness.verdicts import fairness
+
+    if default and _writable(db) and content.FAIRNESS in _read(db, content.stale):
+        try:
+            with _writing(db, "the fairness tests") as con:
+                return fairness_table.refresh(con)
+        except DatabaseBusy:
+            pass  # shown all the same, from a read-only connection
+    return _read(db, lambda con: fairness(con, by, alpha))
+
+
+def screen_now(db: Path, alpha: float, default: bool = False) -> Screen:
+    """The collusion screen at ``alpha`` over the database at ``db`` as it is now; kept in
+    the collusion tables as ``fairness_now`` keeps the fairness tests."""
+    from loo_replay.collusion import table as collusion_table
+    from loo_replay.collusion.screen import screen
+
+    stale = _read(db, content.stale) if default and _writable(db) else []
+    if {content.COLLUSION, content.COLLUSION_ACTS} & set(stale):
+        try:
+            with _writing(db, "the collusion screen") as con:
+                return collusion_table.refresh(con)
+        except DatabaseBusy:
+            pass
+    return _read(db, lambda con: screen(con, alpha))
+
+
+def _writable(db: Path) -> bool:
+    return os.access(db, os.W_OK) and os.access(db.parent, os.W_OK)
