@@ -20,7 +20,7 @@ from loo_replay.collusion.opportunities import TESTS, Counts, count
 from loo_replay.collusion.stats import Result, Stratum, stratified_test
 from loo_replay.db.content import Covers, covered
 from loo_replay.db.errors import DatabaseError
-from loo_replay.errors import first_line
+from loo_replay.db.schema import damage
 from loo_replay.fairness.holm import holm
 
 # The fewest comparable opportunities a test is judged on: fewer leave an exact test too
@@ -118,7 +118,7 @@ def screen(con: duckdb.DuckDBPyConnection, alpha: float) -> Report:
     try:
         counts = count(con)
     except duckdb.Error as exc:
-        raise DatabaseError(f"the collusion counts failed: {first_line(str(exc))}") from None
+        raise DatabaseError(f"the collusion counts failed: {damage(str(exc))}") from None
     return replace(judge(counts, alpha), covers=covered(con))
 
 

@@ -23,7 +23,7 @@ from loo_replay.collusion.stats import Stratum
 from loo_replay.db.content import covered
 from loo_replay.db.errors import DatabaseError
 from loo_replay.db.load import replace_rows
-from loo_replay.errors import first_line
+from loo_replay.db.schema import damage
 
 ALPHA = 0.01
 COLUMNS = (
@@ -109,7 +109,7 @@ def refresh(con: duckdb.DuckDBPyConnection) -> Report:
             report = replace(judge(counts, ALPHA), covers=covered(con))
             acts = _acts(con, counts, report)
     except duckdb.Error as exc:
-        raise DatabaseError(f"the collusion counts failed: {first_line(str(exc))}") from None
+        raise DatabaseError(f"the collusion counts failed: {damage(str(exc))}") from None
     store(con, report, acts)
     return report
 
@@ -132,7 +132,7 @@ def computed(con: duckdb.DuckDBPyConnection) -> tuple[list[dict[str, Any]], list
             ).fetchall()
         )
     except duckdb.Error as exc:
-        raise DatabaseError(f"the collusion counts failed: {first_line(str(exc))}") from None
+        raise DatabaseError(f"the collusion counts failed: {damage(str(exc))}") from None
     flagged = {p.pair for p in report.flagged}
     rows = sorted(
         (dict(zip(COLUMNS, _row(p.pair, p.deals, t, ALPHA), strict=True)) for p in report.pairs

@@ -17,7 +17,7 @@ import duckdb
 
 from loo_replay.db.content import Covers, covered
 from loo_replay.db.errors import DatabaseError
-from loo_replay.errors import first_line
+from loo_replay.db.schema import damage
 from loo_replay.fairness.counts import Counts, count, prepared, trumps_left
 from loo_replay.fairness.stats import (
     Bernoulli,
@@ -101,7 +101,7 @@ def fairness(con: duckdb.DuckDBPyConnection, by: Sequence[str], alpha: float) ->
                     found = [v for v in found if dict(v.subject).get("player")]
                 verdicts.extend(found)
     except duckdb.Error as exc:
-        raise DatabaseError(f"the fairness counts failed: {first_line(str(exc))}") from None
+        raise DatabaseError(f"the fairness counts failed: {damage(str(exc))}") from None
     ((deals,),) = con.execute("SELECT count(*) FROM deals WHERE status = 'audited'").fetchall()
     return Report(alpha, int(deals), judge(verdicts, alpha), covered(con))
 
