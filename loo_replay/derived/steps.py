@@ -11,6 +11,7 @@ stored one is stale.  ``serve`` writes nothing and calls none of them (``explore
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -44,30 +45,28 @@ class UpToDate:
 
 
 @contextmanager
-def _writing(db: Path, what: str) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A read-write connection, DuckDB's failures as ``DatabaseError``."""
-    con = open_db(db)
+def _connected(con: duckdb.DuckDBPyConnection, failed: str) -> Iterator[duckdb.DuckDBPyConnection]:
+    """``con`` for the block, closed at its end; DuckDB's failures as ``DatabaseError``
+    (``failed``, then DuckDB's words), Ctrl-C as ``KeyboardInterrupt``."""
     try:
         yield con
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None
     except duckdb.Error as exc:
-        raise DatabaseError(f"cannot bring {what} up to date in {db}: {damage(str(exc))}") from None
+        raise DatabaseError(f"{failed}: {damage(str(exc))}") from None
     finally:
         con.close()
+
+
+def _writing(db: Path, what: str) -> contextlib.AbstractContextManager[duckdb.DuckDBPyConnection]:
+    """A read-write connection for the block."""
+    return _connected(open_db(db), f"cannot bring {what} up to date in {db}")
 
 
 def _read(db: Path, what: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
     """What ``what`` reads, on a read-only connection (an older schema upgraded first)."""
-    con = open_for_reading(db)
-    try:
+    with _connected(open_for_reading(db), f"cannot read {db}") as con:
         return what(con)
-    except duckdb.InterruptException:
-        raise KeyboardInterrupt from None
-    except duckdb.Error as exc:
-        raise DatabaseError(f"cannot read {db}: {damage(str(exc))}") from None
-    finally:
-        con.close()
 
 
 def refresh_stale(db: Path, *, collusion: bool = True) -> UpToDate:

@@ -16,18 +16,9 @@ from typing import Any
 from loo_replay.collusion.screen import UNLIKELY
 from loo_replay.db.content import Coverage
 from loo_replay.html import Markup, escape
+from loo_replay.reports import pages
 from loo_replay.reports.fairness_page import FAIRNESS, band_figure
-from loo_replay.reports.pages import (
-    ALL_SESSIONS,
-    INDEX,
-    covers_facts,
-    figure_panel,
-    page,
-    panel,
-    stale_notice,
-    table,
-    text,
-)
+from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_panel, page, panel, table, text
 
 COLLUSION = "collusion.html"
 DEALS_LISTED = 200  # deals behind one pair's flags listed on the page
@@ -141,9 +132,9 @@ def collusion_page(
         f"<div><dt>Pairs</dt><dd>{len(pairs):,}</dd></div>"
         f"<div><dt>Tests</dt><dd>{len(rows):,} ({len(tested):,} with enough opportunities)"
         f"</dd></div><div><dt>Alpha</dt><dd>{alpha:g}, Holm-adjusted</dd></div>"
-        f"{covers_facts(coverage)}</dl>"
+        f"{pages.covers_facts(coverage)}</dl>"
     )
-    notice = stale_notice(coverage)
+    notice = pages.stale_notice(coverage)
     if not rows:
         body = panel(
             "No collusion screen yet",

@@ -19,19 +19,10 @@ import duckdb
 from loo_replay.db.content import live
 from loo_replay.html import Markup, escape
 from loo_replay.output import wording
-from loo_replay.reports import figures, queries
+from loo_replay.reports import figures, pages, queries
 from loo_replay.reports.collusion_page import COLLUSION
 from loo_replay.reports.fairness_page import FAIRNESS
-from loo_replay.reports.pages import (
-    ALL_SESSIONS,
-    INDEX,
-    covers_facts,
-    figure_panel,
-    page,
-    panel,
-    table,
-    text,
-)
+from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_panel, page, panel, table, text
 
 DECISIONS = "decisions.html"
 COSTLIEST = 10  # decisions listed per session
@@ -179,7 +170,7 @@ def decisions_page(
         + (f" ({counts['unjudged']:,} not valued)" if counts["unjudged"] else "")
         + "</dd></div>"
         f"<div><dt>Worlds a decision</dt><dd>{counts['samples']:,}</dd></div>"
-        f"{covers_facts(live(con))}</dl>"
+        f"{pages.covers_facts(live(con))}</dl>"
     )
     if not counts["decisions"]:
         return page(TITLE, masthead, _nothing(con, counts), footer)
