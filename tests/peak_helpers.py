@@ -27,15 +27,16 @@ def measured(
     *args: str | Path,
     cwd: Path = ROOT,
     stdin: IO[bytes] | int | None = subprocess.DEVNULL,
+    input: str | None = None,
     timeout: float = 120,
     env: dict[str, str] | None = None,
 ) -> tuple[subprocess.CompletedProcess[str], int]:
-    """``loo-replay ARGS`` (its standard input ``stdin``: a file, a pipe) and its peak memory
-    in MB; never a traceback."""
+    """``loo-replay ARGS`` (its standard input ``stdin``, a file; or a pipe that ``input`` is
+    written to) and its peak memory in MB; never a traceback."""
     command = [sys.executable, "-c", WRAPPER, sys.executable, "-m", "loo_replay", *map(str, args)]
     result = subprocess.run(
         command,
-        stdin=stdin,
+        **({"input": input} if input is not None else {"stdin": stdin}),
         capture_output=True,
         text=True,
         cwd=cwd,

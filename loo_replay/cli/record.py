@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,6 +28,7 @@ from loo_replay.recorder.journal import (
     write_atomic,
 )
 from loo_replay.recorder.judge import RecorderError
+from loo_replay.recorder.reading import bounded_lines
 from loo_replay.recorder.resume import checked_entries
 from loo_replay.rulesets import DEFAULT, builtin_names
 
@@ -57,6 +60,9 @@ def record(
     the next prompt; u undoes the last one.
     """
     journal = journal_path(file)
+    # Entries from a pipe or a file are read line by line; prompt_toolkit is for a keyboard
+    # (from a regular file it had read nothing, and a long line from a pipe cost quadratic time).
+    lines = None if sys.stdin.isatty() else bounded_lines(sys.stdin.buffer)
     if file.suffix.lower() != ".json":
         fail(f"{file}: the recorder writes one session document, a .json file")
     starting = {"--players": players, "--set": settings, "--chips": chips, "--id": session_id}
@@ -70,7 +76,7 @@ def record(
         else:
             if file.exists() or not _unused(journal):
                 fail(f"{file} already exists: carry on with loo-replay record --resume {file}")
-            session = _session(file, players, ruleset, settings, chips, session_id, venue)
+            session = _session(file, players, ruleset, settings, chips, session_id, venue, lines)
             entries = [session_entry(session)]
             opened = _new_journal(journal, entries)
         from loo_replay.recorder.prompts import Recorder, encoded  # prompt_toolkit, when recording
@@ -85,7 +91,7 @@ def record(
     except (JournalError, RecorderError) as exc:
         fail(safe(str(exc), 400))
     try:
-        interrupted = recorder.run(resumed=resume)
+        interrupted = recorder.run(resumed=resume, lines=lines)
     finally:
         opened.close()
     if recorder.behind is not None:
@@ -160,16 +166,16 @@ def _session(
     chips: int | None,
     session_id: str | None,
     venue: str | None,
+    lines: Iterator[str | None] | None,
 ) -> dict[str, Any]:
-    """The session header, checked by the log reader itself."""
+    """The session header, checked by the log reader itself; the players, when not given,
+    asked at the keyboard or read as the first of ``lines``."""
     if ruleset not in builtin_names():
         fail(f"unknown ruleset {ruleset!r}; built-in rulesets: {', '.join(builtin_names())}")
     choice = rule_choice(ruleset, settings)
     if players is None:
-        from prompt_toolkit import prompt  # loaded only to ask (every command starts faster)
-
         try:
-            players = typed(prompt("Players in clockwise seating order (e.g. ann bob cat dan): "))
+            players = typed(_players(lines))
         except EOFError:
             fail("no players given (--players ann,bob,cat)")
         except KeyboardInterrupt:  # Ctrl-C, read as a key: stopped, nothing written yet
@@ -193,3 +199,17 @@ def _session(
     if parsed.header_error is not None:
         fail(f"{parsed.header_error.path}: {parsed.header_error.message}")
     return session
+
+
+def _players(lines: Iterator[str | None] | None) -> str:
+    """The players, asked at the keyboard, or the first of ``lines``; EOFError for none."""
+    ask = "Players in clockwise seating order (e.g. ann bob cat dan): "
+    if lines is None:
+        from prompt_toolkit import prompt  # loaded only to ask (every command starts faster)
+
+        return prompt(ask)
+    line = next(lines, None)
+    if line is None:  # the end, or a line past LINE_CHARS
+        raise EOFError
+    typer.echo(f"{ask}{safe(typed(line))}")
+    return line

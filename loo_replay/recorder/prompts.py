@@ -28,7 +28,16 @@ from loo_replay.recorder.book import document, written
 from loo_replay.recorder.entry import EntryError, matching_cards, typed
 from loo_replay.recorder.journal import Entry, Journal, live, said, write_atomic
 from loo_replay.recorder.judge import Stage, Standing, judge
-from loo_replay.recorder.reading import COMMANDS, DEAL_WORDS, HELP, QUIT, UNDO, read_line
+from loo_replay.recorder.reading import (
+    COMMANDS,
+    DEAL_WORDS,
+    HELP,
+    LINE_CHARS,
+    QUIT,
+    TOO_LONG,
+    UNDO,
+    read_line,
+)
 
 HELP_TEXT = """\
   Enter accepts what is proposed in [brackets].  Cards: 10h, QS, q♠, t h (Tab completes).
@@ -70,30 +79,35 @@ class Recorder:
         self.style = make_style(colour)
         self.standing = judge(entries)
         self.behind: str | None = None  # why the log on disk lags the journal, if it does
-        keys, screen = terminal or (None, None)
-        self.session: PromptSession[str] = PromptSession(
-            completer=_Completer(self), key_bindings=_pasting(), input=keys, output=screen
-        )
+        self.too_long = False  # the line being typed went past ``LINE_CHARS``
+        self.terminal = terminal
 
     # -- the loop ------------------------------------------------------------
 
-    def run(self, resumed: bool = False) -> bool:
-        """Ask until the scorer stops; True when he stopped with Ctrl-C (exit status 130)."""
+    def run(self, resumed: bool = False, lines: Iterator[str | None] | None = None) -> bool:
+        """Ask until the scorer stops; True when he stopped with Ctrl-C (exit status 130).
+        With ``lines`` (``reading.bounded_lines`` of a pipe or a file) the entries are read
+        from them, each echoed after its prompt, instead of from the keyboard."""
         self.say(
             f"Recording {safe(self.standing.header.id)} to {safe(str(self.log))}: "
             "u undoes, ? helps, q stops (all is saved)."
         )
         for line in self.recap() if resumed else []:
             self.say(line)
+        ask = self._keyboard() if lines is None else self._reader(lines)
         interrupted = False
         while True:
             try:
-                text = self.session.prompt(self.message())
+                text = ask(self.message())
             except EOFError:
                 break
             except KeyboardInterrupt:
                 interrupted = True
                 break
+            if self.too_long:
+                self.too_long = False
+                self.warn(f"✗ {TOO_LONG}")
+                continue
             if not self.take(text):
                 break
         if self.behind is not None:
@@ -101,6 +115,33 @@ class Recorder:
         if self.behind is None:
             self.say(f"Saved {safe(str(self.log))}: loo-replay validate {safe(str(self.log))}")
         return interrupted
+
+    def _keyboard(self) -> Callable[[str], str]:
+        """The prompt at the keyboard (made only then: prompt_toolkit warns of a standard
+        input that is not a terminal)."""
+        keys, screen = self.terminal or (None, None)
+        session: PromptSession[str] = PromptSession(
+            completer=_Completer(self), key_bindings=_typing(self), input=keys, output=screen
+        )
+        return session.prompt
+
+    def _reader(self, lines: Iterator[str | None]) -> Callable[[str], str]:
+        """The prompt of entries read from ``lines``: the prompt and the line as read are
+        echoed, a transcript of the session."""
+
+        def ask(message: str) -> str:
+            line = next(lines, _END)
+            if line is _END:
+                raise EOFError
+            if line is None:
+                self.too_long = True
+                self.say(message)
+                return ""
+            text = typed(line)
+            self.say(f"{message}{safe(text, LINE_CHARS)}")
+            return text
+
+        return ask
 
     def take(self, text: str) -> bool:
         """Judge and keep one typed line; False when the scorer stops."""
@@ -244,15 +285,38 @@ class Recorder:
             self.say(f"    not proved: {hint}")
 
 
-def _pasting() -> KeyBindings:
-    """A paste (bracketed by the terminal) goes into the line without its escape sequences
-    and control characters, so none is echoed (``typed``); escape sequences typed outside
-    a bracketed paste are read by prompt_toolkit as keys, which edit nothing."""
+_END = "\x00end"  # what ``next`` gives at the end of the lines (a line is never this)
+
+
+def _typing(recorder: Recorder) -> KeyBindings:
+    """A paste (bracketed by the terminal) or a key goes into the line without escape
+    sequences, control or format characters (a bidi override), so none is echoed
+    (``typed``); escape sequences typed outside a bracketed paste are read by
+    prompt_toolkit as keys, which edit nothing.  The line holds at most ``LINE_CHARS``:
+    past them nothing more is inserted and the line is refused at Enter, so that a paste of
+    any length costs a constant time a key (a longer line had made each key slower)."""
     bindings = KeyBindings()
+
+    def insert(event: KeyPressEvent, data: str) -> None:
+        buffer = event.current_buffer
+        room = LINE_CHARS - len(buffer.text)
+        if room <= 0 or recorder.too_long:
+            recorder.too_long = True
+            return
+        text = typed(data)
+        if len(text) > room:
+            recorder.too_long = True
+            text = text[:room]
+        if text:
+            buffer.insert_text(text)
 
     @bindings.add(Keys.BracketedPaste)
     def _(event: KeyPressEvent) -> None:
-        event.current_buffer.insert_text(typed(event.data))
+        insert(event, event.data)
+
+    @bindings.add(Keys.Any)
+    def _key(event: KeyPressEvent) -> None:
+        insert(event, event.data * min(max(event.arg, 1), LINE_CHARS + 1))
 
     @bindings.add(Keys.Vt100MouseEvent)
     def _ignored(event: KeyPressEvent) -> None:

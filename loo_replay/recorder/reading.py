@@ -4,6 +4,9 @@ help).  Whether the entry is possible is the engine's question, asked after this
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import BinaryIO
+
 from loo_replay.engine.cards import canonical
 from loo_replay.recorder.entry import (
     EntryError,
@@ -21,6 +24,28 @@ UNDO, QUIT, HELP = "undo", "quit", "help"
 COMMANDS = {"u": UNDO, "undo": UNDO, "q": QUIT, "quit": QUIT, "?": HELP, "help": HELP}
 ANNOUNCE = "civil"  # "Pam, be civil" announced with a lead: ``ad civil``
 DEAL_WORDS = ("show", "flush", "misdeal", "end")
+# The longest line an entry may be: the longest real one (``show``, a player's id of 128
+# characters and five cards) is well under 200.  A longer line is refused
+# whole, and the keys past it cost nothing: a paste of any length is read in linear time
+# and bounded memory (docs/record.md).
+LINE_CHARS = 1_000
+TOO_LONG = f"a line of more than {LINE_CHARS:,} characters is no entry: not read"
+
+
+def bounded_lines(stream: BinaryIO) -> Iterator[str | None]:
+    """The lines of ``stream`` (a pipe, a regular file) as text, each read as it comes; None
+    for a line longer than ``LINE_CHARS``, whose rest is skipped a block at a time and never
+    held.  Bytes that are not UTF-8 are replaced (and then refused as no card or player)."""
+    most = 4 * LINE_CHARS  # bytes: UTF-8 takes at most 4 a character
+    while first := stream.readline(most):
+        rest = first
+        while len(rest) == most and not rest.endswith(b"\n"):
+            rest = stream.readline(most)  # the rest of a long line, read and dropped
+        if rest is not first:
+            yield None
+            continue
+        text = first.decode("utf-8", "replace").rstrip("\r\n")
+        yield text if len(text) <= LINE_CHARS else None
 
 
 def read_line(text: str, standing: Standing) -> Entry | str:
