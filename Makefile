@@ -13,24 +13,26 @@ CHROMIUM := /usr/bin/chromium
 
 .PHONY: audit test lint conformance bench clean pgo check-install screenshots
 
-# Each setup step prints one line saying what it does; the tools' own output goes to
-# $(LOG) and is shown only when a step fails.  The editable install compiles setup.py's
-# COMPILED modules in place (Cython, gcc, every core); it runs again when one of them, or a
-# .pxd of their C types, changes.  The profile-guided build (`make pgo`) is opt-in.
+# Each setup step prints one line saying what it does, then its progress, counted: each
+# dependency pip collects, each module Cython translates and gcc compiles
+# (scripts/setup_step.py); the tools' own output goes to $(LOG), shown when a step fails.
+# The editable install compiles setup.py's COMPILED modules in place (Cython, gcc, every
+# core); it runs again when one of them, or a .pxd of their C types, changes.  The
+# profile-guided build (`make pgo`) is opt-in.
 COMPILED_SOURCES := $(shell sed -n 's/^    "\(loo_replay\/.*\.py\)",$$/\1/p' setup.py)
 LOG := $(VENV)/setup.log
-quietly = $(1) >>$(LOG) 2>&1 || { tail -n 40 $(LOG); echo "setup failed: the whole log is $(LOG)"; exit 1; }
+step = $(BIN)/python scripts/setup_step.py $(LOG) --
 
 $(STAMP): pyproject.toml setup.py $(COMPILED_SOURCES) $(wildcard loo_replay/*/*.pxd)
-	@echo "setup: creating .venv and installing the dependencies named in pyproject.toml (about a minute)"
+	@echo "setup: creating .venv and installing the dependencies named in pyproject.toml (1 to 4 minutes)"
 	@$(PYTHON) -m venv $(VENV) && : > $(LOG)
 	@$(BIN)/python -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["build-system"]["requires"]))' > $(VENV)/build-requirements.txt
-	@$(call quietly,$(BIN)/python -m pip install --upgrade pip -r $(VENV)/build-requirements.txt)
+	@$(step) $(BIN)/python -m pip install --upgrade pip -r $(VENV)/build-requirements.txt
 	@$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; \
 		print("\n".join(p["dependencies"] + p["optional-dependencies"]["dev"]))' > $(VENV)/requirements.txt
-	@$(call quietly,$(BIN)/python -m pip install -r $(VENV)/requirements.txt)
-	@echo "setup: compiling $(words $(COMPILED_SOURCES)) modules with Cython and gcc on every core (about a minute)"
-	@$(call quietly,$(BIN)/python -m pip install --no-build-isolation --no-deps -e .)
+	@$(step) $(BIN)/python -m pip install -r $(VENV)/requirements.txt
+	@echo "setup: compiling $(words $(COMPILED_SOURCES)) modules with Cython and gcc on every core (1 to 7 minutes)"
+	@$(step) $(BIN)/python -m pip install -v --no-build-isolation --no-deps -e .
 	@# Bytecode now, as pip writes it for a regular install: where Python may not write it
 	@# (PYTHONDONTWRITEBYTECODE), an editable install's modules are compiled at every start.
 	@$(BIN)/python -m compileall -q loo_replay
@@ -54,8 +56,10 @@ $(CHROMIUM):
 	$$sudo apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq chromium chromium-driver >/dev/null
 
+# Findings in the samples (exit status 1) are what the audit is for: only 2 fails.
 audit: $(STAMP)
-	$(BIN)/loo-replay audit sample_logs --db loo.duckdb --out reports; status=$$?; [ $$status -le 1 ]
+	@echo "audit: loo-replay audit sample_logs --db loo.duckdb --out reports"
+	@$(BIN)/loo-replay audit sample_logs --db loo.duckdb --out reports || [ $$? -le 1 ]
 
 lint: $(STAMP) $(NODE_STAMP)
 	$(BIN)/ruff check .

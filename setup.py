@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -120,7 +121,8 @@ class RecordingBuildPy(build_py):
 
 class OptionalBuildExt(build_ext):
     """build_ext that compiles on every core, warns and carries on when an extension cannot
-    be compiled, and records what it built."""
+    be compiled, says each module as it is done ("compiled module i of N": `make` shows it,
+    pip with -v), and records what it built."""
 
     def finalize_options(self) -> None:
         super().finalize_options()
@@ -130,6 +132,8 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         self.failed: list[str] = []
         self.unguided: list[str] = []
+        self.done = 0
+        self.counting = threading.Lock()  # the extensions are built on threads, one a core
         try:
             super().run()
         except Exception as exc:  # no compiler, no Python headers: pure Python it is
@@ -137,6 +141,18 @@ class OptionalBuildExt(build_ext):
         _write_record(_package_dir(self), "; ".join(self.failed) or None, self.unguided)
 
     def build_extension(self, ext: Any) -> None:
+        try:
+            self._build_one(ext)
+        finally:
+            with self.counting:
+                self.done += 1
+                print(
+                    f"compiled module {self.done} of {len(self.extensions)}: {ext.name}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+
+    def _build_one(self, ext: Any) -> None:
         guided = self._with_profile(ext)
         if guided is not None:
             try:
@@ -185,7 +201,7 @@ def _extensions() -> list[Any]:
             list(COMPILED),
             build_dir=CYTHON_DIR,
             compiler_directives={"language_level": 3},
-            quiet=True,
+            quiet=False,  # "[ i/N] Cythonizing NAME" as each starts: `make` shows it
             nthreads=CORES,
         )
     )

@@ -554,7 +554,7 @@ def after_make_audit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("clone")
     shutil.copytree(SAMPLES, folder / "sample_logs")
     recipe = re.search(
-        r"^audit: .*\n\t\$\(BIN\)/(loo-replay [^;]*);", _read(ROOT / "Makefile"), re.M
+        r"^\t@\$\(BIN\)/(loo-replay audit [^|]*?) \|\| ", _read(ROOT / "Makefile"), re.M
     )
     assert recipe, "the Makefile's audit target runs loo-replay audit"
     made = run_example(recipe[1], folder)
