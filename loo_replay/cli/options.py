@@ -20,10 +20,10 @@ from typer._click import Context, HelpFormatter  # Typer's own click, which it c
 from typer.core import TyperCommand
 
 from loo_replay.cli.output import fail
-from loo_replay.engine.options import OptionError, parse_option_text
+from loo_replay.engine.options import OptionError
 from loo_replay.logs.limits import LIMITS, MOST_DEPTH, OPTIONS, Limits
 from loo_replay.output.text import safe
-from loo_replay.rulesets import RuleChoice, RulesetError, load
+from loo_replay.rulesets import RuleChoice, RulesetError, load, parse_settings
 
 R = TypeVar("R")
 
@@ -135,18 +135,14 @@ def rule_choice(ruleset: str | None, settings: list[str] | None) -> RuleChoice:
     """The command line's rules, or a usage error naming what is wrong."""
     try:
         chosen = load(ruleset) if ruleset else None
-        overrides: dict[str, object] = {}
-        for item in settings or []:
-            name, sep, text = item.partition("=")
-            if not sep:
-                raise typer.BadParameter(
-                    f"{item!r} is not OPTION=VALUE (e.g. stakes.loo=unlimited)", param_hint="--set"
-                )
-            overrides[name.strip()] = parse_option_text(name.strip(), text)
     except RulesetError as exc:  # a ruleset file unread or not one: one line, not usage
         fail(safe(str(exc), 400))
+    try:
+        overrides = parse_settings(settings or [])
     except OptionError as exc:
         raise typer.BadParameter(str(exc)) from None
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--set") from None
     return RuleChoice(chosen, overrides)
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from loo_replay.engine.options import OPTION_SPECS, OptionError, Options
+from loo_replay.engine.options import OPTION_SPECS, OptionError, Options, parse_option_text
 from loo_replay.errors import InputError
 
 DEFAULT = "three-card"
@@ -134,6 +134,18 @@ class RuleChoice:
 
     ruleset: Ruleset | None = None
     overrides: Mapping[str, object] = field(default_factory=dict)
+
+
+def parse_settings(settings: list[str] | tuple[str, ...]) -> dict[str, object]:
+    """``--set OPTION=VALUE`` items as overrides; ``OptionError`` names a bad option or value,
+    ``ValueError`` an item without ``=``."""
+    overrides: dict[str, object] = {}
+    for item in settings:
+        name, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"{item!r} is not OPTION=VALUE (e.g. stakes.loo=unlimited)")
+        overrides[name.strip()] = parse_option_text(name.strip(), text)
+    return overrides
 
 
 def loaded_choice(ruleset: str | None, rules: str | None) -> RuleChoice:
