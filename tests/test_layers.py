@@ -52,6 +52,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "recorder",
             "simulate",
             "explorer",
+            "bundles",
         }
     ),
     frozenset({"cli", "__main__"}),
@@ -68,6 +69,7 @@ OUTPUTS_ARROWS = {
     "derived": frozenset({"collusion", "db", "fairness"}),
     "reports": frozenset({"collusion", "db", "fairness", "output", "replayer"}),
     "explorer": frozenset({"collusion", "db", "fairness", "output", "replayer", "reports"}),
+    "bundles": frozenset({"collusion", "db", "fairness", "output"}),
 }
 # validate's and analyse's steps (``run/render.py``, run in the workers) call the renderers
 # of ``output/``: only bytes cross process boundaries.

@@ -19,6 +19,7 @@ import typer
 from loo_replay import build_status, version_line
 from loo_replay.cli import (
     analysis,
+    bundle,
     collusion,
     database,
     evidence,
@@ -61,6 +62,7 @@ for command in (
     record.record,
     evidence.seal,
     evidence.verify,
+    bundle.bundle,
 ):
     app.command(cls=PlainCommand)(command)
 

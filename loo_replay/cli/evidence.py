@@ -1,5 +1,6 @@
 """``loo-replay seal`` and ``verify``: seals added to logs, and logs checked against their
-seals and the codes noted at the table (docs/evidence.md)."""
+seals and the codes noted at the table; ``verify CASE.zip`` goes to the bundles' own
+checks (``cli/bundle.py``) (docs/evidence.md)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from typing import Annotated
 
 import typer
 
-from loo_replay.cli.options import reads_logs
+from loo_replay.cli.bundle import BytesOpt, KeyOpt, MembersOpt, RatioOpt, verify_bundles
+from loo_replay.cli.options import check_paths, jobs_option, reads_logs
 from loo_replay.cli.output import fail
 from loo_replay.errors import InputError
+from loo_replay.evidence.archive import ARCHIVE_LIMITS, ArchiveLimits
 from loo_replay.evidence.sealing import SealRefused, seal_file
 from loo_replay.evidence.seals import BROKEN, SEALED, UNSEALABLE, UNSEALED, SealCheck
 from loo_replay.evidence.verify_logs import (
@@ -104,15 +107,16 @@ def _session_lines(verdict: SessionVerdict) -> list[str]:
     return lines
 
 
-def _verify_bundles(bundles: list[Path]) -> None:
-    """``verify CASE.zip``: evidence bundles (docs/evidence.md) are not verified by this
-    version."""
-    fail(f"{bundles[0]}: evidence bundles (.zip) are not supported by this version")
-
-
 @reads_logs
 def verify(
-    paths: LogsArg,
+    inputs: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="PATHS",
+            help="Hand-log files or folders of them; or evidence bundles (CASE.zip).",
+            show_default=False,
+        ),
+    ],
     codes_file: Annotated[
         Path | None,
         typer.Option(
@@ -129,20 +133,33 @@ def verify(
             help="A code noted at the table (repeatable).",
         ),
     ] = None,
+    key: KeyOpt = None,
+    jobs: Annotated[int, jobs_option("Re-run a bundle's audit in this many processes.")] = 1,
+    max_archive_members: MembersOpt = ARCHIVE_LIMITS.members,
+    max_archive_bytes: BytesOpt = ARCHIVE_LIMITS.total_bytes,
+    max_archive_ratio: RatioOpt = ARCHIVE_LIMITS.ratio,
     limits: Limits = LIMITS,
 ) -> None:
-    """Check hand logs against their seals and the codes noted at the table.
+    """Check hand logs against their seals and the codes noted at the table; or check an
+    evidence bundle: its archive, its files, its signature, and its audit re-run.
 
     Each session is sealed, unsealed, or broken at its header or a deal; each code given
     matches, differs, or names a deal the log lacks.  Exit status 0 only when every
-    session is sealed, every code matches and no deal follows the last code given.
+    session is sealed, every code matches and no deal follows the last code given (for a
+    bundle: when it is verified).
     """
-    bundles = [p for p in paths if p.suffix.lower() == ".zip"]
+    bundles = [p for p in inputs if p.suffix.lower() == ".zip"]
     if bundles:
-        if len(bundles) != len(paths):
+        if len(bundles) != len(inputs):
             raise typer.BadParameter("give hand logs or evidence bundles (.zip), not both")
-        _verify_bundles(bundles)
-        return
+        if codes_file is not None or code:
+            raise typer.BadParameter("--codes and --code check hand logs, not bundles")
+        archive = ArchiveLimits(max_archive_members, max_archive_bytes, max_archive_ratio)
+        verify_bundles(bundles, key, jobs, limits, archive)
+    if key is not None:
+        raise typer.BadParameter("--key checks a bundle's signature; give a bundle (.zip)")
+    # Checked here, not by reads_logs: a bundle is not a hand log.
+    check_paths(inputs)
     given: list[Code] = []
     try:
         if codes_file is not None:
@@ -155,7 +172,7 @@ def verify(
         given += [read_code_option(text) for text in code or ()]
     except InputError as exc:
         raise typer.BadParameter(str(exc)) from None
-    found = verify_logs(paths, given, limits)
+    found = verify_logs(inputs, given, limits)
     for verdict in found.sessions:
         for line in _session_lines(verdict):
             typer.echo(line)
