@@ -1,15 +1,18 @@
 """docs/evidence.md against the package: its test vectors are what the RFC 8785 library
-and loo-replay compute, and its worked example runs, command by command, with the output
-the page shows."""
+and loo-replay compute, and its worked examples (the seals', the bundle's) run, command by
+command, with the output the page shows."""
 
 from __future__ import annotations
 
 import json
 import shlex
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
 import rfc8785
-from db_helpers import ROOT, run
+from db_helpers import ROOT, SAMPLES, run
 from evidence_helpers import reference_seals
 from md_helpers import fenced, section, tables
 
@@ -60,3 +63,27 @@ def test_the_worked_example_runs_as_the_page_says(tmp_path: Path) -> None:
     assert verified == (1, outputs[3]) and refused[0] == 2
     renewed, with_codes = each(commands[3])
     assert renewed[0] == 0 and with_codes == (1, outputs[4])
+
+
+def test_the_bundle_worked_through_runs_as_the_page_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key made by ssh-keygen, every ``loo-replay`` line through the real command."""
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    example = section(PAGE, "A bundle, worked through")
+    (commands,) = fenced(example, "sh")
+    (shown,) = fenced(example, "text")
+    (tmp_path / "sample_logs").mkdir()
+    shutil.copy(SAMPLES / "wrong-payouts.json", tmp_path / "sample_logs")
+    outputs = []
+    for line in commands.splitlines():
+        words = shlex.split(line)
+        if words[0] == "loo-replay":
+            result = run(*words[1:], cwd=tmp_path)
+        else:
+            result = subprocess.run(words, cwd=tmp_path, capture_output=True, text=True)
+        assert result.returncode == 0, (line, result.stdout, result.stderr)
+        outputs.append(result.stdout)
+    assert outputs[2] == shown
+    assert "signature verified: made by the key SHA256:" in outputs[4]
+    assert outputs[4].endswith("signed.zip: verified\n")

@@ -162,6 +162,26 @@ def test_simulate_interrupted_writes_no_output(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+def test_verify_interrupted_removes_its_temporary_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while verify re-runs a bundle's audit (its second temporary folder, the
+    database of the fairness tests, is made): the extracted bag and the database are gone."""
+    log = sessions(tmp_path / "night.jsonl", copies=2)
+    made = run("bundle", log, "--out", tmp_path / "case.zip")
+    assert made.returncode == 0, made.stderr
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    proc = started("verify", tmp_path / "case.zip", cwd=tmp_path)
+    deadline = time.monotonic() + 60
+    while len(list(tmp.iterdir())) < 2:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1]
+        time.sleep(0.01)
+    interrupted(proc)
+    assert list(tmp.iterdir()) == []
+
+
 def ctrl_c_once_made(make: Callable[..., T]) -> Callable[..., T]:
     """``make`` (``mkstemp``, ``mkdtemp``), then a Ctrl-C before it returns: the instant
     in which the file exists and its maker does not yet know its name."""
