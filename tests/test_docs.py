@@ -382,6 +382,8 @@ EXAMPLES: dict[str, dict[str, tuple[int, str]]] = {
         ),
         "loo-replay record game.json --players ann,bob,cat": (0, "Saved game.json"),
         "loo-replay seal game.json": (0, "sealed game in game.json"),
+        "loo-replay bundle game.json --out case.zip": (0, "wrote case.zip: 1 log(s)"),
+        "loo-replay verify case.zip": (0, "case.zip: verified"),
     },
     "analysis.md": {
         "loo-replay simulate --seed 3 --players 5 --deals 6 --out night.jsonl": (
@@ -517,8 +519,8 @@ SKIPPED = {
 # Pages whose examples another test runs, command by command, with the steps between them
 # that the page describes in words, and their whole output compared with the page.
 RUN_ELSEWHERE = {
-    "evidence.md": "tests/test_evidence_docs.py runs its example, the edit of night.json "
-    "and codes.txt included",
+    "evidence.md": "tests/test_evidence_docs.py runs its examples, the edit of night.json "
+    "and codes.txt included, and the bundle worked through, its key made by ssh-keygen",
 }
 EXAMPLE_PAGES = [README, *(p for p in PAGES if p.name not in RUN_ELSEWHERE)]
 

@@ -86,4 +86,4 @@ def test_the_bundle_worked_through_runs_as_the_page_says(
         outputs.append(result.stdout)
     assert outputs[2] == shown
     assert "signature verified: made by the key SHA256:" in outputs[4]
-    assert outputs[4].endswith("signed.zip: verified\n")
+    assert outputs[4].endswith("case.zip: verified\n")
