@@ -16,7 +16,6 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from loo_replay.bundles.audit import AuditOptions
-from loo_replay.bundles.bundle import make_bundle, verify_bundle
 from loo_replay.cli.options import (
     PathsArg,
     RulesetOpt,
@@ -31,7 +30,6 @@ from loo_replay.cli.options import (
 from loo_replay.cli.output import StatusLine, fail
 from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.errors import LooReplayError
-from loo_replay.evidence import dsse
 from loo_replay.evidence.archive import OPTIONS, ArchiveLimits
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
@@ -92,6 +90,9 @@ def bundle(
     A BagIt bag with an in-toto statement of what was audited and found, signed with
     --sign; the same inputs and SOURCE_DATE_EPOCH give the same bytes.
     """
+    from loo_replay.bundles.bundle import make_bundle  # cryptography and bagit: when used
+    from loo_replay.evidence import dsse
+
     if out.suffix != ".zip":
         raise typer.BadParameter(f"{out} does not end in .zip", param_hint="--out")
     rule_choice(ruleset, settings)  # a bad ruleset or --set is a usage error, said now
@@ -147,6 +148,9 @@ def verify_bundles(
 ) -> NoReturn:
     """``verify CASE.zip...``: each bundle checked and its verdict printed; the exit status
     is the worst of them."""
+    from loo_replay.bundles.bundle import verify_bundle  # cryptography and bagit: when used
+    from loo_replay.evidence import dsse
+
     try:
         public = None if key is None else dsse.load_public_key(key)
     except LooReplayError as exc:
