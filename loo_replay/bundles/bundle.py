@@ -432,7 +432,9 @@ def _rerun(
 
 @contextlib.contextmanager
 def _extracted(zip_path: Path, limits: ArchiveLimits) -> Iterator[tuple[Path, set[str]]]:
-    with staging(Path(tempfile.gettempdir())) as stage:
+    with staging(Path(tempfile.gettempdir())) as work:
+        stage = work / "bundle"  # beside staging's own marker, never over it
+        stage.mkdir(mode=0o700)
         names = archive.extract(zip_path, stage, limits)
         root = bag.bag_root(stage, names)
         if root is None:

@@ -169,10 +169,15 @@ def extract(zip_path: Path, folder: Path, limits: ArchiveLimits = ARCHIVE_LIMITS
         total = 0
         for info in members:
             target = folder.joinpath(*info.filename.split("/"))
-            for parent in reversed(target.relative_to(folder).parents):
-                (folder / parent).mkdir(mode=0o700, exist_ok=True)
             written = 0
-            fd = _create(target)
+            try:
+                for parent in reversed(target.relative_to(folder).parents):
+                    (folder / parent).mkdir(mode=0o700, exist_ok=True)
+                fd = _create(target)
+            except OSError as exc:  # the names were checked: only a full disk gets here
+                raise ArchiveError(
+                    f"member {info.filename!r} cannot be extracted: {exc.strerror or exc}"
+                ) from None
             try:
                 with os.fdopen(fd, "wb") as out:
                     for chunk in _chunks(archive, info):
