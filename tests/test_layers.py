@@ -69,7 +69,7 @@ OUTPUTS_ARROWS = {
     "derived": frozenset({"collusion", "db", "fairness"}),
     "reports": frozenset({"collusion", "db", "fairness", "output", "replayer"}),
     "explorer": frozenset({"collusion", "db", "fairness", "output", "replayer", "reports"}),
-    "bundles": frozenset({"collusion", "db", "fairness", "output"}),
+    "bundles": frozenset({"db", "derived", "fairness", "output"}),
 }
 # validate's and analyse's steps (``run/render.py``, run in the workers) call the renderers
 # of ``output/``: only bytes cross process boundaries.

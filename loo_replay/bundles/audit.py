@@ -42,7 +42,7 @@ from loo_replay.run.render import (
     rendered,
 )
 
-ALPHA = 0.01  # fairness's and collusion's default, the one a bundle records
+ALPHA = 0.01  # fairness's and collusion's default (their tables' ALPHA), which a bundle records
 AUDIT = "data/audit.json"
 FAIRNESS = "data/fairness.json"
 ANALYSIS = "data/analysis.json"
@@ -130,23 +130,18 @@ def _screens(
     paths: list[Path], options: AuditOptions, jobs: int, limits: Limits
 ) -> dict[str, bytes]:
     """fairness (and, with the analysis, collusion) of the logs loaded into a temporary
-    database by ``ingest``, as the commands do."""
-    from loo_replay.collusion.screen import screen
+    database by ``ingest``, then run as ``fairness LOGS`` and ``collusion LOGS`` run them."""
     from loo_replay.db.ingest import ingest
-    from loo_replay.db.queries import open_for_reading
-    from loo_replay.fairness.verdicts import DEFAULT_BY, fairness
+    from loo_replay.derived.steps import fairness_now, screen_now
+    from loo_replay.fairness.verdicts import DEFAULT_BY
 
     found: dict[str, bytes] = {}
     with staging(Path(tempfile.gettempdir())) as tmp:
         db = tmp / "bundle.duckdb"
         ingest(paths, db, options.choice(), jobs=jobs, limits=limits)
-        con = open_for_reading(db)
-        try:
-            found[FAIRNESS] = _screen_json(fairness(con, list(DEFAULT_BY), ALPHA).as_json())
-            if options.analysis:
-                found[COLLUSION] = _screen_json(screen(con, ALPHA).as_json())
-        finally:
-            con.close()
+        found[FAIRNESS] = _screen_json(fairness_now(db, DEFAULT_BY, ALPHA, True).as_json())
+        if options.analysis:
+            found[COLLUSION] = _screen_json(screen_now(db, ALPHA, True).as_json())
     return found
 
 
