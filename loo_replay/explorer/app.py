@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,7 +26,6 @@ import duckdb
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -37,8 +37,10 @@ from loo_replay.db.content import Coverage, Covers
 from loo_replay.db.errors import DatabaseBusy, DatabaseError
 from loo_replay.db.schema import VERSION, damage, visit, visitor
 from loo_replay.explorer import deals, lists, views
+from loo_replay.explorer.origin import Origin, OwnOrigin
 from loo_replay.html import asset
 from loo_replay.logs.limits import LIMITS, Limits
+from loo_replay.logs.parse import MAX_INT
 from loo_replay.reports import figures, pages, queries
 from loo_replay.reports.build import all_sessions, session_of
 from loo_replay.reports.collusion_page import COLLUSION, collusion_page
@@ -48,7 +50,6 @@ from loo_replay.reports.rows import SessionSummary
 from loo_replay.reports.rows import rows as as_rows
 
 T = TypeVar("T")
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 HEADERS = {  # every answer: no sniffing, no framing, no referrer to elsewhere
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
@@ -61,12 +62,46 @@ class Busy(Exception):
     """The database is being written: the request is answered with the busy page."""
 
 
+class Crowded(Busy):
+    """Other requests kept this one waiting its turn too long: the busy page, too."""
+
+
+# How long a request waits for its turn (``Explorer.turn``) before it is answered with the
+# busy page, which asks again by itself.
+TURN_SECONDS = 30
+
+
 @dataclass(frozen=True)
 class Explorer:
-    """The database a server shows, and the in-memory DuckDB it is visited from."""
+    """The database a server shows, the in-memory DuckDB it is visited from, and the lock
+    that gives the requests their turns."""
 
     db: Path
     instance: duckdb.DuckDBPyConnection
+    stopping: threading.Event
+    turns: threading.Lock = field(default_factory=threading.Lock)
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        """The block run alone: one request at a time reads the database and renders its
+        page, with the whole of DuckDB's memory budget (the same as ``report``'s) and no
+        other's pages held beside its own, so that requests at once cannot run out of
+        memory.  The others wait (uvicorn bounds how many, ``server.QUEUE``); one that
+        waits ``TURN_SECONDS``, or is still waiting when the server stops, is
+        ``Crowded``."""
+        deadline = time.monotonic() + TURN_SECONDS
+        while not self.turns.acquire(timeout=0.2):
+            if self.stopping.is_set():
+                raise Crowded("the explorer is stopping")
+            if time.monotonic() > deadline:
+                raise Crowded(
+                    "the explorer answers one page at a time, and other pages kept this one "
+                    f"waiting for {TURN_SECONDS} seconds"
+                )
+        try:
+            yield
+        finally:
+            self.turns.release()
 
     @contextmanager
     def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -141,12 +176,6 @@ def _query(request: Request) -> dict[str, str]:
     return dict(request.query_params)
 
 
-def _int(value: str | None) -> int:
-    if value is None or not value.isdigit() or len(value) > 9:
-        raise lists.BadQuery(f"{(value or '')[:40]!r} is not a deal number")
-    return int(value)
-
-
 def _paged(listed: lists.Listed, f: lists.Filters) -> lists.Listed:
     """``listed``, unless its page is past the last: that page is not found."""
     if f.page > 1 and not listed.rows:
@@ -155,13 +184,28 @@ def _paged(listed: lists.Listed, f: lists.Filters) -> lists.Listed:
 
 
 def make_app(
-    db: Path, source: str, hosts: list[str] | None = None, limits: Limits = LIMITS
+    db: Path,
+    source: str,
+    origin: Origin | None = None,
+    limits: Limits = LIMITS,
+    stopping: threading.Event | None = None,
 ) -> Starlette:
-    """The app over the database at ``db`` (named ``source`` on the pages); ``hosts``:
+    """The app over the database at ``db`` (named ``source`` on the pages); ``origin``:
     the Host headers it answers (others get 400, against DNS rebinding), None for any;
-    a stored document is replayed within ``limits``, as ``report`` reads it."""
-    ex = Explorer(db, visitor(db))
+    a stored document is replayed within ``limits``, as ``report`` reads it; once
+    ``stopping`` is set, the requests waiting their turn are answered at once."""
+    ex = Explorer(db, visitor(db), stopping or threading.Event())
     derived = Derived()
+
+    def in_turn(page: Callable[[Request], Response]) -> Callable[[Request], Response]:
+        """``page``, run in its request's turn (``Explorer.turn``)."""
+
+        @functools.wraps(page)
+        def answer(request: Request) -> Response:
+            with ex.turn():
+                return page(request)
+
+        return answer
 
     def sessions(request: Request) -> Response:
         f = lists.SessionFilters.of(_query(request))
@@ -184,7 +228,7 @@ def make_app(
 
     def replay(request: Request) -> Response:
         sid = request.query_params.get("session", "")
-        number = _int(request.query_params.get("deal"))
+        number = lists.number(request.query_params.get("deal", ""), "a deal number", MAX_INT)
         try:
             loaded = ex.read(lambda con: deals.read(con, sid, number, limits))
             page = deals.replay_page(loaded, number, limits)  # the database is closed by now
@@ -226,15 +270,15 @@ def make_app(
 
     routes = [
         Route("/favicon.ico", no_icon),
-        Route("/", sessions),
-        Route("/players", players),
-        Route("/findings", findings),
-        Route("/session", session),
-        Route("/replay", replay),
-        Route("/" + pages.ALL_SESSIONS, across),
-        Route("/" + FAIRNESS, fairness),
-        Route("/" + COLLUSION, collusion),
-        Route("/" + DECISIONS, judged),
+        Route("/", in_turn(sessions)),
+        Route("/players", in_turn(players)),
+        Route("/findings", in_turn(findings)),
+        Route("/session", in_turn(session)),
+        Route("/replay", in_turn(replay)),
+        Route("/" + pages.ALL_SESSIONS, in_turn(across)),
+        Route("/" + FAIRNESS, in_turn(fairness)),
+        Route("/" + COLLUSION, in_turn(collusion)),
+        Route("/" + DECISIONS, in_turn(judged)),
         Route("/" + pages.INDEX, index),
         *(
             Route("/" + name, asset_file)
@@ -254,12 +298,13 @@ def make_app(
 
     async def busy(request: Request, exc: Exception) -> Response:
         retry = {"Retry-After": str(views.RETRY_SECONDS)}
-        return _html(views.busy_page(str(exc), source), 503, retry)
+        page = views.busy_page(str(exc), source, crowded=isinstance(exc, Crowded))
+        return _html(page, 503, retry)
 
     async def unreadable(request: Request, exc: Exception) -> Response:
         return _html(views.error_page(str(exc), source), 500)
 
-    middleware = [] if hosts is None else [Middleware(TrustedHostMiddleware, allowed_hosts=hosts)]
+    middleware = [] if origin is None else [Middleware(OwnOrigin, origin=origin, headers=HEADERS)]
     return Starlette(
         routes=routes,
         middleware=middleware,

@@ -8,6 +8,7 @@ parameter.  A search is a case-insensitive substring, never a pattern.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -51,11 +52,20 @@ def _choice(
     return value
 
 
-def _page(query: Mapping[str, str]) -> int:
-    value = query.get("page", "1")
-    if not value.isdigit() or not 1 <= int(value) <= 1_000_000:
-        raise BadQuery(f"page={value[:40]!r} is not a page number")
+def number(value: str, what: str, most: int) -> int:
+    """``value`` as a whole number from 1 to ``most``, written in ASCII digits; else
+    ``BadQuery``.  ``str.isdigit`` is no test: ``²`` passes it and ``int`` refuses it, and
+    ``int`` refuses a number past 4,300 digits."""
+    if not _NUMBER.fullmatch(value) or not 1 <= int(value) <= most:
+        raise BadQuery(f"{value[:40]!r} is not {what}")
     return int(value)
+
+
+_NUMBER = re.compile(r"[0-9]{1,16}")  # digits enough for any bound here (2**53), no more
+
+
+def _page(query: Mapping[str, str]) -> int:
+    return number(query.get("page", "1"), "a page number", 1_000_000)
 
 
 @dataclass(frozen=True)

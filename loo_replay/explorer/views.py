@@ -289,14 +289,23 @@ def not_found_page(why: str, source: str) -> str:
     return _said("Not found", "Not found", f"<p>{text(why, 400)}</p><p>{links}</p>", source)
 
 
-def busy_page(why: str, source: str) -> str:
-    """The database is being written (an ``ingest``): the page asks again by itself."""
-    said = (
-        f"<p>{text(why, 400)}.</p><p>Another loo-replay is writing to it; this page asks "
-        f"again every {RETRY_SECONDS} seconds and shows itself once the writing is done.</p>"
-    )
+def busy_page(why: str, source: str, *, crowded: bool = False) -> str:
+    """The database is being written (an ``ingest``), or other requests kept this one
+    waiting too long (``crowded``): the page asks again by itself."""
+    again = f"this page asks again every {RETRY_SECONDS} seconds and shows itself once"
+    if crowded:
+        heading, then = (
+            "The explorer is busy",
+            f"It is answering other pages; {again} its turn comes.",
+        )
+    else:
+        heading, then = (
+            "The database is busy",
+            (f"Another loo-replay is writing to it; {again} the writing is done."),
+        )
+    said = f"<p>{text(why, 400)}.</p><p>{then}</p>"
     refresh = f'\n<meta http-equiv="refresh" content="{RETRY_SECONDS}">'
-    return _said("Busy", "The database is busy", said, source, refresh)
+    return _said("Busy", heading, said, source, refresh)
 
 
 def error_page(why: str, source: str) -> str:
