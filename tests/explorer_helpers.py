@@ -17,6 +17,16 @@ from pathlib import Path
 from db_helpers import ROOT
 
 _URL = re.compile(r"at (http://\S+/) \(Ctrl-C stops\)")
+# Runs the command given after it and says, as the last line of its stderr, the peak
+# resident memory of its children (in KiB, Linux).  Ctrl-C, sent to the whole process
+# group, is for the command: the wrapper waits for it to end and then says its peak.
+MEASURING = (
+    "import resource, signal, subprocess, sys\n"
+    "signal.signal(signal.SIGINT, lambda *_: None)\n"
+    "status = subprocess.call(sys.argv[1:])\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
+    "sys.exit(status)\n"
+)
 
 
 class Server:
@@ -42,18 +52,29 @@ class Server:
         self.url = found[1]
         return self.url
 
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1].strip("/"))
+
     def interrupt(self, timeout: float = 30) -> tuple[int, str]:
         """Ctrl-C as a terminal sends it: its exit status and the rest of its stderr."""
         os.killpg(self.proc.pid, signal.SIGINT)
         _, rest = self.proc.communicate(timeout=timeout)
         return self.proc.returncode, self.said + rest
 
+    def peak_mb(self, said: str) -> int:
+        """The server's peak resident memory in MB, from what a measured server
+        (``serving(measured=True)``) said once it ended."""
+        return int(said.rstrip("\n").rpartition("\n")[2]) // 1024
 
-def start_serve(words: list[str], cwd: Path) -> subprocess.Popen[str]:
+
+def start_serve(words: list[str], cwd: Path, *, measured: bool = False) -> subprocess.Popen[str]:
     """``loo-replay WORDS`` (a ``serve`` line) started in ``cwd``, in a process group of its
-    own as a terminal's job, its stderr piped for ``Server``."""
+    own as a terminal's job, its stderr piped for ``Server``; ``measured``: under a wrapper
+    that says its peak memory (``Server.peak_mb``)."""
+    wrapper = [sys.executable, "-c", MEASURING] if measured else []
     return subprocess.Popen(
-        [sys.executable, "-m", "loo_replay", *words],
+        [*wrapper, sys.executable, "-m", "loo_replay", *words],
         cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -63,10 +84,10 @@ def start_serve(words: list[str], cwd: Path) -> subprocess.Popen[str]:
 
 
 @contextmanager
-def serving(db: Path, *args: str) -> Iterator[Server]:
+def serving(db: Path, *args: str, measured: bool = False) -> Iterator[Server]:
     """``loo-replay serve --db DB --port 0 ARGS`` until the block ends (then Ctrl-C; killed
-    if it is still there)."""
-    proc = start_serve(["serve", "--db", str(db), "--port", "0", *args], ROOT)
+    if it is still there); ``measured``: its peak memory said at its end."""
+    proc = start_serve(["serve", "--db", str(db), "--port", "0", *args], ROOT, measured=measured)
     server = Server(proc)
     try:
         yield server

@@ -68,7 +68,7 @@ class Crowded(Busy):
 
 # How long a request waits for its turn (``Explorer.turn``) before it is answered with the
 # busy page, which asks again by itself.
-TURN_SECONDS = 30
+TURN_SECONDS = 120
 
 
 @dataclass(frozen=True)

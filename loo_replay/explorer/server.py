@@ -13,6 +13,7 @@ those waiting.
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import threading
 from types import FrameType
@@ -26,7 +27,15 @@ from loo_replay.errors import LooReplayError
 QUEUE = 256  # connections and requests at once, the ones waiting their turn among them
 HEADER_SECONDS = 10  # from a connection's start, or its last answer, to a whole request
 KEEP_ALIVE_SECONDS = 5  # an idle connection kept for the browser's next request
-MAX_HEADER_BYTES = 16_384  # a request line and headers; more is 400 (h11's own default)
+MAX_HEADER_BYTES = 16_384  # a request line and headers; past it, 431
+
+
+_HEAD_END = re.compile(rb"\r?\n\r?\n")  # a blank line: the end of the headers (h11 takes bare LFs)
+_SAID = b"loo-replay serve takes at most 16,384 bytes of a request line and headers"
+TOO_LARGE = (
+    b"HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(_SAID), _SAID)
+)
 
 
 class CannotListen(LooReplayError):
@@ -90,6 +99,22 @@ class TimedProtocol(H11Protocol):
     first: a client sending a byte now and then would hold the connection for ever."""
 
     _late: asyncio.TimerHandle | None = None
+    _head = b""  # what came of a request not yet past its headers
+
+    def data_received(self, data: bytes) -> None:
+        """As uvicorn's, but a request whose headers run past ``MAX_HEADER_BYTES`` is
+        answered 431 and the connection closed: h11 refuses only headers it holds
+        incomplete past that size, and takes a longer block that arrives whole."""
+        if self.conn.their_state is h11.IDLE:
+            head = self._head + data
+            end = _HEAD_END.search(head)
+            if (end.start() if end else len(head)) > MAX_HEADER_BYTES:
+                self._head = b""
+                self.transport.write(TOO_LARGE)
+                self.transport.close()
+                return
+            self._head = b"" if end else head
+        super().data_received(data)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
