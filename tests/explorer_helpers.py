@@ -14,19 +14,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from db_helpers import ROOT
+from db_helpers import ROOT, SAMPLES, run
+from peak_helpers import WRAPPER
 
+SAMPLE_LOGS = (SAMPLES / "wrong-payouts.json", SAMPLES / "three-card-revokes.json")
 _URL = re.compile(r"at (http://\S+/) \(Ctrl-C stops\)")
-# Runs the command given after it and says, as the last line of its stderr, the peak
-# resident memory of its children (in KiB, Linux).  Ctrl-C, sent to the whole process
-# group, is for the command: the wrapper waits for it to end and then says its peak.
-MEASURING = (
-    "import resource, signal, subprocess, sys\n"
-    "signal.signal(signal.SIGINT, lambda *_: None)\n"
-    "status = subprocess.call(sys.argv[1:])\n"
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)\n"
-    "sys.exit(status)\n"
-)
+# peak_helpers' wrapper, which says the command's peak memory as the last line of its
+# stderr, but Ctrl-C, sent to the whole process group, is for the command alone: the
+# wrapper waits for it to end and then says its peak.
+MEASURING = "import signal\nsignal.signal(signal.SIGINT, lambda *_: None)\n" + WRAPPER
 
 
 class Server:
@@ -99,3 +95,19 @@ def serving(db: Path, *args: str, measured: bool = False) -> Iterator[Server]:
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+
+
+def served(db: Path) -> Iterator[Server]:
+    """A module's ``server`` fixture: ``serve`` over ``db``, its URL known, until the
+    module's tests end."""
+    with serving(db) as server:
+        server.wait_for_url()
+        yield server
+
+
+def ingested(db: Path, *logs: Path) -> Path:
+    """``db``, made by the real ``ingest`` of ``logs`` (no analysis: the explorer's tests
+    need none)."""
+    result = run("ingest", *logs, "--db", db, "--no-analysis")
+    assert result.returncode == 0, result.stderr
+    return db

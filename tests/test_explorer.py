@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 import orjson
 import pytest
 from db_helpers import SAMPLES, run
-from explorer_helpers import Server, serving
+from explorer_helpers import SAMPLE_LOGS, Server, ingested, served, serving
 from report_helpers import chromium, hand_doc
 from test_pages_phone import CLEAN, _measure
 from test_reports_browser import Visit as ReportVisit
@@ -42,22 +42,12 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for player in doc["session"]["players"]:
         player["name"] = f"{HOSTILE} {player['id']}"
     (tmp / "hostile.json").write_bytes(orjson.dumps(doc))
-    db = tmp / "loo.duckdb"
-    logs = (
-        tmp / "hostile.json",
-        SAMPLES / "wrong-payouts.json",
-        SAMPLES / "three-card-revokes.json",
-    )
-    result = run("ingest", *logs, "--db", db, "--no-analysis")
-    assert result.returncode == 0, result.stderr
-    return db
+    return ingested(tmp / "loo.duckdb", tmp / "hostile.json", *SAMPLE_LOGS)
 
 
 @pytest.fixture(scope="module")
 def server(db: Path) -> Iterator[Server]:
-    with serving(db) as s:
-        s.wait_for_url()
-        yield s
+    yield from served(db)
 
 
 class Visit(ReportVisit):

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from db_helpers import SAMPLES, run
-from explorer_helpers import Server, serving
-from test_limits import PEAK_MB
+from db_helpers import run
+from explorer_helpers import SAMPLE_LOGS, Server, ingested, served, serving
+from peak_helpers import PEAK_MB
 
 from loo_replay.explorer.origin import REFUSED
 from loo_replay.explorer.server import HEADER_SECONDS, MAX_HEADER_BYTES, QUEUE
@@ -36,18 +36,12 @@ PAGES = (  # what a browser asks for, each a page that reads the database
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("serve") / "loo.duckdb"
-    logs = (SAMPLES / "wrong-payouts.json", SAMPLES / "three-card-revokes.json")
-    loaded = run("ingest", *logs, "--db", db, "--no-analysis")
-    assert loaded.returncode == 0, loaded.stderr
-    return db
+    return ingested(tmp_path_factory.mktemp("serve") / "loo.duckdb", *SAMPLE_LOGS)
 
 
 @pytest.fixture(scope="module")
 def server(db: Path) -> Iterator[Server]:
-    with serving(db) as s:
-        s.wait_for_url()
-        yield s
+    yield from served(db)
 
 
 def ask(
