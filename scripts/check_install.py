@@ -6,12 +6,16 @@ a fresh virtual environment outside the checkout, and ``pip install``s the check
 into a second one; then, from a folder outside the checkout, each installed program must
 say ``compiled`` in ``--version`` and give the same bytes as the checkout's own build for
 ``validate``, ``analyse`` and ``audit`` (its summary and the loaded database's ``stats``)
-of sample_logs/.  Any difference is printed and the script exits 1.
+of sample_logs/, and for ``bundle`` and ``verify`` of an evidence bundle; and each must
+verify the bundle the checkout made, in a folder of its own (docs/evidence.md).  Any
+difference is printed and the script exits 1.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,6 +53,10 @@ def outputs(program: Path, work: Path) -> dict[str, str]:
             [program, "audit", SAMPLES, "--db", "loo.duckdb", "--out", "reports"], work, found
         ),
         "stats": run([program, "stats", "--db", "loo.duckdb"], work),
+        "bundle": run(
+            [program, "bundle", SAMPLES / "wrong-payouts.json", "--out", "case.zip"], work
+        ),
+        "verify": run([program, "verify", "case.zip"], work),
     }
 
 
@@ -72,10 +80,18 @@ def compare(name: str, program: Path, expected: dict[str, str], tmp: Path) -> li
                 expected[command].splitlines(), text.splitlines(), "checkout", name, lineterm=""
             )
             problems.append(f"{name}: {command} differs:\n" + "\n".join(list(diff)[:40]))
+    # The checkout's bundle, moved to a folder of this install's own, verifies here too.
+    theirs = tmp / f"{name}-verifies" / "checkout-case.zip"
+    theirs.parent.mkdir()
+    shutil.copyfile(tmp / "checkout-work" / "case.zip", theirs)
+    said = run([program, "verify", theirs.name], theirs.parent, ok=(0, 1))
+    if not said.endswith(f"{theirs.name}: verified\n"):
+        problems.append(f"{name}: the checkout's bundle does not verify:\n{said}")
     return problems
 
 
 def main() -> int:
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "1700000000")  # the bundles' dates
     if not CHECKOUT.exists():
         sys.exit("check-install: run `make audit` first: the checkout's build is the reference")
     with tempfile.TemporaryDirectory(prefix="loo-check-install-") as name:
