@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 import rfc8785
-from db_helpers import run
+from db_helpers import counts, run
 from evidence_helpers import reference_seals
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -377,3 +377,23 @@ def test_validate_says_whether_the_seals_hold_and_its_exit_status_ignores_them(
     seals = json.loads(result.stdout)["sessions"][0]["seals"]
     assert seals == {"status": "broken", "broken_at": "deal 6", "last_code": None}
     assert "  seals broken at deal 6: changed after it was sealed" in run("validate", log).stdout
+
+
+def test_ingest_takes_a_log_sealed_since_for_the_same_session_and_a_change_for_a_conflict(
+    night: dict[str, Any], tmp_path: Path
+) -> None:
+    log = _write(tmp_path / "night.json", night)
+    db = tmp_path / "loo.duckdb"
+    first = run("ingest", log, "--db", db)
+    assert first.returncode == 0, first.stderr
+    assert counts(first)["loaded"] == 8
+    assert run("seal", log).returncode == 0  # written again, indented, seals added
+    again = run("ingest", log, "--db", db)
+    assert again.returncode == 0, again.stderr
+    assert counts(again)["skipped"] == 8 and counts(again)["conflicts"] == 0
+    doc = json.loads(log.read_text())
+    _payout_changed(doc)
+    _write(log, doc)
+    assert run("seal", log, "--renew").returncode == 0
+    changed = run("ingest", log, "--db", db)
+    assert changed.returncode == 1 and counts(changed)["conflicts"] == 8

@@ -75,6 +75,21 @@ def kept(batch: Batch, items: Sequence[SessionItem]) -> pa.Table:
     return pa.Table.from_arrays([pa.array(ids, pa.string()), *picked.columns], schema=_KEPT)
 
 
+def sent_document(batch: Batch, item: SessionItem) -> bytes | None:
+    """The bytes of ``item``'s document as its worker sent them with ``batch``."""
+    sent = batch.tables.get(TABLE)
+    if sent is None:
+        return None
+    lines, digests = sent.column("line").to_pylist(), sent.column("digest").to_pylist()
+    for row, key in enumerate(zip(lines, digests, strict=True)):
+        if key == (item.line, item.digest):
+            size = sent.column("size")[row].as_py()
+            body = sent.column("body")[row].as_py()
+            raw: bytes = CODEC.decompress(body, decompressed_size=size, asbytes=True)
+            return raw
+    return None
+
+
 @dataclass(frozen=True)
 class Stored:
     raw: bytes

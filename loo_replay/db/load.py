@@ -37,6 +37,7 @@ from loo_replay.db.rows import RejectRow
 from loo_replay.db.schema import SESSION_TABLES
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.errors import first_line
+from loo_replay.evidence.seals import same_but_seals
 from loo_replay.run.audit import Summary
 
 
@@ -374,7 +375,7 @@ class Loader:
                     keep[id(item)] = item
                     c.documents += 1
             else:
-                self._decide(item, keep, pending, deletes)
+                self._decide(item, keep, pending, deletes, batch)
         if deletes:
             self.flush()  # a replaced session's rows may be among those waiting
             for table in (*SESSION_TABLES, documents.TABLE):
@@ -402,6 +403,7 @@ class Loader:
         keep: dict[int, SessionItem | DocumentItem],
         pending: dict[str, SessionItem],
         deletes: list[str],
+        batch: Batch,
     ) -> None:
         c = self.counts
         c.sessions += 1
@@ -410,10 +412,10 @@ class Loader:
         stored = self.stored.get(sid)
         same = (
             stored is not None
-            and stored.digest == item.digest
             and stored.fingerprint == item.fingerprint
             and sid not in self.undocumented
             and not (self.replace and self.again)
+            and (stored.digest == item.digest or self._only_seals_differ(item, batch))
         )
         if same:
             c.skipped += item.deals
@@ -443,6 +445,19 @@ class Loader:
         self.stored[sid] = _Stored(item.digest, item.fingerprint, item.file, item.line)
         c.loaded += item.deals - item.rejected
         c.rejected += item.rejected
+
+    def _only_seals_differ(self, item: SessionItem, batch: Batch) -> bool:
+        """Whether ``item``'s document is the loaded one but for its seals (sealed since,
+        or sealed again): the same session, not a conflict (docs/evidence.md).  Asked only
+        of a session loaded with other bytes, so an ingest without conflicts never asks."""
+        if self.replace:
+            return False
+        new = documents.sent_document(batch, item)
+        try:
+            old = documents.read_document(self.con, item.session_id)
+        except (documents.DocumentDamaged, documents.DocumentTooLarge):
+            return False
+        return new is not None and old is not None and same_but_seals(old.raw, new)
 
     def _insert(self, name: str, table: pa.Table) -> None:
         insert_table(self.con, name, table)

@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from loo_replay.evidence.canonical import CanonicalError, canonical
 from loo_replay.evidence.codes import code
 
@@ -163,3 +165,24 @@ def check_read(envelope: Mapping[str, Any] | None, deals: Sequence[Any], raw: by
     if envelope is None or (raw and b'"seal"' not in raw and b"\\u" not in raw):
         return SealCheck(UNSEALED)
     return check(envelope, deals)
+
+
+def same_but_seals(old: bytes, new: bytes) -> bool:
+    """Whether two documents' bytes say the same but for their seals: the same session
+    to ``ingest`` (its header and deals equal in canonical form, seals left out)."""
+    try:
+        a, b = orjson.loads(old), orjson.loads(new)
+    except orjson.JSONDecodeError:
+        return False
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        return False
+    try:
+        return _unsealed_form(a) == _unsealed_form(b)
+    except CanonicalError:
+        return False
+
+
+def _unsealed_form(document: dict[str, Any]) -> bytes:
+    deals = document.get("deals")
+    listed = deals if isinstance(deals, list) else [deals]
+    return canonical([header_of(document), *(_unsealed(d)[0] for d in listed)])
