@@ -14,6 +14,7 @@ import typer
 
 from loo_replay.cli.options import SetOpt, rule_choice
 from loo_replay.cli.output import fail, wants_colour
+from loo_replay.evidence.seals import BROKEN, check
 from loo_replay.logs.parse import Bad, parse_document
 from loo_replay.output.text import safe
 from loo_replay.recorder.book import entries_of, session_entry
@@ -85,7 +86,8 @@ def record(
         if recorder.standing.errors:  # a log written elsewhere whose last deal is rejected
             first = recorder.standing.errors[0]
             raise RecorderError(f"{file}: its last deal is not a game to carry on: {first.message}")
-        write_atomic(file, encoded(recorder.entries))  # the log catches up with the journal
+        settled = len(recorder.standing.audits)
+        write_atomic(file, encoded(recorder.entries, settled))  # the log catches up
     except OSError as exc:
         fail(safe(said(exc, file), 400))
     except (JournalError, RecorderError) as exc:
@@ -151,6 +153,12 @@ def _resumed(file: Path, journal: Path) -> tuple[list[Entry], Journal]:
         entries = entries_of(doc)
     except (ValueError, KeyError, TypeError, Bad) as exc:
         raise RecorderError(f"{file}: cannot resume from it: {exc}") from None
+    seals = check(doc)
+    if seals.status == BROKEN:  # carrying on would seal the change over
+        raise RecorderError(
+            f"{file}: its seals are broken at {seals.at}: it was changed after it was "
+            f"sealed (loo-replay seal --renew {file} if the change is meant)"
+        )
     none = "an empty journal" if journal.exists() else "no journal"
     typer.echo(
         f"Resuming from {safe(str(file))} alone ({none}): a new journal {safe(str(journal))}"

@@ -78,7 +78,8 @@ def written(entries: list[Entry]) -> dict[str, Any]:
 
 def entries_of(doc: Mapping[str, Any]) -> list[Entry]:
     """The entries that give ``doc`` back: a resume from the log when the journal is gone."""
-    entries = [session_entry(doc["session"], doc.get("meta"))]
+    session = {k: v for k, v in doc["session"].items() if k != "seal"}  # sealed on writing
+    entries = [session_entry(session, doc.get("meta"))]
     for deal in doc["deals"]:
         begun: Entry = {"kind": "deal", "deal": deal["deal"], "dealer": deal["dealer"]}
         begun.update({k: deal[k] for k in _KEPT if k in deal})

@@ -23,8 +23,9 @@ from prompt_toolkit.output import Output
 from loo_replay.engine.cards import display, parse_card
 from loo_replay.engine.model import Trick, Violation
 from loo_replay.engine.session import DealAudit
+from loo_replay.evidence.codes import code
 from loo_replay.output.text import deal_lines, make_style, safe
-from loo_replay.recorder.book import document, written
+from loo_replay.recorder.book import document
 from loo_replay.recorder.entry import EntryError, matching_cards, typed
 from loo_replay.recorder.journal import Entry, Journal, live, said, write_atomic
 from loo_replay.recorder.judge import Stage, Standing, judge
@@ -38,6 +39,7 @@ from loo_replay.recorder.reading import (
     UNDO,
     read_line,
 )
+from loo_replay.recorder.sealed import deal_codes, last_seal, sealed_log
 
 HELP_TEXT = """\
   Enter accepts what is proposed in [brackets].  Cards: 10h, QS, q♠, t h (Tab completes).
@@ -52,9 +54,9 @@ HELP_TEXT = """\
 Say = Callable[[str], None]
 
 
-def encoded(entries: list[Entry]) -> bytes:
-    """The hand log of ``entries`` as written to disk."""
-    return orjson.dumps(written(entries), option=orjson.OPT_INDENT_2) + b"\n"
+def encoded(entries: list[Entry], settled: int) -> bytes:
+    """The hand log of ``entries`` as written to disk, its ``settled`` deals sealed."""
+    return orjson.dumps(sealed_log(entries, settled), option=orjson.OPT_INDENT_2) + b"\n"
 
 
 class Recorder:
@@ -114,7 +116,18 @@ class Recorder:
             self._rewrite()  # one more try, now that the scorer may have made room
         if self.behind is None:
             self.say(f"Saved {safe(str(self.log))}: loo-replay validate {safe(str(self.log))}")
+        for line in self.codes():
+            self.say(line)
         return interrupted
+
+    def codes(self) -> list[str]:
+        """The night's codes, a deal a line: the last vouches for every deal before it."""
+        codes = deal_codes(sealed_log(self.entries, len(self.standing.audits)))
+        if not codes:
+            return []
+        lines = ["Codes of the deals sealed (the last vouches for every deal before it):"]
+        lines += [f"  deal {number}  {shown}" for number, shown in codes]
+        return lines
 
     def _keyboard(self) -> Callable[[str], str]:
         """The prompt at the keyboard (made only then: prompt_toolkit warns of a standard
@@ -166,9 +179,15 @@ class Recorder:
             for error in trial.errors:
                 self.warn(f"✗ refused: {error.message}")
             return
+        settled = len(trial.audits)
+        if settled > len(self.standing.audits):  # the entry settles a deal: it keeps its seal
+            seal = last_seal([*self.entries, entry], settled)
+            if seal is not None:
+                entry = {**entry, "seal": seal}
+        self.standing, before = trial, self.standing
         if not self._write(entry):
+            self.standing = before
             return
-        before, self.standing = self.standing, trial
         self.report(before, trial, entry)
 
     def undo(self) -> None:
@@ -176,20 +195,27 @@ class Recorder:
             self.say("  nothing to undo")
             return
         taken = self.entries[-1]
-        if not self._write({"kind": "undo"}):
+        before = self.standing
+        if not self._write({"kind": "undo"}, judged=False):
             return
-        self.standing = judge(self.entries, self.standing)
+        if len(self.standing.audits) < len(before.audits) and isinstance(taken.get("seal"), str):
+            withdrawn = code(bytes.fromhex(taken["seal"]))
+            number = before.audits[-1].number
+            self.say(self.style(f"  code {withdrawn} of deal {number} withdrawn", "warn"))
         self.say(f"  undone: {_described(taken)}")
 
-    def _write(self, entry: Entry) -> bool:
+    def _write(self, entry: Entry, judged: bool = True) -> bool:
         """The journal first (fsynced), then the log from it, atomically; False when the
-        journal could not take the entry (it is left as it was)."""
+        journal could not take the entry (it is left as it was).  ``judged``: the standing
+        is already the entry's; else (an undo) it is judged before the log is written."""
         try:
             self.journal.append(entry)
         except OSError as exc:
             self.warn(f"✗ not saved ({said(exc, self.journal.path)}): make room, type it again")
             return False
         self.entries = live([*self.entries, entry])
+        if not judged:
+            self.standing = judge(self.entries, self.standing)
         self._rewrite()
         return True
 
@@ -197,7 +223,7 @@ class Recorder:
         """The log from the journal.  If the disk refuses, the old log stays whole and the
         entry is safe in the journal: the next entry, the end or ``--resume`` writes it."""
         try:
-            write_atomic(self.log, encoded(self.entries))
+            write_atomic(self.log, encoded(self.entries, len(self.standing.audits)))
         except OSError as exc:
             if self.behind is None:
                 self.warn(f"⚠ in the journal, but the log is not rewritten ({said(exc, self.log)})")
@@ -275,6 +301,10 @@ class Recorder:
         closing = after.ask.stage is Stage.DEALER and entry["kind"] != "deal"
         if closing and after.audits:
             self.settlement(after.audits[-1], after.hints)
+        if isinstance(entry.get("seal"), str):
+            shown = code(bytes.fromhex(entry["seal"]))
+            number = after.audits[-1].number
+            self.say(self.style(f"  code {shown}: deal {number} sealed (note it)", "title"))
 
     def settlement(self, audit: DealAudit, hints: dict[int, str]) -> None:
         for line in deal_lines(audit, self.style):

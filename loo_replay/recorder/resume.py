@@ -14,6 +14,7 @@ import orjson
 
 from loo_replay.recorder.journal import Entry, JournalError, live, read_journal
 from loo_replay.recorder.judge import RecorderError, Standing, judge
+from loo_replay.recorder.sealed import last_seal
 
 # Each kind of entry the recorder writes, and the fields it always has (docs/record.md).
 _FIELDS: dict[str, dict[str, type]] = {
@@ -60,6 +61,8 @@ def checked_entries(journal: Path, log: Path) -> list[Entry]:
         if trial.errors:
             refused = trial.errors[0].message
             raise JournalError(f"{where}: the recorder refuses this entry: {refused}")
+        if "seal" in entry:
+            _same_seal(entry, [*entries, entry], trial, where)
         entries.append(entry)
         standing = trial
     if entries:
@@ -67,11 +70,26 @@ def checked_entries(journal: Path, log: Path) -> list[Entry]:
     return entries
 
 
+def _same_seal(entry: Entry, entries: list[Entry], standing: Standing, where: str) -> None:
+    """The seal an entry kept is the one its deal has now: the journal was not changed
+    after the deal was sealed (its code noted at the table would not match)."""
+    settled = len(standing.audits)
+    now = last_seal(entries, settled) if settled else None
+    if now != entry["seal"]:
+        number = standing.audits[-1].number if settled else None
+        raise JournalError(
+            f"{where}: the seal kept for deal {number} is not the deal's: the journal was "
+            "changed after the deal was sealed"
+        )
+
+
 def _same_session(session: dict[str, object], journal: Path, log: Path) -> None:
     """The journal is the log's own: the log, when there is one, has its session header.
     (A crash between the journal's first line and the log's first writing leaves no log.)"""
     try:
         theirs = orjson.loads(log.read_bytes())["session"]
+        if isinstance(theirs, dict):
+            theirs = {k: v for k, v in theirs.items() if k != "seal"}  # sealed on writing
     except FileNotFoundError:
         return
     except OSError as exc:
