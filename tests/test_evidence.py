@@ -397,3 +397,37 @@ def test_ingest_takes_a_log_sealed_since_for_the_same_session_and_a_change_for_a
     assert run("seal", log, "--renew").returncode == 0
     changed = run("ingest", log, "--db", db)
     assert changed.returncode == 1 and counts(changed)["conflicts"] == 8
+
+
+def test_the_explorers_session_page_says_whether_its_seals_hold(
+    night: dict[str, Any], tmp_path: Path
+) -> None:
+    import urllib.request
+    from urllib.parse import urlencode
+
+    from explorer_helpers import serving
+
+    logs = {}
+    for name in ("unsealed", "sealed", "broken"):
+        doc = copy.deepcopy(night)
+        doc["session"]["id"] = name
+        logs[name] = doc if name == "unsealed" else _sealed(doc)
+    _payout_changed(logs["broken"])
+    for name, doc in logs.items():
+        _write(tmp_path / f"{name}.json", doc)
+    db = tmp_path / "loo.duckdb"
+    loaded = run("ingest", *(tmp_path / f"{n}.json" for n in logs), "--db", db, "--no-analysis")
+    assert loaded.returncode == 0, loaded.stderr
+    last = code(check(logs["sealed"]).seals[-1])
+    expected = {
+        "unsealed": "no seals",
+        "sealed": f"seals hold (last code {last})",
+        "broken": "seals broken at deal 6: changed after it was sealed",
+    }
+    with serving(db) as server:
+        server.wait_for_url()
+        for name, line in expected.items():
+            url = server.url + "session?" + urlencode({"id": name})
+            with urllib.request.urlopen(url, timeout=60) as answer:
+                page = answer.read().decode()
+            assert "Seals" in page and line in page, name

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -224,7 +224,7 @@ def make_app(
 
     def session(request: Request) -> Response:
         sid = request.query_params.get("id", "")
-        return _html(ex.read(lambda con: _session_page(con, sid, source)))
+        return _html(ex.read(lambda con: _session_page(con, sid, source, limits)))
 
     def replay(request: Request) -> Response:
         sid = request.query_params.get("session", "")
@@ -319,8 +319,11 @@ def make_app(
     )
 
 
-def _session_page(con: duckdb.DuckDBPyConnection, session_id: str, source: str) -> str:
-    """The session's report page, each deal linked to its replay here."""
+def _session_page(
+    con: duckdb.DuckDBPyConnection, session_id: str, source: str, limits: Limits = LIMITS
+) -> str:
+    """The session's report page, each deal linked to its replay here, and whether its
+    seals hold (``deals.seals_line``)."""
     summary = next((r for r in _summaries(con) if r["session_id"] == session_id), None)
     if summary is None:
         raise deals.NoSuchDeal(f"no session {session_id[:200]!r} in the database")
@@ -329,7 +332,7 @@ def _session_page(con: duckdb.DuckDBPyConnection, session_id: str, source: str) 
     replays = {index: deals.deal_link(session_id, number) for index, number in numbers}
     colours = figures.player_colours(con)
     sp = session_of(batch, summary, colours, views.footer(source), replays)
-    return pages.session_page(sp)
+    return pages.session_page(replace(sp, seals=deals.seals_line(con, session_id, limits)))
 
 
 def _summaries(con: duckdb.DuckDBPyConnection) -> list[SessionSummary]:

@@ -14,11 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import orjson
+
 from loo_replay.db.documents import DocumentDamaged, DocumentTooLarge, read_document
 from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.db.stored_decisions import stored_decisions
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
+from loo_replay.evidence.seals import check
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.replayer.html import Links, render_page
 from loo_replay.replayer.judged import as_loaded
@@ -87,6 +90,24 @@ def read(
     analyses = stored_analyses(con, session_id, at) if analysed and at is not None else {}
     decided = stored_decisions(con, session_id, at) if at is not None else {}
     return Loaded(job, None if stored is None else stored.raw, analyses, numbers, decided)
+
+
+def seals_line(con: duckdb.DuckDBPyConnection, session_id: str, limits: Limits) -> str:
+    """Whether the session's seals hold, checked on the document the database keeps
+    (docs/evidence.md): a line for its page."""
+    try:
+        stored = read_document(con, session_id, limits.document_bytes)
+    except (DocumentDamaged, DocumentTooLarge) as exc:
+        return f"not checked ({exc})"
+    if stored is None:
+        return "not checked (the database keeps no copy of the log)"
+    try:
+        document = orjson.loads(stored.raw)
+    except orjson.JSONDecodeError:
+        return "not checked (the stored log is not read by this check)"
+    if not isinstance(document, dict):
+        return "not checked (the stored log is not a session document)"
+    return check(document).line()
 
 
 def session_link(session_id: str) -> str:

@@ -219,6 +219,7 @@ class SessionPage:
     thrown: Sequence[ThrownTrick] = ()  # lost-trick and avoidable-loo notes
     notes: Sequence[str] = ()
     footer: str = ""
+    seals: str | None = None  # whether the session's seals hold, where that was checked
 
 
 def session_page(sp: SessionPage) -> str:
@@ -242,6 +243,7 @@ def session_page(sp: SessionPage) -> str:
                 ("Date", text(when(s["started_at"]))),
                 ("Players", escape(len(sp.players))),
                 ("Log", Markup(text(s["file"], 120) + (f":{s['line']}" if s["line"] else ""))),
+                *([("Seals", text(sp.seals, 200))] if sp.seals is not None else []),
             ]
         )
     )
