@@ -71,6 +71,14 @@ def signed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return case, key
 
 
+def unpacked(files: dict[str, bytes], bag: Path) -> Path:
+    """The bundle's files written out under ``bag``."""
+    for name, data in files.items():
+        (bag / name).parent.mkdir(parents=True, exist_ok=True)
+        (bag / name).write_bytes(data)
+    return bag
+
+
 def verify(
     case: Path, *args: str | Path, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
@@ -94,11 +102,7 @@ def test_a_bundle_holds_the_logs_the_rulesets_and_the_commands_own_json(tmp_path
         files["data/rulesets/three-card.toml"]
         == (Path(__file__).parents[1] / "loo_replay" / "rulesets" / "three-card.toml").read_bytes()
     )
-    bag = tmp_path / "bag"
-    bag.mkdir()
-    for name, data in files.items():
-        (bag / name).parent.mkdir(parents=True, exist_ok=True)
-        (bag / name).write_bytes(data)
+    bag = unpacked(files, tmp_path / "bag")
     log = "data/logs/wrong-payouts.json"
     audit = run("validate", log, "--format", "json", cwd=bag)
     assert files["data/audit.json"] == audit.stdout.encode()
@@ -148,6 +152,16 @@ def test_analysis_and_decisions_are_bundled_and_re_run(tmp_path: Path) -> None:
     }
     options = json.loads(files["statement.json"])["predicate"]["options"]
     assert options["decisions"] == {"samples": 2, "seed": 5} and options["analysis"] is True
+    bag = unpacked(files, tmp_path / "bag")
+    log = "data/logs/wrong-payouts.json"
+    for name, command in {
+        "audit": ["validate", log],
+        "analysis": ["analyse", log],
+        "decisions": ["analyse", log, "--decisions", "--samples", "2", "--seed", "5"],
+        "collusion": ["collusion", log],
+    }.items():
+        own = run(*command, "--format", "json", cwd=bag)
+        assert files[f"data/{name}.json"] == own.stdout.encode(), name
     result = verify(case, "--jobs", "2")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "the audit re-run gives the same 5 output(s)" in result.stdout
@@ -327,6 +341,21 @@ def test_another_version_s_bundle_is_re_run_and_a_difference_is_the_versions(
     assert problems == [
         "FAILED the audit differs between versions 0.1.9 and 0.2.0: data/audit.json, "
         "first at /sessions/0/deals/3/violations/0/code"
+    ]
+
+
+def test_a_statement_asking_more_than_samples_allow_is_not_re_run(tmp_path: Path) -> None:
+    case = bundled(tmp_path)
+
+    def greedy(files: dict[str, bytes]) -> None:
+        statement = json.loads(files["statement.json"])
+        statement["predicate"]["options"]["decisions"] = {"samples": 10**9, "seed": 0}
+        files["statement.json"] = json.dumps(statement).encode()
+
+    problems = failed(verify(tampered(case, tmp_path / "greedy.zip", greedy)))
+    assert problems == [
+        "FAILED statement.json: the statement's options are not as loo-replay writes them; "
+        "the audit was not re-run"
     ]
 
 

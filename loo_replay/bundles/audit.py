@@ -15,7 +15,7 @@ import io
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from loo_replay.files import staging
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.analysis import AnalysisSummary
 from loo_replay.output.decisions import DecisionSummary
-from loo_replay.output.json_document import write_audit
+from loo_replay.output.json_document import Rendered, write_audit
 from loo_replay.rulesets import RuleChoice, RulesetError, load, parse_settings
 from loo_replay.run.audit import Summary
 from loo_replay.run.render import (
@@ -42,12 +42,14 @@ from loo_replay.run.render import (
     rendered,
 )
 
+MOST_SAMPLES = 100_000  # --samples' bound: a stranger's statement asks no more of verify
 ALPHA = 0.01  # fairness's and collusion's default (their tables' ALPHA), which a bundle records
 AUDIT = "data/audit.json"
 FAIRNESS = "data/fairness.json"
 ANALYSIS = "data/analysis.json"
 COLLUSION = "data/collusion.json"
 DECISIONS = "data/decisions.json"
+Step = Callable[[str], None]  # what is being done, for a status line
 # The version field the JSON audits open with: the one part of an output that may differ.
 _VERSION = re.compile(rb'^\{"loo_replay":"[^"]*"')
 
@@ -77,6 +79,8 @@ class AuditOptions:
         try:
             d = data["decisions"]
             sampling = None if d is None else Sampling(int(d["samples"]), int(d["seed"]))
+            if sampling is not None and not 1 <= sampling.samples <= MOST_SAMPLES:
+                raise ValueError
             ruleset = data["ruleset"]
             settings = data["set"]
             if not (ruleset is None or isinstance(ruleset, str)) or not all(
@@ -111,19 +115,38 @@ def _working_in(folder: Path) -> Iterator[None]:
 
 
 def _json_audit(
-    paths: list[Path], options: AuditOptions, jobs: int, limits: Limits, sampling: Sampling | None
+    paths: list[Path],
+    options: AuditOptions,
+    jobs: int,
+    limits: Limits,
+    analyse: bool,
+    sampling: Sampling | None = None,
+    step: Step | None = None,
 ) -> bytes:
+    """``validate --format json``, or with ``analyse`` ``analyse --format json`` (with
+    ``sampling``, ``--decisions``), as bytes."""
     choice = options.choice()
     out = io.BytesIO()
-    if sampling is None and not options.analysis:
+    if not analyse:
         spec = RenderSpec(choice, True, limits=limits)
-        write_audit(rendered(paths, spec, jobs, limits=limits), out, False, Summary())
+        docs = rendered(paths, spec, jobs, limits=limits)
+        write_audit(_counted(docs, "audited", step), out, False, Summary())
         return out.getvalue()
     analysed = AnalyseSpec(choice, True, False, False, DEFAULT_MAX_NODES, limits, sampling)
     task_bytes = DECISIONS_TASK_BYTES if sampling else ANALYSE_TASK_BYTES
     docs = rendered(paths, analysed, jobs, None, analyse_batch, task_bytes, limits)
-    write_audit(docs, out, False, DecisionSummary() if sampling else AnalysisSummary())
+    what = "judged" if sampling else "analysed"
+    summary = DecisionSummary() if sampling else AnalysisSummary()
+    write_audit(_counted(docs, what, step), out, False, summary)
     return out.getvalue()
+
+
+def _counted(docs: Iterator[Rendered], what: str, step: Step | None) -> Iterator[Rendered]:
+    """``docs``, each said to ``step`` as it comes (a status line over a long judging)."""
+    for n, doc in enumerate(docs, 1):
+        if step is not None:
+            step(f"re-running the audit: {n} session(s) {what}")
+        yield doc
 
 
 def _screens(
@@ -150,25 +173,25 @@ def _screen_json(doc: dict[str, Any]) -> bytes:
 
 
 def audit_outputs(
-    folder: Path, logs: list[str], options: AuditOptions, jobs: int = 1, limits: Limits = LIMITS
+    folder: Path,
+    logs: list[str],
+    options: AuditOptions,
+    jobs: int = 1,
+    limits: Limits = LIMITS,
+    step: Step | None = None,
 ) -> dict[str, bytes]:
     """Each output's name in the bag and its bytes, for the logs ``logs`` (names relative
-    to ``folder``, the bag) audited under ``options``."""
+    to ``folder``, the bag) audited under ``options``; ``step`` hears of each session done."""
     with _working_in(folder):
         paths = [Path(name) for name in logs]
-        outputs = {AUDIT: _json_audit(paths, options, jobs, limits, None)}
+        outputs = {AUDIT: _json_audit(paths, options, jobs, limits, False, step=step)}
         outputs |= _screens(paths, options, jobs, limits)
         if options.analysis:
-            outputs[ANALYSIS] = _json_audit(paths, options, jobs, limits, None)
+            outputs[ANALYSIS] = _json_audit(paths, options, jobs, limits, True, step=step)
         if options.decisions is not None:
-            outputs[DECISIONS] = _json_audit(paths, options, jobs, limits, options.decisions)
+            d = options.decisions
+            outputs[DECISIONS] = _json_audit(paths, options, jobs, limits, True, d, step)
     return dict(sorted(outputs.items()))
-
-
-def version_of(output: bytes) -> str | None:
-    """The version a JSON audit says it was written by."""
-    found = _VERSION.match(output)
-    return found.group(0)[len(b'{"loo_replay":"') : -1].decode() if found else None
 
 
 def _pointer_part(key: object) -> str:

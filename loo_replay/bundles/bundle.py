@@ -43,6 +43,7 @@ RULESETS = "data/rulesets/"
 CUSTOM = RULESETS + "custom/"
 STATEMENT = "statement.json"
 ENVELOPE = "statement.dsse.json"
+STATEMENT_BYTES = 64 << 20  # a statement of 100,000 sessions is about 40 MB
 # The libraries whose versions can change an audit's bytes, named in bag-info.txt.
 DEPENDENCIES = (
     "duckdb",
@@ -334,6 +335,14 @@ def _builtins_agree(root: Path, names: set[str]) -> list[str]:
     return problems
 
 
+def _small(path: Path) -> bytes:
+    """A statement or an envelope: a few kilobytes a session, refused past ``STATEMENT_BYTES``
+    rather than read whole into memory (``ValueError``)."""
+    if path.stat().st_size > STATEMENT_BYTES:
+        raise ValueError(f"{path.name} is larger than {STATEMENT_BYTES:,} bytes; it was not read")
+    return path.read_bytes()
+
+
 def _signature(
     root: Path,
     names: set[str],
@@ -350,8 +359,8 @@ def _signature(
             verdict.notes.append("the bundle is not signed: it proves consistency, not authorship")
         return
     try:
-        payload, signatures = dsse.read_envelope((root / ENVELOPE).read_bytes())
-    except dsse.EnvelopeError as exc:
+        payload, signatures = dsse.read_envelope(_small(root / ENVELOPE))
+    except (dsse.EnvelopeError, ValueError) as exc:
         verdict.problems.append(str(exc))
         return
     keyids = ", ".join(k for k, _ in signatures)
@@ -387,6 +396,7 @@ def _rerun(
     jobs: int,
     limits: Limits,
     verdict: Verdict,
+    step: Callable[[str], None],
 ) -> None:
     try:
         options = AuditOptions.from_json(predicate.get("options"))
@@ -402,7 +412,7 @@ def _rerun(
         verdict.problems.append(f"{why}; the audit was not re-run")
         return
     try:
-        again = audit_outputs(root, logs, options, jobs, limits)
+        again = audit_outputs(root, logs, options, jobs, limits, step)
     except InputError as exc:
         verdict.problems.append(f"the audit could not be re-run: {exc}")
         return
@@ -464,7 +474,11 @@ def verify_bundle(
         if STATEMENT not in names:
             verdict.problems.append(f"{STATEMENT} is missing: nothing says what was audited")
             return verdict
-        statement = (root / STATEMENT).read_bytes()
+        try:
+            statement = _small(root / STATEMENT)
+        except ValueError as exc:
+            verdict.problems.append(str(exc))
+            return verdict
         try:
             subjects, predicate = intoto.read_statement(statement)
         except ValueError as exc:
@@ -482,7 +496,7 @@ def verify_bundle(
         say("the bag checked")
         _signature(root, names, statement, key, verdict)
         say("the audit re-run")
-        _rerun(root, names, subjects, predicate, jobs, limits, verdict)
+        _rerun(root, names, subjects, predicate, jobs, limits, verdict, say)
     return verdict
 
 
