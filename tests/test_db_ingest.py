@@ -382,24 +382,29 @@ def test_workers_told_at_once_that_nothing_is_loaded_stop_when_the_database_fail
     assert len(lines) == 1 and said in lines[0], result.stderr
 
 
-def test_text_that_is_not_utf8_and_huge_numbers_do_not_stop_a_load(tmp_path: Path) -> None:
-    """JSON escapes can spell lone surrogates, which Arrow and DuckDB refuse; they are
-    stored as ``?``, and a rejected deal's JSON keeps them escaped, as it keeps a number
-    too big for 64 bits."""
+def test_a_lone_surrogate_is_a_log_error_and_huge_numbers_do_not_stop_a_load(
+    tmp_path: Path,
+) -> None:
+    """JSON escapes can spell lone surrogates, which are no text: the document is a log
+    error, kept in ``rejects`` with its bytes, and the session beside it loads, its deal
+    with a number too big for 64 bits rejected with its JSON as it was."""
     doc = json.loads((SAMPLES / "wrong-payouts.json").read_text())
-    doc["session"]["id"] = "odd-\udc00-id"
-    doc["session"]["venue"] = "caf\ud800"
-    doc["deals"][1]["events"][3]["card"] = "\ud800"
     doc["deals"][2]["recorded"]["pool_next"] = 10**30
-    log = tmp_path / "odd.json"
-    log.write_text(json.dumps(doc))
+    odd = json.loads((SAMPLES / "wrong-payouts.json").read_text())
+    odd["session"]["id"] = "odd-\udc00-id"
+    odd["session"]["venue"] = "caf\ud800"
+    log = tmp_path / "odd.jsonl"
+    log.write_text(json.dumps(doc) + "\n" + json.dumps(odd) + "\n")
     db = tmp_path / "loo.duckdb"
     result = run("ingest", log, "--db", db)
-    assert result.returncode == 0, result.stderr
-    assert counts(result)["rejected"] == 2
-    assert sql(db, "SELECT session_id, venue FROM sessions") == [("odd-?-id", "caf?")]
-    raws = [r for (r,) in sql(db, "SELECT raw FROM rejects ORDER BY deal_index")]
-    assert [json.loads(r) for r in raws] == [doc["deals"][1], doc["deals"][2]]
+    assert result.returncode == 2, result.stderr
+    assert counts(result)["rejected"] == 1
+    assert sql(db, "SELECT session_id FROM sessions") == [(doc["session"]["id"],)]
+    ((raw,),) = sql(db, "SELECT raw FROM rejects WHERE kind = 'deal'")
+    assert json.loads(raw) == doc["deals"][2]
+    ((message, raw),) = sql(db, "SELECT message, raw FROM rejects WHERE kind = 'document'")
+    assert message.startswith("a lone surrogate (\\ud800) in the string")
+    assert raw == json.dumps(odd).encode()
     again = run("ingest", log, "--db", db)
     assert counts(again)["skipped"] == 16
 

@@ -33,7 +33,7 @@ README = ROOT / "README.md"
 OPTION_GROUPS = {name.split(".")[0] for name in OPTION_SPECS}
 OPTION_NAME = re.compile(rf"(?<!/)(?:{'|'.join(OPTION_GROUPS)})\.[a-z_]+")  # not engine/flush.py
 # Hyphenated names in backticks that are neither finding codes nor rulesets.
-OTHER_HYPHENATED = {"chromium-driver", "loo-replay"}
+OTHER_HYPHENATED = {"chromium-driver", "loo-replay", "confusable-homoglyphs"}  # a PyPI package
 
 
 def _read(path: Path) -> str:

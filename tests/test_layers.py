@@ -36,6 +36,7 @@ LAYERS: tuple[frozenset[str], ...] = (
             "laws",
             "gc_thresholds",
             "evidence",
+            "lookalike",
             "__init__",
         }
     ),

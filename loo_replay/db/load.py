@@ -3,7 +3,9 @@
 A session is keyed by its id; its content by the document's digest and the
 fingerprint of the rules it was audited under.  Loading the same content
 again adds nothing; other content under a loaded id is a conflict, unless
-``replace``, which deletes the old rows first.  Loading ``a`` then ``b`` in
+``replace``, which deletes the old rows first.  An id that reads the same as a
+loaded one (``lookalike.id_key``: the same after NFC normalisation, invisible
+characters left out) is a conflict too, or with ``replace`` takes its place.  Loading ``a`` then ``b`` in
 one run is the same as two runs: a session earlier in the input counts as
 loaded for the ones after it.
 """
@@ -38,6 +40,7 @@ from loo_replay.db.schema import SESSION_TABLES
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.errors import first_line
 from loo_replay.evidence.seals import same_but_seals
+from loo_replay.lookalike import id_key, spelled
 from loo_replay.run.audit import Summary
 
 
@@ -65,7 +68,7 @@ class Counts:
         return Counts(**{f.name: getattr(self, f.name) for f in fields(self)})
 
 
-CONTENT, RULES, VERSION = "content", "rules", "version"
+CONTENT, RULES, VERSION, LOOKALIKE = "content", "rules", "version", "lookalike"
 
 # The loader inserts a table's kept rows once this many deals are waiting, not batch by batch:
 # a statement costs DuckDB about 2 million instructions of its own, and inserting 8,000 deals
@@ -84,18 +87,29 @@ CHECKPOINT_BYTES = 16 << 20
 @dataclass(frozen=True)
 class Conflict:
     """A session id already loaded from other content, under other rules, or audited by
-    another version of loo-replay (``kind``)."""
+    another version of loo-replay, or an id that reads the same as a loaded one (``kind``;
+    ``stored_id``, the loaded id, for LOOKALIKE)."""
 
     session_id: str
     file: str
     line: int | None
     stored_file: str
     stored_line: int | None
-    kind: str  # CONTENT | RULES | VERSION
+    kind: str  # CONTENT | RULES | VERSION | LOOKALIKE
+    stored_id: str | None = None
 
     def message(self, show: Callable[[str], str] = str) -> str:
         """One sentence; ``show`` turns a recorded log name into the one to print."""
         stored = _where(show(self.stored_file), self.stored_line)
+        if self.kind == LOOKALIKE:
+            return (
+                f"session {self.session_id!r} in {_where(show(self.file), self.line)} "
+                f"conflicts: its id reads the same as session {self.stored_id!r}, loaded from "
+                f"{stored} ({spelled(self.session_id)} and {spelled(self.stored_id or '')}: "
+                "they differ only in Unicode normalisation or invisible characters); the "
+                "database keeps that one. To load this one in its place, run the command "
+                "again with --replace, or give the session another id"
+            )
         what, fix = {
             CONTENT: (f"was loaded from {stored} with different content", "load this content"),
             RULES: (
@@ -166,6 +180,7 @@ class Loader:
     summary: Summary = field(default_factory=Summary)  # what this run's audit found
     skipped_ids: list[str] = field(default_factory=list)  # found as loaded: counts are there
     stored: dict[str, _Stored] = field(default_factory=dict)
+    read_as: dict[str, str] = field(default_factory=dict)  # id_key -> the stored id
     documents: set[tuple[str, int | None, str]] = field(default_factory=set)
     # Sessions loaded before their documents were kept (docs/database.md, ``documents``):
     # ``replace`` loads them again, though their content is the same, to keep the document.
@@ -185,6 +200,7 @@ class Loader:
             "SELECT session_id, digest, rules_fingerprint, file, line, ruleset, rules FROM sessions"
         ).fetchall()
         self.stored = {sid: _Stored(*rest) for sid, *rest in rows}
+        self.read_as = {id_key(sid): sid for sid in self.stored}
         docs = self.con.execute(  # a document is kept once, unreadable or not loaded
             "SELECT file, line, digest FROM rejects WHERE kind IN ('document', 'session')"
         ).fetchall()
@@ -244,9 +260,10 @@ class Loader:
         del self.conflicts[conflicts:], self.file_errors[errors:], self.skipped_ids[skipped:]
         for sid, was in mark.stored.items():
             if was is None:
-                del self.stored[sid]
+                self.stored.pop(sid, None)
             else:
                 self.stored[sid] = was
+        self.read_as = {id_key(sid): sid for sid in self.stored}
         self.documents.difference_update(mark.documents)
 
     def _revive(self) -> None:
@@ -424,6 +441,16 @@ class Loader:
         if not item.audited or item.counts is None:
             raise RuntimeError(f"session {sid!r} was not audited but must be loaded")
         self.summary.merge(item.counts)
+        alike = None if stored is not None else self.read_as.get(id_key(sid))
+        if alike is not None:
+            if not self.replace:
+                c.conflicts += item.deals
+                was = self.stored[alike]
+                self.conflicts.append(
+                    Conflict(sid, item.file, item.line, was.file, was.line, LOOKALIKE, alike)
+                )
+                return
+            self._forget(alike, keep, pending, deletes)
         if stored is not None:
             if not self.replace:
                 c.conflicts += item.deals
@@ -443,6 +470,7 @@ class Loader:
         if self.mark is not None:
             self.mark.stored.setdefault(sid, stored)
         self.stored[sid] = _Stored(item.digest, item.fingerprint, item.file, item.line)
+        self.read_as[id_key(sid)] = sid
         c.loaded += item.deals - item.rejected
         c.rejected += item.rejected
 
@@ -458,6 +486,25 @@ class Loader:
         except (documents.DocumentDamaged, documents.DocumentTooLarge):
             return False
         return new is not None and old is not None and same_but_seals(old.raw, new)
+
+    def _forget(
+        self,
+        alike: str,
+        keep: dict[int, SessionItem | DocumentItem],
+        pending: dict[str, SessionItem],
+        deletes: list[str],
+    ) -> None:
+        """``replace`` of a session whose id reads as ``alike``'s: ``alike``'s rows go (or,
+        loaded earlier in this batch, never reach the database), as a replaced session's."""
+        self.counts.replaced += 1
+        earlier = pending.pop(alike, None)
+        if earlier is not None:
+            del keep[id(earlier)]
+        else:
+            deletes.append(alike)
+        if self.mark is not None:
+            self.mark.stored.setdefault(alike, self.stored[alike])
+        del self.stored[alike]
 
     def _insert(self, name: str, table: pa.Table) -> None:
         insert_table(self.con, name, table)

@@ -7,16 +7,45 @@ before this recorded paths relative to the folder ``ingest`` ran in; such a
 path is looked for beside the database first (the usual case: ``ingest`` ran
 where the database is) and then in the current folder.  Content is checked
 against the digest it was loaded with, so a wrong file is never taken.
+
+A file name is any bytes but ``/`` and NUL; DuckDB keeps only UTF-8 text.  A name
+that is UTF-8 is recorded as it is; any other (``bad\xff.jsonl``), and any that
+begins with ``file:``, is recorded as ``file:`` and its bytes percent-escaped
+(``file:bad%FF.jsonl``), so that every name is kept whole and read back as it was
+(``recorded_name``, ``path_text``; docs/database.md, "Where the logs are").
 """
 
 from __future__ import annotations
 
 import os
+import urllib.parse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # ingest names its logs before it imports DuckDB (``db.errors``)
     import duckdb
+
+
+ESCAPED = "file:"  # the mark of a name recorded percent-escaped
+
+
+def recorded_name(text: str) -> str:
+    """A path's text (bytes that are not UTF-8 held as surrogates, as ``os.fsdecode`` gives
+    them) as the database records it: as it is, or ``file:`` and its bytes percent-escaped."""
+    if not text.startswith(ESCAPED):
+        try:
+            text.encode("utf-8")
+            return text
+        except UnicodeEncodeError:
+            pass
+    return ESCAPED + urllib.parse.quote(os.fsencode(text), safe="/")
+
+
+def path_text(recorded: str) -> str:
+    """The path's text a recorded name stands for (``recorded_name`` undone)."""
+    if recorded.startswith(ESCAPED):
+        return os.fsdecode(urllib.parse.unquote_to_bytes(recorded[len(ESCAPED) :]))
+    return recorded
 
 
 def _absolute(path: Path) -> Path:
@@ -27,14 +56,14 @@ def log_name(log: Path, db: Path) -> str:
     """How the database at ``db`` records the log file ``log``."""
     absolute = _absolute(log)
     try:
-        return absolute.relative_to(_absolute(db).parent).as_posix()
+        return recorded_name(absolute.relative_to(_absolute(db).parent).as_posix())
     except ValueError:
-        return str(absolute)
+        return recorded_name(str(absolute))
 
 
 def log_path(recorded: str, db: Path) -> Path:
     """The file a log recorded as ``recorded`` in the database at ``db`` is read from."""
-    path = Path(recorded)
+    path = Path(path_text(recorded))
     if path.is_absolute():
         return path
     beside = _absolute(db).parent / path

@@ -24,6 +24,7 @@ from loo_replay.explorer.lists import (
     SessionFilters,
 )
 from loo_replay.html import Markup, escape
+from loo_replay.output import wording
 from loo_replay.reports import pages
 from loo_replay.reports.pages import _code, _td, panel, table, text
 from loo_replay.reports.rows import SessionSummary
@@ -234,8 +235,9 @@ def findings_page(
         {"player": f.player, "session": f.session},
     )
     rows = []
+    shown = wording.told_apart((r["player"], r["name"] or r["player"]) for r in listed.rows)
     for r in listed.rows:
-        player = text(r["player"], 80) if not r["name"] else text(r["name"], 80)
+        player = text(shown[r["player"], r["name"] or r["player"]], 120)
         rows.append(
             '<tr class="violation">'
             + _td(_link(session_link(r["session_id"]), r["session_id"]), nowrap=True)

@@ -32,6 +32,7 @@ from loo_replay.engine.options import OPTION_SPECS, HandSize, OptionError, check
 from loo_replay.engine.session import DealInput, Recorded
 from loo_replay.engine.vocab import Action
 from loo_replay.logs.limits import LIMITS, Limits, over
+from loo_replay.lookalike import SURROGATE, safe
 from loo_replay.rulesets import builtin_names
 
 MAX_INT = 2**53 - 1
@@ -136,6 +137,9 @@ def _int(value: Any, path: str, minimum: int = 0) -> int:
 def _string(value: Any, path: str, what: str = "a string") -> str:
     if not isinstance(value, str):
         _fail(path, f"expected {what}, got {_shown(value)}")
+    if not value.isascii() and SURROGATE.search(value) is not None:
+        # the reader refuses these (``reader.decode``); a value made otherwise comes here
+        _fail(path, f"expected text, got a lone surrogate in {_shown(safe(value, 57))}")
     return value
 
 

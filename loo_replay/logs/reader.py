@@ -29,6 +29,7 @@ import orjson
 
 from loo_replay.errors import InputError
 from loo_replay.logs.limits import LIMITS, RATIO_FLOOR, Limits, over
+from loo_replay.lookalike import SURROGATE, escaped, safe
 
 SUFFIXES = (".json", ".jsonl", ".ndjson")
 # ``loo-replay simulate`` writes its ground truth beside its logs; it is not a hand log.
@@ -309,14 +310,25 @@ class _Number:
         return value
 
 
+def _surrogate(text: str, at: int) -> str:
+    """The log error of a string with a lone surrogate: JSON's ``\\ud800`` escape names half
+    of a character, which is no text (UTF-8 cannot hold it, and no two readers agree on it)."""
+    shown = safe(text[max(0, at - 20) : at + 20], 60)
+    return (
+        f'a lone surrogate ({escaped(text[at])}) in the string "{shown}": a \\u escape '
+        "from \\ud800 to \\udfff must pair with another to spell one character"
+    )
+
+
 class _Beyond(ValueError):
     """A document past one of the limits: its message says which and how to raise it."""
 
 
 def _beyond(value: Any, limits: Limits) -> str | None:
     """Why ``value`` (parsed by Python's parser) is past ``limits.depth`` or
-    ``limits.string_length``, or None.  Only documents orjson could not vouch for come
-    here, so the walk of every value costs the common case nothing."""
+    ``limits.string_length``, or holds a lone surrogate, or None.  Only documents orjson
+    could not vouch for come here, so the walk of every value costs the common case
+    nothing."""
     most = limits.string_length
     held: list[tuple[Any, int]] = [(value, 1)]
     while held:
@@ -324,6 +336,10 @@ def _beyond(value: Any, limits: Limits) -> str | None:
         if isinstance(item, str):
             if len(item) > most:
                 return over("string_length", most, f"a string of {len(item):,} characters")
+            if not item.isascii():
+                found = SURROGATE.search(item)
+                if found is not None:
+                    return _surrogate(item, found.start())
             continue
         if not isinstance(item, (dict, list)):
             continue

@@ -7,7 +7,6 @@ from logs passes through ``safe`` so a name cannot garble the terminal.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from loo_replay.engine.cards import SUIT_SYMBOLS, display_cards
@@ -15,6 +14,7 @@ from loo_replay.engine.model import LogError
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Knowledge, Status
 from loo_replay.evidence.seals import SEALED, UNSEALED
+from loo_replay.lookalike import safe as safe  # the one escape of hidden characters
 from loo_replay.output import wording
 from loo_replay.output.json_document import Rendered, has_findings, skipped_warning
 from loo_replay.run.audit import (
@@ -25,15 +25,7 @@ from loo_replay.run.audit import (
     UnreadableDocument,
 )
 
-_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-
 Style = Callable[[str, str], str]
-
-
-def safe(text: str, limit: int = 200) -> str:
-    """Control characters and bidi overrides escaped, long text cut: safe to print."""
-    text = _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def plain(text: str, _kind: str) -> str:

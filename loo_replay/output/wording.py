@@ -67,14 +67,36 @@ def discrepancy(
 def display_names(
     players: Iterable[str], names: Mapping[str, str | None] | None = None
 ) -> dict[str, str]:
-    """How each player is shown: the name the log gives, else the id; a name that two ids
-    share gets its id added (``Ann (ann2)``), so that no two players read the same."""
+    """How each player is shown: the name the log gives, else the id; names that look
+    alike (``told_apart``) get their ids added (``Ann (ann2)``), so that no two players
+    read the same."""
     players = list(dict.fromkeys(players))
-    shown = {p: who(p, names) for p in players}
-    worn: dict[str, int] = {}
-    for text in shown.values():
-        worn[text] = worn.get(text, 0) + 1
-    return {p: f"{t} ({p})" if worn[t] > 1 and t != p else t for p, t in shown.items()}
+    shown = told_apart((p, who(p, names)) for p in players)
+    return {p: shown[p, who(p, names)] for p in players}
+
+
+def told_apart(pairs: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Each (id, text shown for it) as shown beside the others: a text whose confusable
+    skeleton (UTS #39: ``Ann``, Cyrillic ``Аnn``, ``A\u200bnn``) another id's text shares
+    gets the id added, and an id that itself looks like another of them is spelled with its
+    characters beyond ASCII escaped (``\u0410nn``)."""
+    from loo_replay.lookalike import skeleton, spelled  # the data is read where names are shown
+
+    pairs = list(dict.fromkeys(pairs))
+    worn: dict[str, set[str]] = {}
+    for player, text in pairs:
+        worn.setdefault(skeleton(text), set()).add(player)
+    ids_worn: dict[str, int] = {}
+    for player in {p for p, _ in pairs}:
+        ids_worn[skeleton(player)] = ids_worn.get(skeleton(player), 0) + 1
+    out = {}
+    for player, text in pairs:
+        if len(worn[skeleton(text)]) == 1:
+            out[player, text] = text
+            continue
+        tag = player if ids_worn[skeleton(player)] == 1 else spelled(player)
+        out[player, text] = text if tag == text else f"{text} ({tag})"
+    return out
 
 
 # A deal recorded at a table (docs/log-format.md, "Hands left out"): how its hands are shown, and what its

@@ -22,7 +22,7 @@ from loo_replay.engine.vocab import Knowledge
 from loo_replay.html import escape, script_json
 from loo_replay.output.decisions import decision_json
 from loo_replay.output.text import safe
-from loo_replay.output.wording import DERIVED_HANDS, discrepancy, unchecked
+from loo_replay.output.wording import DERIVED_HANDS, discrepancy, display_names, unchecked
 from loo_replay.replayer.assets import PAGE_CSS, PAGE_JS
 from loo_replay.replayer.judged import decision_at, heading, judgement, option_label
 from loo_replay.replayer.marks import CardMark, Marks
@@ -139,7 +139,8 @@ def _views(rp: DealReplay) -> list[dict[str, Any]]:
     what the plays revealed (``replayer.judged.with_views``)."""
     if rp.revealed is None:
         return []
-    names = [safe(n or p, 80) for p, n in zip(rp.seats, rp.names, strict=True)]
+    shown = display_names(rp.seats, dict(zip(rp.seats, rp.names, strict=True)))
+    names = [safe(shown[p], 120) for p in rp.seats]
     return [{"label": "every hand", "seat": None}] + [
         {"label": names[seat], "seat": seat} for seat in rp.clockwise
     ]
