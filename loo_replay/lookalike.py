@@ -41,9 +41,14 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def escaped(ch: str) -> str:
-    """One character as its escape: ``\\u202e``, or ``\\U000e0041`` beyond the BMP."""
+    """One character as JSON escapes it: ``\\u202e``; beyond the first 65,536 code points
+    as its two UTF-16 halves (``\\udb40\\udc41`` for U+E0041), so that escaped JSON still
+    means the same value (``query --format json`` on a terminal)."""
     code = ord(ch)
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def safe(text: str, limit: int = 200) -> str:

@@ -40,7 +40,7 @@ def test_every_place_that_shows_text_escapes_with_the_one_function() -> None:
     assert text.safe is safe
     shown = safe("A\u200bnn Ann\u2060 Ann\u061c \u202eevil \x1b[2J tag\U000e0041 \ud800")
     assert shown == (
-        "A\\u200bnn Ann\\u2060 Ann\\u061c \\u202eevil \\u001b[2J tag\\U000e0041 \\ud800"
+        "A\\u200bnn Ann\\u2060 Ann\\u061c \\u202eevil \\u001b[2J tag\\udb40\\udc41 \\ud800"
     )
     assert safe("caf\u00e9 \u0410nn \U0001f600") == "caf\u00e9 \u0410nn \U0001f600"
 

@@ -459,12 +459,7 @@ class Loader:
                     Conflict(sid, item.file, item.line, stored.file, stored.line, kind)
                 )
                 return
-            c.replaced += 1
-            earlier = pending.pop(sid, None)
-            if earlier is not None:
-                del keep[id(earlier)]  # loaded earlier in this batch: never reaches the database
-            else:
-                deletes.append(sid)
+            self._forget(sid, keep, pending, deletes)
         keep[id(item)] = item
         pending[sid] = item
         if self.mark is not None:
@@ -494,8 +489,8 @@ class Loader:
         pending: dict[str, SessionItem],
         deletes: list[str],
     ) -> None:
-        """``replace`` of a session whose id reads as ``alike``'s: ``alike``'s rows go (or,
-        loaded earlier in this batch, never reach the database), as a replaced session's."""
+        """``replace`` of the session ``alike`` (the new one's id, or one that reads the same):
+        its rows go, or, loaded earlier in this batch, never reach the database."""
         self.counts.replaced += 1
         earlier = pending.pop(alike, None)
         if earlier is not None:
