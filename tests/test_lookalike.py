@@ -106,3 +106,9 @@ def test_both_readers_refuse_a_lone_surrogate_alike() -> None:
         assert read.error.startswith('a lone surrogate (\\ud800) in the string "sur\\ud800rogate"')
     paired = json.dumps(doc).replace("Sedley", "Sedley \\ud83d\\ude00").encode()
     assert decode(Document("x.json", None, paired)).error is None  # a pair is a character
+
+
+def test_the_recorder_keeps_none_of_the_hidden_set_from_what_is_typed() -> None:
+    from loo_replay.recorder.entry import typed
+
+    assert typed("A\u200bnn\u2060 \u202e10\u3164h\ufe0f\x07\tq\u2028s") == "Ann 10h q s"

@@ -15,6 +15,7 @@ from loo_replay.engine.cards import RANKS, SUITS, cards_of
 from loo_replay.engine.model import ACTION_OF
 from loo_replay.engine.vocab import Action
 from loo_replay.errors import InputError
+from loo_replay.lookalike import HIDDEN
 
 _SUIT_OF = {"s": 0, "h": 1, "d": 2, "c": 3}
 _SUIT_SIGNS = str.maketrans("♠♤♥♡♦♢♣♧", "sshhddcc")
@@ -37,14 +38,16 @@ _ESCAPE = re.compile(
 
 
 def typed(text: str) -> str:
-    """What was typed, without the escape sequences and control or format characters a
-    paste may carry (colours, bracketed-paste markers, bidi overrides): none of them is
-    part of a card, a name or a word, and none is ever stored or echoed."""
+    """What was typed, without the escape sequences a paste may carry (colours,
+    bracketed-paste markers), the hidden characters every output escapes
+    (``lookalike.HIDDEN``: controls, bidi overrides, invisible characters) and private or
+    unassigned code points: none of them is part of a card, a name or a word, and none is
+    ever stored or echoed."""
     text = _ESCAPE.sub("", text)
     return "".join(
         " " if ch.isspace() else ch
         for ch in text
-        if ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co", "Cn")
+        if ch.isspace() or not (HIDDEN.match(ch) or unicodedata.category(ch) in ("Co", "Cn"))
     )
 
 
