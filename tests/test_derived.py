@@ -200,5 +200,23 @@ def test_the_explorer_over_a_large_database_shows_the_stored_result_with_what_it
     assert _stale(db) == list(content.RESULTS)  # nothing written
 
 
+def test_a_report_while_another_process_reads_the_database_says_what_its_pages_cover(
+    tmp_path: Path,
+) -> None:
+    db, out = tmp_path / "loo.duckdb", tmp_path / "reports"
+    assert run("ingest", _simulate(tmp_path, "a.jsonl", 30, 10), "--db", db).returncode == 0
+    reader = duckdb.connect(str(db), read_only=True)  # as a running `serve` visit holds it
+    try:
+        result = run("report", "--db", db, "--out", out, "--no-replays")
+    finally:
+        reader.close()
+    assert result.returncode == 0, result.stderr
+    assert "cannot be written now (read-only, or in use)" in result.stderr
+    for name in ("fairness.html", "collusion.html"):
+        page = (out / name).read_text("utf-8")
+        assert "This page does not cover the 30 deals of the database" in page, name
+    assert _stale(db) == list(content.RESULTS)  # nothing written, the folder not recorded
+
+
 def _never(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     raise AssertionError("cached against the content version: not computed again")

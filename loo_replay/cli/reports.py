@@ -146,9 +146,17 @@ def _up_to_date(db: Path, collusion: bool = True) -> UpToDate:
     from loo_replay.derived.steps import refresh_stale
 
     try:
-        return refresh_stale(db, collusion=collusion)
+        current = refresh_stale(db, collusion=collusion)
     except DatabaseError as exc:
         fail(safe(str(exc), 600))
+    if current.unwritten:
+        typer.echo(
+            f"loo-replay: {safe(str(db))} cannot be written now (read-only, or in use): the "
+            "stale fairness tests and collusion screen are reported as stored, and their "
+            "pages say how many deals they cover",
+            err=True,
+        )
+    return current
 
 
 def _claim(out: Path) -> None:

@@ -42,6 +42,7 @@ class UpToDate:
     collusion_flagged: int  # pairs
     refreshed: tuple[str, ...]
     stale: tuple[str, ...]
+    unwritten: bool = False  # stale, but the database could not be written (in use, read-only)
 
 
 @contextmanager
@@ -71,7 +72,9 @@ def _read(db: Path, what: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
 
 def refresh_stale(db: Path, *, collusion: bool = True) -> UpToDate:
     """Recompute the stored fairness tests and collusion screen of the database at ``db``
-    where a load has marked them stale, each with its coverage in one transaction; with
+    where a load has marked them stale, each with its coverage in one transaction (left
+    stale where the database cannot be written now: read-only, or read by another
+    process, ``unwritten``; the pages then say how much they cover); with
     ``collusion`` False (``audit --no-analysis``, which would otherwise analyse every deal
     it loaded for the screen) the screen is left as it is, stale."""
     from loo_replay.collusion import table as collusion_table
@@ -86,14 +89,24 @@ def refresh_stale(db: Path, *, collusion: bool = True) -> UpToDate:
         )
         if set(stale_too) & set(stale)
     ]
-    if wanted:
-        with _writing(db, " and ".join(wanted)) as con:
-            if content.FAIRNESS in wanted:
-                fairness_table.refresh(con)
-            if content.COLLUSION in wanted:
-                collusion_table.refresh(con)
+    unwritten = bool(wanted) and not _writable(db)
+    if wanted and not unwritten:
+        try:
+            with _writing(db, " and ".join(wanted)) as con:
+                if content.FAIRNESS in wanted:
+                    fairness_table.refresh(con)
+                if content.COLLUSION in wanted:
+                    collusion_table.refresh(con)
+        except DatabaseBusy:  # another process reads it: the pages say what they cover
+            unwritten = True
     fair, pairs, left = _read(db, _flagged)
-    return UpToDate(fair, pairs, tuple(wanted), tuple(r for r in left if r != content.REPORTS))
+    return UpToDate(
+        fair,
+        pairs,
+        () if unwritten else tuple(wanted),
+        tuple(r for r in left if r != content.REPORTS),
+        unwritten,
+    )
 
 
 def _flagged(con: duckdb.DuckDBPyConnection) -> tuple[int, int, list[str]]:
@@ -104,13 +117,20 @@ def _flagged(con: duckdb.DuckDBPyConnection) -> tuple[int, int, list[str]]:
     return int(fair), int(pairs), content.stale(con)
 
 
-def record_reports(db: Path, covers: content.Covers, out: Path) -> None:
-    """Record that the report folder ``out`` was written from ``covers``: the next load
-    marks it stale."""
-    with _writing(db, "the reports' record") as con:
-        con.begin()
-        content.record(con, content.REPORTS, covers, str(out))
-        con.commit()
+def record_reports(db: Path, covers: content.Covers, out: Path) -> bool:
+    """Record that the report folder ``out`` was written from ``covers``, so that the next
+    load marks it stale; False where the database cannot be written now (the folder's pages
+    say what they cover all the same)."""
+    if not _writable(db):
+        return False
+    try:
+        with _writing(db, "the reports' record") as con:
+            con.begin()
+            content.record(con, content.REPORTS, covers, str(out))
+            con.commit()
+    except DatabaseBusy:
+        return False
+    return True
 
 
 def fairness_now(db: Path, by: Sequence[str], alpha: float, default: bool = False) -> Fairness:

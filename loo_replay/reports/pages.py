@@ -148,12 +148,17 @@ def stale_notice(c: Coverage) -> str:
     what brings it up to date."""
     if c.current:
         return ""
-    deals = "an unknown number" if c.covers is None else f"{c.covers.deals:,}"
-    version = "" if c.covers is None else f" at content version {c.covers.version:,}"
+    run = "run <code>loo-replay report</code>."
+    if c.covers is None:
+        return (
+            f'<p class="notice stale">This page does not cover the {c.now.deals:,} deals of '
+            f"the database (content version {c.now.version:,}), or not knowingly: it was "
+            f"never computed, or before loo-replay recorded what a result covers: {run}</p>"
+        )
     return (
-        f'<p class="notice stale">This page covers {deals} of {c.now.deals:,} deals: run '
-        f"<code>loo-replay report</code>. It was computed{version}; the database has been "
-        f"loaded into since (content version {c.now.version:,}).</p>"
+        f'<p class="notice stale">This page covers {c.covers.deals:,} of {c.now.deals:,} '
+        f"deals: {run} It was computed at content version {c.covers.version:,}; the "
+        f"database has been loaded into since (content version {c.now.version:,}).</p>"
     )
 
 
