@@ -122,7 +122,7 @@ def write_reports(
         f"plotly.js {_plotly_js_version()} (offline, beside this page)"
     )
     result = ReportResult(inside(out, pages.INDEX), content.covered(con), len(rows))
-    now = content.now()
+    folder = content.Coverage(result.covers, content.now(), result.covers)  # one time a run
     outcomes: dict[str, ReplayOutcome] = {}
     if replays:
         # A page a deal is 30-40 kB: past REPLAY_ALL_LIMIT deals, pages only where the
@@ -190,6 +190,7 @@ def write_reports(
             links,
             source,
             footer,
+            folder,
         ),
     )
     fair = stored(con)
@@ -207,22 +208,14 @@ def write_reports(
         footer,
     )
     write_file(out, collusion_page.COLLUSION, page)
-    judged = decisions_page.decisions_page(con, deal_pages, links, colours, source, footer)
+    judged = decisions_page.decisions_page(con, deal_pages, links, colours, source, footer, folder)
     write_file(out, decisions_page.DECISIONS, judged)
     rejects, rejects_total = queries.listed_rejects(con, FINDINGS_LISTED)
     listed = (as_rows(rejects, ListedReject), rejects_total)
     notice = Markup(
         index_notice(fair) + collusion_page.index_notice(pairs) + decisions_page.index_notice(con)
     )
-    index = pages.index_page(
-        rows,
-        links,
-        source,
-        footer,
-        notice,
-        listed,
-        content.Coverage(result.covers, now, result.covers),
-    )
+    index = pages.index_page(rows, links, source, footer, notice, listed, folder)
     write_file(out, pages.INDEX, index)
     written = [
         *ASSETS, pages.ALL_SESSIONS, FAIRNESS, collusion_page.COLLUSION,
@@ -242,8 +235,10 @@ def all_sessions(
     links: Mapping[str, str],
     source: str,
     footer: str,
+    coverage: content.Coverage | None = None,
 ) -> str:
-    """The all-sessions report; ``replays`` links deals' replays by (session id, index)."""
+    """The all-sessions report; ``replays`` links deals' replays by (session id, index);
+    ``coverage``: what the report was written from (None: the database now)."""
     names = queries.player_names(con)
     found, found_total = queries.all_findings(con, FINDINGS_LISTED)
     off, off_total = queries.all_discrepancies(con, FINDINGS_LISTED)
@@ -264,7 +259,7 @@ def all_sessions(
         source,
         footer,
         across,
-        content.live(con),
+        coverage or content.live(con),
     )
 
 

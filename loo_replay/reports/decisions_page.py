@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from loo_replay.db.content import live
+from loo_replay.db.content import Coverage, live
 from loo_replay.html import Markup, escape
 from loo_replay.output import wording
 from loo_replay.reports import figures, pages, queries
@@ -154,9 +154,11 @@ def decisions_page(
     colours: figures.Colours,
     source: str,
     footer: str,
+    coverage: Coverage | None = None,
 ) -> str:
     """The whole page; ``replays`` are the replay pages by (session id, deal index),
-    ``links`` the session pages."""
+    ``links`` the session pages, ``coverage`` what the page is written from (None: the
+    database now)."""
     counts = queries.decision_counts(con)
     masthead = (
         f'<nav><a href="{INDEX}">← all sessions</a><a href="{ALL_SESSIONS}">across sessions →'
@@ -170,7 +172,7 @@ def decisions_page(
         + (f" ({counts['unjudged']:,} not valued)" if counts["unjudged"] else "")
         + "</dd></div>"
         f"<div><dt>Worlds a decision</dt><dd>{counts['samples']:,}</dd></div>"
-        f"{pages.covers_facts(live(con))}</dl>"
+        f"{pages.covers_facts(coverage or live(con))}</dl>"
     )
     if not counts["decisions"]:
         return page(TITLE, masthead, _nothing(con, counts), footer)
