@@ -13,7 +13,6 @@ over random JSON among them.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
@@ -21,9 +20,23 @@ import rfc8785
 
 from loo_replay.errors import InputError
 
-# A fraction or exponent (orjson writes every float with one of ``.eE`` after a digit), an
-# integer that may lie beyond 2**53 - 1, or the lead byte of a character beyond U+FFFF.
-_NOT_FAST = re.compile(rb"[0-9][.eE]|[0-9]{16}|[\xf0-\xf4]")
+# What sends a value to the library, looked for in orjson's output: a fraction or exponent
+# (orjson writes every float with one of ``.eE`` after a digit), an integer that may lie
+# beyond 2**53 - 1 (sixteen digits), or the lead byte of a character beyond U+FFFF.  Every
+# digit is folded to ``0`` first, so that each is one search in C (a regular expression
+# tried at every byte cost ten times the rest of the canonical form).
+_FOLD = bytes.maketrans(b"123456789", b"000000000")
+_MARKS = (b"0.", b"0e", b"0E", b"0" * 16)
+_BELOW_F0 = bytes(range(0xF0))
+
+
+def _fast_is_jcs(fast: bytes) -> bool:
+    """Whether orjson's sorted output ``fast`` is sure to be the JCS bytes (module
+    docstring)."""
+    folded = fast.translate(_FOLD)
+    if any(mark in folded for mark in _MARKS):
+        return False
+    return fast.isascii() or not fast.translate(None, _BELOW_F0)
 
 
 class CanonicalError(InputError, ValueError):
@@ -45,6 +58,6 @@ def canonical(value: Any) -> bytes:
         fast = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except orjson.JSONEncodeError:
         return reference(value)
-    if _NOT_FAST.search(fast) is None:
+    if _fast_is_jcs(fast):
         return fast
     return reference(value)
