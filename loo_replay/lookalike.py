@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from importlib import resources
 
 # Invisible: the format characters (general category Cf, Unicode 14: soft hyphen, Arabic
 # letter mark, zero width space to right-to-left mark, the embeddings and overrides, word
@@ -70,7 +69,10 @@ def id_key(text: str) -> str:
 
 @functools.cache
 def _prototypes() -> dict[str, str]:
-    """Each confusable character's prototype (UTS #39's confusables.txt), read once."""
+    """Each confusable character's prototype (UTS #39's confusables.txt), read once, where a
+    name is first compared: importing this module reads nothing."""
+    from importlib import resources
+
     data = resources.files("loo_replay").joinpath("data", "confusables.txt").read_text("utf-8")
     table: dict[str, str] = {}
     for line in data.splitlines():
