@@ -139,7 +139,9 @@ def test_a_clean_log_exits_0(tmp_path: Path) -> None:
     assert _summary(result.stdout)["violations"] == 0
 
 
-def test_missing_input_exits_2_and_still_reports_what_was_read(tmp_path: Path) -> None:
+def test_a_missing_input_path_stops_audit_before_anything_is_written(tmp_path: Path) -> None:
+    """issue 55: a path of the command line that cannot be read ends ``audit`` before any
+    work; it had loaded the rest and written its reports, the error last."""
     result = run(
         "audit",
         ROOT / "sample_logs/three-card-club-night.json",
@@ -150,8 +152,9 @@ def test_missing_input_exits_2_and_still_reports_what_was_read(tmp_path: Path) -
         tmp_path / "out",
     )
     assert result.returncode == 2
-    assert "nope.json" in result.stderr
-    assert (tmp_path / "out/index.html").is_file()
+    assert f"{tmp_path / 'nope.json'}: no such file or directory" in result.stderr
+    assert result.stdout == ""
+    assert list(tmp_path.iterdir()) == []  # neither the database nor the reports
 
 
 def test_report_without_a_database_exits_2(tmp_path: Path) -> None:
@@ -224,8 +227,7 @@ def test_path_like_session_ids_never_write_outside_the_output_folder(tmp_path: P
 def test_the_makefile_audit_runs_the_readme_command() -> None:
     makefile = (ROOT / "Makefile").read_text("utf-8")
     assert (
-        "$(BIN)/loo-replay audit sample_logs --db loo.duckdb --out reports; "
-        "status=$$?; [ $$status -le 1 ]"
+        "@$(BIN)/loo-replay audit sample_logs --db loo.duckdb --out reports || [ $$? -le 1 ]"
     ) in makefile
 
 

@@ -71,10 +71,12 @@ class QueryFormat(StrEnum):
 
 def check_database(db: Path) -> None:
     """End the command, exit status 2, when ``--db`` names a file that could not be loaded
-    into (``check_db``), before any log is read or any folder made."""
+    into (``check_db``) or a folder that cannot be made, before any log is read or the
+    output folder made."""
     from loo_replay.db.errors import DatabaseError
     from loo_replay.db.schema import check_db
 
+    make_db_folder(db)
     try:
         check_db(db)
     except DatabaseError as exc:
