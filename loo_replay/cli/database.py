@@ -294,6 +294,7 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
     mistakes and blunders.  Highest loo rate first.
     """
     from loo_replay.db.errors import DatabaseError
+    from loo_replay.db.interrupts import bounded
     from loo_replay.db.queries import JUDGED_COLUMNS, open_for_reading, player_stats
     from loo_replay.db.schema import reading
 
@@ -301,7 +302,8 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
         with reading(db):  # a damaged file shows only when its damaged part is read
             con = open_for_reading(db)
             try:
-                result = player_stats(con)
+                with bounded(con) as timed:  # each statement bounded in time, and Ctrl-C
+                    result = player_stats(timed)
             finally:
                 con.close()
     except DatabaseError as exc:
@@ -388,16 +390,12 @@ def export(
     The per-deal tables are partitioned by session.
     """
     from loo_replay.db.errors import DatabaseError
-    from loo_replay.db.queries import export_parquet, open_for_reading
+    from loo_replay.db.queries import export_parquet
     from loo_replay.db.schema import reading
 
     try:
         with reading(db):
-            con = open_for_reading(db)
-            try:
-                written = export_parquet(con, parquet, overwrite=overwrite)
-            finally:
-                con.close()
+            written = export_parquet(db, parquet, overwrite=overwrite)
     except DatabaseError as exc:
         fail(str(exc))
     for path, rows in written:

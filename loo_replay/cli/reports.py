@@ -78,6 +78,7 @@ def _write(
     pages within ``limits``: (sessions, replay pages, written, sessions whose replay pages
     could not all be written, each said on stderr)."""
     from loo_replay.db.errors import DatabaseError
+    from loo_replay.db.interrupts import bounded
     from loo_replay.db.queries import open_for_reading
     from loo_replay.db.schema import reading
     from loo_replay.derived.steps import record_reports
@@ -89,15 +90,16 @@ def _write(
         with reading(db):  # a damaged file shows only when its damaged part is read
             con = open_for_reading(db)
             try:
-                result = write_reports(
-                    con,
-                    out,
-                    source=str(db),
-                    replays=replays,
-                    jobs=jobs,
-                    progress=status,
-                    limits=limits,
-                )
+                with bounded(con) as timed:  # each statement bounded in time, and Ctrl-C
+                    result = write_reports(
+                        timed,
+                        out,
+                        source=str(db),
+                        replays=replays,
+                        jobs=jobs,
+                        progress=status,
+                        limits=limits,
+                    )
             finally:
                 con.close()
         record_reports(db, result.covers, out)

@@ -11,6 +11,7 @@ back per replay (docs/explorer.md).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -90,6 +91,10 @@ def sent_document(batch: Batch, item: SessionItem) -> bytes | None:
     return None
 
 
+_DIGEST = re.compile(r"[0-9a-f]{64}")  # sha256, as ``Compressed.add`` is given it
+_MOST_RATIO = 255  # LZ4 writes a byte at least for every 255 it stands for
+
+
 @dataclass(frozen=True)
 class Stored:
     raw: bytes
@@ -129,14 +134,20 @@ def read_document(
     if not found:
         return None
     size, digest = found[0]
+    # A database may come from anyone (docs/database.md, "A database from someone else"):
+    # the size is checked before it sizes a buffer, the bytes against the digest after.
+    if not isinstance(size, int) or size < 0 or not _DIGEST.fullmatch(str(digest)):
+        raise DocumentDamaged(f"the stored document of {session_id!r} is damaged")
     if most is not None and size > most:
         raise DocumentTooLarge(size, most)
     ((body,),) = con.execute(f"SELECT body {where}", [session_id]).fetchall()
+    if size > _MOST_RATIO * len(body) + 64:  # more than LZ4 can make of these bytes
+        raise DocumentDamaged(f"the stored document of {session_id!r} is damaged")
     try:
         raw = CODEC.decompress(body, decompressed_size=size, asbytes=True)
-    except (OSError, ValueError):  # pyarrow's error for bytes that are not LZ4
+    except (OSError, ValueError, SystemError):  # pyarrow's errors for bytes that are not LZ4
         raise DocumentDamaged(f"the stored document of {session_id!r} is damaged") from None
-    if hashlib.sha256(raw).hexdigest() != digest:
+    if len(raw) != size or hashlib.sha256(raw).hexdigest() != digest:
         raise DocumentDamaged(f"the stored document of {session_id!r} is not the one loaded")
     return Stored(raw, digest)
 

@@ -4,7 +4,13 @@ audit), and handles these errors all the same."""
 
 from __future__ import annotations
 
+import os
+
 from loo_replay.errors import LooReplayError
+
+# DuckDB's memory (``schema.duckdb_config``): 128 MB, or the variable's value.
+MEMORY_LIMIT = "128MB"
+MEMORY_ENV = "LOO_REPLAY_DB_MEMORY"
 
 
 class DatabaseError(LooReplayError):
@@ -13,3 +19,15 @@ class DatabaseError(LooReplayError):
 
 class DatabaseBusy(DatabaseError):
     """Another process holds the DuckDB file lock."""
+
+
+def with_remedy(line: str) -> str:
+    """DuckDB's message, and when it ran out of the memory loo-replay gives it, how to
+    give it more (docs/limits.md, "Databases")."""
+    if "Out of Memory" not in line:
+        return line
+    bound = os.environ.get(MEMORY_ENV, "").strip() or MEMORY_LIMIT
+    return (
+        f"{line} (DuckDB's memory is bounded to {bound[:20]}: set {MEMORY_ENV} higher, "
+        f"e.g. {MEMORY_ENV}=1GB, to give it more)"
+    )

@@ -25,6 +25,7 @@ from msgspec.structs import asdict
 
 from loo_replay.db import documents
 from loo_replay.db.content import Covers, raise_version, record
+from loo_replay.db.errors import with_remedy
 from loo_replay.db.frames import (
     SCHEMAS,
     TABLES,
@@ -291,7 +292,7 @@ class Loader:
                 except duckdb.InterruptException:
                     raise
                 except duckdb.Error as exc:
-                    failed = first_line(str(exc))
+                    failed = with_remedy(first_line(str(exc)))
                 if failed is not None:
                     self.rollback()
                     assert not isinstance(item, FileItem), "a file's error has no rows"
@@ -507,13 +508,18 @@ class Loader:
 
 def insert_table(con: duckdb.DuckDBPyConnection, name: str, frame: pa.Table) -> None:
     """Insert the rows of an Arrow table into the table ``name``, by column name: one
-    statement (DuckDB's ``executemany`` inserts a row at a time).  DuckDB finds the rows
-    among this function's variables by name (a replacement scan, so this module stays
-    Python), a name no table of a loo-replay database has, which a table would shadow:
-    registering them as a view, then dropping it, cost a millisecond more a statement, a
-    third of a second over 100,000 deals."""
-    loo_replay_rows = frame  # noqa: F841  (read by DuckDB, by name)
-    con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM loo_replay_rows")
+    statement (DuckDB's ``executemany`` inserts a row at a time).  The rows are registered
+    under a name no table of a loo-replay database has, and let go after: DuckDB's scan of
+    a Python variable by name is shut off with the file system (``schema.seal``).  That
+    costs a millisecond or two a statement, a third of a second over 100,000 deals."""
+    con.register(_ROWS, frame)
+    try:
+        con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM {_ROWS}")
+    finally:
+        con.unregister(_ROWS)
+
+
+_ROWS = "loo_replay_rows"
 
 
 def replace_rows(

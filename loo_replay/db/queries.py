@@ -303,17 +303,18 @@ def _out_of_memory(exc: duckdb.OutOfMemoryException) -> QueryError:
     return QueryError(f"the query failed: {damage(text, with_hints)}")
 
 
-def export_parquet(
-    con: duckdb.DuckDBPyConnection, out: Path, *, overwrite: bool = False
-) -> list[tuple[Path, int]]:
-    """Every table as Parquet under ``out``: per-deal tables as directories partitioned by
-    session (``deals/session=<16 hex digits>/data_0.parquet``, ``PARTITION``), the others
-    as single files.
+def export_parquet(db: Path, out: Path, *, overwrite: bool = False) -> list[tuple[Path, int]]:
+    """Every table of the database at ``db`` as Parquet under ``out``: per-deal tables as
+    directories partitioned by session (``deals/session=<16 hex digits>/data_0.parquet``,
+    ``PARTITION``), the others as single files.
 
     Refuses to write over an earlier export unless ``overwrite``, and a folder that holds
     anything an export did not write (``files.claim``); DuckDB writes into a private
-    folder inside ``out``, whose files then replace the earlier export's one by one.
+    folder inside ``out``, whose files then replace the earlier export's one by one.  The
+    connection that writes may reach that folder and the database, nothing else
+    (``schema.seal``): it is opened once the folder is there.
     """
+    open_for_reading(db).close()  # loo-replay's, and upgraded if it was older
     targets = [(name, out / name, True) for name in PER_DEAL_TABLES]
     targets += [(name, out / f"{name}.parquet", False) for name in WHOLE_TABLES]
     try:
@@ -328,8 +329,12 @@ def export_parquet(
     written: list[tuple[Path, int]] = []
     try:
         with staging(out) as stage:
-            for name, path, partitioned in targets:
-                written.append((path, _export_table(con, name, stage / path.name, partitioned)))
+            con = connect(db, read_only=True, writes=stage)
+            try:
+                for name, path, partitioned in targets:
+                    written.append((path, _export_table(con, name, stage / path.name, partitioned)))
+            finally:
+                con.close()
             claimed.finish(move_tree(stage, out))
     except OSError as exc:
         raise DatabaseError(f"cannot write to {out}: {exc.strerror or exc}") from None

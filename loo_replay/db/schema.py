@@ -8,6 +8,7 @@ documents every table, column and view created here.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import re
@@ -20,7 +21,8 @@ from pathlib import Path
 
 import duckdb
 
-from loo_replay.db.errors import DatabaseBusy, DatabaseError
+from loo_replay.db.errors import MEMORY_ENV, MEMORY_LIMIT, DatabaseBusy, DatabaseError, with_remedy
+from loo_replay.db.interrupts import bounded
 from loo_replay.errors import first_line
 from loo_replay.files import staging
 
@@ -625,16 +627,14 @@ VERSION = MIGRATIONS[-1].version
 # any size in constant memory (pages past it are written out and evicted), and a session
 # too big for it fails alone (``db.ingest``).  With it, an ingest stays under 500 MB in all
 # (docs/limits.md#databases); the variable sets another bound, for a smaller machine.
-MEMORY_LIMIT = "128MB"
-MEMORY_ENV = "LOO_REPLAY_DB_MEMORY"
 _SIZE = re.compile(r"\d+(\.\d+)?\s*([KMGT]i?)?B", re.IGNORECASE)
 
 
 def duckdb_config(*, sandbox: bool = False) -> dict[str, str | bool | int | float | list[str]]:
     """The settings of every connection: bounded memory, and no extension ever installed or
     loaded behind the user's back (opening an SQLite file would fetch one).  ``sandbox``
-    (``query``) also shuts out the file system and the network, and locks the settings so
-    that the SQL cannot lift either."""
+    (``query``) also locks the settings, so that the user's SQL cannot lift a bound.  No
+    connection reaches a file but its own (``seal``)."""
     memory = os.environ.get(MEMORY_ENV, MEMORY_LIMIT).strip()
     if not _SIZE.fullmatch(memory):
         raise DatabaseError(f"{MEMORY_ENV}={memory!r} is not a size such as 128MB or 1GB")
@@ -651,6 +651,28 @@ def duckdb_config(*, sandbox: bool = False) -> dict[str, str | bool | int | floa
     if sandbox:
         config |= {"enable_external_access": False, "lock_configuration": True}
     return config
+
+
+def seal(
+    con: duckdb.DuckDBPyConnection, path: Path, folders: Sequence[Path] = ()
+) -> duckdb.DuckDBPyConnection:
+    """``con`` shut off from every file, folder and address but the database at ``path``
+    (its write-ahead log, its spill folder) and ``folders`` (an export's): a database is
+    data, never code, and a view or macro a stranger wrote into it can read nothing else
+    (docs/database.md, "A database from someone else").  DuckDB refuses to turn external
+    access back on, or to widen what is allowed, while the connection lives."""
+    files = [f"{path}{suffix}" for suffix in _DATABASE_FILES]
+    con.execute("SET allowed_paths = ?", [files])
+    con.execute(
+        "SET allowed_directories = ?", [[os.path.join(os.path.abspath(f), "") for f in folders]]
+    )
+    con.execute("SET enable_external_access = false")
+    return con
+
+
+# The database and what DuckDB keeps beside it: the write-ahead log, and its copies while a
+# checkpoint or a recovery runs.
+_DATABASE_FILES = ("", ".wal", ".wal.checkpoint", ".wal.recovery")
 
 
 _LOCK = re.compile(r"Conflicting lock is held in (?P<prog>.+?) \(PID (?P<pid>\d+)\)")
@@ -707,23 +729,29 @@ _HEADER_BYTES = 3 * 4096
 
 
 def connect(
-    path: Path, *, read_only: bool = False, sandbox: bool = False
+    path: Path, *, read_only: bool = False, sandbox: bool = False, writes: Path | None = None
 ) -> duckdb.DuckDBPyConnection:
     """A connection, with DuckDB's lock and open failures turned into ``DatabaseError``;
     read-write, the database is attached as ``loo`` with rows in groups of
-    ``ROW_GROUP_ROWS``.  ``sandbox``: no file but the database, no network, no setting
-    changed (``duckdb_config``)."""
+    ``ROW_GROUP_ROWS``.  No file but the database is reached (``seal``), but the folder
+    ``writes`` (an export's, read-only); ``sandbox``: no setting changed either
+    (``duckdb_config``)."""
     exists = check_file(path)
     if read_only and not exists:
         raise _missing(path)
     config = duckdb_config(sandbox=sandbox)
     with _opening(path):
-        if read_only:
+        if read_only and writes is None:
+            config |= {"enable_external_access": False}
             return duckdb.connect(str(path), read_only=True, config=config)
-        con = duckdb.connect(config=config)
+        con = duckdb.connect(config=duckdb_config())
         try:
+            seal(con, path, [writes] if writes is not None else [])
             literal = str(path).replace("'", "''")
-            con.execute(f"ATTACH '{literal}' AS loo (ROW_GROUP_SIZE {ROW_GROUP_ROWS})")
+            if read_only:
+                con.execute(f"ATTACH '{literal}' AS loo (READ_ONLY)")
+            else:
+                con.execute(f"ATTACH '{literal}' AS loo (ROW_GROUP_SIZE {ROW_GROUP_ROWS})")
             con.execute("USE loo")
         except BaseException:
             con.close()
@@ -758,7 +786,8 @@ def visitor(path: Path) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB, with every connection's settings, to ``visit`` the database at
     ``path`` from: kept by a server, it holds no file between visits.  Spilled pages go
     beside the database, as a read-only connection of its own would put them."""
-    return duckdb.connect(config={**duckdb_config(), "temp_directory": f"{path}.tmp"})
+    instance = duckdb.connect(config={**duckdb_config(), "temp_directory": f"{path}.tmp"})
+    return seal(instance, path)
 
 
 _VISITS = itertools.count()
@@ -782,7 +811,9 @@ def visit(instance: duckdb.DuckDBPyConnection, path: Path) -> Iterator[duckdb.Du
             con.execute(f"ATTACH '{literal}' AS {name} (READ_ONLY)")
         try:
             con.execute(f"USE {name}")
-            yield con
+            with bounded(con) as timed:  # each statement bounded in time
+                _checked(timed, path)
+                yield timed
         finally:
             con.execute("USE memory")  # the database in use cannot be detached
             con.execute(f"DETACH {name}")
@@ -793,10 +824,31 @@ def visit(instance: duckdb.DuckDBPyConnection, path: Path) -> Iterator[duckdb.Du
 _VISITING = threading.Lock()
 
 
+def _checked(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Refuse, as ``version_of`` does, a database that is not loo-replay's, its views and
+    macros included.  Looking costs 30 ms or so (DuckDB lists every function to find the
+    macros): a file is looked at once as long as it and its write-ahead log are unchanged."""
+    key = tuple(_identity(Path(f"{path}{suffix}")) for suffix in _DATABASE_FILES)
+    if _LOOKED.get(str(path)) != key:
+        version_of(con)
+        _LOOKED[str(path)] = key
+
+
+def _identity(path: Path) -> tuple[int, ...]:
+    try:
+        info = path.stat()
+    except OSError:
+        return ()
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+_LOOKED: dict[str, tuple[tuple[int, ...], ...]] = {}
+
+
 def damage(text: str, said: Callable[[str], str] = first_line) -> str:
     """DuckDB's message as ``said`` tells it (its first line), and what it means when the
-    file is damaged."""
-    line = said(text)
+    file is damaged, or how to give it more memory (``with_remedy``)."""
+    line = with_remedy(said(text))
     if any(sign in line for sign in _DAMAGE):
         return f"{line} (the file is truncated or damaged)"
     return line
@@ -886,7 +938,74 @@ def _foreign(con: duckdb.DuckDBPyConnection) -> str | None:
     for table, columns in _V1_COLUMNS.items():
         if table != "schema_version" and not columns <= _columns(con, table).keys():
             return f"its table {table} is not loo-replay's"
+    return _unlike(con, high) if high <= VERSION else None  # a newer one is refused as such
+
+
+def _unlike(con: duckdb.DuckDBPyConnection, version: int) -> str | None:
+    """How the database differs from one its migrations up to ``version`` made, or None: a
+    view, or a table loo-replay defines, that is not as they define it, compared as DuckDB
+    writes each definition out (normalised); any macro (loo-replay defines none).  A
+    database is data, never code: a view or macro of someone else's would run as the
+    commands read (docs/database.md, "A database from someone else").  Other tables are
+    data and left alone."""
+    expected = _reference(version)
+    views = con.execute(
+        "SELECT schema_name, view_name, sql FROM duckdb_views() WHERE NOT internal "
+        "AND database_name = current_database() ORDER BY 1, 2"
+    ).fetchall()
+    found = {}
+    for schema_name, name, sql in views:
+        if schema_name != "main" or name not in expected.views:
+            return f"its view {name[:60]!r} is not one of loo-replay's"
+        found[name] = sql
+    for name, sql in expected.views.items():
+        if name not in found:
+            return f"its view {name!r} is missing"
+        if _normal(found[name]) != sql:
+            return f"its view {name!r} is not the one loo-replay defines"
+    ((macro,),) = con.execute(
+        "SELECT min(function_name) FROM duckdb_functions() WHERE database_name = "
+        "current_database() AND function_type IN ('macro', 'table_macro')"
+    ).fetchall()
+    if macro is not None:
+        return f"it defines a macro ({macro[:60]!r}), and loo-replay defines none"
+    tables = con.execute(
+        "SELECT table_name, sql FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = 'main'"
+    ).fetchall()
+    for name, sql in tables:
+        if name in expected.tables and _normal(sql) != expected.tables[name]:
+            return f"its table {name!r} is not the one loo-replay defines"
     return None
+
+
+@dataclass(frozen=True)
+class _Definitions:
+    views: dict[str, str]
+    tables: dict[str, str]
+
+
+@functools.cache
+def _reference(version: int) -> _Definitions:
+    """The views and tables, as DuckDB writes them out, of a database made by the
+    migrations up to ``version``: made in memory, once a process (about 0.1 s)."""
+    con = duckdb.connect(config={**duckdb_config(), "enable_external_access": False})
+    try:
+        for migration in MIGRATIONS[:version]:
+            for statement in migration.statements:
+                con.execute(statement)
+        views = con.execute("SELECT view_name, sql FROM duckdb_views() WHERE NOT internal")
+        found = {name: _normal(sql) for name, sql in views.fetchall()}
+        tables = con.execute("SELECT table_name, sql FROM duckdb_tables()").fetchall()
+        return _Definitions(found, {name: _normal(sql) for name, sql in tables})
+    finally:
+        con.close()
+
+
+def _normal(sql: str) -> str:
+    """A definition with its spacing made one: DuckDB writes out the parsed statement,
+    whatever its spacing was when it was made."""
+    return " ".join(sql.split())
 
 
 def migrate(

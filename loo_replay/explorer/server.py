@@ -73,9 +73,12 @@ def run(app: Any, sock: socket.socket, stopping: threading.Event) -> None:
     in hand, stops soon."""
     import uvicorn
 
+    from loo_replay.db.interrupts import interrupt_all
+
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             stopping.set()
+            interrupt_all()  # the reads under way stop, not at their time bound
             super().handle_exit(sig, frame)
 
     config = uvicorn.Config(

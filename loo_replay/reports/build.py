@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import duckdb
 from plotly.offline import get_plotlyjs, get_plotlyjs_version  # type: ignore[import-untyped]
@@ -22,6 +23,7 @@ from loo_replay import __version__
 from loo_replay.collusion import table as collusion_table
 from loo_replay.db import content
 from loo_replay.db.documents import kept_document
+from loo_replay.db.interrupts import start
 from loo_replay.db.paths import database_file
 from loo_replay.db.schema import connect
 from loo_replay.db.stored_analysis import stored_analyses
@@ -366,7 +368,9 @@ _WORKER: tuple[duckdb.DuckDBPyConnection, _Shared] | None = None  # in a worker 
 
 def _start_worker(path: str, shared: _Shared) -> None:
     global _WORKER
-    _WORKER = (connect(Path(path), read_only=True), shared)
+    # Each statement bounded in time as the command's own (``interrupts.bounded``), for
+    # the worker's life.
+    _WORKER = (cast(duckdb.DuckDBPyConnection, start(connect(Path(path), read_only=True))), shared)
 
 
 def _worker_pages(batch: tuple[list[SessionSummary], dict[str, ReplayOutcome]]) -> int:
