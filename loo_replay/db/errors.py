@@ -4,8 +4,6 @@ audit), and handles these errors all the same."""
 
 from __future__ import annotations
 
-import os
-
 from loo_replay.errors import LooReplayError
 
 # DuckDB's memory (``schema.duckdb_config``): 128 MB, or the variable's value.
@@ -26,8 +24,7 @@ def with_remedy(line: str) -> str:
     give it more (docs/limits.md, "Databases")."""
     if "Out of Memory" not in line:
         return line
-    bound = os.environ.get(MEMORY_ENV, "").strip() or MEMORY_LIMIT
     return (
-        f"{line} (DuckDB's memory is bounded to {bound[:20]}: set {MEMORY_ENV} higher, "
-        f"e.g. {MEMORY_ENV}=1GB, to give it more)"
+        f"{line} (loo-replay bounds DuckDB's memory, to {MEMORY_LIMIT} unless told otherwise: "
+        f"set {MEMORY_ENV} higher, e.g. {MEMORY_ENV}=1GB, to give it more)"
     )
