@@ -41,11 +41,11 @@ from loo_replay.explorer.origin import Origin, OwnOrigin
 from loo_replay.html import asset
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.parse import MAX_INT
-from loo_replay.reports import figures, pages, queries
+from loo_replay.reports import figures, pages, queries, registry
 from loo_replay.reports.build import all_sessions, session_of
-from loo_replay.reports.collusion_page import COLLUSION, collusion_page
-from loo_replay.reports.decisions_page import DECISIONS, decisions_page, listed_deals
-from loo_replay.reports.fairness_page import FAIRNESS, fairness_page
+from loo_replay.reports.collusion_page import collusion_page
+from loo_replay.reports.decisions_page import decisions_page, listed_deals
+from loo_replay.reports.fairness_page import fairness_page
 from loo_replay.reports.rows import SessionSummary
 from loo_replay.reports.rows import rows as as_rows
 
@@ -268,6 +268,12 @@ def make_app(
     def no_icon(request: Request) -> Response:
         return Response(None, 204, HEADERS)  # browsers ask for one; there is none
 
+    drawn = {  # every page of the registry, drawn from the database as it is now
+        registry.ALL_SESSIONS: across,
+        registry.FAIRNESS: fairness,
+        registry.COLLUSION: collusion,
+        registry.DECISIONS: judged,
+    }
     routes = [
         Route("/favicon.ico", no_icon),
         Route("/", in_turn(sessions)),
@@ -275,10 +281,7 @@ def make_app(
         Route("/findings", in_turn(findings)),
         Route("/session", in_turn(session)),
         Route("/replay", in_turn(replay)),
-        Route("/" + pages.ALL_SESSIONS, in_turn(across)),
-        Route("/" + FAIRNESS, in_turn(fairness)),
-        Route("/" + COLLUSION, in_turn(collusion)),
-        Route("/" + DECISIONS, in_turn(judged)),
+        *(Route("/" + p.file, in_turn(drawn[p])) for p in registry.PAGES),
         Route("/" + pages.INDEX, index),
         *(
             Route("/" + name, asset_file)

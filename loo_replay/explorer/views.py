@@ -25,7 +25,7 @@ from loo_replay.explorer.lists import (
 )
 from loo_replay.html import Markup, escape
 from loo_replay.output import wording
-from loo_replay.reports import pages
+from loo_replay.reports import pages, registry
 from loo_replay.reports.pages import _code, _td, panel, table, text
 from loo_replay.reports.rows import SessionSummary
 
@@ -38,10 +38,7 @@ NAV = (
     (SESSIONS, "sessions"),
     (PLAYERS, "players"),
     (FINDINGS, "findings"),
-    ("/" + pages.ALL_SESSIONS, "across sessions"),
-    ("/fairness.html", "fairness"),
-    ("/collusion.html", "collusion"),
-    ("/decisions.html", "decisions"),
+    *(("/" + p.file, p.label) for p in registry.PAGES),
 )
 
 

@@ -32,7 +32,15 @@ from loo_replay.fairness.table import stored
 from loo_replay.files import claim
 from loo_replay.html import Markup
 from loo_replay.logs.limits import LIMITS, Limits
-from loo_replay.reports import assets, collusion_page, decisions_page, figures, pages, queries
+from loo_replay.reports import (
+    assets,
+    collusion_page,
+    decisions_page,
+    figures,
+    pages,
+    queries,
+    registry,
+)
 from loo_replay.reports.fairness_page import FAIRNESS, fairness_page, index_notice
 from loo_replay.reports.names import inside, session_page_name, write_file
 from loo_replay.reports.replays import REPLAYS, STAMP, ReplayJob, ReplayOutcome, write_replays
@@ -62,10 +70,7 @@ ASSETS = (pages.PLOTLY_JS, pages.REPORT_JS, pages.REPORT_CSS)
 REPORT_NAMES = (
     *ASSETS,
     pages.INDEX,
-    pages.ALL_SESSIONS,
-    FAIRNESS,
-    collusion_page.COLLUSION,
-    decisions_page.DECISIONS,
+    *(p.file for p in registry.PAGES),
     "session-*.html",
     f"{REPLAYS}/*/deal-*.html",
     f"{REPLAYS}/*/{STAMP}",
@@ -219,10 +224,7 @@ def write_reports(
     )
     index = pages.index_page(rows, links, source, footer, notice, listed, folder)
     write_file(out, pages.INDEX, index)
-    written = [
-        *ASSETS, pages.ALL_SESSIONS, FAIRNESS, collusion_page.COLLUSION,
-        decisions_page.DECISIONS, pages.INDEX, *links.values(),
-    ]  # fmt: skip
+    written = [*ASSETS, *(p.file for p in registry.PAGES), pages.INDEX, *links.values()]
     for outcome in outcomes.values():
         written += [*outcome.pages.values(), *([outcome.stamp] if outcome.stamp else [])]
     claimed.finish(written)

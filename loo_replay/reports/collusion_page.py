@@ -16,11 +16,11 @@ from typing import Any
 from loo_replay.collusion.screen import UNLIKELY
 from loo_replay.db.content import Coverage
 from loo_replay.html import Markup, escape
-from loo_replay.reports import pages
-from loo_replay.reports.fairness_page import FAIRNESS, band_figure
-from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_panel, page, panel, table, text
+from loo_replay.reports import pages, registry
+from loo_replay.reports.fairness_page import band_figure
+from loo_replay.reports.pages import INDEX, figure_panel, page, panel, table, text
 
-COLLUSION = "collusion.html"
+COLLUSION = registry.COLLUSION.file
 DEALS_LISTED = 200  # deals behind one pair's flags listed on the page
 
 
@@ -125,9 +125,9 @@ def collusion_page(
     tested = [r for r in rows if r["status"] == "tested"]
     alpha = float(rows[0]["alpha"]) if rows else 0.01
     masthead = (
-        f'<nav><a href="{INDEX}">← all sessions</a><a href="{ALL_SESSIONS}">across sessions →'
-        f'</a><a href="{FAIRNESS}">fairness →</a></nav><div class="kicker">Loo audit reports'
-        "</div><h1>Do two players play for each other?</h1>"
+        pages.nav((INDEX, "← all sessions"), *registry.before(registry.COLLUSION))
+        + '<div class="kicker">Loo audit reports</div>'
+        f"<h1>{registry.COLLUSION.heading}</h1>"
         f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
         f"<div><dt>Pairs</dt><dd>{len(pairs):,}</dd></div>"
         f"<div><dt>Tests</dt><dd>{len(rows):,} ({len(tested):,} with enough opportunities)"

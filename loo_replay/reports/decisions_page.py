@@ -19,12 +19,10 @@ import duckdb
 from loo_replay.db.content import Coverage, live
 from loo_replay.html import Markup, escape
 from loo_replay.output import wording
-from loo_replay.reports import figures, pages, queries
-from loo_replay.reports.collusion_page import COLLUSION
-from loo_replay.reports.fairness_page import FAIRNESS
-from loo_replay.reports.pages import ALL_SESSIONS, INDEX, figure_panel, page, panel, table, text
+from loo_replay.reports import figures, pages, queries, registry
+from loo_replay.reports.pages import INDEX, figure_panel, page, panel, table, text
 
-DECISIONS = "decisions.html"
+DECISIONS = registry.DECISIONS.file
 COSTLIEST = 10  # decisions listed per session
 SESSIONS_LISTED = 50  # the latest sessions whose costliest decisions are listed
 TITLE = "Loo · judged decisions"
@@ -161,10 +159,9 @@ def decisions_page(
     database now)."""
     counts = queries.decision_counts(con)
     masthead = (
-        f'<nav><a href="{INDEX}">← all sessions</a><a href="{ALL_SESSIONS}">across sessions →'
-        f'</a><a href="{FAIRNESS}">fairness →</a><a href="{COLLUSION}">collusion →</a></nav>'
-        '<div class="kicker">Loo audit reports</div>'
-        "<h1>Was each decision right, given what its player knew?</h1>"
+        pages.nav((INDEX, "← all sessions"), *registry.before(registry.DECISIONS))
+        + '<div class="kicker">Loo audit reports</div>'
+        f"<h1>{registry.DECISIONS.heading}</h1>"
         f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
         f"<div><dt>Deals judged</dt><dd>{counts['judged']:,} of "
         f"{counts['judged'] + counts['skipped']:,}, in {counts['sessions']:,} session(s)</dd></div><div><dt>Not judged</dt><dd>{text(_skipped(con, counts), 300)}"

@@ -15,12 +15,13 @@ from typing import Any
 from loo_replay.db.content import Coverage
 from loo_replay.fairness.stats import binomial_band
 from loo_replay.html import Markup, escape
+from loo_replay.reports import registry
 from loo_replay.reports.figures import INK, Figure, figure, trace
 from loo_replay.reports.pages import (
-    ALL_SESSIONS,
     INDEX,
     covers_facts,
     figure_panel,
+    nav,
     page,
     panel,
     stale_notice,
@@ -28,7 +29,7 @@ from loo_replay.reports.pages import (
     text,
 )
 
-FAIRNESS = "fairness.html"
+FAIRNESS = registry.FAIRNESS.file
 FLAG = "#b3261e"
 FAIR = "#1f6f4a"
 BAND = "#c9c2b2"
@@ -167,8 +168,9 @@ def fairness_page(
     tested = [r for r in rows if r["p_value"] is not None]
     alpha = float(rows[0]["alpha"]) if rows else 0.01
     masthead = (
-        f'<nav><a href="{INDEX}">← all sessions</a><a href="{ALL_SESSIONS}">across sessions →</a>'
-        '</nav><div class="kicker">Loo audit reports</div><h1>Are the deals fair?</h1>'
+        nav((INDEX, "← all sessions"), *registry.before(registry.FAIRNESS))
+        + '<div class="kicker">Loo audit reports</div>'
+        f"<h1>{registry.FAIRNESS.heading}</h1>"
         f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
         f"<div><dt>Tests</dt><dd>{len(rows):,} ({len(tested):,} with enough deals)</dd></div>"
         f"<div><dt>Alpha</dt><dd>{alpha:g}, Holm-adjusted</dd></div>{covers_facts(coverage)}</dl>"

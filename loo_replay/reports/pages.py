@@ -19,6 +19,7 @@ from loo_replay.engine.model import UNCHECKED_CHECKS
 from loo_replay.html import Markup, card, escape, script_json
 from loo_replay.output import wording
 from loo_replay.output.text import safe
+from loo_replay.reports import registry
 from loo_replay.reports.figures import Figure, label, nothing_found
 from loo_replay.reports.rows import (
     ListedDiscrepancy,
@@ -38,7 +39,7 @@ PLOTLY_JS = "plotly.min.js"
 REPORT_JS = "report.js"
 REPORT_CSS = "report.css"
 INDEX = "index.html"
-ALL_SESSIONS = "all-sessions.html"
+ALL_SESSIONS = registry.ALL_SESSIONS.file
 
 POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -114,7 +115,7 @@ def page(title: str, masthead: str, body: str, footer: str) -> str:
     )
 
 
-def _nav(*links: tuple[str, str]) -> str:
+def nav(*links: tuple[str, str]) -> str:
     return "<nav>" + "".join(f'<a href="{escape(h)}">{t}</a>' for h, t in links) + "</nav>"
 
 
@@ -233,7 +234,7 @@ def session_page(sp: SessionPage) -> str:
     names = {p["player"]: p["name"] for p in sp.players}
     shown = wording.display_names(names, names)
     masthead = (
-        _nav((INDEX, "← all sessions"), (ALL_SESSIONS, "across sessions"))
+        nav((INDEX, "← all sessions"), (ALL_SESSIONS, "across sessions"))
         + '<div class="kicker">Loo session report</div>'
         + f"<h1>{text(s['session_id'], 128)}</h1>"
         + _facts(
@@ -700,12 +701,7 @@ def index_page(
     ``rejects``: the first rows of ``rejects`` and how many there are; ``coverage``: what
     the folder was written from."""
     masthead = (
-        _nav(
-            (ALL_SESSIONS, "across sessions →"),
-            ("fairness.html", "fairness →"),
-            ("collusion.html", "collusion →"),
-            ("decisions.html", "decisions →"),
-        )
+        nav(*registry.report_links())
         + '<div class="kicker">Loo audit reports</div>'
         + f"<h1>{len(sessions)} session{'s' if len(sessions) != 1 else ''}</h1>"
         + _facts([("Database", text(source, 120))], coverage)
@@ -757,9 +753,9 @@ def all_sessions_page(
 ) -> str:
     """``coverage``: what the page was computed from, and when."""
     masthead = (
-        _nav((INDEX, "← all sessions"))
+        nav((INDEX, "← all sessions"), *registry.before(registry.ALL_SESSIONS))
         + '<div class="kicker">Loo audit reports</div>'
-        + "<h1>Across sessions</h1>"
+        + f"<h1>{registry.ALL_SESSIONS.heading}</h1>"
         + _facts([("Database", text(source, 120)), ("Sessions", escape(len(sessions)))], coverage)
     )
     f = figures
