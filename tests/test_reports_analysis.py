@@ -14,7 +14,7 @@ import duckdb
 import pytest
 from db_helpers import SAMPLES, run
 
-from loo_replay.reports import figures
+from loo_replay.reports import across_figures, session_figures
 
 SESSION = "wrong-payouts-2026-11-27"
 
@@ -53,9 +53,9 @@ def test_session_figure_shows_thrown_tricks_and_avoidable_loos_per_player(
     db, _, doc = audited
     con = duckdb.connect(str(db), read_only=True)
     try:
-        fig = figures.session_analysis_figure(con, SESSION)
+        fig = session_figures.session_analysis_figure(con, SESSION)
         names = dict(con.execute("SELECT player, name FROM players").fetchall())
-        across = figures.all_analysis_figure(con, names)
+        across = across_figures.all_analysis_figure(con, names)
     finally:
         con.close()
     want = {names[p]: w for p, w in _expected(doc).items()}  # the bars name the players

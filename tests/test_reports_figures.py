@@ -13,7 +13,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 import pytest
 from report_helpers import NET_SO_FAR, POOL_NEXT, POOL_START, hand_doc, load
 
-from loo_replay.reports import figures, queries
+from loo_replay.reports import across_figures, figures, queries, session_figures
 from loo_replay.reports.figures import PALETTE, assign_colours, label, log_axis
 
 CHIPS = {"ann": 100, "bob": 100, "cat": 100}
@@ -48,7 +48,7 @@ def _trace(fig: Any, name: str) -> Any:
 def test_pool_figure_draws_pool_start_and_carried_with_a_gap_at_the_rejected_deal(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
-    fig = valid(figures.pool_figure(con, "hand-a"))
+    fig = valid(session_figures.pool_figure(con, "hand-a"))
     start, carried = _trace(fig, "pool at the deal"), _trace(fig, "pool carried")
     assert list(start.x) == [1, 2, 3, 4, 5]
     assert list(start.y) == [*POOL_START, None]
@@ -62,7 +62,7 @@ def test_pool_figure_draws_pool_start_and_carried_with_a_gap_at_the_rejected_dea
 def test_pool_figure_marks_the_loos_on_the_carried_pool_and_the_revoke(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
-    fig = valid(figures.pool_figure(con, "hand-a"))
+    fig = valid(session_figures.pool_figure(con, "hand-a"))
     assert [t.name for t in fig.data] == ["pool at the deal", "pool carried", "revoke", "loo"]
     loo = _trace(fig, "loo")
     assert (list(loo.x), list(loo.y)) == ([2, 4], [3, 17])  # cat looed 3 at deal 2, bob at 4
@@ -73,7 +73,7 @@ def test_pool_figure_marks_the_loos_on_the_carried_pool_and_the_revoke(
 
 
 def test_loo_figure_rates_per_player_declaration_and_seat(con: duckdb.DuckDBPyConnection) -> None:
-    fig = valid(figures.loo_figure(con, "hand-a", assign_colours(queries.seating(con))))
+    fig = valid(session_figures.loo_figure(con, "hand-a", assign_colours(queries.seating(con))))
     per_player, own, miss, seat = fig.data
     assert list(per_player.x) == ["ann", "bob", "cat"]
     assert list(per_player.y) == [0.0, pytest.approx(1 / 3), pytest.approx(1 / 3)]
@@ -90,7 +90,7 @@ def test_loo_figure_rates_per_player_declaration_and_seat(con: duckdb.DuckDBPyCo
 
 
 def test_chips_figure_is_net_so_far_without_stacks(con: duckdb.DuckDBPyConnection) -> None:
-    fig = valid(figures.chips_figure(con, "hand-a", {}))
+    fig = valid(session_figures.chips_figure(con, "hand-a", {}))
     assert fig.layout.title.text == "Net chips over the deals"
     assert {t.name: (list(t.x), list(t.y)) for t in fig.data} == {
         p: ([1, 2, 3, 4], totals) for p, totals in NET_SO_FAR.items()
@@ -98,7 +98,7 @@ def test_chips_figure_is_net_so_far_without_stacks(con: duckdb.DuckDBPyConnectio
 
 
 def test_chips_figure_is_stacks_from_the_start_with_chips(con: duckdb.DuckDBPyConnection) -> None:
-    fig = valid(figures.chips_figure(con, "hand-b", {}))
+    fig = valid(session_figures.chips_figure(con, "hand-b", {}))
     assert fig.layout.title.text == "Stacks over the deals"
     assert {t.name: (list(t.x), list(t.y)) for t in fig.data} == {
         p: ([0, 1, 2, 3, 4], [100] + [100 + v for v in totals]) for p, totals in NET_SO_FAR.items()
@@ -107,7 +107,7 @@ def test_chips_figure_is_stacks_from_the_start_with_chips(con: duckdb.DuckDBPyCo
 
 def test_violations_figure_by_rule_and_player(con: duckdb.DuckDBPyConnection) -> None:
     colours = assign_colours(queries.seating(con))
-    fig = valid(figures.violations_figure(con, "hand-a", colours))
+    fig = valid(session_figures.violations_figure(con, "hand-a", colours))
     (bob,) = fig.data
     assert (bob.name, list(bob.x), list(bob.y)) == ("bob", ["follow-suit"], [1])
     assert bob.marker.color == colours["bob"]
@@ -118,9 +118,9 @@ def test_player_colours_are_distinct_at_a_table_and_the_same_everywhere(
 ) -> None:
     colours = assign_colours(queries.seating(con))
     assert len({colours[p] for p in ("ann", "bob", "cat")}) == 3
-    fig = valid(figures.loo_figure(con, "hand-b", colours))
+    fig = valid(session_figures.loo_figure(con, "hand-b", colours))
     assert list(fig.data[0].marker.color) == [colours[p] for p in ("ann", "bob", "cat")]
-    chips = valid(figures.chips_figure(con, "hand-b", colours))
+    chips = valid(session_figures.chips_figure(con, "hand-b", colours))
     assert [t.line.color for t in chips.data] == [colours[p] for p in ("ann", "bob", "cat")]
 
 
@@ -137,7 +137,7 @@ def test_colours_avoid_those_already_at_the_table() -> None:
 
 def test_all_sessions_figures(con: duckdb.DuckDBPyConnection) -> None:
     colours = assign_colours(queries.seating(con))
-    rates = valid(figures.loo_rates_figure(con, colours))
+    rates = valid(across_figures.loo_rates_figure(con, colours))
     (bars,) = rates.data
     assert list(bars.x) == ["bob", "cat", "ann"]  # highest rate first, then by id
     assert list(bars.text) == ["2/6", "2/6", "0/6"]
@@ -145,7 +145,7 @@ def test_all_sessions_figures(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("SELECT player, loo_rate FROM player_stats ORDER BY player").fetchall()
     )
     assert list(bars.y) == [pytest.approx(by_player[p]) for p in ("bob", "cat", "ann")]
-    grid = valid(figures.loo_rates_by_session_figure(con))
+    grid = valid(across_figures.loo_rates_by_session_figure(con))
     assert list(grid.data[0].x) == ["hand-a", "hand-b"]  # in date order
     assert list(grid.data[0].y) == ["ann", "bob", "cat"]
     assert [list(row) for row in grid.data[0].text] == [
@@ -153,10 +153,10 @@ def test_all_sessions_figures(con: duckdb.DuckDBPyConnection) -> None:
         ["1/3", "1/3"],
         ["1/3", "1/3"],
     ]
-    rules = valid(figures.violations_by_ruleset_figure(con))
+    rules = valid(across_figures.violations_by_ruleset_figure(con))
     assert (list(rules.data[0].x), list(rules.data[0].y)) == (["three-card"], ["follow-suit"])
     assert [list(row) for row in rules.data[0].z] == [[2]]
-    pools = valid(figures.pool_sizes_figure(con))
+    pools = valid(across_figures.pool_sizes_figure(con))
     (box,) = pools.data
     assert list(box.x) == ["hand-a", "hand-b"]
     # POOL_START sorted is 3 3 5 6: quartiles by linear interpolation at 0.75, 1.5 and 2.25.
@@ -172,10 +172,10 @@ def test_a_ballooning_pool_gets_a_log_axis_and_an_empty_pool_a_gap() -> None:
         {"deal": 1, "pool_start": 3, "pool_next": 400},
         {"deal": 2, "pool_start": 403, "pool_next": 0},
     ]
-    lines = figures.pool_lines(rows, [3], log=True)
+    lines = session_figures.pool_lines(rows, [3], log=True)
     assert lines["deal"] == [1, 2, 3]
     assert lines["pool_next"] == [400, None, None]
-    assert figures.pool_lines(rows, [], log=False)["pool_next"] == [400, 0]
+    assert session_figures.pool_lines(rows, [], log=False)["pool_next"] == [400, 0]
 
 
 def test_sample_unlimited_session_is_drawn_on_a_log_axis(tmp_path: Path) -> None:
@@ -187,7 +187,7 @@ def test_sample_unlimited_session_is_drawn_on_a_log_axis(tmp_path: Path) -> None
     db = tmp_path / "u.duckdb"
     ingest([SAMPLES / "hoyle-unlimited-balloon.json"], db, RuleChoice())
     with duckdb.connect(str(db), read_only=True) as c:
-        fig = valid(figures.pool_figure(c, "unlimited-2026-11-25"))
+        fig = valid(session_figures.pool_figure(c, "unlimited-2026-11-25"))
         ((biggest,),) = c.execute("SELECT max(pool_start) FROM deals").fetchall()
     assert fig.layout.yaxis.type == "log" and "log scale" in fig.layout.title.text
     assert max(v for v in _trace(fig, "pool at the deal").y if v is not None) == biggest
@@ -205,7 +205,7 @@ def test_empty_session_figures_say_so(tmp_path: Path) -> None:
     doc["deals"] = []
     db = load(tmp_path, {"e.json": doc})
     with duckdb.connect(str(db), read_only=True) as c:
-        figs = {k: valid(f) for k, f in figures.session_figures(c, "empty", {}).items()}
+        figs = {k: valid(f) for k, f in session_figures.session_figures(c, "empty", {}).items()}
     for key, fig in figs.items():
         assert len(fig.data) == 0, key
         assert fig.layout.annotations, key
@@ -224,8 +224,10 @@ def test_every_figure_of_the_sample_logs_is_valid_plotly(tmp_path: Path) -> None
     with duckdb.connect(str(db), read_only=True) as c:
         colours = figures.player_colours(c)
         sessions = queries.sessions(c)["session_id"].to_list()
-        specs = [f for s in sessions for f in figures.session_figures(c, s, colours).values()]
-        specs += figures.all_sessions_figures(c, colours).values()
+        specs = [
+            f for s in sessions for f in session_figures.session_figures(c, s, colours).values()
+        ]
+        specs += across_figures.all_sessions_figures(c, colours).values()
     assert len(sessions) >= 8
     for spec in specs:  # go.Figure raises on an attribute plotly.js does not have
         assert len(valid(spec).data) == len(spec["data"])
@@ -234,8 +236,8 @@ def test_every_figure_of_the_sample_logs_is_valid_plotly(tmp_path: Path) -> None
 def test_loo_rate_grid_keeps_the_latest_sessions_only(
     con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(figures, "GRID_SESSIONS", 1)
-    grid = valid(figures.loo_rates_by_session_figure(con))
+    monkeypatch.setattr(across_figures, "GRID_SESSIONS", 1)
+    grid = valid(across_figures.loo_rates_by_session_figure(con))
     assert list(grid.data[0].x) == ["hand-b"]  # the later of the two
     assert grid.layout.title.text.endswith("(the latest 1 of 2 sessions)")
     assert [list(row) for row in grid.data[0].text] == [["0/3"], ["1/3"], ["1/3"]]

@@ -19,7 +19,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 import pytest
 from report_helpers import hand_doc, load
 
-from loo_replay.reports import figures, queries
+from loo_replay.reports import across_figures, queries, session_figures
 from loo_replay.reports.build import write_reports
 from loo_replay.reports.names import session_page_name
 from loo_replay.reports.replays import folder
@@ -108,12 +108,14 @@ def test_a_stack_below_zero_is_a_debt_in_the_table_and_the_chart(
     con, out = built
     shown = _shown_text((out / session_page_name("hand-n")).read_text())
     assert "owes 6" in shown  # bob's last stack, -6
-    fig = go.Figure(figures.chips_figure(con, "hand-n", {}))
+    fig = go.Figure(session_figures.chips_figure(con, "hand-n", {}))
     bob = next(t for t in fig.data if t.name == "Robert Hooke")
     assert list(bob.y) == [10, 10, 12, 9, -6]
     assert bob.hovertext[-1] == "Robert Hooke: stack owes 6"
     assert [a.text for a in fig.layout.annotations] == ["0 chips: below this line, owing"]
-    plain = go.Figure(figures.chips_figure(con, "hand-a", {}))  # net chips, no stacks: no debt
+    plain = go.Figure(
+        session_figures.chips_figure(con, "hand-a", {})
+    )  # net chips, no stacks: no debt
     assert not plain.layout.annotations
 
 
@@ -121,12 +123,16 @@ def test_figures_and_tables_name_players_where_the_log_does(
     built: tuple[duckdb.DuckDBPyConnection, Path],
 ) -> None:
     con, out = built
-    loo = go.Figure(figures.loo_figure(con, "hand-n", {}))
+    loo = go.Figure(session_figures.loo_figure(con, "hand-n", {}))
     assert list(loo.data[0].x) == ["Ann Pepys", "Robert Hooke", "cat"]
-    assert list(go.Figure(figures.loo_figure(con, "hand-a", {})).data[0].x) == ["ann", "bob", "cat"]
-    (bars,) = go.Figure(figures.violations_figure(con, "hand-n", {})).data
+    assert list(go.Figure(session_figures.loo_figure(con, "hand-a", {})).data[0].x) == [
+        "ann",
+        "bob",
+        "cat",
+    ]
+    (bars,) = go.Figure(session_figures.violations_figure(con, "hand-n", {})).data
     assert bars.name == "Robert Hooke"
-    grid = go.Figure(figures.loo_rates_by_session_figure(con, queries.player_names(con)))
+    grid = go.Figure(across_figures.loo_rates_by_session_figure(con, queries.player_names(con)))
     assert list(grid.data[0].y) == ["Ann Pepys", "Robert Hooke", "cat"]
     shown = _shown_text((out / session_page_name("hand-n")).read_text())
     # The deals table: deal 2 dealt by ann, cat looed 3; deal 4 dealt by cat, bob looed 3.

@@ -33,6 +33,7 @@ from loo_replay.files import claim
 from loo_replay.html import Markup
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.reports import (
+    across_figures,
     assets,
     collusion_page,
     decisions_page,
@@ -40,6 +41,7 @@ from loo_replay.reports import (
     pages,
     queries,
     registry,
+    session_figures,
 )
 from loo_replay.reports.fairness_page import FAIRNESS, fairness_page, index_notice
 from loo_replay.reports.names import inside, session_page_name, write_file
@@ -258,7 +260,7 @@ def all_sessions(
     )
     return pages.all_sessions_page(
         rows,
-        figures.all_sessions_figures(con, colours, names),
+        across_figures.all_sessions_figures(con, colours, names),
         links,
         source,
         footer,
@@ -357,7 +359,7 @@ def session_of(
         findings=as_rows(batch.frame(queries.findings, sid), SessionFinding),
         discrepancies=as_rows(batch.frame(queries.discrepancies, sid), SessionDiscrepancy),
         thrown=as_rows(batch.frame(queries.thrown_tricks, sid), ThrownTrick),
-        figures=figures.session_figures(batch, sid, colours),
+        figures=session_figures.session_figures(batch, sid, colours),
         colours=colours,
         replays=replays,
         notes=notes,

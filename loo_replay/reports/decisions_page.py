@@ -15,11 +15,24 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import duckdb
+import polars as pl
 
 from loo_replay.db.content import Coverage, live
 from loo_replay.html import Markup, escape
 from loo_replay.output import wording
-from loo_replay.reports import figures, pages, queries, registry
+from loo_replay.reports import pages, queries, registry
+from loo_replay.reports.figures import (
+    Colours,
+    Figure,
+    Names,
+    _colour,
+    _empty,
+    _plural,
+    _unique_labels,
+    figure,
+    label,
+    trace,
+)
 from loo_replay.reports.pages import INDEX, figure_panel, page, panel, table, text
 
 DECISIONS = registry.DECISIONS.file
@@ -145,11 +158,72 @@ def _nothing(con: duckdb.DuckDBPyConnection, counts: Mapping[str, int]) -> str:
     return panel("No decision valued", f'<p class="nothing">{text(said, 600)}</p>')
 
 
+# What each decisions figure draws, per player and session (``queries.decisions_by_session``):
+# the column, the title, the axis and how a value reads in the hover.
+DECISION_MEASURES = {
+    "accuracy": ("Accuracy per player, session by session", "accuracy (%)", "{:.0f}%"),
+    "loss_per_deal": ("Chips lost per deal, session by session", "chips per deal", "{:.2f}"),
+}
+
+
+def decisions_figure(
+    frame: pl.DataFrame, measure: str, colours: Colours, names: Names | None = None
+) -> Figure:
+    """A line per player over the sessions they had decisions judged in (earliest first):
+    their accuracy, or the chips their decisions lost per judged deal they sat in
+    (docs/judging-decisions.md, "In the database and the reports")."""
+    title, axis, shown_as = DECISION_MEASURES[measure]
+    frame = frame.filter(pl.col(measure).is_not_null())
+    if frame.is_empty():
+        return _empty(title, "No decision judged had options of different worth.")
+    order = list(dict.fromkeys(frame["session_id"].to_list()))
+    x_of = dict(zip(order, (label(s) for s in _unique_labels(order)), strict=True))
+    players = sorted(set(frame["player"].to_list()))
+    shown = {p: label(t) for p, t in wording.display_names(players, names).items()}
+    lines = []
+    for player in players:
+        rows = frame.filter(pl.col("player") == player).to_dicts()
+        lines.append(
+            trace(
+                "scatter",
+                mode="lines+markers",
+                name=shown[player],
+                x=[x_of[r["session_id"]] for r in rows],
+                y=[r[measure] for r in rows],
+                line={"color": _colour(colours, player)},
+                hovertext=[
+                    f"{label(r['session_id'])}<br>{shown[player]}: "
+                    f"{shown_as.format(r[measure])} ({_plural(r['decisions'], 'decision')}, "
+                    f"{_plural(r['deals_judged'], 'deal')} judged)"
+                    for r in rows
+                ],
+                hoverinfo="text",
+            )
+        )
+    many = len(order) > 12
+    return figure(
+        lines,
+        title,
+        380,
+        margin={"l": 60, "r": 20, "t": 56, "b": 60 if many else 110},
+        axes={
+            "xaxis": {
+                "type": "category",
+                "categoryorder": "array",
+                "categoryarray": list(x_of.values()),
+                "tickangle": -35,
+                "showticklabels": not many,
+            },
+            "yaxis": {"title": {"text": axis}, "rangemode": "tozero"},
+        },
+    )
+
+
 def decisions_page(
     con: duckdb.DuckDBPyConnection,
     replays: Mapping[tuple[str, int], str],
     links: Mapping[str, str],
-    colours: figures.Colours,
+    colours: Colours,
     source: str,
     footer: str,
     coverage: Coverage | None = None,
@@ -192,11 +266,11 @@ def decisions_page(
         panel("Each player over every session", _players(players, names), lead)
         + figure_panel(
             "decision-accuracy",
-            figures.decisions_figure(by_session, "accuracy", colours, names_given),
+            decisions_figure(by_session, "accuracy", colours, names_given),
         )
         + figure_panel(
             "decision-loss",
-            figures.decisions_figure(by_session, "loss_per_deal", colours, names_given),
+            decisions_figure(by_session, "loss_per_deal", colours, names_given),
         )
         + panel(
             "Standing, by the hand held",
