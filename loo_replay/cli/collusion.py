@@ -24,7 +24,7 @@ from loo_replay.cli.options import (
     reads_logs,
     rule_choice,
 )
-from loo_replay.cli.output import fail, finish_screen, loaded_logs, one_source
+from loo_replay.cli.output import fail, finish_screen, loaded_logs, one_source, see_page
 from loo_replay.logs.limits import LIMITS, Limits
 
 if TYPE_CHECKING:  # imported when run: DuckDB and SciPy load only for this command
@@ -67,7 +67,7 @@ def collusion(
     except DatabaseError as exc:
         fail(str(exc))
     as_json = output_format is Format.json
-    lines = [] if as_json else text_lines(report)
+    lines = [] if as_json else text_lines(report, see_page(paths, db, "collusion.html"))
     finish_screen(report.as_json(), lines, as_json, unread, bool(report.flagged))
 
 
@@ -80,9 +80,12 @@ def _from_db(db: Path, alpha: float) -> Report:
     return screen_now(db, alpha, alpha == ALPHA)
 
 
-def text_lines(report: Report) -> list[str]:
-    """The flagged tests in full, then how many were consistent, too few or not open."""
-    from loo_replay.collusion.screen import NO_OPPORTUNITIES, TESTED, TOO_FEW, UNLIKELY
+def text_lines(report: Report, next_step: str) -> list[str]:
+    """The flagged tests in full and where to look next (the page lists the deals behind
+    each flag, each with its replay), then how many were consistent, too few or not open,
+    and the opportunities each test needs; "nothing could be judged" when no test had them
+    (docs/collusion.md, "Small samples")."""
+    from loo_replay.collusion.screen import NEEDED, NO_OPPORTUNITIES, TOO_FEW, UNLIKELY
 
     tests = report.tests()
     lines = [
@@ -103,15 +106,32 @@ def text_lines(report: Report) -> list[str]:
     for t in tests:
         if t.flagged:
             lines.append(f"FLAGGED {t.pair[0]} and {t.pair[1]}, {t.test}: {t.message}")
-    tested = sum(t.status == TESTED for t in tests)
+    if report.flagged:
+        lines.append(f"{next_step} (it lists the deals behind each flag, each with its replay)")
+    tested = report.judged
     flagged = sum(t.flagged for t in tests)
     few = sum(t.status == TOO_FEW for t in tests)
     closed = sum(t.status == NO_OPPORTUNITIES for t in tests)
     pairs = len(report.flagged)
-    lines.append(
-        f"{len(tests)} test(s): {flagged} flagged as {UNLIKELY} ({pairs} pair(s)), "
-        f"{tested - flagged} consistent with independent play, {few} with too few "
-        f"opportunities to judge, {closed} with none under the rules"
-        " (--format json lists every test)"
+    if tested:
+        lines.append(
+            f"{len(tests)} test(s): {flagged} flagged as {UNLIKELY} ({pairs} pair(s)), "
+            f"{tested - flagged} consistent with independent play, {few} with too few "
+            f"opportunities to judge, {closed} with none under the rules"
+            " (--format json lists every test)"
+        )
+    else:
+        lines.append(
+            f"nothing could be judged: of the {len(tests)} test(s), {few} had too few "
+            f"opportunities and {closed} none under the rules, so nothing was flagged"
+            " (--format json lists every test)"
+        )
+    most: dict[str, int] = {}
+    for t in tests:
+        if t.status == TOO_FEW:
+            most[t.test] = max(most.get(t.test, 0), t.result.opportunities)
+    lines.extend(
+        f"  {test}: needs {NEEDED} comparable opportunities; the most any pair had was {n}"
+        for test, n in most.items()
     )
     return lines

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from loo_replay.cli.options import Format, FormatOpt, RulesetOpt, SetOpt, reads_logs, rule_choice
-from loo_replay.cli.output import fail, finish_screen, loaded_logs, one_source
+from loo_replay.cli.output import fail, finish_screen, loaded_logs, one_source, see_page
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.rulesets import RuleChoice
 
@@ -69,7 +69,7 @@ def fairness(
     except DatabaseError as exc:
         fail(str(exc))
     as_json = output_format is Format.json
-    lines = [] if as_json else text_lines(report)
+    lines = [] if as_json else text_lines(report, see_page(paths, db, "fairness.html"))
     finish_screen(report.as_json(), lines, as_json, unread, bool(report.flagged))
 
 
@@ -91,19 +91,43 @@ def _from_logs(
         return _from_db(db, scopes, alpha), unread
 
 
-def text_lines(report: Report) -> list[str]:
-    """The flagged tests in full, then how many were consistent or had too few deals."""
+def text_lines(report: Report, next_step: str) -> list[str]:
+    """The flagged tests in full and where to look next, then how many were consistent or
+    had too few deals, and how many deals each of those needs (docs/fairness.md, "Small
+    samples"); "nothing could be judged" when no test had its deals."""
     lines = [f"fairness of {report.deals} deal(s) at alpha {report.alpha:g}"]
     for v in report.verdicts:
         if v.flagged:
             where = "all deals" if v.scope == "all" else f"{v.scope} {v.group}"
             lines.append(f"FLAGGED {v.test} ({where}): {v.message}")
-    tested = [v for v in report.verdicts if v.p_value is not None]
-    few = len(report.verdicts) - len(tested)
+    if report.flagged:
+        lines.append(next_step)
+    tested = report.judged
+    few = len(report.verdicts) - tested
     flagged = len(report.flagged)
-    lines.append(
-        f"{len(report.verdicts)} test(s): {flagged} flagged as unlikely under fair dealing, "
-        f"{len(tested) - flagged} consistent with it, {few} with too few deals"
-        " (--format json lists every test)"
-    )
+    if tested:
+        lines.append(
+            f"{len(report.verdicts)} test(s): {flagged} flagged as unlikely under fair dealing, "
+            f"{tested - flagged} consistent with it, {few} with too few deals"
+            " (--format json lists every test)"
+        )
+    else:
+        lines.append(
+            f"nothing could be judged: each of the {few} test(s) had too few deals, "
+            "so nothing was flagged (--format json lists every test)"
+        )
+    lines.extend(_needs(report))
     return lines
+
+
+def _needs(report: Report) -> list[str]:
+    """For each test with too few deals somewhere: the deals it needs and the most it had."""
+    needs: dict[str, tuple[int, int]] = {}
+    for v in report.verdicts:
+        if v.too_few:
+            need, most = needs.get(v.test, (v.min_deals, 0))
+            needs[v.test] = (max(need, v.min_deals), max(most, v.deals))
+    return [
+        f"  {test}: needs {need} deals; the most any of its tests had was {most}"
+        for test, (need, most) in needs.items()
+    ]

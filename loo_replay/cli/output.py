@@ -6,6 +6,7 @@ common ground of the screens over a database (``fairness``, ``collusion``).
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import tempfile
 import time
@@ -63,6 +64,17 @@ def one_source(paths: list[Path] | None, db: Path | None, alpha: float, **for_lo
                 )
     if not 0.0 < alpha < 1.0:
         raise typer.BadParameter(f"{alpha} is not between 0 and 1", param_hint="--alpha")
+
+
+def see_page(paths: list[Path] | None, db: Path | None, page: str) -> str:
+    """The command to run after a FLAGGED line, and the page to open: the reports of
+    ``db``, or an audit of the logs (which loads them into loo.duckdb and writes the
+    reports), docs/fairness.md, "Small samples"."""
+    if db is not None:
+        run = f"loo-replay report --db {shlex.quote(str(db))}"
+    else:
+        run = "loo-replay audit " + " ".join(shlex.quote(str(p)) for p in paths or [])
+    return f"next: {run}, then open reports/{page}"
 
 
 @contextmanager

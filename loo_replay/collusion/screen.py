@@ -100,6 +100,11 @@ class Report:
     def tests(self) -> list[Test]:
         return [t for p in self.pairs for t in p.tests]
 
+    @property
+    def judged(self) -> int:
+        """The tests that had their opportunities and so a p-value (docs/collusion.md)."""
+        return sum(t.status == TESTED for t in self.tests())
+
     def as_json(self) -> dict[str, Any]:
         """docs/collusion.md, "The JSON"."""
         return {
@@ -107,6 +112,7 @@ class Report:
             "deals": self.deals,
             "analysed_here": self.analysed_here,
             "not_analysed": self.not_analysed,
+            "judged": self.judged,
             **({} if self.covers is None else {"covers": self.covers.as_json()}),
             "pairs": [p.as_json() for p in self.pairs],
         }

@@ -53,11 +53,17 @@ class Report:
     def flagged(self) -> list[Verdict]:
         return [v for v in self.verdicts if v.flagged]
 
+    @property
+    def judged(self) -> int:
+        """The tests that had their deals and so a p-value (docs/fairness.md, "The JSON")."""
+        return sum(not v.too_few for v in self.verdicts)
+
     def as_json(self) -> dict[str, Any]:
         """docs/fairness.md, "The JSON", with each test's df, band and fewest deals besides."""
         return {
             "alpha": self.alpha,
             "deals": self.deals,
+            "judged": self.judged,
             "covers": self.covers.as_json(),
             "tests": [verdict_json(v) for v in self.verdicts],
         }
