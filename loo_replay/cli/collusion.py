@@ -108,6 +108,15 @@ def text_lines(report: Report, next_step: str) -> list[str]:
             lines.append(f"FLAGGED {t.pair[0]} and {t.pair[1]}, {t.test}: {t.message}")
     if report.flagged:
         lines.append(f"{next_step} (it lists the deals behind each flag, each with its replay)")
+    most: dict[str, int] = {}
+    for t in tests:
+        if t.status == TOO_FEW:
+            most[t.test] = max(most.get(t.test, 0), t.result.opportunities)
+    lines.extend(
+        f"too few opportunities for {test}: it needs {NEEDED} comparable; the most any pair "
+        f"had was {n}"
+        for test, n in most.items()
+    )
     tested = report.judged
     flagged = sum(t.flagged for t in tests)
     few = sum(t.status == TOO_FEW for t in tests)
@@ -126,12 +135,4 @@ def text_lines(report: Report, next_step: str) -> list[str]:
             f"opportunities and {closed} none under the rules, so nothing was flagged"
             " (--format json lists every test)"
         )
-    most: dict[str, int] = {}
-    for t in tests:
-        if t.status == TOO_FEW:
-            most[t.test] = max(most.get(t.test, 0), t.result.opportunities)
-    lines.extend(
-        f"  {test}: needs {NEEDED} comparable opportunities; the most any pair had was {n}"
-        for test, n in most.items()
-    )
     return lines

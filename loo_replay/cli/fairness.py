@@ -92,8 +92,8 @@ def _from_logs(
 
 
 def text_lines(report: Report, next_step: str) -> list[str]:
-    """The flagged tests in full and where to look next, then how many were consistent or
-    had too few deals, and how many deals each of those needs (docs/fairness.md, "Small
+    """The flagged tests in full and where to look next, how many deals each test with too
+    few needs, then (last) how many were flagged, consistent or had too few deals (docs/fairness.md, "Small
     samples"); "nothing could be judged" when no test had its deals."""
     lines = [f"fairness of {report.deals} deal(s) at alpha {report.alpha:g}"]
     for v in report.verdicts:
@@ -102,6 +102,7 @@ def text_lines(report: Report, next_step: str) -> list[str]:
             lines.append(f"FLAGGED {v.test} ({where}): {v.message}")
     if report.flagged:
         lines.append(next_step)
+    lines.extend(_needs(report))
     tested = report.judged
     few = len(report.verdicts) - tested
     flagged = len(report.flagged)
@@ -116,7 +117,6 @@ def text_lines(report: Report, next_step: str) -> list[str]:
             f"nothing could be judged: each of the {few} test(s) had too few deals, "
             "so nothing was flagged (--format json lists every test)"
         )
-    lines.extend(_needs(report))
     return lines
 
 
@@ -128,6 +128,6 @@ def _needs(report: Report) -> list[str]:
             need, most = needs.get(v.test, (v.min_deals, 0))
             needs[v.test] = (max(need, v.min_deals), max(most, v.deals))
     return [
-        f"  {test}: needs {need} deals; the most any of its tests had was {most}"
+        f"too few deals for {test}: it needs {need}; the most any of its tests had was {most}"
         for test, (need, most) in needs.items()
     ]
