@@ -20,13 +20,19 @@ from loo_replay.run.audit import Summary
 DIGITS = 2  # values in the JSON output: hundredths of a chip
 
 
+TOO_FEW = 30  # judged decisions below which a player's figures are "too few to judge"
+# A player's row: decisions, the sum of their accuracies, how many had one, the sum of
+# their squares, the chips lost, the loss in units (one trick's worth of its deal) and the
+# sum of its squared standard errors.  Every member adds, deal by deal and run by run.
+DECISIONS, ACC_SUM, ACC_N, ACC_SQ, LOSS, UNITS, UNITS_VAR = range(7)
+
+
 @dataclass
 class DecisionSummary(AnalysisSummary):
     decisions: int = 0
     inaccuracies: int = 0
     mistakes: int = 0
     blunders: int = 0
-    # by player: [decisions, the sum of their accuracies, how many had one, loss]
     players: dict[str, list[float]] = field(default_factory=dict)
 
     def judged(self, deal: DealDecisions) -> None:
@@ -35,12 +41,17 @@ class DecisionSummary(AnalysisSummary):
             self.inaccuracies += d.klass == "inaccuracy"
             self.mistakes += d.klass == "mistake"
             self.blunders += d.klass == "blunder"
+            row = self.players.setdefault(d.player, [0.0] * 7)
+            row[UNITS] += d.loss / deal.unit
+            row[UNITS_VAR] += (d.loss_se / deal.unit) ** 2
+            if d.accuracy is not None:
+                row[ACC_SQ] += d.accuracy**2
         for p in deal.players:
-            row = self.players.setdefault(p.player, [0, 0.0, 0, 0.0])
-            row[0] += p.decisions
-            row[1] += p.accuracy_sum
-            row[2] += p.accuracy_n
-            row[3] += p.loss
+            row = self.players.setdefault(p.player, [0.0] * 7)
+            row[DECISIONS] += p.decisions
+            row[ACC_SUM] += p.accuracy_sum
+            row[ACC_N] += p.accuracy_n
+            row[LOSS] += p.loss
 
     def merge(self, other: Summary) -> None:
         """Counts added field by field, as ``Summary.merge`` does; the players by name."""
@@ -49,17 +60,20 @@ class DecisionSummary(AnalysisSummary):
                 setattr(self, name, getattr(self, name) + getattr(other, name))
         if isinstance(other, DecisionSummary):
             for player, row in other.players.items():
-                into = self.players.setdefault(player, [0, 0.0, 0, 0.0])
+                into = self.players.setdefault(player, [0.0] * 7)
                 for i, v in enumerate(row):
                     into[i] += v
 
     def accuracy(self) -> dict[str, float | None]:
         return {
-            name: round(row[1] / row[2], 1) if row[2] else None
+            name: round(row[ACC_SUM] / row[ACC_N], 1) if row[ACC_N] else None
             for name, row in sorted(self.players.items())
         }
 
     def as_json(self) -> dict[str, Any]:
+        """docs/judging-decisions.md, "Output": the counts, each player's accuracy, and
+        ``by_player``: their figures with their counts and standard errors, the loss in
+        units (one trick's worth of each deal), never chips added across unlike stakes."""
         return {
             **super().as_json(),
             "decisions": self.decisions,
@@ -67,7 +81,32 @@ class DecisionSummary(AnalysisSummary):
             "mistakes": self.mistakes,
             "blunders": self.blunders,
             "accuracy": self.accuracy(),
+            "by_player": {name: _player_json(row) for name, row in sorted(self.players.items())},
         }
+
+
+def accuracy_se(row: list[float]) -> float | None:
+    """The standard error of a player's mean accuracy: the spread of their accuracies over
+    the root of their number; None below two."""
+    n = row[ACC_N]
+    if n < 2:
+        return None
+    mean = row[ACC_SUM] / n
+    variance = max(0.0, (row[ACC_SQ] - n * mean * mean) / (n - 1))
+    return float((variance / n) ** 0.5)
+
+
+def _player_json(row: list[float]) -> dict[str, Any]:
+    se = accuracy_se(row)
+    return {
+        "decisions": int(row[DECISIONS]),
+        "too_few": row[DECISIONS] < TOO_FEW,
+        "accuracy_n": int(row[ACC_N]),
+        "accuracy": round(row[ACC_SUM] / row[ACC_N], 1) if row[ACC_N] else None,
+        "accuracy_se": None if se is None else round(se, 1),
+        "loss_units": _num(row[UNITS]),
+        "loss_units_se": _num(row[UNITS_VAR] ** 0.5),
+    }
 
 
 def _num(x: float) -> float:
@@ -158,19 +197,38 @@ class Judged:
 
 
 def summary_line(s: DecisionSummary) -> str:
-    """The last line of the text, and the players' table under it."""
+    """The last line of the text, and the players' table under it: each player's loss in
+    units (one trick's worth of each deal, so unlike stakes add up) with its standard error,
+    and their accuracy with its count and standard error; "too few to judge" below 30
+    judged decisions."""
     head = (
         f"{analysis_summary_line(s)}; decisions: {s.decisions} judged, {s.inaccuracies} "
         f"inaccuracies, {s.mistakes} mistakes, {s.blunders} blunders"
     )
     if not s.players:
         return head
-    rows = [head, "", f"{'player':<16} {'decisions':>9} {'loss':>8} {'accuracy':>8}"]
-    accuracy = s.accuracy()
+    rows = [
+        head,
+        "",
+        f"{'player':<16} {'decisions':>9} {'loss in tricks':>15} {'accuracy':>22}",
+    ]
     for name, row in sorted(s.players.items()):
-        acc = accuracy[name]
-        rows.append(
-            f"{safe(name)[:16]:<16} {int(row[0]):>9} {row[3]:>8.1f} "
-            f"{'-' if acc is None else f'{acc:.1f}%':>8}"
-        )
+        n = int(row[DECISIONS])
+        if n < TOO_FEW:
+            rows.append(f"{safe(name)[:16]:<16} {n:>9} {'':>15} {'too few to judge':>22}")
+            continue
+        loss = f"{row[UNITS]:.1f} ± {row[UNITS_VAR] ** 0.5:.1f}"
+        se = accuracy_se(row)
+        if not row[ACC_N]:
+            acc = "-"
+        else:
+            mean = row[ACC_SUM] / row[ACC_N]
+            doubt = "" if se is None else f" ± {se:.1f}"
+            acc = f"{mean:.1f}%{doubt} of {int(row[ACC_N])}"
+        rows.append(f"{safe(name)[:16]:<16} {n:>9} {loss:>15} {acc:>22}")
+    rows.append(
+        f"loss in tricks: chips lost over each deal's worth of a trick, with its standard "
+        f"error; accuracy: the mean over the decisions whose choices differed, their number; "
+        f"under {TOO_FEW} judged decisions a player is too few to judge"
+    )
     return "\n".join(rows)
