@@ -168,3 +168,16 @@ def test_messages_put_the_card_played_after_the_verb() -> None:
     assert v.message == (
         "bob played 2♣ to 9♠, holding 2♠ 4♥ 2♣ (no trumps): the suit led (♠) must be followed"
     )
+
+
+def test_the_command_list_gives_every_description_whole() -> None:
+    """Issue 55: ``--help`` cut the commands' descriptions with "..." at the terminal's
+    width; each is now its whole first paragraph, wrapped."""
+    import typer.main
+
+    listing = " ".join(run("--help").stdout.split("Commands:", 1)[1].split())
+    assert "..." not in listing
+    group = typer.main.get_group(app)
+    for name, command in group.commands.items():
+        first = " ".join((command.help or "").split("\n\n", 1)[0].split())
+        assert f"{name} {first}" in listing, name

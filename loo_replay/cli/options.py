@@ -83,6 +83,14 @@ class PlainCommand(TyperCommand):
     click names them (TEXT, INTEGER, PATH, [text|json]) instead of Typer's ``<str>`` or
     ``<int range>``, arguments by their names alone, in capitals."""
 
+    def get_short_help_str(self, limit: int = 45) -> str:
+        """The command's whole first paragraph in ``loo-replay --help``, wrapped rather than
+        cut at ``limit`` with "...": a description that stops
+        mid-sentence says less than the one line it was meant to be."""
+        if self.short_help:
+            return self.short_help
+        return " ".join((self.help or "").split("\n\n", 1)[0].split())
+
     def collect_usage_pieces(self, ctx: Context) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
