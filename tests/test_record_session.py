@@ -52,7 +52,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     child.expect_exact("✗ refused: A♦")
     _type(child, "trick 2 · dan plays", "3h")
     _type(child, "trick 3 · bob plays", "u")
-    child.expect_exact("undone: play dan 3H")
+    child.expect_exact("undone: play dan 3♥")
     _type(child, "trick 2 · dan plays", "3s")
     _type(child, "trick 3 · bob plays", "4S")
     _type(child, "trick 3 · dan plays", "8d")

@@ -399,7 +399,8 @@ def _described(entry: Entry) -> str:
     kind = entry["kind"]
     if kind == "event":
         ev = entry["event"]
-        what = ev.get("card") or ev.get("action") or ""
+        card = ev.get("card")
+        what = display(parse_card(card)) if card else ev.get("action") or ""  # 2♣, as shown
         return f"{ev['type']} {ev.get('player', '')} {what}".replace("  ", " ").strip()
     if kind == "deal":
         return f"deal {entry['deal']} dealt by {entry['dealer']}"
