@@ -98,6 +98,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/explorer.py
 	$(BIN)/python benchmarks/decisions.py
 	$(BIN)/python benchmarks/seat_views.py
+	$(BIN)/python benchmarks/small_files.py
 
 # The explorer's screenshots in docs/images/, from the sample logs served (docs/explorer.md).
 screenshots: $(STAMP)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -50,3 +52,22 @@ def save(args: argparse.Namespace, fields: dict[str, Any], text: str) -> None:
     (out / f"{args.results}.json").write_text(json.dumps(result, indent=2) + "\n")
     (out / f"{args.results}.md").write_text(text)
     print(text)
+
+
+def timed(*args: str | Path) -> tuple[float, float]:
+    """``loo-replay ARGS`` to the end: its CPU seconds (user + system, which another process
+    on a busy machine does not inflate the way it inflates the wall clock) and wall seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "loo_replay", *map(str, args)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"loo-replay {' '.join(map(str, args))}: {done.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall

@@ -15,16 +15,13 @@ with the build that ran (compiled or pure Python).
 from __future__ import annotations
 
 import argparse
-import resource
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from saving import result_options, save
+from saving import timed as _run
 
 from loo_replay import build
 
@@ -38,24 +35,6 @@ class Figure:
     ratio: float
     unsealed_wall_s: float
     sealed_wall_s: float
-
-
-def _run(*args: str | Path) -> tuple[float, float]:
-    """``loo-replay ARGS`` to the end: its CPU seconds and wall seconds."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "loo_replay", *map(str, args)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"loo-replay {' '.join(map(str, args))}: {done.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, wall
 
 
 def _logs(folder: Path, deals: int, seed: int) -> tuple[Path, Path]:

@@ -1,5 +1,9 @@
-"""A process killed (SIGKILL) in the middle of ``ingest`` leaves whole files in the database,
-and running the same command again converges to what one uninterrupted run loads."""
+"""A process killed (SIGKILL) in the middle of ``ingest`` leaves whole files in the database:
+those of the transactions committed before it, small files sharing one (docs/database.md,
+"ingest"), so the database is as it was before the group in progress.  Running the same
+command again converges to what one uninterrupted run loads.  Here a transaction holds
+GROUP files (the real command with the group made smaller: the default of 250 files would
+put every file of these logs in one)."""
 
 from __future__ import annotations
 
@@ -15,12 +19,23 @@ import pytest
 from db_helpers import ROOT, counts, dump, run
 
 from loo_replay.db.frames import Batch
-from loo_replay.db.ingest import ingest
+from loo_replay.db.ingest import GROUP_DEALS, ingest
 from loo_replay.db.load import Loader
 from loo_replay.rulesets import RuleChoice
 
 FILES = 12
 SESSIONS_PER_FILE = 4
+DEALS_PER_FILE = SESSIONS_PER_FILE * 30
+GROUP = 3  # files a transaction
+assert FILES % GROUP == 0 and GROUP * DEALS_PER_FILE < GROUP_DEALS
+
+# The real command line, small files committed GROUP at a time.
+_CLI = f"""
+from loo_replay.db.ingest import GROUP_DEALS, ingest
+ingest.__kwdefaults__["group"] = (GROUP_DEALS, {GROUP})
+from loo_replay.__main__ import main
+main()
+"""
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +70,9 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _whole_files_only(db: Path) -> int:
-    """Every file in the database has all its sessions, every session all its deals."""
+    """Every file in the database has all its sessions, every session all its deals, and
+    the files are those of whole groups, the first in input order: none of the group in
+    progress."""
     con = duckdb.connect(str(db))  # read-write, as the next ingest would: replays a WAL
     try:
         per_file = Counter(f for (f,) in con.execute("SELECT file FROM sessions").fetchall())
@@ -68,10 +85,13 @@ def _whole_files_only(db: Path) -> int:
         con.close()
     assert incomplete == []
     assert all(n == SESSIONS_PER_FILE for n in per_file.values()), per_file
-    return len(per_file)
+    names = sorted(Path(f).name for f in per_file)
+    assert names == [f"part-{k:02}.jsonl" for k in range(len(names))], names
+    assert len(names) % GROUP == 0, names
+    return len(names)
 
 
-def _kill_after_two_files(command: list[str]) -> None:
+def _kill_after_a_group(command: list[str]) -> None:
     proc = subprocess.Popen(
         command,
         stdout=subprocess.DEVNULL,
@@ -80,7 +100,8 @@ def _kill_after_two_files(command: list[str]) -> None:
         cwd=ROOT,
     )
     assert proc.stderr is not None
-    committed = [proc.stderr.readline() for _ in range(2)]  # two files are in; a third loads
+    # a group's files are said as it commits; the next group loads
+    committed = [proc.stderr.readline() for _ in range(GROUP)]
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=60)
     proc.stderr.close()
@@ -88,15 +109,15 @@ def _kill_after_two_files(command: list[str]) -> None:
     assert proc.returncode == -signal.SIGKILL, "the ingest finished before it could be killed"
 
 
-def _rerun_converges(logs: Path, killed_db: Path, clean_db: Path, at_least: int = 2) -> None:
+def _rerun_converges(logs: Path, killed_db: Path, clean_db: Path, at_least: int = GROUP) -> None:
     loaded = _whole_files_only(killed_db)
     assert at_least <= loaded < FILES
 
     rerun = run("ingest", logs, "--db", killed_db)
     assert rerun.returncode == 0, rerun.stderr
     c = counts(rerun)
-    assert c["skipped"] == loaded * SESSIONS_PER_FILE * 30
-    assert c["loaded"] + c["rejected"] == (FILES - loaded) * SESSIONS_PER_FILE * 30
+    assert c["skipped"] == loaded * DEALS_PER_FILE
+    assert c["loaded"] + c["rejected"] == (FILES - loaded) * DEALS_PER_FILE
 
     assert _whole_files_only(killed_db) == FILES
     assert dump(killed_db) == dump(clean_db)
@@ -115,8 +136,8 @@ def test_killed_ingest_leaves_whole_files_and_a_rerun_completes_it(
     logs: Path, clean_db: Path, tmp_path: Path
 ) -> None:
     killed_db = tmp_path / "killed.duckdb"
-    _kill_after_two_files(
-        [sys.executable, "-m", "loo_replay", "ingest", str(logs), "--db", str(killed_db), "-v"]
+    _kill_after_a_group(
+        [sys.executable, "-c", _CLI, "ingest", str(logs), "--db", str(killed_db), "-v"]
     )
     _rerun_converges(logs, killed_db, clean_db)
 
@@ -130,21 +151,24 @@ from loo_replay.rulesets import RuleChoice
 def done(file, counts):
     print("loaded", file, file=sys.stderr, flush=True)
 
-ingest([Path(sys.argv[1])], Path(sys.argv[2]), RuleChoice(), batch_deals=5, file_done=done)
+ingest(
+    [Path(sys.argv[1])], Path(sys.argv[2]), RuleChoice(), batch_deals=5, file_done=done,
+    group=(10_000, 3),
+)
 """
 
 
-def test_killed_between_the_inserts_of_one_file_loses_that_whole_file(
+def test_killed_between_the_inserts_of_a_group_loses_that_whole_group(
     logs: Path, clean_db: Path, tmp_path: Path
 ) -> None:
-    """Batches of 5 deals: each file is several INSERTs in one transaction, so the kill
-    lands after some of a file's rows went in, before its COMMIT."""
+    """Batches of 5 deals: each group of files is many INSERTs in one transaction, so the
+    kill lands after some of its rows went in, before its COMMIT."""
     killed_db = tmp_path / "killed.duckdb"
-    _kill_after_two_files([sys.executable, "-c", _SMALL_BATCHES, str(logs), str(killed_db)])
+    _kill_after_a_group([sys.executable, "-c", _SMALL_BATCHES, str(logs), str(killed_db)])
     _rerun_converges(logs, killed_db, clean_db)
 
 
-def test_an_error_mid_file_rolls_the_file_back(
+def test_an_error_mid_group_rolls_the_group_back(
     logs: Path, clean_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = tmp_path / "loo.duckdb"
@@ -154,16 +178,19 @@ def test_an_error_mid_file_rolls_the_file_back(
     def failing(self: Loader, batch: Batch) -> None:
         nonlocal calls
         calls += 1
-        if calls == 10:  # file 2, after its first inserts
+        # in the second group (files 4 to 6), after some of its inserts: the first group
+        # holds at most 360 deals, the first two more than 420 whatever is rejected
+        if self.counts.deals > 3.5 * DEALS_PER_FILE:
             raise OSError("disk full")
         real_load(self, batch)
 
     monkeypatch.setattr(Loader, "load", failing)
     with pytest.raises(OSError, match="disk full"):
-        ingest([logs], db, RuleChoice(), batch_deals=20)
-    assert _whole_files_only(db) == 1
+        ingest([logs], db, RuleChoice(), batch_deals=20, group=(GROUP_DEALS, GROUP))
+    assert calls > 3 * DEALS_PER_FILE // 20  # the second group had begun
+    assert _whole_files_only(db) == GROUP
     monkeypatch.undo()
-    _rerun_converges(logs, db, clean_db, at_least=1)
+    _rerun_converges(logs, db, clean_db)
 
 
 def test_killed_at_random_points_many_times_stays_consistent_and_converges(
@@ -176,7 +203,7 @@ def test_killed_at_random_points_many_times_stays_consistent_and_converges(
 
     rng = random.Random(2026)
     db = tmp_path / "random.duckdb"
-    command = [sys.executable, "-m", "loo_replay", "ingest", str(logs), "--db", str(db)]
+    command = [sys.executable, "-c", _CLI, "ingest", str(logs), "--db", str(db)]
     for _ in range(10):
         proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(0.2, 2.5))

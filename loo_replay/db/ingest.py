@@ -1,10 +1,11 @@
-"""``ingest``: audit hand logs and load them, each file in one transaction.
+"""``ingest``: audit hand logs and load them, each file whole in one transaction.
 
 Pieces are audited in input order, in this process or in ``jobs`` worker
 processes, and loaded in input order by this process alone (DuckDB has one
-writer).  A file's transaction opens with its first piece and commits with
-its last, so a process killed mid-ingest leaves whole files behind and a
-rerun skips them and completes the rest.
+writer).  A transaction opens with a file's first piece and commits with the
+last piece of a file once it holds enough deals or files (small files share
+one), so a process killed mid-ingest leaves whole files behind and a rerun
+skips them and completes the rest.
 """
 
 from __future__ import annotations
@@ -53,6 +54,13 @@ if TYPE_CHECKING:  # imported by ``ingest`` once its workers have started
 # 30,000 deals cost a fifth more of loading's instructions than one commit at the end
 # (docs/performance.md).
 TRANSACTION_DEALS = 1_000_000
+
+# Small files share a transaction, committed at the end of the file that brings it to this
+# many deals or files (or at the input's end): 3,000 files of one deal each had cost a commit
+# and an insert a table each, 23 ms a file against 8 ms a session of one file.  A file is
+# still whole or absent after a kill or a Ctrl-C, and a rerun skips what was committed.
+GROUP_DEALS = 10_000
+GROUP_FILES = 250
 
 # With --decisions a deal costs a thousand audits and more (docs/performance.md, "Judging
 # decisions at load time"): pieces of about 50 three-card deals keep both workers busy on a
@@ -103,11 +111,13 @@ def ingest(
     file_done: FileDone | None = None,
     limits: Limits = LIMITS,
     decisions: Sampling | None = None,  # --decisions: each loaded deal's decisions judged
+    group: tuple[int, int] = (GROUP_DEALS, GROUP_FILES),
 ) -> IngestResult:
     """Audit ``paths`` and load them into the database at ``db_path`` (created or upgraded),
     each document read within ``limits``; with ``analyse``, each loaded deal's double-dummy
     analysis too.  The audit runs here, in ``jobs`` worker processes, or on the Dask cluster
-    at ``scheduler``; the loading, here."""
+    at ``scheduler``; the loading, here, small files together until a transaction holds
+    ``group``'s deals or files."""
     found = expand(paths)
     files = found.files
     if decisions is not None:
@@ -165,7 +175,7 @@ def ingest(
         # Closing the results stops the workers at once if loading fails; the batches
         # unpacked here are as acyclic as the audit's rows.
         with closing(results), fewer_collections():
-            _load(loader, results, progress, file_done, again)
+            _load(loader, results, progress, file_done, again, group)
         loader.summary.merge(loaded_counts(loader.con, loader.skipped_ids))
         judged = judged_sessions(loader.con)
         marked = stale(loader.con) if version(loader.con) != before else []
@@ -229,13 +239,18 @@ def _load(
     progress: Progress | None,
     file_done: FileDone | None,
     again: Callable[[Piece], Iterable[Batch]],
+    group: tuple[int, int],
 ) -> None:
-    """Load ``results`` a transaction per file.  When DuckDB fails in one (a session too big
-    for its memory, say), it is rolled back and its pieces, audited ``again``, are loaded a
+    """Load ``results`` in transactions of whole files: a file's transaction commits at its
+    end once it holds ``group``'s deals or files (GROUP_DEALS, GROUP_FILES), else the next file
+    joins it (many small files cost a commit and an insert a table for the group, not for
+    each; docs/performance.md).  When DuckDB fails in one (a session too big for its memory,
+    say), it is rolled back and its pieces, audited ``again``, are loaded file by file, a
     document at a time: the one that fails again costs itself alone (``Loader.load_alone``)."""
     before = loader.counts.copy()
     opened = 0  # deals in the input when the open transaction began
     held: list[Piece] = []  # the pieces of the open transaction
+    done: list[tuple[str, Counts]] = []  # its whole files, said once it commits
     try:
         for piece, batches in results:
             if piece.first:
@@ -247,33 +262,86 @@ def _load(
             # A huge file commits at a piece's end (a session boundary) once the piece has
             # brought its open transaction to TRANSACTION_DEALS, so that uncommitted rows
             # never outgrow memory; a rerun skips the sessions in.
-            committed = _load_piece(loader, batches, piece.last, opened)
+            files = len(done) + piece.last
+            committed = _load_piece(loader, batches, piece.last, files, opened, group)
+            if piece.last:
+                done.append((piece.file, loader.counts - before))
             if committed is None:
                 del batches  # the failed rows, before the pieces are audited again
-                loader.rollback()
-                loader.load_alone(batch for p in held for batch in again(p))
-                committed = True
-            if committed:
-                held = []
-            if piece.last and file_done is not None:
-                file_done(piece.file, loader.counts - before)
+                _one_by_one(loader, held, again, done, file_done)
+                held, done = [], []
+            elif committed:
+                _said(done, file_done)
+                held, done = [], []
             if progress is not None:
                 progress(piece.size, loader.counts.deals)
+        if held and _commit(loader) is None:
+            _one_by_one(loader, held, again, done, file_done)
+        else:
+            _said(done, file_done)
     except BaseException:
-        loader.rollback()  # the file being loaded leaves no trace
+        loader.rollback()  # the files being loaded leave no trace
         raise
 
 
-def _load_piece(loader: Loader, batches: Iterable[Batch], last: bool, opened: int) -> bool | None:
-    """Load a piece's batches, and commit after a file's ``last`` piece or once the
-    transaction opened at ``opened`` deals holds TRANSACTION_DEALS: whether it committed,
-    or None if DuckDB failed (the error's frames, which hold the rows, are let go at once)."""
+def _said(done: list[tuple[str, Counts]], file_done: FileDone | None) -> None:
+    """Each file of a committed transaction, with what happened to it."""
+    if file_done is not None:
+        for file, counts in done:
+            file_done(file, counts)
+
+
+def _one_by_one(
+    loader: Loader,
+    held: list[Piece],
+    again: Callable[[Piece], Iterable[Batch]],
+    done: list[tuple[str, Counts]],
+    file_done: FileDone | None,
+) -> None:
+    """The failed transaction of ``held`` rolled back, and its files loaded again a
+    document at a time (``Loader.load_alone``), each file's pieces audited ``again``."""
+    loader.rollback()
+    ended = {file for file, _ in done}
+    for file in dict.fromkeys(p.file for p in held):
+        before = loader.counts.copy()
+        loader.load_alone(batch for p in held if p.file == file for batch in again(p))
+        if file in ended and file_done is not None:
+            file_done(file, loader.counts - before)
+
+
+def _commit(loader: Loader) -> bool | None:
+    """Commit the open transaction: True, or None if DuckDB failed."""
+    import duckdb
+
+    try:
+        loader.commit()
+    except duckdb.InterruptException:
+        raise
+    except duckdb.Error:
+        return None
+    return True
+
+
+def _load_piece(
+    loader: Loader,
+    batches: Iterable[Batch],
+    last: bool,
+    files: int,
+    opened: int,
+    group: tuple[int, int],
+) -> bool | None:
+    """Load a piece's batches, and commit after a file's ``last`` piece once the transaction
+    opened at ``opened`` deals holds ``files`` whole files and ``group``'s deals or files,
+    or after any piece once it holds TRANSACTION_DEALS: whether it committed, or None if
+    DuckDB failed (the error's frames, which hold the rows, are let go at once)."""
     import duckdb
 
     try:
         for batch in batches:
             loader.load(batch)
-        commit = last or loader.counts.deals - opened >= TRANSACTION_DEALS
+        deals = loader.counts.deals - opened
+        full = deals >= group[0] or files >= group[1]
+        commit = (last and full) or deals >= TRANSACTION_DEALS
         if commit:
             loader.commit()
     except duckdb.InterruptException:
