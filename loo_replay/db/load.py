@@ -515,8 +515,14 @@ def insert_table(con: duckdb.DuckDBPyConnection, name: str, frame: pa.Table) -> 
     con.register(_ROWS, frame)
     try:
         con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM {_ROWS}")
-    finally:
-        con.unregister(_ROWS)
+    except BaseException:
+        # In a transaction the failure aborted, letting go fails too ("Current transaction
+        # is aborted"): the insert's own failure is the one to say.  A later ``register``
+        # replaces what is left.
+        with contextlib.suppress(duckdb.Error):
+            con.unregister(_ROWS)
+        raise
+    con.unregister(_ROWS)
 
 
 _ROWS = "loo_replay_rows"
