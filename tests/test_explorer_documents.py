@@ -126,7 +126,9 @@ def test_an_older_databases_documents_are_converted_when_served_and_replay(
             assert status == 200, page
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute(query).fetchall() == before
-        assert con.execute("SELECT max(version) FROM schema_version").fetchall() == [(12,)]
+        assert con.execute("SELECT max(version) FROM schema_version").fetchall() == [
+            (schema.VERSION,)
+        ]
         (index,) = con.execute("SELECT index_name FROM duckdb_indexes()").fetchall()
         assert index == ("documents_session",)
     assert _body_storage(db)[0] == {"Uncompressed"}

@@ -23,10 +23,19 @@ PACKAGE = ROOT / "loo_replay"
 # Python source, and what a build leaves beside it: never package data of the source tree.
 NOT_DATA_SUFFIXES = (".py", ".so", ".pyc")
 BUILT_NAMES = ("build-record.json",)
-NOT_SOURCES = shutil.ignore_patterns(
+_NOT_SOURCES = shutil.ignore_patterns(
     ".*", "*.so", "__pycache__", "build-record.json", "build", "dist", "*.egg-info", "node_modules",
-    "reports", "profiles", "*.duckdb", "*.duckdb.wal", "data",
+    "reports", "profiles", "*.duckdb", "*.duckdb.wal",
 )  # fmt: skip
+
+
+def _not_sources(folder: str, names: list[str]) -> set[str]:
+    """What a copy of the sources leaves out: the above, and the benchmarks' cached data
+    (not the package's own ``loo_replay/data``)."""
+    left_out = set(_NOT_SOURCES(folder, names))
+    if Path(folder) == ROOT / "benchmarks" and "data" in names:
+        left_out.add("data")
+    return left_out
 
 
 def _package_data() -> list[str]:
@@ -91,7 +100,7 @@ def uncompiled_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # From a copy of the sources: a build writes its staging folder and egg-info into the
     # folder it builds, and the other test worker may be building it too.
     source = tmp_path_factory.mktemp("source") / "loo-replay"
-    shutil.copytree(ROOT, source, ignore=NOT_SOURCES)
+    shutil.copytree(ROOT, source, ignore=_not_sources)
     # With the checkout's C from Cython, newer than its sources, setup.py regenerates none
     # of it for the sdist, which carries the sources alone (build/ is not in it): the same
     # sdist, without a minute of one core.  The wheel below is built from the sdist alone.

@@ -26,6 +26,7 @@ from loo_replay.cli.options import (
 )
 from loo_replay.cli.output import fail, finish_screen, loaded_logs, one_source, see_page
 from loo_replay.logs.limits import LIMITS, Limits
+from loo_replay.reports.registry import COLLUSION
 
 if TYPE_CHECKING:  # imported when run: DuckDB and SciPy load only for this command
     from loo_replay.collusion.screen import Report
@@ -67,7 +68,7 @@ def collusion(
     except DatabaseError as exc:
         fail(str(exc))
     as_json = output_format is Format.json
-    lines = [] if as_json else text_lines(report, see_page(paths, db, "collusion.html"))
+    lines = [] if as_json else text_lines(report, see_page(paths, db, COLLUSION.file))
     finish_screen(report.as_json(), lines, as_json, unread, bool(report.flagged))
 
 

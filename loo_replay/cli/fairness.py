@@ -16,6 +16,7 @@ import typer
 from loo_replay.cli.options import Format, FormatOpt, RulesetOpt, SetOpt, reads_logs, rule_choice
 from loo_replay.cli.output import fail, finish_screen, loaded_logs, one_source, see_page
 from loo_replay.logs.limits import LIMITS, Limits
+from loo_replay.reports.registry import FAIRNESS
 from loo_replay.rulesets import RuleChoice
 
 if TYPE_CHECKING:  # imported when run: DuckDB and SciPy load only for this command
@@ -69,7 +70,7 @@ def fairness(
     except DatabaseError as exc:
         fail(str(exc))
     as_json = output_format is Format.json
-    lines = [] if as_json else text_lines(report, see_page(paths, db, "fairness.html"))
+    lines = [] if as_json else text_lines(report, see_page(paths, db, FAIRNESS.file))
     finish_screen(report.as_json(), lines, as_json, unread, bool(report.flagged))
 
 
