@@ -305,6 +305,8 @@ def make_app(
         return _html(page, 503, retry)
 
     async def unreadable(request: Request, exc: Exception) -> Response:
+        if ex.stopping.is_set():  # a read under way, stopped by Ctrl-C: not the database's fault
+            return await busy(request, Crowded("the explorer is stopping"))
         return _html(views.error_page(str(exc), source), 500)
 
     middleware = [] if origin is None else [Middleware(OwnOrigin, origin=origin, headers=HEADERS)]
