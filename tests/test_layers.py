@@ -247,3 +247,45 @@ def test_the_checks_see_what_they_forbid() -> None:
     assert _unit("loo_replay.cli.output") == "cli" and _unit("loo_replay.__version__") == "__init__"
     assert _layer("cli") > _layer("db") > _layer("run") > _layer("logs") > _layer("engine")
     assert set(OUTPUTS_ARROWS) == OUTPUTS
+
+
+def _private_interface(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Every import of a private part of Typer or click: a module whose dotted name has a
+    part that starts with ``_`` (``typer._click``), or such a name imported from one of
+    them (``from typer import _click``)."""
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+        for dotted in names:
+            root, *rest = dotted.split(".")
+            if root in INTERFACE and any(part.startswith("_") for part in rest):
+                yield node.lineno, dotted
+
+
+def test_no_private_part_of_typer_or_click_is_imported() -> None:
+    """Typer vendors its own click (``typer._click``) and may move it in any release: the
+    command line uses what Typer exports (``typer.*``, ``typer.core.TyperCommand``)."""
+    found = [
+        f"{path}:{line} imports {dotted}"
+        for _, path, tree in _modules()
+        for line, dotted in _private_interface(tree)
+    ]
+    assert found == []
+
+
+def test_the_private_import_check_sees_them() -> None:
+    tree = ast.parse(
+        "import typer._click.core\n"
+        "from typer._click import Context\n"
+        "from typer import _click, core\n"
+        "from click import Context as C\n"
+        "from typer.core import TyperCommand\n"
+    )
+    assert [d for _, d in _private_interface(tree)] == [
+        "typer._click.core",
+        "typer._click.Context",
+        "typer._click",
+    ]

@@ -10,13 +10,13 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Protocol, TypeVar
 
 import typer
-from typer._click import Context, HelpFormatter  # Typer's own click, which it calls us with
 from typer.core import TyperCommand
 
 from loo_replay.cli.output import fail
@@ -78,6 +78,16 @@ def _plain_type(match: re.Match[str]) -> str:
     return " " + _TYPE_NAMES.get(name, f"[{name}]" if "|" in name else name.upper())
 
 
+class HelpWriter(Protocol):
+    """What the help below writes with: the formatter Typer hands a command.  Typer calls us
+    with its own copy of click, which it does not export (``typer._click``), so the help is
+    typed by what it uses of it, and the context, which it only passes back, as ``Any``."""
+
+    def section(self, name: str) -> AbstractContextManager[None]: ...
+
+    def write_dl(self, rows: Sequence[tuple[str, str]]) -> None: ...
+
+
 class PlainCommand(TyperCommand):
     """Help in click's plain style (every command is registered with it): values named as
     click names them (TEXT, INTEGER, PATH, [text|json]) instead of Typer's ``<str>`` or
@@ -91,7 +101,7 @@ class PlainCommand(TyperCommand):
             return self.short_help
         return " ".join((self.help or "").split("\n\n", 1)[0].split())
 
-    def collect_usage_pieces(self, ctx: Context) -> list[str]:
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
             if param.param_type_name == "argument":
@@ -100,7 +110,7 @@ class PlainCommand(TyperCommand):
                 pieces.append(name if param.required else f"[{name}]")
         return pieces
 
-    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
+    def format_options(self, ctx: Any, formatter: HelpWriter) -> None:
         arguments, options = [], []
         for param in self.get_params(ctx):
             record = param.get_help_record(ctx)
