@@ -18,7 +18,7 @@ from docs_examples import PLACEHOLDER, key, run_example
 from jsonschema import Draft202012Validator
 from md_helpers import anchors, backticked, commands, fenced, links, section, tables
 
-from loo_replay.cli import app
+from loo_replay.cli import COMMANDS
 from loo_replay.collusion.opportunities import TESTS as COLLUSION_TESTS
 from loo_replay.engine.analysis import NOTE_CODES
 from loo_replay.engine.model import ACTIONS, FINDING_CODES, REVOKE_CODES, UNCHECKED_CHECKS
@@ -59,7 +59,7 @@ def _table_headed(text: str, first: str) -> list[list[str]]:
 
 
 def _commands() -> list[str]:
-    return [c.name or (c.callback.__name__ if c.callback else "") for c in app.registered_commands]
+    return list(COMMANDS)
 
 
 # ------------------------------------------------------------------------ event types

@@ -1,40 +1,137 @@
 """The ``loo-replay`` command line: parse options, call the library, render, exit.
 
 Each command group's module (``validate``, ``database``, ``reports``, ...) defines its
-commands; this module holds the app and registers them in the order of the help.  Errors from the library become one
-sentence and an exit status in this package and nowhere else: 0 nothing found,
-1 findings, 2 bad usage or unreadable input.
+commands; this module holds the app and names them in the order of the help.  A command's
+module is imported only when that command runs or shows its own help: ``--help`` and each
+command import what they use and no more (docs/performance.md, "Start-up").  Errors from the
+library become one sentence and an exit status in this package and nowhere else: 0 nothing
+found, 1 findings, 2 bad usage or unreadable input.
 """
 
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import signal
 import sys
-from typing import Annotated
+from collections.abc import Iterator, MutableMapping
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
+from typer.main import get_command_from_info
+from typer.models import CommandInfo
 
 from loo_replay import build_status, version_line
-from loo_replay.cli import (
-    analysis,
-    bundle,
-    collusion,
-    database,
-    evidence,
-    fairness,
-    record,
-    replay,
-    reports,
-    serve,
-    simulate,
-    validate,
-)
-from loo_replay.cli.options import PlainCommand
 from loo_replay.run.workers import SchedulerError
 
+# Every command in the order of the help: the module of this package that defines it (as a
+# function of the command's name), and its line in ``loo-replay --help``, which is the first
+# paragraph of its docstring (tests/test_cli_help_and_output.py holds the two equal): the
+# list is written without importing any command.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("validate", "Audit hand logs and report every finding."),
+    "rulesets": (
+        "validate",
+        "List the built-in rulesets, or show one with its options and sources.",
+    ),
+    "schema": ("validate", "Print the JSON Schema of the hand-log format."),
+    "simulate": ("simulate", "Write simulated sessions, with their ground truth."),
+    "replay": ("replay", "Replay one deal trick by trick."),
+    "ingest": ("database", "Audit hand logs and load them into a DuckDB database."),
+    "stats": ("database", "Per-player statistics from the database."),
+    "query": ("database", "Run SQL on the database, opened read-only."),
+    "export": ("database", "Write every table as Parquet files."),
+    "report": ("reports", "Write the HTML reports from the database."),
+    "audit": ("reports", "Validate, load and report in one command."),
+    "serve": (
+        "serve",
+        "Explore a database in a browser: sessions, players and findings, any deal's replay.",
+    ),
+    "analyse": (
+        "analysis",
+        "Audit the logs as validate does and say, for every card, whether it threw away a "
+        "trick its player could have made sure of, and which loos were avoidable; with "
+        "--decisions, what every declaration and card was worth from where its player sat.",
+    ),
+    "fairness": (
+        "fairness",
+        "Test whether the cards were dealt fairly: six statistical tests, Holm-adjusted.",
+    ),
+    "collusion": (
+        "collusion",
+        "Screen every pair of players for playing for each other: four tests, Holm-adjusted.",
+    ),
+    "record": ("record", "Record a game at the table, judged by the rules engine as you type."),
+    "seal": ("evidence", "Add seals to hand logs written by other means."),
+    "verify": (
+        "evidence",
+        "Check hand logs against their seals and the codes noted at the table; or check an "
+        "evidence bundle: its archive, its files, its signature, and its audit re-run.",
+    ),
+    "bundle": (
+        "bundle",
+        "Pack the logs, the rulesets and their audit into one zip anyone can verify.",
+    ),
+}
+
+
+def _command(name: str) -> Any:
+    """The command ``name`` as Typer builds it from its function, with the plain help."""
+    from loo_replay.cli.options import PlainCommand
+
+    module = importlib.import_module(f"loo_replay.cli.{COMMANDS[name][0]}")
+    info = CommandInfo(name, cls=PlainCommand, callback=getattr(module, name))
+    return get_command_from_info(
+        info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=None
+    )
+
+
+class _Commands(MutableMapping[str, Any]):
+    """The commands by name, each built the first time it is asked for: the group looks up
+    only the one on its command line (and a mistyped name finds its suggestions here)."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._built:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            self._built[name] = _command(name)
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(COMMANDS)
+
+    def __len__(self) -> int:
+        return len(COMMANDS)
+
+
+class _Group(TyperGroup):
+    """The top-level group: its commands built when used, its help listed from ``COMMANDS``."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands = _Commands()
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, line) for name, (_, line) in COMMANDS.items()])
+
+
 app = typer.Typer(
+    cls=_Group,
     help="Audit, settle, load and replay recorded games of Loo (Lanterloo).",
     no_args_is_help=True,
     add_completion=False,
@@ -42,29 +139,6 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain help: no <bool> metavars, no boxes, paragraphs rewrapped
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-for command in (
-    validate.validate,
-    validate.rulesets,
-    validate.schema,
-    simulate.simulate,
-    replay.replay,
-    database.ingest,
-    database.stats,
-    database.query,
-    database.export,
-    reports.report,
-    reports.audit,
-    serve.serve,
-    analysis.analyse,
-    fairness.fairness,
-    collusion.collusion,
-    record.record,
-    evidence.seal,
-    evidence.verify,
-    bundle.bundle,
-):
-    app.command(cls=PlainCommand)(command)
 
 
 @app.callback(invoke_without_command=True)
