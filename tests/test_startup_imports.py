@@ -1,21 +1,27 @@
 """A command imports only what it uses (docs/performance.md, "Start-up"): each command below
-runs in a fresh interpreter, and the large packages it imported are checked against the
-ones it may use.  DuckDB, pyarrow (with NumPy), Polars and Plotly cost 0.1 to 0.3 s each
-to import, more than the whole of ``--version`` or of ``validate`` on one evening's log."""
+runs in a fresh interpreter as a user runs it, on a small log or database, and the large
+packages it imported are compared with the list of what it uses.  DuckDB, pyarrow (with
+NumPy), Polars and Plotly cost 0.1 to 0.3 s each to import, more than the whole of
+``--version`` or of ``validate`` on one evening's log."""
 
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
+from explorer_helpers import Server
+
+from loo_replay.cli import COMMANDS as NAMED
 
 ROOT = Path(__file__).resolve().parents[1]
 LOG = ROOT / "sample_logs" / "wrong-payouts.json"
 
-# The packages whose import is worth a test: a command not named below imports none.
+# The packages whose import is worth a test.
 HEAVY = frozenset(
     {
         "duckdb",
@@ -32,11 +38,46 @@ HEAVY = frozenset(
         "bagit",
     }
 )
-MAY_IMPORT: dict[str, frozenset[str]] = {
-    "ingest": frozenset({"duckdb", "pyarrow", "numpy"}),
-}
+NONE: frozenset[str] = frozenset()
+DATABASE = frozenset({"duckdb"})
+ARROW = DATABASE | {"pyarrow", "numpy"}  # pyarrow imports NumPy
+PAGES = ARROW | {"polars", "plotly"}
+EVIDENCE = ARROW | {"bagit", "cryptography"}  # a bundle's fairness runs on a database
 
-# Runs the command line as `loo-replay` does, then names every top-level package imported.
+# Each command line (LOG: the sample log; DB: a database it was loaded into; CASE: its
+# evidence bundle; OUT: a new folder) and the large packages it imports, as the help lists
+# the commands.  The start-up rules (issue 53) are the first rows: --version, --help and
+# validate import none of them.
+RUNS: list[tuple[tuple[str, ...], frozenset[str]]] = [
+    (("--version",), NONE),
+    (("--help",), NONE),
+    (("validate", "LOG"), NONE),
+    (("validate", "LOG", "--format", "json"), NONE),
+    (("rulesets", "hoyle"), NONE),
+    (("schema",), NONE),
+    (("simulate", "--deals", "3", "--out", "OUT/simulated.json"), NONE),
+    (("replay", "LOG", "--deal", "4"), NONE),
+    (("stats", "--db", "DB"), DATABASE),
+    (("query", "--db", "DB", "SELECT count(*) FROM deals"), DATABASE),
+    (("export", "--db", "DB", "--parquet", "OUT/parquet"), DATABASE),
+    (("report", "--db", "DB", "--out", "OUT/reports"), PAGES),
+    (("audit", "LOG", "--db", "OUT/audit.duckdb", "--out", "OUT/reports"), PAGES),
+    (("serve", "--help"), NONE),
+    (("analyse", "LOG"), NONE),
+    (("fairness", "--db", "DB"), ARROW),
+    (("fairness", "LOG"), ARROW),
+    (("collusion", "--db", "DB"), ARROW),
+    (("record", "OUT/recorded.json", "--players", "ann,bob,cat"), frozenset({"prompt_toolkit"})),
+    (("seal", "LOG", "--out", "OUT/sealed.json"), NONE),
+    (("verify", "LOG"), NONE),
+    (("verify", "CASE"), EVIDENCE),
+    (("bundle", "LOG", "--out", "OUT/case.zip"), EVIDENCE),
+]
+# ingest, into a new database and an existing one: below; serve: a real server, below.
+INGEST = ARROW
+SERVE = PAGES | {"starlette", "uvicorn"}  # its pages are the reports'
+
+# Runs the command line as `loo-replay` does, then names every module imported.
 PROBE = """
 import runpy, sys
 sys.argv = ["loo-replay", *sys.argv[1:]]
@@ -44,38 +85,62 @@ try:
     runpy.run_module("loo_replay", run_name="__main__")
 except SystemExit:
     pass
-sys.stderr.write(repr(sorted({name.split(".")[0] for name in sys.modules})))
+sys.stderr.write("\\n" + repr(sorted(sys.modules)))
 """
 
 
-def _imported(*args: str | Path, cwd: Path = ROOT) -> frozenset[str]:
-    done = subprocess.run(
+def _modules(stderr: str) -> frozenset[str]:
+    """The modules the probe named, from the last line of its stderr."""
+    return frozenset(ast.literal_eval(stderr.strip().splitlines()[-1]))
+
+
+def _said(stderr: str) -> frozenset[str]:
+    """The top-level packages the probe saw imported."""
+    return frozenset(name.split(".")[0] for name in _modules(stderr))
+
+
+def _run(*args: str | Path, cwd: Path = ROOT, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-c", PROBE, *map(str, args)],
         cwd=cwd,
+        input=stdin,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
         check=False,
     )
-    return frozenset(ast.literal_eval(done.stderr.strip().splitlines()[-1]))
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ("--version",),
-        ("--help",),
-        ("validate", LOG),
-        ("validate", LOG, "--format", "json"),
-        ("replay", LOG, "--deal", "4"),
-        ("rulesets", "hoyle"),
-    ],
-    ids=lambda args: " ".join(str(a) for a in args).replace(str(LOG), "LOG"),
-)
-def test_a_command_that_reads_logs_imports_no_large_package(args: tuple[str | Path, ...]) -> None:
-    imported = _imported(*args)
+def _imported(*args: str | Path, cwd: Path = ROOT, stdin: str = "") -> frozenset[str]:
+    return _said(_run(*args, cwd=cwd, stdin=stdin).stderr)
+
+
+@pytest.fixture(scope="module")
+def place(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The sample log loaded into a database, and bundled, by the command line itself."""
+    folder = tmp_path_factory.mktemp("loaded")
+    db, case = folder / "loo.duckdb", folder / "case.zip"
+    for words in (["ingest", LOG, "--db", db], ["bundle", LOG, "--out", case]):
+        cli = [sys.executable, "-m", "loo_replay", *map(str, words)]
+        subprocess.run(cli, cwd=folder, capture_output=True, timeout=300, check=True)
+    return {"LOG": LOG, "DB": db, "CASE": case}
+
+
+def _words(args: tuple[str, ...], place: dict[str, Path], out: Path) -> list[str]:
+    return [str(place.get(w, w)).replace("OUT/", f"{out}/") for w in args]
+
+
+@pytest.mark.parametrize(("args", "uses"), RUNS, ids=[" ".join(a) for a, _ in RUNS])
+def test_each_command_imports_the_large_packages_it_uses_and_no_other(
+    args: tuple[str, ...], uses: frozenset[str], place: dict[str, Path], tmp_path: Path
+) -> None:
+    imported = _imported(*_words(args, place, tmp_path), cwd=tmp_path, stdin="q\n")
     assert "loo_replay" in imported  # the probe saw the command run
-    assert imported & HEAVY == frozenset()
+    assert imported & HEAVY == uses
+
+
+def test_every_command_is_in_the_list() -> None:
+    assert {args[0] for args, _ in RUNS} | {"ingest", "serve"} >= set(NAMED)
 
 
 def test_a_bare_version_imports_not_even_the_command_line() -> None:
@@ -86,12 +151,41 @@ def test_a_bare_version_imports_not_even_the_command_line() -> None:
     assert imported & HEAVY == frozenset()
 
 
+def test_the_help_imports_no_command() -> None:
+    """The list of commands in ``--help`` is written without importing any of them."""
+    done = _run("--help")
+    assert "\n  validate " in done.stdout
+    imported = _modules(done.stderr)
+    assert "loo_replay.cli" in imported
+    assert {f"loo_replay.cli.{module}" for module, _ in NAMED.values()} & imported == set()
+
+
 def test_ingest_imports_the_database_and_arrow_and_nothing_for_pages(tmp_path: Path) -> None:
     """Into a new database and then into the same one again: neither Polars nor Plotly,
     which only the reports and queries use."""
     db = tmp_path / "loo.duckdb"
     for _ in range(2):
         imported = _imported("ingest", LOG, "--db", db)
-        assert {"duckdb", "pyarrow"} <= imported
-        assert imported & HEAVY <= MAY_IMPORT["ingest"]
+        assert imported & HEAVY == INGEST
+        assert not {"polars", "plotly"} & imported
     assert db.is_file()
+
+
+def test_serve_imports_the_web_server_and_the_database(
+    place: dict[str, Path], tmp_path: Path
+) -> None:
+    """A real server, asked for its first page, then stopped by Ctrl-C."""
+    shutil.copy(place["DB"], tmp_path / "loo.duckdb")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", PROBE, "serve", "--port", "0"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    server = Server(proc)
+    with urllib.request.urlopen(server.wait_for_url(), timeout=60) as page:
+        assert page.status == 200
+    _, said = server.interrupt()
+    assert _said(said) & HEAVY == SERVE
