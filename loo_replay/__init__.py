@@ -21,7 +21,6 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib.abc import MetaPathFinder
 from pathlib import Path
 from types import ModuleType
 
@@ -103,10 +102,11 @@ def _loads_compiled(name: str) -> bool:
     return True
 
 
-class _SourceFirst(MetaPathFinder):
+class _SourceFirst:
     """Finds this package's modules as Python source where the compiled ones must not be
     used.  The compiled modules read each other's extension types as C structures, so they
-    are used all together or not at all."""
+    are used all together or not at all.  A finder of ``sys.meta_path`` by its method alone:
+    ``importlib.abc``'s base class would cost every command 20 ms of imports."""
 
     def find_spec(
         self,

@@ -26,6 +26,10 @@ class WorkerError(LooReplayError):
     """The processes or the cluster that do the work cannot be used."""
 
 
+class SchedulerError(WorkerError, RuntimeError):
+    """``--scheduler`` names no cluster that can be used (none answers, or no Dask)."""
+
+
 def first_line(text: str) -> str:
     """A library's message (DuckDB's, Dask's) to one sentence: they carry context lines and
     hints after the first."""

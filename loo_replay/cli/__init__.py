@@ -24,7 +24,7 @@ from typer.main import get_command_from_info
 from typer.models import CommandInfo
 
 from loo_replay import build_status, version_line
-from loo_replay.run.workers import SchedulerError
+from loo_replay.errors import SchedulerError
 
 # Every command in the order of the help: the module of this package that defines it (as a
 # function of the command's name), and its line in ``loo-replay --help``, which is the first

@@ -16,18 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from loo_replay.engine.analysis import SKIPPED, DealAnalysis, analyse_deal, start_of_play
-from loo_replay.engine.judging import DEFAULT_SAMPLES, DealDecisions, judge_deal
-from loo_replay.engine.judging import SKIPPED as JUDGE_SKIPPED
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.pieces import Piece as FilePiece
 from loo_replay.logs.pieces import plan_pieces, read_piece
 from loo_replay.logs.reader import Document, ReadError
-from loo_replay.output.analysis import rendered_analysis
-from loo_replay.output.decisions import Judged
 from loo_replay.output.json_document import Rendered, rendered_json
 from loo_replay.output.text import rendered_text
 from loo_replay.rulesets import RuleChoice
@@ -40,6 +35,10 @@ from loo_replay.run.audit import (
     read_paths,
 )
 from loo_replay.run.workers import dask_map, ordered_map
+
+if TYPE_CHECKING:  # the analysis is imported where it runs: validate does without it
+    from loo_replay.engine.analysis import DealAnalysis
+    from loo_replay.engine.judging import DealDecisions
 
 S = TypeVar("S")
 # Input bytes per task: enough to amortise a process hop, few enough that the last tasks
@@ -146,15 +145,20 @@ class AnalyseSpec:
 
 @dataclass(frozen=True)
 class Sampling:
-    """``--samples`` and ``--seed`` of ``--decisions``."""
+    """``--samples`` and ``--seed`` of ``--decisions`` (the commands' defaults:
+    ``engine.judging.DEFAULT_SAMPLES`` and 0)."""
 
-    samples: int = DEFAULT_SAMPLES
+    samples: int
     seed: int = 0
 
 
 def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Rendered]:
     """analyse's step: audit, analyse and render a task's documents (in a worker process or
     here)."""
+    from loo_replay.engine.analysis import SKIPPED, DealAnalysis, analyse_deal, start_of_play
+    from loo_replay.output.analysis import rendered_analysis
+    from loo_replay.output.decisions import Judged
+
     source, spec = task
     batch = []
     for doc in documents(source, spec.limits):
@@ -187,9 +191,11 @@ def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Rendered]:
 
 
 def _judged(item: SessionReport, sampling: Sampling) -> list[DealDecisions]:
+    from loo_replay.engine.judging import SKIPPED, DealDecisions, judge_deal
+
     options = item.options
     if options is None:
-        return [DealDecisions(JUDGE_SKIPPED, "not_audited") for _ in item.deals]
+        return [DealDecisions(SKIPPED, "not_audited") for _ in item.deals]
     return [judge_deal(d, options, sampling.samples, sampling.seed, item.id) for d in item.deals]
 
 

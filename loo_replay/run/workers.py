@@ -24,7 +24,7 @@ from multiprocessing.context import (
 )
 from typing import Any, TypeVar
 
-from loo_replay.errors import WorkerError, first_line
+from loo_replay.errors import SchedulerError, first_line
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -32,10 +32,6 @@ R = TypeVar("R")
 # How long a Dask scheduler has to answer before ``--scheduler`` gives up: a scheduler
 # that is up answers in milliseconds, even across a network.
 SCHEDULER_TIMEOUT = 5.0
-
-
-class SchedulerError(WorkerError, RuntimeError):
-    """``--scheduler`` names no cluster that can be used (none answers, or no Dask)."""
 
 
 def ordered_map(
