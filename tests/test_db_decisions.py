@@ -205,24 +205,37 @@ def test_player_stats_are_the_rows_summed_here(judged: dict[int, Path]) -> None:
 def test_stats_prints_each_players_judged_figures_as_the_view_has_them(
     judged: dict[int, Path], tmp_path: Path
 ) -> None:
-    """``stats`` ends with accuracy, chips lost per deal and the three classes, from
-    ``player_stats``; "-" for a player with no judged decision; without any judged
-    decision in the file, the columns are left out."""
+    """``stats`` ends with the decisions, the judged deals sat in, accuracy, tricks lost a
+    deal and the three classes; the counts and classes as ``player_stats`` has them, the
+    accuracy and the loss "too few to judge" under 30 decisions (their values with their
+    standard errors: tests/test_numbers.py); "-" for a player with no judged decision;
+    without any judged decision in the file, the columns are left out."""
     db = judged[1]
     shown = run("stats", "--db", db)
     assert shown.returncode == 0, shown.stderr
     head, _rule, *lines, _count = shown.stdout.splitlines()
-    names = ["accuracy", "loss_per_deal", "inaccuracies", "mistakes", "blunders"]
-    assert head.split()[-5:] == names
-    view = {r[0]: r[1:] for r in sql(db, f"SELECT player, {', '.join(names)} FROM player_stats")}
-    printed = {line.split()[0]: line.split()[-5:] for line in lines}
+    names = [
+        "decisions", "deals_judged", "accuracy", "tricks_lost_a_deal", "inaccuracies",
+        "mistakes", "blunders",
+    ]  # fmt: skip
+    assert head.split()[-7:] == names
+    view = {
+        r[0]: r[1:]
+        for r in sql(
+            db,
+            "SELECT player, decisions, deals_judged, inaccuracies, mistakes, blunders "
+            "FROM player_stats",
+        )
+    }
+    printed = {cells[0]: cells[-7:] for cells in (re.split(r"\s{2,}", line) for line in lines)}
     assert set(printed) == set(view)
-    for player, (accuracy, per_deal, *classes) in view.items():
-        if per_deal is None:
-            assert printed[player] == ["-"] * 5
+    for player, (n, deals, *classes) in view.items():
+        if n is None:
+            assert printed[player] == ["-"] * 7
             continue
-        want = ["-" if accuracy is None else f"{accuracy:.1f}", f"{per_deal:.2f}"]
-        assert printed[player] == want + [str(c) for c in classes]
+        assert n < 30  # a few simulated deals: every player too few to judge
+        want = [str(n), str(deals), "too few to judge", "-", *(str(c) for c in classes)]
+        assert printed[player] == want
 
     plain = tmp_path / "plain.duckdb"
     assert run("ingest", SAMPLE_LOGS, "--db", plain, "--no-analysis").returncode == 0

@@ -137,7 +137,7 @@ def _walk_mistakes(page: Any, decisions: dict[str, Any]) -> None:
         expected = [
             [
                 _label(key),
-                ("+" if v["value"] > 0 else "") + f"{v['value']:.2f}",
+                ("+" if v["value"] > 0 else "") + f"{v['value']:.2f}".replace("-", "−"),
                 f"{v['se']:.2f}",
                 ", ".join(
                     m

@@ -381,13 +381,13 @@
       const label = el("td");
       redCards(label, o.label);
       const marks = [o.chosen ? "chosen" : "", o.best ? "best" : ""].filter(Boolean).join(", ");
-      line.append(label, el("td", null, (o.value > 0 ? "+" : "") + o.value.toFixed(2)),
-        el("td", null, o.se.toFixed(2)), el("td", "mark", marks));
+      line.append(label, el("td", null, o.shown), el("td", null, o.seShown),
+        el("td", "mark", marks));
       tbl.append(line);
     });
     decision.append(tbl);
-    decision.append(el("div", "loss", "loss " + d.loss.toFixed(2) + " \u00b1 " + d.lossSe.toFixed(2) +
-      " chips" + (d.class ? ": " + d.class : "")));
+    decision.append(el("div", "loss", "loss " + d.lossShown + " chips" +
+      (d.class ? ": " + d.class : "")));
     const msg = el("div", "msg");
     redCards(msg, d.message);
     decision.append(msg);

@@ -290,12 +290,18 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
 
     Deals, declarations, loos, tricks, net chips and violations; from the double-dummy
     analysis, tricks thrown away per 100 deals played and avoidable loos; from judged
-    decisions (a load with --decisions), accuracy, chips lost per deal, inaccuracies,
+    decisions (a load with --decisions), their number, accuracy and tricks lost per deal
+    with their standard errors (under 30 decisions, too few to judge), inaccuracies,
     mistakes and blunders.  Highest loo rate first.
     """
     from loo_replay.db.errors import DatabaseError
     from loo_replay.db.interrupts import bounded
-    from loo_replay.db.queries import JUDGED_COLUMNS, open_for_reading, player_stats
+    from loo_replay.db.queries import (
+        JUDGED_COLUMNS,
+        STATS_COLUMNS,
+        open_for_reading,
+        player_stats,
+    )
     from loo_replay.db.schema import reading
 
     try:
@@ -308,34 +314,44 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
                 con.close()
     except DatabaseError as exc:
         fail(str(exc))
-    found = list(result.rows)
-    judged = any(row[-JUDGED_COLUMNS + 1] is not None for row in found)  # a loss per deal
-    rows = [
-        (
-            *row[:6],
-            None if row[6] is None else f"{row[6]:.1%}",
-            *row[7:11],
-            None if row[11] is None else f"{row[11]:.1f}",
-            row[12],
-            *(_judged_cells(row[-JUDGED_COLUMNS:]) if judged else ()),
-        )
-        for row in found
-    ]
+    rows = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
     if not rows:
         typer.echo(f"no deals in {db} yet; load some with `loo-replay ingest`")
         return
-    columns = result.columns if judged else result.columns[:-JUDGED_COLUMNS]
-    for line in table_lines(columns, rows):
+    judged = any(r["decisions"] is not None for r in rows)
+    columns = list(STATS_COLUMNS if judged else STATS_COLUMNS[:-JUDGED_COLUMNS])
+    shown = (_stats_row(r, STATS_COLUMNS[:6], JUDGED_COLUMNS if judged else 0) for r in rows)
+    for line in table_lines(columns, shown):
         typer.echo(line)
 
 
-def _judged_cells(values: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Accuracy (%), chips lost per deal and the three classes; "-" for a player none of
-    whose decisions were judged."""
-    accuracy, per_deal, *classes = values
-    if per_deal is None:
-        return ("-",) * (2 + len(classes))
-    return ("-" if accuracy is None else f"{accuracy:.1f}", f"{per_deal:.2f}", *classes)
+def _stats_row(r: dict[str, Any], first: Iterable[str], judged: int) -> tuple[Any, ...]:
+    """A player's line of ``stats`` (docs/database.md, "stats"): the loo rate with the
+    deals it is of; the judged decisions' accuracy and tricks lost a deal, each with its
+    standard error, or "too few to judge" (``output.decisions.judged_cells``); "-" for
+    a player none of whose decisions were judged.  ``first``: the columns shown as they
+    are; ``judged``: the number of decision columns, 0 for none."""
+    from loo_replay.output import numbers
+    from loo_replay.output.decisions import judged_cells
+
+    thrown = r["thrown_per_100"]
+    cells: tuple[Any, ...] = (
+        *(r[c] for c in first),
+        "-" if r["loo_rate"] is None else numbers.rate(r["looed_playing"], r["played_known"]),
+        r["tricks"],
+        r["net_chips"],
+        r["violations"],
+        r["revokes"],
+        None if thrown is None else numbers.fixed(thrown, 1),
+        r["avoidable_loos"],
+    )
+    if not judged:
+        return cells
+    if r["decisions"] is None:
+        return (*cells, *("-",) * judged)
+    acc, loss = judged_cells(r, "-")
+    classes = (r["inaccuracies"], r["mistakes"], r["blunders"])
+    return (*cells, r["decisions"], r["deals_judged"], acc, loss, *classes)
 
 
 def query(
@@ -448,24 +464,30 @@ TABLE_ROWS = 10_000
 
 def table_lines(columns: list[str], rows: Iterable[tuple[Any, ...]]) -> Iterator[str]:
     """An aligned text table of at most ``TABLE_ROWS`` rows; text from the database is made
-    safe to print."""
+    safe to print, a column of numbers is written alike (``numbers.column``: the same
+    decimals throughout, a true minus sign) and aligned right."""
     from loo_replay.db.queries import text_of
+    from loo_replay.output import numbers
     from loo_replay.output.text import safe
 
     if not columns:
         return
     columns = [safe(c, 60) for c in columns]
-    cells: list[list[str]] = []
-    numeric = [True] * len(columns)
+    kept: list[tuple[Any, ...]] = []
     more = False
     for row in rows:
-        if len(cells) == TABLE_ROWS:
+        if len(kept) == TABLE_ROWS:
             more = True
             break
-        cells.append([safe(text_of(v), 60) for v in row])
-        for i, v in enumerate(row):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float)):
-                numeric[i] = False
+        kept.append(row)
+    numeric = [
+        all(v is None or numbers.is_number(v) for v in values) for values in zip(*kept, strict=True)
+    ] or [False] * len(columns)
+    shown = [
+        numbers.column(values) if num else [safe(text_of(v), 60) for v in values]
+        for values, num in zip(zip(*kept, strict=True), numeric, strict=True)
+    ]
+    cells = [list(line) for line in zip(*shown, strict=True)]
     widths = [len(c) for c in columns]
     for line in cells:
         widths = [max(w, len(v)) for w, v in zip(widths, line, strict=True)]

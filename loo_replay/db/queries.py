@@ -156,13 +156,46 @@ STATS_COLUMNS = (
     "revokes",
     "thrown_per_100",
     "avoidable_loos",
+    "decisions",
+    "deals_judged",
     "accuracy",
-    "loss_per_deal",
+    "tricks_lost_a_deal",
     "inaccuracies",
     "mistakes",
     "blunders",
 )
-JUDGED_COLUMNS = 5  # the last columns: the judged decisions, NULL for a player with none
+JUDGED_COLUMNS = 7  # the last columns: the judged decisions, NULL for a player with none
+
+# Each player's judged decisions (docs/judging-decisions.md, "Output"): their number; the
+# accuracy's mean, how many decisions it averages and its standard error (the spread over
+# the root of their number); the loss in units, each decision's chips over its deal's
+# worth of a trick, so that unlike stakes add up, with its standard error (the root of the
+# summed squared standard errors); and per judged deal the player sat in.  The stats and
+# the decisions page read it.
+PLAYER_DECISIONS = """
+    WITH judged AS (
+        SELECT c.player, count(*) AS decisions,
+               count(c.accuracy) AS accuracy_n, avg(c.accuracy) AS accuracy,
+               stddev_samp(c.accuracy) / sqrt(count(c.accuracy)) AS accuracy_se,
+               sum(c.loss / j.unit) AS loss_units,
+               sqrt(sum(power(c.loss_se / j.unit, 2))) AS loss_units_se,
+               count(*) FILTER (WHERE c.severity = 'inaccuracy') AS inaccuracies,
+               count(*) FILTER (WHERE c.severity = 'mistake') AS mistakes,
+               count(*) FILTER (WHERE c.severity = 'blunder') AS blunders
+        FROM decisions c JOIN decision_deals j USING (session_id, deal_index)
+        WHERE c.chosen GROUP BY c.player
+    ),
+    sat AS (
+        SELECT s.player, count(*) AS deals_judged
+        FROM seats s JOIN decision_deals d USING (session_id, deal_index)
+        WHERE d.status = 'judged' GROUP BY s.player
+    )
+    SELECT j.player, j.decisions, t.deals_judged, j.accuracy, j.accuracy_n, j.accuracy_se,
+           j.loss_units, j.loss_units_se, j.loss_units / t.deals_judged AS loss_a_deal,
+           j.loss_units_se / t.deals_judged AS loss_a_deal_se,
+           j.inaccuracies, j.mistakes, j.blunders
+    FROM judged j JOIN sat t USING (player)
+"""
 
 
 def judged_sessions(con: duckdb.DuckDBPyConnection) -> int:
@@ -218,12 +251,13 @@ def loaded_counts(con: duckdb.DuckDBPyConnection, session_ids: Sequence[str]) ->
 
 
 def player_stats(con: duckdb.DuckDBPyConnection) -> Rows:
-    """The ``player_stats`` view, highest loo rate first, with the double-dummy analysis:
-    tricks thrown away per 100 analysed deals played, and avoidable loos (NULL for a
-    player with no analysed deal); then the judged decisions' accuracy, chips lost per
-    deal and classes (NULL for a player with none judged)."""
+    """The ``player_stats`` view, highest loo rate first, with the deals its loo rate is
+    of (``played_known``); the double-dummy analysis: tricks thrown away per 100 analysed
+    deals played, and avoidable loos (NULL for a player with no analysed deal); then the
+    judged decisions of ``PLAYER_DECISIONS`` (NULL for a player with none judged).  The
+    columns are named as the query gives them; ``stats`` shows ``STATS_COLUMNS``."""
     cursor = con.execute(
-        """
+        f"""
         WITH thrown AS (
             SELECT player, 100.0 * sum(lost) / count(*) AS thrown_per_100
             FROM analysis_players GROUP BY player
@@ -231,16 +265,24 @@ def player_stats(con: duckdb.DuckDBPyConnection) -> Rows:
         avoidable AS (
             SELECT player, count(*) AS avoidable_loos FROM analysis_notes
             WHERE code = 'avoidable-loo' GROUP BY player
-        )
-        SELECT player, deals_seated, played, passed, took_miss, looed, loo_rate, tricks,
-            net_chips, violations, revokes, t.thrown_per_100,
-            CASE WHEN t.player IS NOT NULL THEN coalesce(a.avoidable_loos, 0) END,
-            accuracy, loss_per_deal, inaccuracies, mistakes, blunders
+        ),
+        known AS (
+            SELECT player, count(*) FILTER (WHERE active AND looed) AS looed_playing,
+                   count(*) FILTER (WHERE active AND looed IS NOT NULL) AS played_known
+            FROM seats GROUP BY player
+        ),
+        judged AS ({PLAYER_DECISIONS})
+        SELECT player, deals_seated, played, passed, took_miss, looed, loo_rate,
+            k.looed_playing, k.played_known, tricks, net_chips, violations, revokes, t.thrown_per_100,
+            CASE WHEN t.player IS NOT NULL THEN coalesce(a.avoidable_loos, 0) END
+                AS avoidable_loos,
+            j.* EXCLUDE (player)
         FROM player_stats LEFT JOIN thrown t USING (player) LEFT JOIN avoidable a USING (player)
+        LEFT JOIN known k USING (player) LEFT JOIN judged j USING (player)
         ORDER BY loo_rate DESC NULLS LAST, player
         """
     )
-    return Rows(list(STATS_COLUMNS), iter(cursor.fetchall()))
+    return Rows([d[0] for d in cursor.description or ()], iter(cursor.fetchall()))
 
 
 _READ_ONLY = re.compile(r'Cannot execute statement of type "(?P<kind>[^"]+)"')
@@ -364,13 +406,15 @@ def _export_table(con: duckdb.DuckDBPyConnection, name: str, path: Path, partiti
 
 
 def text_of(value: Any) -> str:
-    """A value as one line of text: NULL empty, lists and maps as JSON, bytes decoded."""
+    """A value as one line of text, for CSV and a table's text columns: NULL empty, a float
+    in full (the shortest text that reads back the same: a program's value, not
+    ``numbers.column``'s rounding), lists and maps as JSON, bytes decoded."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return repr(value)
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes(value).decode("utf-8", "backslashreplace")
     if isinstance(value, list | dict | tuple):

@@ -249,7 +249,7 @@ def players(con: duckdb.DuckDBPyConnection, f: PlayerFilters) -> Listed:
             WHERE p.name IS NOT NULL GROUP BY p.player
         ),
         listed AS (
-            SELECT t.player, n.name, t.sessions, t.deals, t.played, t.looed,
+            SELECT t.player, n.name, t.sessions, t.deals, t.played, t.looed, t.played_known,
                    CASE WHEN t.played_known > 0 THEN t.looed / t.played_known END AS loo_rate,
                    t.net, coalesce(v.violations, 0) AS violations,
                    coalesce(v.revokes, 0) AS revokes

@@ -24,7 +24,7 @@ from loo_replay.explorer.lists import (
     SessionFilters,
 )
 from loo_replay.html import Markup, escape
-from loo_replay.output import wording
+from loo_replay.output import numbers, wording
 from loo_replay.reports import pages, registry
 from loo_replay.reports.pages import _code, _td, panel, table, text
 from loo_replay.reports.rows import SessionSummary
@@ -176,18 +176,25 @@ def players_page(listed: Listed, f: PlayerFilters, source: str) -> str:
         who = text(r["player"], 80)
         if r["name"] and r["name"] != r["player"]:
             who = Markup(f'{text(r["name"], 80)} <span class="muted">{who}</span>')
-        rate = "–" if r["loo_rate"] is None else f"{r['loo_rate']:.1%}"
         rows.append(
             "<tr>"
             + _td(who)
-            + _td(_link(SessionFilters(player=r["player"]).link(SESSIONS), r["sessions"]), True)
+            + _td(
+                _link(
+                    SessionFilters(player=r["player"]).link(SESSIONS), numbers.count(r["sessions"])
+                ),
+                True,
+            )
             + _td(r["deals"], True)
             + _td(r["played"], True)
             + _td(r["looed"], True)
-            + _td(rate, True)
-            + _td(r["net"], True)
+            + _td(numbers.rate(r["looed"], r["played_known"]), True)
+            + _td(pages._signed(r["net"]), True)
             + _td(
-                _link(FindingFilters(player=r["player"]).link(FINDINGS), f"{r['violations']:,}")
+                _link(
+                    FindingFilters(player=r["player"]).link(FINDINGS),
+                    numbers.count(r["violations"]),
+                )
                 if r["violations"]
                 else Markup("0"),
                 True,

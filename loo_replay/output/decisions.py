@@ -8,10 +8,12 @@ judged deal's players in one line, and a table of the players at the end.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from loo_replay.engine.judging import SKIPPED, DealDecisions, Decision
+from loo_replay.output import numbers
 from loo_replay.output.analysis import AnalysisSummary
 from loo_replay.output.analysis import summary_line as analysis_summary_line
 from loo_replay.output.text import Style, safe
@@ -94,6 +96,47 @@ def accuracy_se(row: list[float]) -> float | None:
     mean = row[ACC_SUM] / n
     variance = max(0.0, (row[ACC_SQ] - n * mean * mean) / (n - 1))
     return float((variance / n) ** 0.5)
+
+
+TOO_FEW_WORDS = "too few to judge"
+
+
+def judged_figures(
+    decisions: int,
+    accuracy: float | None,
+    accuracy_se: float | None,
+    accuracy_n: int,
+    loss: float,
+    loss_se: float,
+    places: int,
+    none: str = "-",
+) -> tuple[str, str] | None:
+    """A player's accuracy with its standard error and count (``71.3% ± 2.1 of 40``) and
+    their loss in units with its standard error (``0.42 ± 0.08``, to ``places``), for the
+    text, ``stats`` and the decisions page alike; None under ``TOO_FEW`` judged decisions,
+    which are "too few to judge"; ``none`` for an accuracy no decision gave."""
+    if decisions < TOO_FEW:
+        return None
+    shown = numbers.estimate(accuracy, accuracy_se, 1, "%") if accuracy is not None else None
+    acc = none if shown is None else f"{shown} of {numbers.count(accuracy_n)}"
+    return acc, numbers.estimate(loss, loss_se, places)
+
+
+def judged_cells(r: Mapping[str, Any], none: str) -> tuple[str, str]:
+    """A player's row of the database's judged figures (``db.queries.PLAYER_DECISIONS``)
+    as ``stats`` and the decisions page show it: the accuracy and the tricks lost a deal,
+    each with its standard error, or "too few to judge" and ``none``."""
+    shown = judged_figures(
+        r["decisions"],
+        r["accuracy"],
+        r["accuracy_se"],
+        r["accuracy_n"],
+        r["loss_a_deal"],
+        r["loss_a_deal_se"],
+        2,
+        none,
+    )
+    return shown or (TOO_FEW_WORDS, none)
 
 
 def _player_json(row: list[float]) -> dict[str, Any]:
@@ -214,21 +257,18 @@ def summary_line(s: DecisionSummary) -> str:
     ]
     for name, row in sorted(s.players.items()):
         n = int(row[DECISIONS])
-        if n < TOO_FEW:
-            rows.append(f"{safe(name)[:16]:<16} {n:>9} {'':>15} {'too few to judge':>22}")
+        mean = row[ACC_SUM] / row[ACC_N] if row[ACC_N] else None
+        shown = judged_figures(
+            n, mean, accuracy_se(row), int(row[ACC_N]), row[UNITS], row[UNITS_VAR] ** 0.5, 1
+        )
+        if shown is None:
+            rows.append(f"{safe(name)[:16]:<16} {n:>9} {'':>15} {TOO_FEW_WORDS:>22}")
             continue
-        loss = f"{row[UNITS]:.1f} ± {row[UNITS_VAR] ** 0.5:.1f}"
-        se = accuracy_se(row)
-        if not row[ACC_N]:
-            acc = "-"
-        else:
-            mean = row[ACC_SUM] / row[ACC_N]
-            doubt = "" if se is None else f" ± {se:.1f}"
-            acc = f"{mean:.1f}%{doubt} of {int(row[ACC_N])}"
+        acc, loss = shown
         rows.append(f"{safe(name)[:16]:<16} {n:>9} {loss:>15} {acc:>22}")
     rows.append(
         f"loss in tricks: chips lost over each deal's worth of a trick, with its standard "
         f"error; accuracy: the mean over the decisions whose choices differed, their number; "
-        f"under {TOO_FEW} judged decisions a player is too few to judge"
+        f"under {TOO_FEW} judged decisions a player is {TOO_FEW_WORDS}"
     )
     return "\n".join(rows)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from loo_replay.output import numbers
+
 # Per-player fields (``<field>.<player>``): what one of the player's amounts is called.
 PLAYER_FIELDS = {
     "payouts": "payout",
@@ -26,8 +28,8 @@ DEAL_FIELDS = {
 
 
 def chips(value: int) -> str:
-    """An amount of chips, with thousands marked: ``811,188``."""
-    return f"{value:,}"
+    """An amount of chips, with thousands marked: ``811,188`` (``numbers.count``)."""
+    return numbers.count(value)
 
 
 def stack(value: int) -> str:

@@ -20,6 +20,7 @@ from loo_replay.engine.model import Violation
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Knowledge
 from loo_replay.html import escape, script_json
+from loo_replay.output import numbers
 from loo_replay.output.decisions import decision_json
 from loo_replay.output.text import safe
 from loo_replay.output.wording import DERIVED_HANDS, discrepancy, display_names, unchecked
@@ -159,6 +160,8 @@ def _judged(rp: DealReplay, index: int, step: dict[str, Any]) -> dict[str, Any]:
                 {
                     "label": option_label(key),
                     **value,
+                    "shown": numbers.signed_fixed(value["value"], 2),
+                    "seShown": numbers.fixed(value["se"], 2),
                     "chosen": key == d.chosen,
                     "best": key == d.best,
                 }
@@ -166,6 +169,7 @@ def _judged(rp: DealReplay, index: int, step: dict[str, Any]) -> dict[str, Any]:
             ],
             "loss": shown["loss"],
             "lossSe": shown["loss_se"],
+            "lossShown": numbers.estimate(shown["loss"], shown["loss_se"], 2),
             "class": d.klass,
             "message": safe(d.message, 400),
         }

@@ -16,6 +16,7 @@ from typing import Any
 from loo_replay.collusion.screen import UNLIKELY
 from loo_replay.db.content import Coverage
 from loo_replay.html import Markup, escape
+from loo_replay.output import numbers
 from loo_replay.reports import pages, registry
 from loo_replay.reports.fairness_page import band_figure
 from loo_replay.reports.pages import INDEX, figure_panel, page, panel, table, text
@@ -32,17 +33,13 @@ def _label(r: Mapping[str, Any]) -> str:
     return text(f"{r['player_a']}–{r['player_b']}: {r['test']}", 90)
 
 
-def _fmt(v: object, spec: str) -> str:
-    return "–" if v is None else format(v, spec)
-
-
 def _tests(rows: Sequence[Mapping[str, Any]]) -> str:
     body = (
         "<tr>"
         f"<td>{text(_pair(r), 130)}</td><td>{text(r['test'])}</td>"
         f'<td class="num">{r["opportunities"]:,}</td>'
-        f'<td class="num">{_fmt(r["p_value"], ".2g")}</td>'
-        f'<td class="num">{_fmt(r["p_adjusted"], ".2g")}</td>'
+        f'<td class="num">{numbers.p_value(r["p_value"])}</td>'
+        f'<td class="num">{numbers.p_value(r["p_adjusted"])}</td>'
         f"<td>{'<strong>flagged</strong> ' if r['flagged'] else ''}{text(r['message'], 400)}</td>"
         "</tr>"
         for r in rows
@@ -66,7 +63,7 @@ def _deals(
         session = text(sid, 128)
         if (link := links.get(sid)) is not None:
             session = Markup(f'<a href="{escape(link)}">{session}</a>')
-        deal = _fmt(a["deal"], ",")
+        deal = "–" if a["deal"] is None else numbers.count(a["deal"])
         if (replay := replays.get((sid, a["deal_index"]))) is not None:
             deal = f'<a href="{escape(replay)}">{deal} ▸</a>'
         return (

@@ -1,8 +1,10 @@
 """The judged decisions page of the reports (docs/judging-decisions.md, "In the database and
 the reports"): was each declaration and card right, given what its player knew?
 
-Reads the tables ``ingest --decisions`` loads.  Per player, accuracy and the chips their
-decisions lost per deal, overall and session by session; each session's costliest
+Reads the tables ``ingest --decisions`` loads.  Per player, accuracy and the tricks' worth
+their decisions lost per deal (chips over each deal's worth of a trick, so unlike stakes
+add up), each with its standard error and counts, "too few to judge" under 30 decisions,
+overall and session by session; each session's costliest
 decisions, linked to their deals' replay pages; and the "leak" table: how often each
 player stood against how often standing was right, by the strength of the hand held (the
 collusion screen's measure, docs/collusion.md, "Hand strength").  A database with nothing
@@ -19,7 +21,8 @@ import polars as pl
 
 from loo_replay.db.content import Coverage, live
 from loo_replay.html import Markup, escape
-from loo_replay.output import wording
+from loo_replay.output import numbers, wording
+from loo_replay.output.decisions import TOO_FEW, TOO_FEW_WORDS, judged_cells
 from loo_replay.reports import pages, queries, registry
 from loo_replay.reports.figures import (
     Colours,
@@ -41,26 +44,19 @@ SESSIONS_LISTED = 50  # the latest sessions whose costliest decisions are listed
 TITLE = "Loo · judged decisions"
 
 
-def _fmt(v: object, spec: str) -> str:
-    return "–" if v is None else format(v, spec)
-
-
-def _signed(v: float) -> str:
-    return f"{v:+.2f}".replace("-", "−")
-
-
 def _players(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> str:
     body = (
         f"<tr><td>{text(names[r['player']], 80)}</td>"
-        f'<td class="num">{r["decisions"]:,}</td><td class="num">{r["deals_judged"]:,}</td>'
-        f'<td class="num">{_fmt(r["accuracy"], ".1f")}</td>'
-        f'<td class="num">{r["loss_per_deal"]:.2f}</td>'
-        f'<td class="num">{r["inaccuracies"]:,}</td><td class="num">{r["mistakes"]:,}</td>'
-        f'<td class="num">{r["blunders"]:,}</td></tr>'
+        f'<td class="num">{numbers.count(r["decisions"])}</td>'
+        f'<td class="num">{numbers.count(r["deals_judged"])}</td>'
+        + "".join(f'<td class="num">{shown}</td>' for shown in judged_cells(r, "–"))
+        + f'<td class="num">{numbers.count(r["inaccuracies"])}</td>'
+        f'<td class="num">{numbers.count(r["mistakes"])}</td>'
+        f'<td class="num">{numbers.count(r["blunders"])}</td></tr>'
         for r in rows
     )
-    head = [("player", False), ("decisions", True), ("deals", True), ("accuracy %", True),
-            ("chips lost a deal", True), ("inaccuracies", True), ("mistakes", True),
+    head = [("player", False), ("decisions", True), ("deals", True), ("accuracy", True),
+            ("tricks lost a deal", True), ("inaccuracies", True), ("mistakes", True),
             ("blunders", True)]  # fmt: skip
     return table(head, body)
 
@@ -75,15 +71,16 @@ def _costliest(
     """One session's costliest decisions, each deal linked to its replay page."""
 
     def row(r: Mapping[str, Any]) -> str:
-        deal = f"{r['deal']:,}"
+        deal = numbers.count(r["deal"])
         if (replay := replays.get((sid, r["deal_index"]))) is not None:
             deal = f'<a href="{escape(replay)}#event-{r["event"]}">{deal} ▸</a>'
         what = "declaration" if r["kind"] == "declare" else f"card, trick {r['trick']}"
         return (
             f'<tr><td class="num">{deal}</td><td>{text(names[r["player"]], 80)}</td>'
-            f"<td>{what}</td><td>{text(r['chosen'], 40)} ({_signed(r['chosen_value'])})</td>"
-            f"<td>{text(r['best'], 40)} ({_signed(r['best_value'])})</td>"
-            f'<td class="num">{r["loss"]:.2f} ± {r["loss_se"]:.2f}</td>'
+            f"<td>{what}</td>"
+            f"<td>{text(r['chosen'], 40)} ({numbers.signed_fixed(r['chosen_value'], 2)})</td>"
+            f"<td>{text(r['best'], 40)} ({numbers.signed_fixed(r['best_value'], 2)})</td>"
+            f'<td class="num">{numbers.estimate(r["loss"], r["loss_se"], 2)}</td>'
             f"<td>{text(r['severity'] or '–', 20)}</td><td>{text(r['message'], 400)}</td></tr>"
         )
 
@@ -103,11 +100,11 @@ def _costliest(
 
 def _band(band: int) -> str:
     low = band * queries.LEAK_BAND / 1000
-    return f"{low:.1f}–{low + queries.LEAK_BAND / 1000:.1f}"
+    return f"{numbers.fixed(low, 1)}–{numbers.fixed(low + queries.LEAK_BAND / 1000, 1)}"
 
 
 def _share(n: int, of: int) -> str:
-    return f"{n:,} ({n / of:.0%})" if of else "–"
+    return f"{numbers.count(n)} ({numbers.percent(n / of)})" if of else "–"
 
 
 def _leaks(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> str:
@@ -159,20 +156,35 @@ def _nothing(con: duckdb.DuckDBPyConnection, counts: Mapping[str, int]) -> str:
 
 
 # What each decisions figure draws, per player and session (``queries.decisions_by_session``):
-# the column, the title, the axis and how a value reads in the hover.
+# the column, the title and the axis.
 DECISION_MEASURES = {
-    "accuracy": ("Accuracy per player, session by session", "accuracy (%)", "{:.0f}%"),
-    "loss_per_deal": ("Chips lost per deal, session by session", "chips per deal", "{:.2f}"),
+    "accuracy": ("Accuracy per player, session by session", "accuracy (%)"),
+    "loss_a_deal": ("Tricks lost per deal, session by session", "tricks' worth lost a deal"),
 }
+
+
+def _hover(r: Mapping[str, Any], measure: str) -> str:
+    """A point's value with its standard error and its counts; "too few to judge" under
+    30 judged decisions."""
+    if measure == "accuracy":
+        value = numbers.estimate(r["accuracy"], r["accuracy_se"], 1, "%")
+        shown = f"accuracy {value} of {numbers.count(r['accuracy_n'])}"
+    else:
+        value = numbers.estimate(r["loss_a_deal"], r["loss_a_deal_se"], 2)
+        shown = f"{value} tricks lost a deal"
+    few = f"; {TOO_FEW_WORDS}" if r["decisions"] < TOO_FEW else ""
+    decisions, deals = _plural(r["decisions"], "decision"), _plural(r["deals_judged"], "deal")
+    return f"{shown} ({decisions}, {deals} judged{few})"
 
 
 def decisions_figure(
     frame: pl.DataFrame, measure: str, colours: Colours, names: Names | None = None
 ) -> Figure:
     """A line per player over the sessions they had decisions judged in (earliest first):
-    their accuracy, or the chips their decisions lost per judged deal they sat in
-    (docs/judging-decisions.md, "In the database and the reports")."""
-    title, axis, shown_as = DECISION_MEASURES[measure]
+    their accuracy, or the tricks' worth their decisions lost per judged deal they sat in
+    (docs/judging-decisions.md, "In the database and the reports"), each point's hover
+    with its standard error and counts."""
+    title, axis = DECISION_MEASURES[measure]
     frame = frame.filter(pl.col(measure).is_not_null())
     if frame.is_empty():
         return _empty(title, "No decision judged had options of different worth.")
@@ -192,9 +204,7 @@ def decisions_figure(
                 y=[r[measure] for r in rows],
                 line={"color": _colour(colours, player)},
                 hovertext=[
-                    f"{label(r['session_id'])}<br>{shown[player]}: "
-                    f"{shown_as.format(r[measure])} ({_plural(r['decisions'], 'decision')}, "
-                    f"{_plural(r['deals_judged'], 'deal')} judged)"
+                    f"{label(r['session_id'])}<br>{shown[player]}: {_hover(r, measure)}"
                     for r in rows
                 ],
                 hoverinfo="text",
@@ -247,7 +257,10 @@ def decisions_page(
     )
     if not counts["decisions"]:
         return page(TITLE, masthead, _nothing(con, counts), footer)
-    players = queries.decision_players(con).to_dicts()
+    # The players judged enough first, the most accurate first; then those too few to judge.
+    players = sorted(
+        queries.decision_players(con).to_dicts(), key=lambda r: r["decisions"] < TOO_FEW
+    )
     names_given = queries.player_names(con)
     everyone = {r["player"] for r in players}
     by_session = queries.decisions_by_session(con)
@@ -259,7 +272,12 @@ def decisions_page(
         "Every declaration and card with a choice, valued in chips over the deals that were "
         "possible from where the player sat (the other hands unseen), the rest played out "
         "with every hand open. Accuracy: 100 when the best option was chosen, 0 for the "
-        "worst. Advice, not a finding; docs/judging-decisions.md says how sure each figure is."
+        "worst; the ± is its standard error, over the number of decisions whose options "
+        "differed in worth. Tricks lost a deal: the chips each decision lost over what a "
+        "trick was worth in its deal (so that unlike stakes add up), per judged deal sat "
+        f"in, ± its standard error. Under {TOO_FEW} judged decisions a player is "
+        f"{TOO_FEW_WORDS}: a handful of decisions says little. Advice, not a finding; "
+        "docs/judging-decisions.md says how sure each figure is."
     )
     sessions = list(dict.fromkeys(costly["session_id"].to_list()))[-SESSIONS_LISTED:]
     body = (
@@ -270,7 +288,7 @@ def decisions_page(
         )
         + figure_panel(
             "decision-loss",
-            decisions_figure(by_session, "loss_per_deal", colours, names_given),
+            decisions_figure(by_session, "loss_a_deal", colours, names_given),
         )
         + panel(
             "Standing, by the hand held",

@@ -15,6 +15,7 @@ from typing import Any
 from loo_replay.db.content import Coverage
 from loo_replay.fairness.stats import binomial_band
 from loo_replay.html import Markup, escape
+from loo_replay.output import numbers
 from loo_replay.reports import registry
 from loo_replay.reports.figures import INK, Figure, figure, trace
 from loo_replay.reports.pages import (
@@ -141,15 +142,12 @@ def funnel_figure(rows: Sequence[Mapping[str, Any]], alpha: float) -> Figure:
 
 
 def _table(rows: Sequence[Mapping[str, Any]]) -> str:
-    def fmt(v: object, spec: str) -> str:
-        return "–" if v is None else format(v, spec)
-
     body = (
         "<tr>"
         f"<td>{text(r['test'])}</td><td>{text(_subject(r), 160)}</td>"
         f'<td class="num">{r["deals"]:,}</td>'
-        f'<td class="num">{fmt(r["p_value"], ".2g")}</td>'
-        f'<td class="num">{fmt(r["p_adjusted"], ".2g")}</td>'
+        f'<td class="num">{numbers.p_value(r["p_value"])}</td>'
+        f'<td class="num">{numbers.p_value(r["p_adjusted"])}</td>'
         f"<td>{'<strong>flagged</strong> ' if r['flagged'] else ''}{text(r['message'], 400)}</td>"
         "</tr>"
         for r in rows

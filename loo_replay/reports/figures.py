@@ -22,7 +22,7 @@ import duckdb
 import polars as pl
 
 from loo_replay.html import escape
-from loo_replay.output import wording
+from loo_replay.output import numbers, wording
 from loo_replay.output.text import safe
 from loo_replay.reports import queries
 
@@ -154,7 +154,7 @@ def figure(
 
 
 def _plural(n: int, what: str, many: str | None = None) -> str:
-    return f"{n:,} {what if n == 1 else many or what + 's'}"
+    return f"{numbers.count(n)} {what if n == 1 else many or what + 's'}"
 
 
 def unjudged(rejected: int, partial: int) -> list[str]:
@@ -195,13 +195,16 @@ def _rate(looed: int, played: int) -> float | None:
 
 
 def _rate_text(looed: int, played: int) -> str:
-    return f"{looed}/{played}" if played else "–"
+    return f"{numbers.count(looed)}/{numbers.count(played)}" if played else "–"
 
 
 def _rate_hover(who: str, looed: int, played: int) -> str:
     if not played:
         return f"{who}: never played with amounts known"
-    return f"{who}: looed {looed} of {played} deals played ({looed / played:.0%})"
+    return (
+        f"{who}: looed {numbers.count(looed)} of {numbers.count(played)} deals played "
+        f"({numbers.percent(looed / played)})"
+    )
 
 
 def deal_axis(deals: Iterable[int | None]) -> dict[str, Any]:

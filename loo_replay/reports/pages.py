@@ -17,7 +17,7 @@ from typing import Literal
 from loo_replay.db.content import Coverage, computed_when
 from loo_replay.engine.model import UNCHECKED_CHECKS
 from loo_replay.html import Markup, card, escape, script_json
-from loo_replay.output import wording
+from loo_replay.output import numbers, wording
 from loo_replay.output.text import safe
 from loo_replay.reports import registry
 from loo_replay.reports.figures import Figure, label, nothing_found
@@ -53,7 +53,7 @@ def text(value: object, limit: int = 200) -> Markup:
 
 
 def _num(value: object) -> str:
-    return "–" if value is None else f"{value:,}" if isinstance(value, int) else text(value)
+    return "–" if value is None else numbers.count(value) if isinstance(value, int) else text(value)
 
 
 def figure_html(key: str, fig: Figure) -> str:
@@ -344,7 +344,6 @@ def _players_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     head.append(("Violations", True))
     rows = []
     for p in sp.players:
-        rate = f"{p['looed'] / p['played_known']:.0%}" if p["played_known"] else "–"
         cells = [
             _td(p["seat"] + 1, True),
             _player_cell(p["player"], sp.colours, names.get(p["player"])),
@@ -353,7 +352,7 @@ def _players_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
             _td(p["passed"], True),
             _td(p["took_miss"], True),
             _td(p["looed"], True),
-            _td(rate, True),
+            _td(numbers.rate(p["looed"], p["played_known"]), True),
             _td(p["loo_chips"], True),
             _td(p["tricks"], True),
             _td(_signed(p["net"]), True),
@@ -382,9 +381,8 @@ def _stack(value: int | None) -> Markup:
 def _signed(value: int | None) -> Markup:
     if value is None:
         return Markup("–")
-    if value < 0:
-        return Markup(f'<span class="red">−{-value:,}</span>')
-    return Markup(f"+{value:,}" if value else "0")
+    shown = numbers.signed(value)
+    return Markup(f'<span class="red">{shown}</span>' if value < 0 else shown)
 
 
 def _deals_table(sp: SessionPage, shown: Mapping[str, str]) -> str:

@@ -14,6 +14,7 @@ import duckdb
 import polars as pl
 
 from loo_replay.collusion import strength
+from loo_replay.db.queries import PLAYER_DECISIONS
 
 MISS_DECLARATIONS = ("take_miss", "defend")
 SESSION_ORDER = "s.started_at NULLS LAST, s.session_id"  # earliest first; ``s`` is sessions
@@ -600,38 +601,41 @@ def decisions_skipped(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
 
 
 def decision_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """The ``player_stats`` view's decision columns, for the players with a decision judged;
-    the most accurate first."""
+    """Each player with a decision judged, as ``stats`` counts them (``PLAYER_DECISIONS``:
+    the accuracy with its count and standard error, the loss in units of each deal's trick
+    per judged deal sat in, with its standard error); the most accurate first."""
     return _frame(
         con,
-        """
-        SELECT player, decisions, deals_judged, decision_loss, loss_per_deal, accuracy,
-               inaccuracies, mistakes, blunders
-        FROM player_stats WHERE decisions IS NOT NULL
-        ORDER BY accuracy DESC NULLS LAST, player
-        """,
+        f"SELECT * FROM ({PLAYER_DECISIONS}) ORDER BY accuracy DESC NULLS LAST, player",
         {},
     )
 
 
 def decisions_by_session(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Per session (earliest first) and player: decisions judged, their accuracy and the
-    chips lost per judged deal sat in, as ``player_stats`` counts them over every session."""
+    """Per session (earliest first) and player: decisions judged, their accuracy with its
+    count and standard error, and the loss in units (one trick's worth of the deal) per
+    judged deal sat in, with its standard error, as ``decision_players`` counts them over
+    every session."""
     return _frame(
         con,
         f"""
         WITH j AS (
-            SELECT session_id, player, count(*) AS decisions, avg(accuracy) AS accuracy,
-                   sum(loss) AS loss
-            FROM decisions WHERE chosen GROUP BY session_id, player
+            SELECT c.session_id, c.player, count(*) AS decisions,
+                   count(c.accuracy) AS accuracy_n, avg(c.accuracy) AS accuracy,
+                   stddev_samp(c.accuracy) / sqrt(count(c.accuracy)) AS accuracy_se,
+                   sum(c.loss / d.unit) AS loss_units,
+                   sqrt(sum(power(c.loss_se / d.unit, 2))) AS loss_units_se
+            FROM decisions c JOIN decision_deals d USING (session_id, deal_index)
+            WHERE c.chosen GROUP BY c.session_id, c.player
         ),
         sat AS (
             SELECT t.session_id, t.player, count(*) AS deals
             FROM seats t JOIN decision_deals d USING (session_id, deal_index)
             WHERE d.status = 'judged' GROUP BY t.session_id, t.player
         )
-        SELECT j.session_id, j.player, j.decisions, j.accuracy, j.loss,
-               sat.deals AS deals_judged, j.loss / sat.deals AS loss_per_deal
+        SELECT j.session_id, j.player, j.decisions, j.accuracy, j.accuracy_n, j.accuracy_se,
+               sat.deals AS deals_judged, j.loss_units / sat.deals AS loss_a_deal,
+               j.loss_units_se / sat.deals AS loss_a_deal_se
         FROM j JOIN sat USING (session_id, player) JOIN sessions s USING (session_id)
         ORDER BY {SESSION_ORDER}, j.player
         """,
