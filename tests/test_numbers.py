@@ -127,6 +127,8 @@ def test_the_pages_and_the_explorer_write_the_same_numbers(db: Path, tmp_path: P
     # tricks, net chips.
     assert _row(page, "ann")[6:11] == ["0", "0% of 3", "0", "6", "+3"]
     assert _row(page, "bob")[6:11] == ["1", "33% of 3", "3", "3", "−16"]
+    # The chips figure's hover: each player's net so far, a change, signed.
+    assert '"ann: net so far +3"' in page and '"bob: net so far −16"' in page
     standings = (out / "all-sessions.html").read_text()
     assert _row(standings, "ann")[1:4] == ["1", "4", "+3"]  # sessions, deals, net chips
     assert _row(standings, "bob")[1:4] == ["1", "4", "−16"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from loo_replay.output import wording
+from loo_replay.output import numbers, wording
 from loo_replay.reports import queries
 from loo_replay.reports.figures import (
     CARRIED,
@@ -424,7 +424,7 @@ def _chip_text(what: str, value: int | None) -> str:
         return f"{what} ?"
     if what == "stack":
         return f"{what} {wording.stack(value)}"  # below zero, "stack owes 811,188"
-    return f"{what} {'−' if value < 0 else ''}{wording.chips(abs(value))}"
+    return f"{what} {numbers.signed(value)}"  # a change: "net so far +9", "−3"
 
 
 def violations_figure(source: queries.Source, session_id: str, colours: Colours) -> Figure:
