@@ -13,6 +13,7 @@ explorer, which writes nothing, says what an out-of-date one covers (docs/databa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -56,9 +57,19 @@ def version(con: duckdb.DuckDBPyConnection) -> int:
     return int(found)
 
 
-def raise_version(con: duckdb.DuckDBPyConnection) -> None:
-    """Mark every derived result stale: called inside the transaction that changes what is
-    stored, so that a load and its mark commit together or not at all."""
+def raise_version(con: duckdb.DuckDBPyConnection, changed: Sequence[str] = RESULTS) -> None:
+    """Mark the derived results of ``changed`` stale, every one by default: called inside the
+    transaction that changes what is stored, so that a load and its mark commit together or
+    not at all.  A result not in ``changed`` whose inputs the transaction leaves as they were
+    (the fairness tests and the collusion screen, when decisions are judged) and that
+    covered the content keeps covering it."""
+    unchanged = [r for r in RESULTS if r not in changed]
+    if unchanged:
+        con.execute(
+            "UPDATE derived SET version = version + 1 WHERE list_contains(?, result) "
+            "AND version = (SELECT version FROM content)",
+            [unchanged],
+        )
     con.execute("UPDATE content SET version = version + 1")
 
 
