@@ -76,7 +76,7 @@ def judged(logs: list[Path], tmp_path_factory: pytest.TempPathFactory) -> dict[i
             "--jobs", str(jobs), "--no-analysis",
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
-        assert f"decisions: judged on {SAMPLES} world(s) each (seed {SEED})" in done.stdout
+        assert f"deal(s) judged now on {SAMPLES} world(s) each (seed {SEED})" in done.stdout
         out[jobs] = db
     return out
 
@@ -244,7 +244,7 @@ def test_stats_prints_each_players_judged_figures_as_the_view_has_them(
     assert bare.stdout.splitlines()[0].split()[-1] == "avoidable_loos"
 
 
-def test_a_reload_replaces_a_sessions_rows_and_a_plain_load_keeps_the_others(
+def test_other_worlds_are_kept_replace_judges_them_again_and_a_plain_load_keeps_them(
     logs: list[Path], judged: dict[int, Path], tmp_path: Path
 ) -> None:
     db = tmp_path / "loo.duckdb"
@@ -253,16 +253,22 @@ def test_a_reload_replaces_a_sessions_rows_and_a_plain_load_keeps_the_others(
         "SELECT DISTINCT file, d.samples FROM decision_deals d JOIN sessions USING (session_id) "
         "ORDER BY file"
     )
+    deals = sql(db, "SELECT count(*) FROM deals")[0][0]
     again = run("ingest", logs[0], "--db", db, "--decisions", "--samples", "3")
     assert again.returncode == 0, again.stderr
-    assert "not judged again (--replace judges them)" in again.stdout  # skipped: loaded
+    assert (  # skipped: loaded, and judged before on other worlds
+        f"decisions: kept {deals} deal(s) judged before on {SAMPLES} world(s) each (seed "
+        f"{SEED}), not 3 (seed 0): --replace judges them again"
+    ) in again.stdout
     assert sorted(r[1] for r in sql(db, samples)) == [8, 8]
 
+    # Every deal of the database judged again, the other log's too: judging is of what is
+    # loaded, not of the logs named (docs/database.md, "Judged decisions").
     replaced = run("ingest", logs[0], "--db", db, "--decisions", "--samples", "3", "--replace")
     assert replaced.returncode == 0, replaced.stderr
-    assert sql(db, samples) == sorted([(str(logs[0]), 3), (str(logs[1]), 8)])
-    assert sql(db, "SELECT DISTINCT samples FROM decisions JOIN sessions s USING (session_id) "
-               "WHERE s.file = ?", str(logs[0])) == [(3,)]  # fmt: skip
+    assert f"({deals} judged before with other settings, judged again)" in replaced.stdout
+    assert sql(db, samples) == sorted([(str(logs[0]), 3), (str(logs[1]), 3)])
+    assert sql(db, "SELECT DISTINCT samples FROM decisions") == [(3,)]
 
     before = dump(db)["decisions"]
     new = tmp_path / "new.json"
@@ -274,7 +280,7 @@ def test_a_reload_replaces_a_sessions_rows_and_a_plain_load_keeps_the_others(
     assert plain.returncode == 0, plain.stderr
     assert "the 3 session(s) judged before keep their rows" in plain.stdout
     assert dump(db)["decisions"] == before
-    assert sql(db, samples) == sorted([(str(logs[0]), 3), (str(logs[1]), 8)])
+    assert sql(db, samples) == sorted([(str(logs[0]), 3), (str(logs[1]), 3)])
 
 
 def test_the_reports_leak_table_and_costliest_decisions_are_the_rows_counted_here(

@@ -38,6 +38,7 @@ from loo_replay.rulesets import RuleChoice
 
 if TYPE_CHECKING:  # imported by the commands themselves: validate loads no database
     from loo_replay.db.ingest import IngestResult
+    from loo_replay.db.judge_loaded import Judged
     from loo_replay.db.load import Counts
     from loo_replay.run.render import Sampling
 
@@ -93,12 +94,15 @@ def make_db_folder(db: Path) -> None:
         fail(f"cannot create the folder of {safe(str(db))}: {safe(exc.strerror or str(exc))}")
 
 
-class _Progress:
-    """The status line of an ingest: share of input bytes and deals, and the rate."""
+class Progress:
+    """The status line of an ingest: share of input bytes and deals, and the rate; after
+    ``what``, the command's step (``auditing: ``, ``judging: ``, whose ``size`` and
+    ``total`` count deals)."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, what: str = "") -> None:
         self.total = max(total, 1)
         self.done = 0
+        self.what = what
         self.line = StatusLine()
 
     def __call__(self, size: int, deals: int) -> None:
@@ -106,7 +110,7 @@ class _Progress:
         share = min(self.done / self.total, 1.0)
         bar = "#" * int(share * 30)
         rate = deals / max(self.line.elapsed(), 1e-6)
-        self.line(f"[{bar:30}] {share:4.0%} {deals:,} deals, {rate:,.0f}/s ")
+        self.line(f"{self.what}[{bar:30}] {share:4.0%} {deals:,} deals, {rate:,.0f}/s ")
 
     def close(self) -> None:
         self.line.close()
@@ -140,7 +144,7 @@ def ingest(
     choice = rule_choice(ruleset, settings)
     sampling = judging(decisions, samples, seed)
     check_database(db)
-    progress = _Progress(_size(paths))
+    progress = Progress(input_size(paths))
 
     def file_done(file: str, c: Counts) -> None:
         if verbose:
@@ -176,12 +180,12 @@ def ingest(
             f"{c.documents + c.documents_known} unreadable document(s): {c.documents} kept "
             f"in rejects, {c.documents_known} already there"
         )
-    if (line := decisions_line(sampling, c, result.judged)) is not None:
+    judged = judge_loaded_deals(db, sampling, replace, jobs, limits)
+    for line in decisions_lines(sampling, c, result.judged, judged):
         typer.echo(line)
-    if result.stale:
-        typer.echo(
-            f"marked stale: {', '.join(result.stale)} (loo-replay report brings them up to date)"
-        )
+    stale = stale_after(result.stale, judged)
+    if stale:
+        typer.echo(f"marked stale: {', '.join(stale)} (loo-replay report brings them up to date)")
     s = result.summary
     for line in unread_lines(s):
         typer.echo(f"loo-replay: {line}", err=True)
@@ -195,27 +199,103 @@ def judging(decisions: bool, samples: int, seed: int) -> Sampling | None:
     return Sampling(samples, seed) if decisions else None
 
 
-def decisions_line(sampling: Sampling | None, c: Counts, judged: int) -> str | None:
-    """What a load did to the judged decisions (docs/database.md, "Judged decisions"), the
-    database holding ``judged`` sessions judged; None for a load without ``--decisions``
-    into a database that holds none."""
-    if sampling is not None:
-        line = (
-            f"decisions: judged on {sampling.samples} world(s) each (seed {sampling.seed}) in "
-            f"the {c.loaded} deal(s) loaded"
-        )
-        if c.skipped:
-            line += (
-                f"; the {c.skipped} deal(s) already loaded were not judged again "
-                "(--replace judges them)"
-            )
-        return line
-    if not judged:
+def judge_loaded_deals(
+    db: Path, sampling: Sampling | None, replace: bool, jobs: int, limits: Limits
+) -> Judged | None:
+    """With ``--decisions``, after the load: every deal of the database not judged yet
+    judged from its stored document (``db.judge_loaded``), a progress bar on a terminal;
+    its failures end the command."""
+    if sampling is None:
         return None
-    return (
-        f"decisions: not judged in this load (--decisions judges them); the {judged} "
-        "session(s) judged before keep their rows"
-    )
+    from loo_replay.db.errors import DatabaseError
+    from loo_replay.db.judge_loaded import judge_loaded
+    from loo_replay.output.text import safe
+
+    bar = Progress(0, "judging: ")
+
+    def progress(done: int, total: int) -> None:
+        bar.total = max(total, 1)
+        bar(done - bar.done, done)
+
+    try:
+        return judge_loaded(
+            db, sampling, replace=replace, jobs=jobs, progress=progress, limits=limits
+        )
+    except DatabaseError as exc:
+        fail(safe(str(exc), 600))
+    except KeyboardInterrupt:
+        fail(
+            "interrupted; the deals judged so far are kept: run the command again to judge "
+            "the rest",
+            130,
+        )
+    finally:
+        bar.close()
+
+
+def _worlds(samples: int, seed: int) -> str:
+    return f"{samples:,} world(s) each (seed {seed})"
+
+
+def decisions_lines(
+    sampling: Sampling | None, c: Counts, sessions: int, judged: Judged | None
+) -> list[str]:
+    """What a load did to the judged decisions (docs/database.md, "Judged decisions"): the
+    deals judged now (``c.loaded`` by the load, the others by ``judged``), those judged
+    before and kept, those that could not be judged; without ``--decisions``, a line if the
+    database holds ``sessions`` sessions judged."""
+    if sampling is None or judged is None:
+        if not sessions:
+            return []
+        return [
+            f"decisions: not judged in this load (--decisions judges them); the {sessions} "
+            "session(s) judged before keep their rows"
+        ]
+    from loo_replay.db.judge_loaded import CHANGED, NO_DOCUMENT
+
+    worlds = _worlds(sampling.samples, sampling.seed)
+    now = c.loaded + judged.judged
+    before = judged.same - c.loaded  # judged with these settings before this command
+    if now:
+        line = f"decisions: {now:,} deal(s) judged now on {worlds}"
+        if judged.judged:
+            line += f", {judged.judged:,} of them loaded before"
+        if judged.again:
+            line += f" ({judged.again:,} judged before with other settings, judged again)"
+        if before:
+            line += f"; {before:,} judged before on the same worlds"
+    elif before:
+        line = f"decisions: nothing new to judge; {before:,} deal(s) judged before on {worlds}"
+    else:
+        line = f"decisions: nothing new to judge on {worlds}"
+    lines = [line]
+    lines += [
+        f"decisions: kept {deals:,} deal(s) judged before on {_worlds(k, seed)}, not "
+        f"{sampling.samples:,} (seed {sampling.seed}): --replace judges them again"
+        for k, seed, deals in judged.kept
+    ]
+    missing = judged.missing
+    if missing.get(NO_DOCUMENT):
+        lines.append(
+            f"decisions: {missing[NO_DOCUMENT]:,} deal(s) not judged: the database holds no "
+            "copy of their logs (loaded by an older loo-replay); ingest them again with "
+            "--replace"
+        )
+    if missing.get(CHANGED):
+        lines.append(
+            f"decisions: {missing[CHANGED]:,} deal(s) not judged: the database's copy of "
+            "their logs is damaged, too large, or no longer audits as loaded; ingest them "
+            "again with --replace"
+        )
+    return lines
+
+
+def stale_after(loaded: list[str], judged: Judged | None) -> list[str]:
+    """The derived results stale after the load and the judging, in ``db.content``'s order."""
+    from loo_replay.db.content import RESULTS
+
+    both = set(loaded) | set(judged.stale if judged is not None else ())
+    return [r for r in RESULTS if r in both]
 
 
 def collusion_line(pairs: int) -> str:
@@ -274,7 +354,7 @@ def load_logs(
     return result
 
 
-def _size(paths: list[Path]) -> int:
+def input_size(paths: list[Path]) -> int:
     """The bytes of the log files under ``paths``: the progress bar's whole."""
     from loo_replay.logs.paths import expand
 

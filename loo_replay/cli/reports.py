@@ -23,10 +23,13 @@ from loo_replay.cli.database import (
     DbOpt,
     DecisionsOpt,
     NoAnalysisOpt,
+    Progress,
     ReplaceOpt,
     check_database,
     collusion_line,
-    decisions_line,
+    decisions_lines,
+    input_size,
+    judge_loaded_deals,
     judging,
     load_logs,
 )
@@ -206,14 +209,14 @@ def audit(
     sampling = judging(decisions, samples, seed)
     check_database(db)
     _claim(out)
-    status = StatusLine()
+    status = Progress(input_size(paths), "auditing: ")
     result = load_logs(
         paths,
         db,
         choice,
         replace,
         jobs,
-        lambda _size, deals: status(f"auditing: {deals:,} deal(s)"),
+        status,
         status.close,
         analyse=not no_analysis,
         limits=limits,
@@ -224,7 +227,8 @@ def audit(
         f"loaded {c.loaded} deal(s), {c.rejected} rejected (kept in rejects), {c.skipped} "
         f"already loaded, {c.conflicts} in conflict, from {result.files} file(s) into {db}"
     )
-    if (line := decisions_line(sampling, c, result.judged)) is not None:
+    judged = judge_loaded_deals(db, sampling, replace, jobs, limits)
+    for line in decisions_lines(sampling, c, result.judged, judged):
         typer.echo(line)
     current = _up_to_date(db, collusion=not no_analysis)
     if no_analysis:

@@ -150,7 +150,7 @@ def ingest(
             return con
 
         con = writer()
-        loader = Loader(con, replace, writer, again=decisions is not None)
+        loader = Loader(con, replace, writer)
         before = version(con)  # raised by each transaction that changes what is stored
         loader.file_errors += [*found.errors, *map(str, found.skipped)]
         loader.summary.unreadable_files += len(found.errors)

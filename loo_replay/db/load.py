@@ -186,9 +186,6 @@ class Loader:
     # Sessions loaded before their documents were kept (docs/database.md, ``documents``):
     # ``replace`` loads them again, though their content is the same, to keep the document.
     undocumented: set[str] = field(default_factory=set)
-    # ``replace`` with ``--decisions``: every session of the input is loaded again, its
-    # decisions judged, though its content is the same (docs/database.md, "Judged decisions").
-    again: bool = False
     waiting: dict[str, list[pa.Table]] = field(default_factory=dict)  # kept rows not inserted
     waiting_deals: int = 0
     mark: _Mark | None = None  # of the open transaction
@@ -432,7 +429,6 @@ class Loader:
             stored is not None
             and stored.fingerprint == item.fingerprint
             and sid not in self.undocumented
-            and not (self.replace and self.again)
             and (stored.digest == item.digest or self._only_seals_differ(item, batch))
         )
         if same:
