@@ -129,12 +129,34 @@ def _skipped(con: duckdb.DuckDBPyConnection, counts: Mapping[str, int]) -> str:
     return f"{counts['skipped']:,}" + (f" ({reasons})" if reasons else "")
 
 
+def _unjudged(counts: Mapping[str, int]) -> str:
+    """The fact of the deals loaded but not judged yet, if any, and what judges them."""
+    left = counts["loaded"] - counts["judged"] - counts["skipped"]
+    if left <= 0:
+        return ""
+    return (
+        f"<div><dt>Not judged yet</dt><dd>{left:,} loaded deal(s): <code>loo-replay ingest "
+        "PATH --decisions</code> judges them</dd></div>"
+    )
+
+
+def _settings(con: duckdb.DuckDBPyConnection) -> str:
+    """K, the worlds each decision was judged on, and the seed: ``100 (seed 0)``, or each
+    with its deals where the deals were judged on several."""
+    found = queries.decision_settings(con)
+    if not found:
+        return "–"
+    if len(found) == 1:
+        return f"{found[0][0]:,} (seed {found[0][1]})"
+    return "; ".join(f"{k:,} (seed {seed}) in {n:,} deal(s)" for k, seed, n in found)
+
+
 def _nothing(con: duckdb.DuckDBPyConnection, counts: Mapping[str, int]) -> str:
     """The honest page of a database with no decision valued: why, and how to judge."""
     how = (
-        "Load with <code>loo-replay audit PATH --decisions</code> or <code>loo-replay "
-        "ingest PATH --decisions</code> (<code>--replace</code> for sessions already "
-        "loaded), then run <code>loo-replay report</code>."
+        "Run <code>loo-replay audit PATH --decisions</code>, or <code>loo-replay ingest "
+        "PATH --decisions</code> then <code>loo-replay report</code>: either judges every "
+        "deal of the database not judged yet, those loaded before too."
     )
     if not counts["judged"] + counts["skipped"]:
         return panel(
@@ -249,10 +271,10 @@ def decisions_page(
         f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
         f"<div><dt>Deals judged</dt><dd>{counts['judged']:,} of "
         f"{counts['judged'] + counts['skipped']:,}, in {counts['sessions']:,} session(s)</dd></div><div><dt>Not judged</dt><dd>{text(_skipped(con, counts), 300)}"
-        f"</dd></div><div><dt>Decisions</dt><dd>{counts['decisions']:,}"
+        f"</dd></div>{_unjudged(counts)}<div><dt>Decisions</dt><dd>{counts['decisions']:,}"
         + (f" ({counts['unjudged']:,} not valued)" if counts["unjudged"] else "")
         + "</dd></div>"
-        f"<div><dt>Worlds a decision</dt><dd>{counts['samples']:,}</dd></div>"
+        f"<div><dt>Worlds a decision</dt><dd>{_settings(con)}</dd></div>"
         f"{pages.covers_facts(coverage or live(con))}</dl>"
     )
     if not counts["decisions"]:

@@ -577,18 +577,28 @@ def decision_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
         "SELECT count(*) FILTER (WHERE status = 'judged'), count(*) FILTER (WHERE status = "
         "'skipped'), count(DISTINCT session_id), coalesce(max(samples), 0) FROM decision_deals"
     ).fetchall()
-    ((decisions, unjudged),) = con.execute(
-        "SELECT count(*) FILTER (WHERE chosen), count(*) FILTER (WHERE option IS NULL) "
-        "FROM decisions"
+    ((decisions, unjudged, loaded),) = con.execute(
+        "SELECT count(*) FILTER (WHERE chosen), count(*) FILTER (WHERE option IS NULL), "
+        "(SELECT count(*) FROM deals) FROM decisions"
     ).fetchall()
     return {
         "judged": int(judged),
         "skipped": int(skipped),
+        "loaded": int(loaded),  # the database's deals, judged or not
         "sessions": int(sessions),
         "samples": int(samples),
         "decisions": int(decisions),
         "unjudged": int(unjudged),
     }
+
+
+def decision_settings(con: duckdb.DuckDBPyConnection) -> list[tuple[int, int, int]]:
+    """The worlds and seeds the deals were judged on, (K, seed, deals), the most first."""
+    rows = con.execute(
+        "SELECT samples, seed, count(*) AS n FROM decision_deals GROUP BY ALL "
+        "ORDER BY n DESC, samples, seed"
+    ).fetchall()
+    return [(int(k), int(seed), int(n)) for k, seed, n in rows]
 
 
 def decisions_skipped(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int]]:
