@@ -430,6 +430,18 @@ EXAMPLES: dict[str, dict[str, tuple[int, str]]] = {
             "FLAGGED dealer-hand (venue The Cocoa Tree)",
         ),
     },
+    "judging-decisions.md": {
+        "loo-replay ingest sample_logs/three-card-club-night.json --db club.duckdb": (
+            0,
+            "24 deal(s) in 1 session(s) from 1 file(s): 24 loaded",
+        ),
+        "loo-replay audit sample_logs/three-card-club-night.json --db club.duckdb --out club "
+        "--decisions --samples 20": (0, "reports: club/index.html (1 session report(s)"),
+        "loo-replay ingest sample_logs/three-card-club-night.json --db club.duckdb --decisions": (
+            0,
+            "decisions: nothing new to judge on 100 world(s) each (seed 0)",
+        ),
+    },
     "log-format.md": {
         "loo-replay validate kitchen.json": (0, "0 violation(s), 0 discrepancy(ies)"),
     },
