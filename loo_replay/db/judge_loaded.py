@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,6 +190,10 @@ def judge_loaded(
         raise DatabaseError(
             f"judging the decisions in {db} failed ({damage(str(exc))}); the deals judged "
             "before the failure are kept"
+        ) from None
+    except BrokenProcessPool:
+        raise DatabaseError(
+            "a worker process died (out of memory?); the deals judged before are kept"
         ) from None
     finally:
         con.close()
