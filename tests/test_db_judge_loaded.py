@@ -11,8 +11,10 @@ import os
 import pty
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import duckdb
@@ -210,3 +212,40 @@ def test_the_judging_shows_a_progress_bar_on_a_terminal_and_nothing_on_a_pipe(
     assert b"24 deal(s) judged now on 100 world(s)" in out
     piped = run(*judging[:-1], "101")
     assert piped.returncode == 0 and piped.stderr == ""
+
+
+def test_ctrl_c_keeps_what_was_judged_and_the_next_run_judges_the_rest(tmp_path: Path) -> None:
+    """docs/judging-decisions.md, "Progress": exit 130 with one sentence, no traceback; the
+    deals committed before are kept, and the next run judges the others, each deal once."""
+    db = tmp_path / "loo.duckdb"
+    log = ROOT / "sample_logs" / "three-card-club-night.json"
+    assert run("ingest", log, "--db", db, "--no-analysis").returncode == 0
+    judging = ("ingest", log, "--db", db, "--no-analysis", "--decisions", "--samples", "400")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "loo_replay", *map(str, judging)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()  # the load's counts: the judging begins
+    assert "24 skipped (already loaded)" in first
+    time.sleep(2.5)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err
+    assert err == (
+        "loo-replay: interrupted; the deals judged so far are kept: run the command again "
+        "to judge the rest\n"
+    )
+    kept = int(sql(db, "SELECT count(*) FROM decision_deals")[0][0])
+    rest = run(*judging)
+    assert rest.returncode == 0, rest.stderr
+    if kept:
+        said = f"{24 - kept} deal(s) judged now on 400 world(s) each (seed 0), {24 - kept} of "
+        assert said in rest.stdout and f"; {kept} judged before on the same worlds" in rest.stdout
+    assert _unjudged(db) == 0
+    assert sql(
+        db, "SELECT count(*), count(DISTINCT (session_id, deal_index)) FROM decision_deals"
+    ) == [(24, 24)]
