@@ -41,6 +41,7 @@ from loo_replay.explorer.origin import Origin, OwnOrigin
 from loo_replay.html import asset
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.parse import MAX_INT
+from loo_replay.output import numbers
 from loo_replay.reports import figures, pages, queries, registry
 from loo_replay.reports.build import all_sessions, session_of
 from loo_replay.reports.collusion_page import collusion_page
@@ -179,7 +180,7 @@ def _query(request: Request) -> dict[str, str]:
 def _paged(listed: lists.Listed, f: lists.Filters) -> lists.Listed:
     """``listed``, unless its page is past the last: that page is not found."""
     if f.page > 1 and not listed.rows:
-        raise lists.BadQuery(f"page {f.page:,} is past the last page of this list")
+        raise lists.BadQuery(f"page {numbers.count(f.page)} is past the last page of this list")
     return listed
 
 

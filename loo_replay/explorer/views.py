@@ -110,8 +110,8 @@ def _pager(listed: Listed, page: int, link: Any) -> str:
     last = -(-listed.total // PAGE_ROWS)
     first_row = (page - 1) * PAGE_ROWS + 1
     shown = (
-        f"rows {first_row:,}–{first_row + len(listed.rows) - 1:,} of {listed.total:,}"
-        f" · page {page:,} of {last:,}"
+        f"rows {numbers.count(first_row)}–{numbers.count(first_row + len(listed.rows) - 1)} of {numbers.count(listed.total)}"
+        f" · page {numbers.count(page)} of {numbers.count(last)}"
     )
     steps = [(1, "« first"), (page - 1, "‹ previous"), (page + 1, "next ›"), (last, "last »")]
     links = " ".join(
@@ -233,7 +233,7 @@ def findings_page(
                 "Rule broken",
                 "code",
                 f.code,
-                [("", "any"), *((c, f"{c} ({n:,})") for c, n in codes)],
+                [("", "any"), *((c, f"{c} ({numbers.count(n)})") for c, n in codes)],
             ),
         ],
         {"player": f.player, "session": f.session},

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import duckdb
 import polars as pl
 
-from loo_replay.output import wording
+from loo_replay.output import numbers, wording
 from loo_replay.reports import queries
 from loo_replay.reports.figures import (
     POOL,
@@ -81,7 +81,9 @@ def loo_rates_by_session_figure(
     everyone = queries.session_ids(con)
     order = everyone[-GRID_SESSIONS:]
     if len(order) < len(everyone):
-        title += f" (the latest {len(order):,} of {len(everyone):,} sessions)"
+        title += (
+            f" (the latest {numbers.count(len(order))} of {numbers.count(len(everyone))} sessions)"
+        )
     frame = queries.loo_rates_by_session(con).filter(pl.col("session_id").is_in(order))
     if frame.is_empty():
         return _empty(title, "No deals yet.")

@@ -37,7 +37,7 @@ def _tests(rows: Sequence[Mapping[str, Any]]) -> str:
     body = (
         "<tr>"
         f"<td>{text(_pair(r), 130)}</td><td>{text(r['test'])}</td>"
-        f'<td class="num">{r["opportunities"]:,}</td>'
+        f'<td class="num">{numbers.count(r["opportunities"])}</td>'
         f'<td class="num">{numbers.p_value(r["p_value"])}</td>'
         f'<td class="num">{numbers.p_value(r["p_adjusted"])}</td>'
         f"<td>{'<strong>flagged</strong> ' if r['flagged'] else ''}{text(r['message'], 400)}</td>"
@@ -68,7 +68,7 @@ def _deals(
             deal = f'<a href="{escape(replay)}">{deal} ▸</a>'
         return (
             f'<tr><td>{session}</td><td class="num">{deal}</td><td>{text(a["test"])}</td>'
-            f'<td>{text(a["owner"], 60)}</td><td class="num">{a["acts"]:,}</td></tr>'
+            f'<td>{text(a["owner"], 60)}</td><td class="num">{numbers.count(a["acts"])}</td></tr>'
         )
 
     head = [("session", False), ("deal", True), ("test", False), ("who acted", False),
@@ -77,7 +77,11 @@ def _deals(
     lead = (
         "The deals in which one of them acted for the other where the test compared them "
         "with the others (replay pages where the report wrote them)"
-        + (f"; the first {DEALS_LISTED:,} of {len(mine):,}." if more > 0 else ".")
+        + (
+            f"; the first {numbers.count(DEALS_LISTED)} of {numbers.count(len(mine))}."
+            if more > 0
+            else "."
+        )
     )
     return panel(
         f"The deals behind the flag: {text(pair[0], 60)} and {text(pair[1], 60)}",
@@ -92,8 +96,9 @@ def _verdict(rows: Sequence[Mapping[str, Any]]) -> str:
     tested = sum(r["status"] == "tested" for r in rows)
     few = sum(r["status"] == "too_few" for r in rows)
     closed = sum(r["status"] == "no_opportunities" for r in rows)
-    unjudged = f"{few:,} of {len(rows):,} tests had too few opportunities to judge" + (
-        f" and {closed:,} had none under the rules" if closed else ""
+    unjudged = (
+        f"{numbers.count(few)} of {numbers.count(len(rows))} tests had too few opportunities to judge"
+        + (f" and {numbers.count(closed)} had none under the rules" if closed else "")
     )
     if flagged:
         return (
@@ -102,7 +107,11 @@ def _verdict(rows: Sequence[Mapping[str, Any]]) -> str:
             "tablemates, more than chance among independent players gives; not that they "
             f"cheated, nor that they agreed anything; {unjudged}.</p>"
         ) + _tests(flagged)
-    judged = f" The other {tested:,} are consistent with independent play." if tested else ""
+    judged = (
+        f" The other {numbers.count(tested)} are consistent with independent play."
+        if tested
+        else ""
+    )
     return f'<p class="nothing">Nothing flagged; {unjudged}.{judged}</p>'
 
 
@@ -126,9 +135,9 @@ def collusion_page(
         + '<div class="kicker">Loo audit reports</div>'
         f"<h1>{registry.COLLUSION.heading}</h1>"
         f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
-        f"<div><dt>Pairs</dt><dd>{len(pairs):,}</dd></div>"
-        f"<div><dt>Tests</dt><dd>{len(rows):,} ({len(tested):,} with enough opportunities)"
-        f"</dd></div><div><dt>Alpha</dt><dd>{alpha:g}, Holm-adjusted</dd></div>"
+        f"<div><dt>Pairs</dt><dd>{numbers.count(len(pairs))}</dd></div>"
+        f"<div><dt>Tests</dt><dd>{numbers.count(len(rows))} ({numbers.count(len(tested))} with enough opportunities)"
+        f"</dd></div><div><dt>Alpha</dt><dd>{numbers.p_value(alpha)}, Holm-adjusted</dd></div>"
         f"{pages.covers_facts(coverage)}</dl>"
     )
     notice = pages.stale_notice(coverage)

@@ -110,11 +110,11 @@ def _share(n: int, of: int) -> str:
 def _leaks(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> str:
     body = (
         f"<tr><td>{text(names[r['player']], 80)}</td><td>{_band(r['band'])}</td>"
-        f'<td class="num">{r["declarations"]:,}</td>'
+        f'<td class="num">{numbers.count(r["declarations"])}</td>'
         f'<td class="num">{_share(r["stood"], r["declarations"])}</td>'
         f'<td class="num">{_share(r["right"], r["declarations"])}</td>'
-        f'<td class="num">{r["stood_wrongly"]:,}</td>'
-        f'<td class="num">{r["passed_wrongly"]:,}</td></tr>'
+        f'<td class="num">{numbers.count(r["stood_wrongly"])}</td>'
+        f'<td class="num">{numbers.count(r["passed_wrongly"])}</td></tr>'
         for r in rows
     )
     head = [("player", False), ("hand strength (tricks)", False), ("declarations", True),
@@ -125,8 +125,10 @@ def _leaks(rows: Sequence[Mapping[str, Any]], names: Mapping[str, str]) -> str:
 
 def _skipped(con: duckdb.DuckDBPyConnection, counts: Mapping[str, int]) -> str:
     """The deals not judged, and why: ``3 (partial 2, on_void 1)``."""
-    reasons = ", ".join(f"{reason} {n:,}" for reason, n in queries.decisions_skipped(con))
-    return f"{counts['skipped']:,}" + (f" ({reasons})" if reasons else "")
+    reasons = ", ".join(
+        f"{reason} {numbers.count(n)}" for reason, n in queries.decisions_skipped(con)
+    )
+    return f"{numbers.count(counts['skipped'])}" + (f" ({reasons})" if reasons else "")
 
 
 def _unjudged(counts: Mapping[str, int]) -> str:
@@ -135,7 +137,7 @@ def _unjudged(counts: Mapping[str, int]) -> str:
     if left <= 0:
         return ""
     return (
-        f"<div><dt>Not judged yet</dt><dd>{left:,} loaded deal(s): <code>loo-replay ingest "
+        f"<div><dt>Not judged yet</dt><dd>{numbers.count(left)} loaded deal(s): <code>loo-replay ingest "
         "PATH --decisions</code> judges them</dd></div>"
     )
 
@@ -147,8 +149,10 @@ def _settings(con: duckdb.DuckDBPyConnection) -> str:
     if not found:
         return "–"
     if len(found) == 1:
-        return f"{found[0][0]:,} (seed {found[0][1]})"
-    return "; ".join(f"{k:,} (seed {seed}) in {n:,} deal(s)" for k, seed, n in found)
+        return f"{numbers.count(found[0][0])} (seed {found[0][1]})"
+    return "; ".join(
+        f"{numbers.count(k)} (seed {seed}) in {numbers.count(n)} deal(s)" for k, seed, n in found
+    )
 
 
 def _nothing(con: duckdb.DuckDBPyConnection, counts: Mapping[str, int]) -> str:
@@ -165,10 +169,10 @@ def _nothing(con: duckdb.DuckDBPyConnection, counts: Mapping[str, int]) -> str:
             f"judged. {how}</p>",
         )
     said = (
-        f"No decision valued in {counts['judged']:,} deal(s) judged; deals not judged: "
+        f"No decision valued in {numbers.count(counts['judged'])} deal(s) judged; deals not judged: "
         f"{_skipped(con, counts)}"
         + (
-            f"; {counts['unjudged']:,} decision(s) could not be valued"
+            f"; {numbers.count(counts['unjudged'])} decision(s) could not be valued"
             if counts["unjudged"]
             else ""
         )
@@ -269,10 +273,10 @@ def decisions_page(
         + '<div class="kicker">Loo audit reports</div>'
         f"<h1>{registry.DECISIONS.heading}</h1>"
         f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
-        f"<div><dt>Deals judged</dt><dd>{counts['judged']:,} of "
-        f"{counts['judged'] + counts['skipped']:,}, in {counts['sessions']:,} session(s)</dd></div><div><dt>Not judged</dt><dd>{text(_skipped(con, counts), 300)}"
-        f"</dd></div>{_unjudged(counts)}<div><dt>Decisions</dt><dd>{counts['decisions']:,}"
-        + (f" ({counts['unjudged']:,} not valued)" if counts["unjudged"] else "")
+        f"<div><dt>Deals judged</dt><dd>{numbers.count(counts['judged'])} of "
+        f"{numbers.count(counts['judged'] + counts['skipped'])}, in {numbers.count(counts['sessions'])} session(s)</dd></div><div><dt>Not judged</dt><dd>{text(_skipped(con, counts), 300)}"
+        f"</dd></div>{_unjudged(counts)}<div><dt>Decisions</dt><dd>{numbers.count(counts['decisions'])}"
+        + (f" ({numbers.count(counts['unjudged'])} not valued)" if counts["unjudged"] else "")
         + "</dd></div>"
         f"<div><dt>Worlds a decision</dt><dd>{_settings(con)}</dd></div>"
         f"{pages.covers_facts(coverage or live(con))}</dl>"
@@ -356,5 +360,5 @@ def index_notice(con: duckdb.DuckDBPyConnection) -> Markup:
         return Markup("")
     return Markup(
         f'<p class="notice"><a href="{escape(DECISIONS)}">Judged decisions: '
-        f"{counts['decisions']:,} in {counts['judged']:,} deal(s)</a>.</p>"
+        f"{numbers.count(counts['decisions'])} in {numbers.count(counts['judged'])} deal(s)</a>.</p>"
     )

@@ -145,7 +145,7 @@ def _table(rows: Sequence[Mapping[str, Any]]) -> str:
     body = (
         "<tr>"
         f"<td>{text(r['test'])}</td><td>{text(_subject(r), 160)}</td>"
-        f'<td class="num">{r["deals"]:,}</td>'
+        f'<td class="num">{numbers.count(r["deals"])}</td>'
         f'<td class="num">{numbers.p_value(r["p_value"])}</td>'
         f'<td class="num">{numbers.p_value(r["p_adjusted"])}</td>'
         f"<td>{'<strong>flagged</strong> ' if r['flagged'] else ''}{text(r['message'], 400)}</td>"
@@ -170,8 +170,8 @@ def fairness_page(
         + '<div class="kicker">Loo audit reports</div>'
         f"<h1>{registry.FAIRNESS.heading}</h1>"
         f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
-        f"<div><dt>Tests</dt><dd>{len(rows):,} ({len(tested):,} with enough deals)</dd></div>"
-        f"<div><dt>Alpha</dt><dd>{alpha:g}, Holm-adjusted</dd></div>{covers_facts(coverage)}</dl>"
+        f"<div><dt>Tests</dt><dd>{numbers.count(len(rows))} ({numbers.count(len(tested))} with enough deals)</dd></div>"
+        f"<div><dt>Alpha</dt><dd>{numbers.p_value(alpha)}, Holm-adjusted</dd></div>{covers_facts(coverage)}</dl>"
     )
     notice = stale_notice(coverage)
     if not rows:
@@ -183,7 +183,9 @@ def fairness_page(
         )
         return page("Loo · fairness", masthead, notice + body, footer)
     untested = len(rows) - len(tested)
-    unjudged = f"{untested:,} of {len(rows):,} tests had too few deals to judge"
+    unjudged = (
+        f"{numbers.count(untested)} of {numbers.count(len(rows))} tests had too few deals to judge"
+    )
     if flagged:
         verdict = (
             f"<p><strong>{len(flagged)} test(s) flagged as unlikely under fair dealing.</strong> "
@@ -192,7 +194,7 @@ def fairness_page(
         )
     elif untested:  # "nothing flagged" alone would claim what these tests could not judge
         verdict = (
-            f'<p class="nothing">Nothing flagged; {unjudged}. The other {len(tested):,} are '
+            f'<p class="nothing">Nothing flagged; {unjudged}. The other {numbers.count(len(tested))} are '
             "consistent with fair dealing.</p>"
         )
     else:

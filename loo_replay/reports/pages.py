@@ -135,8 +135,8 @@ def covers_facts(c: Coverage) -> str:
         covered = "unknown (computed before loo-replay recorded it)"
     else:
         covered = (
-            f"{c.covers.sessions:,} session(s), {c.covers.deals:,} deal(s), "
-            f"content version {c.covers.version:,}"
+            f"{numbers.count(c.covers.sessions)} session(s), {numbers.count(c.covers.deals)} deal(s), "
+            f"content version {numbers.count(c.covers.version)}"
         )
     return (
         f"<div><dt>Covers</dt><dd>{covered}</dd></div>"
@@ -152,14 +152,14 @@ def stale_notice(c: Coverage) -> str:
     run = "run <code>loo-replay report</code>."
     if c.covers is None:
         return (
-            f'<p class="notice stale">This page does not cover the {c.now.deals:,} deals of '
-            f"the database (content version {c.now.version:,}), or not knowingly: it was "
+            f'<p class="notice stale">This page does not cover the {numbers.count(c.now.deals)} deals of '
+            f"the database (content version {numbers.count(c.now.version)}), or not knowingly: it was "
             f"never computed, or before loo-replay recorded what a result covers: {run}</p>"
         )
     return (
-        f'<p class="notice stale">This page covers {c.covers.deals:,} of {c.now.deals:,} '
-        f"deals: {run} It was computed at content version {c.covers.version:,}; the "
-        f"database has been loaded into since (content version {c.now.version:,}).</p>"
+        f'<p class="notice stale">This page covers {numbers.count(c.covers.deals)} of {numbers.count(c.now.deals)} '
+        f"deals: {run} It was computed at content version {numbers.count(c.covers.version)}; the "
+        f"database has been loaded into since (content version {numbers.count(c.now.version)}).</p>"
     )
 
 
@@ -285,7 +285,7 @@ def _partial_notice(s: SessionSummary) -> str:
     """What a record with hands left out could not show (docs/log-format.md, "Hands left out")."""
     unchecked = [c for c in UNCHECKED_CHECKS if c in s["unchecked"]]
     return (
-        f"{s['partial']:,} of {s['deals']:,} deals were recorded with hands left out, as at "
+        f"{numbers.count(s['partial'])} of {numbers.count(s['deals'])} deals were recorded with hands left out, as at "
         "a real table: each card is judged against the hand its player's later cards prove, "
         "and a revoke is found where the record proves it. Not checked for want of the "
         f"cards: {text(', '.join(unchecked), 300)}. The double-dummy analysis skips these deals."
@@ -398,7 +398,9 @@ def _deals_table(sp: SessionPage, shown: Mapping[str, str]) -> str:
         index = d["deal_index"]
         tone = "violation" if d["violations"] else "discrepancy" if d["discrepancies"] else ""
         pool = (
-            "unknown" if d["pool_start"] is None else f"{d['pool_start']:,} {text(d['pool'] or '')}"
+            "unknown"
+            if d["pool_start"] is None
+            else f"{numbers.count(d['pool_start'])} {text(d['pool'] or '')}"
         )
         outcome = text(str(d["outcome"] or d["status"]).replace("_", " "))
         if d["knowledge"] == "partial":
@@ -500,8 +502,8 @@ def _thrown_table(sp: SessionPage, names: Mapping[str, str | None]) -> str:
     if not sp.thrown:
         s = sp.session
         left = s["deals"] - s["rejected"] - s["solved"]
-        said = f"No card threw a trick away in {s['solved']:,} deal(s) analysed" + (
-            f"; {left:,} deal(s) could not be analysed (hands left out, no play, a "
+        said = f"No card threw a trick away in {numbers.count(s['solved'])} deal(s) analysed" + (
+            f"; {numbers.count(left)} deal(s) could not be analysed (hands left out, no play, a "
             "violation first, past the budget, or loaded with --no-analysis)."
             if left
             else "."
@@ -550,7 +552,9 @@ def _discrepancies_table(sp: SessionPage, names: Mapping[str, str | None]) -> st
     if not sp.discrepancies:
         unknown = sum(1 for d in sp.deals if d["pool_start"] is None)
         pools = (
-            [f"{unknown:,} deal(s) with the pool unknown (continuity lost) could not be settled."]
+            [
+                f"{numbers.count(unknown)} deal(s) with the pool unknown (continuity lost) could not be settled."
+            ]
             if unknown
             else []
         )
@@ -624,11 +628,13 @@ def _deals_cell(s: SessionSummary) -> Markup:
     """The deals, and how many of them were recorded with hands left out."""
     if not s["partial"]:
         return Markup(_num(s["deals"]))
-    return Markup(f'{s["deals"]:,} <span class="muted">({s["partial"]:,} hands left out)</span>')
+    return Markup(
+        f'{numbers.count(s["deals"])} <span class="muted">({numbers.count(s["partial"])} hands left out)</span>'
+    )
 
 
 def _count(n: int, tone: str) -> Markup:
-    return Markup(f'<span class="pill {tone}">{n:,}</span>' if n else "0")
+    return Markup(f'<span class="pill {tone}">{numbers.count(n)}</span>' if n else "0")
 
 
 def _totals(sessions: Sequence[SessionSummary]) -> str:
@@ -676,7 +682,11 @@ def _rejects(rejects: Sequence[ListedReject], total: int) -> str:
         for r in rejects
     ]
     head = [("Kind", False), ("Where", False), ("Session", False), ("Deal", True), ("Why", False)]
-    shown = f"the first {len(rejects):,} of {total:,}" if len(rejects) < total else f"all {total:,}"
+    shown = (
+        f"the first {numbers.count(len(rejects))} of {numbers.count(total)}"
+        if len(rejects) < total
+        else f"all {numbers.count(total)}"
+    )
     return panel(
         "Rejects",
         table(head, rows),
@@ -825,7 +835,7 @@ def _shown_total(shown: int, total: int, what: str) -> str:
     if shown >= total:
         return ""
     return (
-        f" The first {shown:,} of {total:,} {what}, in session order; each session's report "
+        f" The first {numbers.count(shown)} of {numbers.count(total)} {what}, in session order; each session's report "
         "lists all of its own."
     )
 
