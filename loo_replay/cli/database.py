@@ -96,8 +96,8 @@ def make_db_folder(db: Path) -> None:
 
 class Progress:
     """The status line of an ingest: share of input bytes and deals, and the rate; after
-    ``what``, the command's step (``auditing: ``, ``judging: ``, whose ``size`` and
-    ``total`` count deals)."""
+    ``what``, the command's step (``auditing: ``; ``judging: ``, whose ``size`` and
+    ``total`` count deals, not bytes)."""
 
     def __init__(self, total: int, what: str = "") -> None:
         self.total = max(total, 1)
