@@ -421,7 +421,7 @@ def test_rows_inserted_while_waiting_load_as_a_commit_would_and_a_failure_waits(
     from loo_replay.logs.pieces import plan_pieces
 
     piece = plan_pieces([SAMPLES / "hoyle-evening.jsonl"])[0]
-    batches = list(workers.Auditor(RuleChoice(), {}).batches(piece))
+    batches = list(workers.Auditor(RuleChoice(), {}).batches((piece,)))
 
     def loader_of(db: Path) -> load.Loader:
         loader = load.Loader(open_db(db))

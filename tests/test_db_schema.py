@@ -48,7 +48,7 @@ def _load_at(db: Path, migrations: tuple[schema.Migration, ...], paths: list[Pat
         auditor = Auditor(RuleChoice(), {})
         for piece in plan_pieces(expand(paths).files):
             loader.begin()
-            for batch in auditor.batches(piece):
+            for batch in auditor.batches((piece,)):
                 loader.load(batch)
             loader.commit()
     finally:

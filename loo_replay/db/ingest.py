@@ -18,6 +18,7 @@ from multiprocessing.queues import SimpleQueue
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loo_replay.db.columns import clean
 from loo_replay.db.errors import DatabaseError
 from loo_replay.db.frames import Batch
 from loo_replay.db.paths import log_name
@@ -36,7 +37,7 @@ from loo_replay.db.workers import (
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.paths import Skipped, expand
-from loo_replay.logs.pieces import PIECE_BYTES, Piece, plan_pieces
+from loo_replay.logs.pieces import PIECE_BYTES, Share, plan_pieces, share
 from loo_replay.rulesets import RuleChoice
 from loo_replay.run.audit import Summary
 from loo_replay.run.render import Sampling
@@ -123,9 +124,10 @@ def ingest(
     if decisions is not None:
         piece_bytes = min(piece_bytes, DECISIONS_PIECE_BYTES)
     pieces = plan_pieces(files, piece_bytes, [log_name(f, db_path) for f in files])
+    shares = share(pieces, piece_bytes, group[1])
     workers = None
-    if scheduler is None and jobs > 1 and len(pieces) > 1:
-        workers = _Workers(pieces, choice, batch_deals, analyse, jobs, limits, decisions)
+    if scheduler is None and jobs > 1 and len(shares) > 1:
+        workers = _Workers(shares, choice, batch_deals, analyse, jobs, limits, decisions)
         if replace or not db_path.exists():
             workers.start({})  # nothing to skip: they need not wait for the database
     # DuckDB only now: its import (a fifth of a second) overlaps the workers' first pieces,
@@ -164,12 +166,12 @@ def ingest(
             results = workers.results(loader.insert_waiting)
         elif scheduler is not None:
             setup = (choice, known, batch_deals, analyse, limits, decisions)
-            results = _on_dask(pieces, setup, scheduler, piece_bytes)
+            results = _on_dask(shares, setup, scheduler, piece_bytes)
         else:
             auditor = Auditor(choice, known, batch_deals, analyse, limits, decisions)
-            results = _in_process(pieces, auditor)
+            results = _in_process(shares, auditor)
 
-        def again(piece: Piece) -> Iterable[Batch]:  # a piece audited anew, here
+        def again(piece: Share) -> Iterable[Batch]:  # a piece audited anew, here
             return Auditor(choice, known, batch_deals, analyse, limits, decisions).batches(piece)
 
         # Closing the results stops the workers at once if loading fails; the batches
@@ -235,37 +237,35 @@ def _record_skipped(con: duckdb.DuckDBPyConnection, skipped: list[Skipped], db: 
 
 def _load(
     loader: Loader,
-    results: Iterable[tuple[Piece, Iterable[Batch]]],
+    results: Iterable[tuple[Share, Iterable[Batch]]],
     progress: Progress | None,
     file_done: FileDone | None,
-    again: Callable[[Piece], Iterable[Batch]],
+    again: Callable[[Share], Iterable[Batch]],
     group: tuple[int, int],
 ) -> None:
-    """Load ``results`` in transactions of whole files: a file's transaction commits at its
-    end once it holds ``group``'s deals or files (GROUP_DEALS, GROUP_FILES), else the next file
-    joins it (many small files cost a commit and an insert a table for the group, not for
-    each; docs/performance.md).  When DuckDB fails in one (a session too big for its memory,
-    say), it is rolled back and its pieces, audited ``again``, are loaded file by file, a
-    document at a time: the one that fails again costs itself alone (``Loader.load_alone``)."""
-    before = loader.counts.copy()
+    """Load ``results`` in transactions of whole files: a transaction commits at the end of
+    a share (``logs.pieces.share``) that ends a file once it holds ``group``'s deals or files
+    (GROUP_DEALS, GROUP_FILES), else the next share joins it (many small files cost a
+    commit and an insert a table for the group, not for each; docs/performance.md).  When
+    DuckDB fails in one (a session too big for its memory, say), it is rolled back and its
+    files, audited ``again``, are loaded file by file, a document at a time: the one that
+    fails again costs itself alone (``Loader.load_alone``)."""
     opened = 0  # deals in the input when the open transaction began
-    held: list[Piece] = []  # the pieces of the open transaction
+    held: list[Share] = []  # the shares of the open transaction
     done: list[tuple[str, Counts]] = []  # its whole files, said once it commits
     try:
-        for piece, batches in results:
-            if piece.first:
-                before = loader.counts.copy()
+        for pieces, batches in results:
             if not held:
                 loader.begin()
                 opened = loader.counts.deals
-            held.append(piece)
+            held.append(pieces)
+            ended = [p for p in pieces if p.last]
             # A huge file commits at a piece's end (a session boundary) once the piece has
             # brought its open transaction to TRANSACTION_DEALS, so that uncommitted rows
             # never outgrow memory; a rerun skips the sessions in.
-            files = len(done) + piece.last
-            committed = _load_piece(loader, batches, piece.last, files, opened, group)
-            if piece.last:
-                done.append((piece.file, loader.counts - before))
+            files = len(done) + len(ended)
+            committed = _load_share(loader, batches, pieces[-1].last, files, opened, group)
+            done += [(p.file, loader.file_counts(clean(p.name))) for p in ended]
             if committed is None:
                 del batches  # the failed rows, before the pieces are audited again
                 _one_by_one(loader, held, again, done, file_done)
@@ -274,7 +274,7 @@ def _load(
                 _said(done, file_done)
                 held, done = [], []
             if progress is not None:
-                progress(piece.size, loader.counts.deals)
+                progress(sum(p.size for p in pieces), loader.counts.deals)
         if held and _commit(loader) is None:
             _one_by_one(loader, held, again, done, file_done)
         else:
@@ -293,8 +293,8 @@ def _said(done: list[tuple[str, Counts]], file_done: FileDone | None) -> None:
 
 def _one_by_one(
     loader: Loader,
-    held: list[Piece],
-    again: Callable[[Piece], Iterable[Batch]],
+    held: list[Share],
+    again: Callable[[Share], Iterable[Batch]],
     done: list[tuple[str, Counts]],
     file_done: FileDone | None,
 ) -> None:
@@ -302,11 +302,19 @@ def _one_by_one(
     document at a time (``Loader.load_alone``), each file's pieces audited ``again``."""
     loader.rollback()
     ended = {file for file, _ in done}
-    for file in dict.fromkeys(p.file for p in held):
+    pieces = [p for share in held for p in share]
+    for file in dict.fromkeys(p.file for p in pieces):
+        mine = [p for p in pieces if p.file == file]
+        name = clean(mine[0].name)
+        loader.file_counts(name)  # what the rolled-back transaction counted
         before = loader.counts.copy()
-        loader.load_alone(batch for p in held if p.file == file for batch in again(p))
-        if file in ended and file_done is not None:
-            file_done(file, loader.counts - before)
+        loader.load_alone(batch for p in mine for batch in again((p,)))
+        loader.file_counts(name)  # counted here, with the documents DuckDB could not store
+        counts = loader.counts - before
+        if file not in ended:  # a big file goes on in the next transaction
+            loader.by_file[name] = counts
+        elif file_done is not None:
+            file_done(file, counts)
 
 
 def _commit(loader: Loader) -> bool | None:
@@ -322,7 +330,7 @@ def _commit(loader: Loader) -> bool | None:
     return True
 
 
-def _load_piece(
+def _load_share(
     loader: Loader,
     batches: Iterable[Batch],
     last: bool,
@@ -330,7 +338,7 @@ def _load_piece(
     opened: int,
     group: tuple[int, int],
 ) -> bool | None:
-    """Load a piece's batches, and commit after a file's ``last`` piece once the transaction
+    """Load a share's batches, and commit after a file's ``last`` piece once the transaction
     opened at ``opened`` deals holds ``files`` whole files and ``group``'s deals or files,
     or after any piece once it holds TRANSACTION_DEALS: whether it committed, or None if
     DuckDB failed (the error's frames, which hold the rows, are let go at once)."""
@@ -351,30 +359,30 @@ def _load_piece(
     return commit
 
 
-Results = Generator[tuple[Piece, Iterable[Batch]], None, None]
+Results = Generator[tuple[Share, Iterable[Batch]], None, None]
 
 
-def _in_process(pieces: list[Piece], auditor: Auditor) -> Results:
-    for piece in pieces:
-        yield piece, auditor.batches(piece)
+def _in_process(shares: list[Share], auditor: Auditor) -> Results:
+    for pieces in shares:
+        yield pieces, auditor.batches(pieces)
 
 
-def _on_dask(pieces: list[Piece], setup: Setup, scheduler: str, task_bytes: int) -> Results:
-    """The pieces audited on the Dask cluster at ``scheduler`` (``run.workers.dask_map``:
+def _on_dask(shares: list[Share], setup: Setup, scheduler: str, task_bytes: int) -> Results:
+    """The shares audited on the Dask cluster at ``scheduler`` (``run.workers.dask_map``:
     in order, bounded), their documents read here and carried to the workers in tasks of
     about ``task_bytes``."""
-    tasks = (task for p in pieces for task in carried(p, setup, task_bytes))
+    tasks = (task for s in shares for task in carried(s, setup, task_bytes))
     done = dask_map(work_carried, tasks, scheduler)
     with closing(done):  # closed early, the cluster's client with it
-        for piece in pieces:
+        for pieces in shares:
             batches = _until_last(done)
-            yield piece, batches
-            for _ in batches:  # the rest of a piece the loader gave up on and audits again
+            yield pieces, batches
+            for _ in batches:  # the rest of a share the loader gave up on and audits again
                 pass
 
 
 def _until_last(done: Iterator[tuple[bool, Packed]]) -> Iterator[Batch]:
-    """One piece's batches: the results of its tasks, up to the one that ends it."""
+    """One share's batches: the results of its tasks, up to the one that ends it."""
     for last, packed in done:
         yield from unpack_batches(packed)
         if last:
@@ -391,7 +399,7 @@ class _Workers:
 
     def __init__(
         self,
-        pieces: list[Piece],
+        pieces: list[Share],
         choice: RuleChoice,
         batch_deals: int,
         analyse: bool,
@@ -402,7 +410,7 @@ class _Workers:
         self.jobs = jobs
         self.known: SimpleQueue[Known | None] = early_context().SimpleQueue()
         self.sent = False
-        self.pieces = pieces
+        self.pieces = pieces  # the shares
         self.done: Generator[Packed, None, None] | None = None  # once pieces are handed out
         self.taken = False  # a result was asked for
         self.idle: Callable[[], None] | None = None  # ``results``'s, while the last finish

@@ -65,6 +65,11 @@ class Counts:
             **{f.name: getattr(self, f.name) - getattr(other, f.name) for f in fields(self)}
         )
 
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(
+            **{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)}
+        )
+
     def copy(self) -> Counts:
         return Counts(**{f.name: getattr(self, f.name) for f in fields(self)})
 
@@ -192,6 +197,9 @@ class Loader:
     document_bytes: int = 0  # of the documents the open transaction stores
     changed: bool = False  # the open transaction stores or deletes rows: a new content version
     failed: duckdb.Error | None = None  # by ``insert_waiting``, raised by the next call
+    # What each file's documents came to (keyed by their recorded name), for ingest to say
+    # at the file's end: a batch holds many small files (``logs.pieces.share``).
+    by_file: dict[str, Counts] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         rows = self.con.execute(
@@ -374,7 +382,13 @@ class Loader:
         pending: dict[str, SessionItem] = {}  # session id -> item kept in this batch
         deletes: list[str] = []
         c = self.counts
+        file: str | None = None  # whose documents are being counted, since ``at``
+        at = c
         for item in batch.items:
+            if not isinstance(item, FileItem) and item.file != file:
+                if file is not None:
+                    self._counted(file, at)
+                file, at = item.file, c.copy()
             if isinstance(item, FileItem):
                 self.file_errors.append(item.message)
                 self.summary.unreadable_files += 1
@@ -391,6 +405,8 @@ class Loader:
                     c.documents += 1
             else:
                 self._decide(item, keep, pending, deletes, batch)
+        if file is not None:
+            self._counted(file, at)
         if deletes:
             self.flush()  # a replaced session's rows may be among those waiting
             for table in (*SESSION_TABLES, documents.TABLE):
@@ -411,6 +427,16 @@ class Loader:
         self.waiting_deals += sum(i.deals for i in kept if isinstance(i, SessionItem))
         if self.waiting_deals >= INSERT_DEALS:
             self.flush()
+
+    def _counted(self, file: str, at: Counts) -> None:
+        """What the documents of ``file`` since the counts were ``at`` came to."""
+        was = self.by_file.get(file)
+        now = self.counts - at
+        self.by_file[file] = now if was is None else was + now
+
+    def file_counts(self, file: str) -> Counts:
+        """What the documents of ``file`` came to since it was last asked (and forgotten)."""
+        return self.by_file.pop(file, None) or Counts()
 
     def _decide(
         self,

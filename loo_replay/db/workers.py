@@ -1,6 +1,6 @@
-"""Ingest's workers: each piece of the input (``logs/pieces.py``) audited into batches of frames.
+"""Ingest's workers: each share of the input (``logs/pieces.py``) audited into batches of frames.
 
-Pieces depend on the files only, never on the number of workers, so every
+Shares depend on the files only, never on the number of workers, so every
 ``--jobs`` loads the same rows.  This module imports no database: it is what
 worker processes run.
 """
@@ -25,7 +25,7 @@ from loo_replay.engine.session import DealAudit
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.parse import Bad, parse_document
-from loo_replay.logs.pieces import PIECE_BYTES, Piece, read_piece
+from loo_replay.logs.pieces import PIECE_BYTES, Share, read_piece
 from loo_replay.logs.reader import Document, ReadError, decode
 from loo_replay.rulesets import RuleChoice, resolve
 from loo_replay.run.audit import SessionReport, UnreadableDocument, audit_document
@@ -61,40 +61,45 @@ class Auditor:
         judged = decisions is not None
         self.each = self._analysed if analyse or judged else self.builder.deal
 
-    def batches(self, piece: Piece) -> Iterator[Batch]:
-        return self.batches_of(read_piece(piece, self.limits))
+    def batches(self, share: Share) -> Iterator[Batch]:
+        """The batches of a share's pieces, read one after another: many small files make
+        one batch, not one each."""
+        return self.batches_of(read_piece(piece, self.limits) for piece in share)
 
-    def batches_of(self, docs: Iterable[Document]) -> Iterator[Batch]:
-        """The batches of documents read elsewhere (``work_carried``) or from a piece."""
+    def batches_of(self, files: Iterable[Iterable[Document]]) -> Iterator[Batch]:
+        """The batches of documents read elsewhere (``work_carried``) or from a share, a
+        file's documents after another's: a file that cannot be read or breaks off
+        (``ReadError``) is said, and the next file is read."""
         with fewer_collections():
-            yield from self._batches(docs)
+            yield from self._batches(files)
 
-    def _batches(self, docs: Iterable[Document]) -> Iterator[Batch]:
+    def _batches(self, files: Iterable[Iterable[Document]]) -> Iterator[Batch]:
         builder = self.builder
         documents = Compressed()  # each audited session's bytes, for its replays
-        try:
-            for doc in docs:
-                skipped = self._already_loaded(doc)
-                if skipped is not None:
-                    builder.skipped(skipped)
-                else:
-                    item = audit_document(
-                        doc,
-                        self.choice,
-                        self.at_play,
-                        keep=False,
-                        each=self.each,
-                        limits=self.limits,
-                    )
-                    if isinstance(item, UnreadableDocument):
-                        builder.unreadable(item)
+        for docs in files:
+            try:
+                for doc in docs:
+                    skipped = self._already_loaded(doc)
+                    if skipped is not None:
+                        builder.skipped(skipped)
                     else:
-                        closed = builder.close_session(item)
-                        documents.add(doc.raw, closed.line, closed.digest)
-                if builder.deal_count >= self.batch_deals:
-                    yield documents.attach(builder.batch())
-        except ReadError as exc:
-            builder.file_error(str(exc))
+                        item = audit_document(
+                            doc,
+                            self.choice,
+                            self.at_play,
+                            keep=False,
+                            each=self.each,
+                            limits=self.limits,
+                        )
+                        if isinstance(item, UnreadableDocument):
+                            builder.unreadable(item)
+                        else:
+                            closed = builder.close_session(item)
+                            documents.add(doc.raw, closed.line, closed.digest)
+                    if builder.deal_count >= self.batch_deals:
+                        yield documents.attach(builder.batch())
+            except ReadError as exc:
+                builder.file_error(str(exc))
         yield documents.attach(builder.batch())
 
     def _analysed(self, report: SessionReport, index: int, deal: DealAudit) -> None:
@@ -170,16 +175,16 @@ def init_worker(
         _worker = Auditor(choice, loaded, batch_deals, analyse, limits, decisions)
 
 
-# A piece's batches as they travel from a worker: each batch's items, and its tables as
+# A share's batches as they travel from a worker: each batch's items, and its tables as
 # Arrow IPC streams.  The pool pickles it once; pickled here first, every byte of the
 # tables was copied twice more on each side.
 Packed = list[tuple[list[Item], dict[str, bytes]]]
 
 
-def work(piece: Piece) -> Packed:
-    """Audit one piece in a worker."""
+def work(share: Share) -> Packed:
+    """Audit one share of pieces in a worker."""
     assert _worker is not None, "init_worker was not called"
-    return pack_batches(list(_worker.batches(piece)))
+    return pack_batches(list(_worker.batches(share)))
 
 
 def pack_batches(batches: list[Batch]) -> Packed:
@@ -208,42 +213,45 @@ Setup = tuple[RuleChoice, Known, int, bool, Limits, Sampling | None]
 
 @dataclass(frozen=True)
 class Carried:
-    """Documents of a piece read by the loading process and carried to a Dask worker, which
+    """Documents of a share read by the loading process and carried to a Dask worker, which
     may not see this machine's files (as validate's tasks for Dask carry theirs)."""
 
     setup: Setup  # ``known`` goes with every task: a screen's fresh database has none
-    documents: list[Document]
-    error: str | None  # why reading the piece broke off after these documents
-    last: bool  # the piece's last task
+    files: list[tuple[list[Document], str | None]]  # a file's documents, why it broke off
+    last: bool  # the share's last task
 
 
-def carried(piece: Piece, setup: Setup, task_bytes: int = PIECE_BYTES) -> Iterator[Carried]:
-    """A piece's documents in tasks of about ``task_bytes``: a ``.gz`` or ``.json`` file is
+def carried(share: Share, setup: Setup, task_bytes: int = PIECE_BYTES) -> Iterator[Carried]:
+    """A share's documents in tasks of about ``task_bytes``: a ``.gz`` or ``.json`` file is
     one piece however large, but not one task."""
-    docs: list[Document] = []
+    files: list[tuple[list[Document], str | None]] = []
     held = 0
-    try:
-        for doc in read_piece(piece, setup[4]):
-            docs.append(doc)
-            held += len(doc.raw)
-            if held >= task_bytes:
-                yield Carried(setup, docs, None, False)
-                docs, held = [], 0
-    except ReadError as exc:
-        yield Carried(setup, docs, str(exc), True)
-        return
-    yield Carried(setup, docs, None, True)
+    for piece in share:
+        docs: list[Document] = []
+        files.append((docs, None))
+        try:
+            for doc in read_piece(piece, setup[4]):
+                docs.append(doc)
+                held += len(doc.raw)
+                if held >= task_bytes:
+                    yield Carried(setup, files, False)
+                    docs, held = [], 0
+                    files = [(docs, None)]
+        except ReadError as exc:
+            files[-1] = (docs, str(exc))
+    yield Carried(setup, files, True)
 
 
 def work_carried(task: Carried) -> tuple[bool, Packed]:
     """Audit a carried task on a Dask worker (no initializer there: the task says it all);
-    whether it ends its piece, and its batches."""
-    return task.last, pack_batches(list(Auditor(*task.setup).batches_of(_read(task))))
+    whether it ends its share, and its batches."""
+    files = [_read(docs, error) for docs, error in task.files]
+    return task.last, pack_batches(list(Auditor(*task.setup).batches_of(files)))
 
 
-def _read(task: Carried) -> Iterator[Document]:
-    """The carried documents, then the read error the piece broke off at, as ``read_piece``
+def _read(documents: list[Document], error: str | None) -> Iterator[Document]:
+    """A file's carried documents, then the read error it broke off at, as ``read_piece``
     raised it where the file is."""
-    yield from task.documents
-    if task.error is not None:
-        raise ReadError(task.error)
+    yield from documents
+    if error is not None:
+        raise ReadError(error)
