@@ -1,9 +1,10 @@
 """``ingest``: audit hand logs and load them, each file whole in one transaction.
 
-Pieces are audited in input order, in this process or in ``jobs`` worker
-processes, and loaded in input order by this process alone (DuckDB has one
-writer).  A transaction opens with a file's first piece and commits with the
-last piece of a file once it holds enough deals or files (small files share
+Shares of pieces (a piece of a big file, or small whole files together:
+``logs.pieces.share``) are audited in input order, in this process or in
+``jobs`` worker processes, and loaded in input order by this process alone
+(DuckDB has one writer).  A transaction opens with a share and commits with a
+share that ends a file once it holds enough deals or files (small files share
 one), so a process killed mid-ingest leaves whole files behind and a rerun
 skips them and completes the rest.
 """
@@ -56,10 +57,11 @@ if TYPE_CHECKING:  # imported by ``ingest`` once its workers have started
 # (docs/performance.md).
 TRANSACTION_DEALS = 1_000_000
 
-# Small files share a transaction, committed at the end of the file that brings it to this
+# Small files share a transaction, committed at the end of the share that brings it to this
 # many deals or files (or at the input's end): 3,000 files of one deal each had cost a commit
 # and an insert a table each, 23 ms a file against 8 ms a session of one file.  A file is
-# still whole or absent after a kill or a Ctrl-C, and a rerun skips what was committed.
+# still whole or absent after a kill or a Ctrl-C, and a rerun skips what was committed.  A
+# share holds GROUP_FILES small files at most (and piece_bytes of them).
 GROUP_DEALS = 10_000
 GROUP_FILES = 250
 

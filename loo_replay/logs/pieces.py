@@ -83,8 +83,8 @@ Share = tuple[Piece, ...]
 def share(pieces: list[Piece], share_bytes: int, share_files: int) -> list[Share]:
     """``pieces`` in input order, consecutive whole files of at most ``share_bytes`` in all
     together, ``share_files`` at most: 3,000 files of one deal had cost a batch of frames
-    each, 15 Arrow tables of a row or two, 4 ms of a file's 9 (docs/performance.md, "Many
-    small files").  A piece of a file cut in several is a share of its own."""
+    each, 15 Arrow tables of a row or two, about 4 ms of a file's 7 (docs/performance.md,
+    "The loader").  A piece of a file cut in several is a share of its own."""
     shares: list[Share] = []
     held: list[Piece] = []
     size = 0
