@@ -46,6 +46,8 @@ COMPILED = (
     "loo_replay/engine/flush.py",
     "loo_replay/engine/derive.py",
     "loo_replay/engine/declarations.py",
+    "loo_replay/engine/replay_base.py",
+    "loo_replay/engine/replay_declaring.py",
     "loo_replay/engine/replay.py",
     "loo_replay/engine/settle.py",
     "loo_replay/engine/session.py",

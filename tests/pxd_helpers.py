@@ -53,6 +53,7 @@ class Function:
 class Klass:
     fields: dict[str, str] = field(default_factory=dict)
     methods: dict[str, Function] = field(default_factory=dict)
+    base: str | None = None  # the extension type it derives from, by name
 
 
 @dataclass
@@ -64,7 +65,7 @@ class Declarations:
 
 _FUNCTION = re.compile(r"(cdef|cpdef)\s+(?:inline\s+)?(.*?)\s*\b(\w+)\s*\((.*)\)")
 _FIELD = re.compile(r"cdef\s+(?:(?:public|readonly)\s+)?(.+?)\s*\b(\w+)")
-_CLASS = re.compile(r"cdef\s+class\s+(\w+)")
+_CLASS = re.compile(r"cdef\s+class\s+(\w+)\s*(?:\(\s*(\w+)\s*\))?\s*:")
 
 
 def _ctype(text: str) -> str:
@@ -97,7 +98,7 @@ def read_pxd(text: str) -> Declarations:
         if not indented:
             klass = None
         if m := _CLASS.match(code):
-            klass = found.classes.setdefault(m.group(1), Klass())
+            klass = found.classes.setdefault(m.group(1), Klass(base=m.group(2)))
         elif m := _FUNCTION.match(code):
             name = m.group(3)
             if indented and klass is not None:
@@ -255,9 +256,22 @@ def _py_class(node: ast.ClassDef, types: _Types) -> tuple[Klass, set[str]]:
     return klass, unannotated
 
 
-def disagreements(pxd_text: str, py_text: str) -> list[str]:
-    """Every way the .pxd and the .py disagree, one line each; empty when they agree."""
+def _inherited(klass: Klass, known: dict[str, Klass]) -> set[str]:
+    """The fields ``klass`` inherits: its base's, and theirs, as the .pxd files declare."""
+    fields: set[str] = set()
+    base = known.get(klass.base) if klass.base else None
+    while base is not None:
+        fields |= set(base.fields)
+        base = known.get(base.base) if base.base else None
+    return fields
+
+
+def disagreements(pxd_text: str, py_text: str, others: dict[str, Klass] | None = None) -> list[str]:
+    """Every way the .pxd and the .py disagree, one line each; empty when they agree.
+    ``others``: the classes other .pxd files declare, by name, where a class's base is
+    declared (a field it assigns may be its base's)."""
     pxd = read_pxd(pxd_text)
+    known = {**(others or {}), **pxd.classes}
     tree = ast.parse(py_text)
     types = _Types(tree)
     problems: list[str] = []
@@ -275,8 +289,10 @@ def disagreements(pxd_text: str, py_text: str) -> list[str]:
                 problems.append(f"{name}.{f}: in the .pxd, not in the .py")
             elif not agrees(ctype, source.fields[f]):
                 problems.append(f"{name}.{f}: {ctype} in the .pxd, {source.fields[f]} in the .py")
+        inherited = _inherited(declared, known)
         for f in sorted(
-            set(source.fields) - set(declared.fields) | unannotated - set(declared.fields)
+            set(source.fields) - set(declared.fields) - inherited
+            | unannotated - set(declared.fields) - inherited
         ):
             problems.append(f"{name}.{f}: in the .py, not in the .pxd")
         problems += _compare(name + ".", declared.methods, source.methods)

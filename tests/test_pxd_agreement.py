@@ -12,10 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.pxd_helpers import disagreements, pairs, read_pxd
+from tests.pxd_helpers import Klass, disagreements, pairs, read_pxd
 
 ROOT = Path(__file__).resolve().parents[1]
 PAIRS = pairs(ROOT / "loo_replay")
+# Every class the .pxd files declare, by name: a class's base may be in another module's.
+DECLARED: dict[str, Klass] = {
+    name: klass
+    for pxd, _ in PAIRS
+    for name, klass in read_pxd(pxd.read_text("utf-8")).classes.items()
+}
 
 
 def _name(pair: tuple[Path, Path]) -> str:
@@ -25,7 +31,7 @@ def _name(pair: tuple[Path, Path]) -> str:
 @pytest.mark.parametrize("pair", PAIRS, ids=_name)
 def test_pxd_agrees_with_py(pair: tuple[Path, Path]) -> None:
     pxd, py = pair
-    assert disagreements(pxd.read_text("utf-8"), py.read_text("utf-8")) == []
+    assert disagreements(pxd.read_text("utf-8"), py.read_text("utf-8"), DECLARED) == []
 
 
 def test_every_pxd_is_checked() -> None:
@@ -164,3 +170,24 @@ def test_the_check_finds_a_doctored_side(side: str, old: str, new: str, problem:
         pxd = pxd.replace(old, new)
     found = disagreements(pxd, py)
     assert any(line.startswith(problem) for line in found), found
+
+
+def test_a_derived_class_may_assign_the_fields_its_base_declares() -> None:
+    """``Replay`` derives from ``DeclaringReplay`` and ``ReplayBase`` (one module each, their
+    fields in replay_base.pxd): a field the base's .pxd declares is no derived class's to
+    declare again, but a field declared by no class in the chain still fails."""
+    base = read_pxd("cdef class Base:\n    cdef int count\n    cdef list seen\n").classes
+    derived_pxd = "cdef class Derived(Base):\n    cdef _step(self)\n"
+    derived_py = (
+        "class Derived(Base):\n"
+        "    def _step(self) -> None:\n"
+        "        self.count = 1\n"
+        "        self.seen = []\n"
+    )
+    assert disagreements(derived_pxd, derived_py, base) == []
+    assert disagreements(derived_pxd, derived_py) == [
+        "Derived.count: in the .py, not in the .pxd",
+        "Derived.seen: in the .py, not in the .pxd",
+    ]
+    stray = derived_py + "        self.added = 2\n"
+    assert disagreements(derived_pxd, stray, base) == ["Derived.added: in the .py, not in the .pxd"]

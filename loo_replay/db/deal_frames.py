@@ -17,7 +17,7 @@ import cython
 from loo_replay.db.columns import CardLists, Ints, Texts
 from loo_replay.engine.cards import SUITS
 from loo_replay.engine.model import DEAD, Trick
-from loo_replay.engine.replay import DealResult
+from loo_replay.engine.replay_base import DealResult
 from loo_replay.engine.session import DealAudit
 
 

@@ -31,7 +31,7 @@ from loo_replay.db.rows import (
 )
 from loo_replay.engine.analysis import DealAnalysis
 from loo_replay.engine.model import LogError
-from loo_replay.engine.replay import DealResult
+from loo_replay.engine.replay_base import DealResult
 from loo_replay.engine.session import DealAudit
 from loo_replay.run.audit import SessionReport, UnreadableDocument
 

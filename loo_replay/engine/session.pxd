@@ -1,7 +1,7 @@
 # session.py's SessionReplay as an extension type (pure-Python mode: session.py is the
 # source): what it carries from deal to deal is C struct members, not an instance
 # dictionary.  The replay's result is read as the extension type it is.
-from loo_replay.engine.replay cimport DealResult
+from loo_replay.engine.replay_base cimport DealResult
 from loo_replay.engine.settle cimport Settlement
 from loo_replay.engine.options cimport Options
 

@@ -16,7 +16,8 @@ import cython
 
 from loo_replay.engine.model import DealRecord, LogError, Violation
 from loo_replay.engine.options import Options
-from loo_replay.engine.replay import AtPlay, DealContext, DealResult, replay_deal
+from loo_replay.engine.replay import AtPlay, DealContext, replay_deal
+from loo_replay.engine.replay_base import DealResult
 from loo_replay.engine.settle import Settlement, settle
 from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.engine.vocab import Knowledge, Outcome, Status

@@ -1,7 +1,7 @@
 # C types for settle.py (pure-Python mode: settle.py is the source): the replay's result is
 # read as the extension type it is, field by field as struct members, and the settlement
 # is one too, for the session that reads it.
-from loo_replay.engine.replay cimport DealResult
+from loo_replay.engine.replay_base cimport DealResult
 from loo_replay.engine.options cimport Options
 
 cdef class Settlement:

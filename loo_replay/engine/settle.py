@@ -11,7 +11,7 @@ import cython
 
 from loo_replay.engine.cards import PAM
 from loo_replay.engine.options import Options
-from loo_replay.engine.replay import DealResult
+from loo_replay.engine.replay_base import DealResult
 from loo_replay.engine.vocab import Outcome
 
 # Bound once: in Python 3.11 a member lookup on an Enum class goes through EnumType.__getattr__.
