@@ -28,7 +28,8 @@ from loo_replay.engine.cards import FULL_DECK, canonical, mask_of
 from loo_replay.engine.judging import GIVEN_UP, MISS, judge_deal, snapshot
 from loo_replay.engine.model import DealRecord, Declare, Event, Exchange, Play
 from loo_replay.engine.options import Options
-from loo_replay.engine.replay import DealContext, DealResult, Replay
+from loo_replay.engine.replay import DealContext, Replay
+from loo_replay.engine.replay_base import DealResult
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.settle import settle
 from loo_replay.engine.worlds import Check, Worlds

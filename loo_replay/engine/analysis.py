@@ -15,7 +15,8 @@ import cython
 from loo_replay.engine.cards import display
 from loo_replay.engine.model import Event, Play, Violation
 from loo_replay.engine.options import Options
-from loo_replay.engine.replay import PLAYING, DealContext, DealResult, Replay
+from loo_replay.engine.replay import PLAYING, DealContext, Replay
+from loo_replay.engine.replay_base import DealResult
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.solver import ANNOUNCE, CARD, OverBudget, Search, taker
 from loo_replay.engine.tables import NO_TRUMP

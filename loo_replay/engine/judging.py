@@ -27,7 +27,8 @@ from loo_replay.engine.flush import best_flush
 from loo_replay.engine.maxn import MaxN, order_key
 from loo_replay.engine.model import PASS, DealRecord, Declare, Exchange, Play
 from loo_replay.engine.options import Options
-from loo_replay.engine.replay import DECLARING, PLAYING, DealContext, DealResult, Replay
+from loo_replay.engine.replay import DECLARING, PLAYING, DealContext, Replay
+from loo_replay.engine.replay_base import DealResult
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.settle import settle
 from loo_replay.engine.solver import ANNOUNCE, CARD, Search

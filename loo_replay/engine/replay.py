@@ -55,7 +55,9 @@ _PLAYED, _ALL_PASSED, _UNOPPOSED = Outcome.PLAYED, Outcome.ALL_PASSED, Outcome.U
 
 AtPlay = Callable[["Replay"], object]  # see ``Replay.run``
 
-# What the engine's readers import from here, wherever it is defined.
+# What the engine's readers import from here, wherever it is defined.  Not ``DealResult``:
+# this module cimports it, so compiled it is no name of this module (import it from
+# ``engine.replay_base``).
 __all__ = [
     "DECLARING",
     "OVER",
@@ -63,7 +65,6 @@ __all__ = [
     "AtPlay",
     "DealContext",
     "DealPlan",
-    "DealResult",
     "Replay",
     "deal_plan",
     "replay_deal",
