@@ -105,6 +105,21 @@ def test_chips_figure_is_stacks_from_the_start_with_chips(con: duckdb.DuckDBPyCo
     }
 
 
+@pytest.mark.parametrize("session", ["hand-a", "hand-b"])
+def test_chips_figure_shows_the_last_deals_chips_clear_of_the_edge(
+    con: duckdb.DuckDBPyConnection, session: str
+) -> None:
+    """issue 55: as steps ("hv"), each deal's chips hold until the next deal, so the last
+    deal's had no width at the plot's edge: a dot marks it, half a deal inside the axis."""
+    fig = valid(session_figures.chips_figure(con, session, {}))
+    for t in fig.data:
+        assert "markers" in t.mode, t.name
+        sizes = list(t.marker.size)
+        assert sizes[-1] > 0 and set(sizes[:-1]) == {0}, (t.name, sizes)
+        assert t.marker.color == t.line.color
+    assert list(fig.layout.xaxis.range) == [fig.data[0].x[0], 4.5]  # the last deal is 4
+
+
 def test_violations_figure_by_rule_and_player(con: duckdb.DuckDBPyConnection) -> None:
     colours = assign_colours(queries.seating(con))
     fig = valid(session_figures.violations_figure(con, "hand-a", colours))

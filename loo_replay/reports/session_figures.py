@@ -372,13 +372,15 @@ def chips_figure(source: queries.Source, session_id: str, colours: Colours) -> F
     if not traces:
         return _empty(title, "No player sat in an audited deal.")
     debts = _debt_marks() if owing else {}
+    deals = [x for trace in traces for x in trace["x"] if x is not None]
     return figure(
         traces,
         title,
         400,
         hovermode="x unified",
         axes={
-            "xaxis": deal_axis(x for trace in traces for x in trace["x"]),
+            # half a deal of room past the last: its dot and step stand clear of the edge
+            "xaxis": deal_axis(deals) | {"range": [min(deals), max(deals) + 0.5]},
             "yaxis": {"title": {"text": axis}}
             | ({"zerolinecolor": "#b0473b", "zerolinewidth": 2} if owing else {}),
         },
@@ -407,13 +409,16 @@ def _debt_marks() -> dict[str, Any]:
 
 
 def _chip_line(name: str, x: list[Any], y: list[Any], colour: str, what: str) -> Trace:
+    """A player's chips as steps: each deal's value holds until the next deal's.  The last
+    deal has no next, so its step would have no width: a dot marks it."""
     return trace(
         "scatter",
         x=x,
         y=y,
         name=name,
-        mode="lines",
+        mode="lines+markers",
         line={"color": colour, "width": 2, "shape": "hv"},
+        marker={"color": colour, "size": [0] * (len(x) - 1) + [7]},
         hovertext=[f"{name}: {_chip_text(what, v)}" for v in y],
         hoverinfo="text",
     )
