@@ -208,6 +208,14 @@ def _open_deal(
     return standing
 
 
+def why_must(replay: Replay) -> str:
+    """Why the open deal is a must (docs/rules.md §2.3), in the words the recorder says
+    when it skips the declarations: the pool by ``declare.must``, else club law."""
+    if deal_plan(replay.o, replay.context).must_pool:
+        return "a single pool, only this deal's antes, is a must here: declare.must"
+    return "a club turned up makes a must: declare.club_law"
+
+
 def _declaring(replay: Replay, rec: DealRecord, options: Options) -> Ask | None:
     """The declaration or exchange due next, or None when play may begin."""
     r = replay.result

@@ -28,7 +28,7 @@ from loo_replay.output.text import deal_lines, make_style, safe
 from loo_replay.recorder.book import document
 from loo_replay.recorder.entry import EntryError, matching_cards, typed
 from loo_replay.recorder.journal import Entry, Journal, live, said, write_atomic
-from loo_replay.recorder.judge import Stage, Standing, judge
+from loo_replay.recorder.judge import Stage, Standing, judge, why_must
 from loo_replay.recorder.reading import (
     COMMANDS,
     DEAL_WORDS,
@@ -42,14 +42,16 @@ from loo_replay.recorder.reading import (
 from loo_replay.recorder.sealed import deal_codes, last_seal, sealed_log
 
 HELP_TEXT = """\
-  Enter accepts what is proposed in [brackets].  Cards: 10h, QS, q♠, t h (Tab completes).
-  Declarations: play/p, pass/x, miss/m, defend/d; another player first to declare for him
-  (bob pass).  A card: 7h for the player on turn, cat 7h for another (out of turn), ad civil
-  to lead the ace of trumps announcing "Pam, be civil".  Exchanges: 2 (unseen), 0 (none),
-  KH 2C / 7D 8D (discarded / drawn).
-  At any point: show PLAYER CARDS (a hand shown), show miss CARDS, flush PLAYER, misdeal,
-  end (the deal stops here), u (undo the last entry), q, Ctrl-D or Ctrl-C (stop; all is
-  saved)."""
+  Enter accepts what is proposed in [brackets].
+  Cards: 10h, QS, q♠, t h (Tab completes).
+  Declarations: play/p, pass/x, miss/m, defend/d; another player first to
+  declare for him (bob pass).
+  A card: 7h for the player on turn, cat 7h for another (out of turn), ad civil
+  to lead the ace of trumps announcing "Pam, be civil".
+  Exchanges: 2 (unseen), 0 (none), KH 2C / 7D 8D (discarded / drawn).
+  At any point: show PLAYER CARDS (a hand shown), show miss CARDS,
+  flush PLAYER, misdeal, end (the deal stops here), u (undo the last entry),
+  q, Ctrl-D or Ctrl-C (stop; all is saved)."""  # no line past 80 columns
 
 Say = Callable[[str], None]
 
@@ -292,6 +294,10 @@ class Recorder:
                     won = trick.cards[trick.win][1]
                     who = _seats(after)[trick.winner]
                     self.say(f"  trick {trick.number} to {who} ({display(won)})")
+        must = _must(after)
+        if must is not None and must != _must(before):  # said once, as the deal becomes one
+            self.say("  a must deal: everyone plays the hand dealt, so nobody declares")
+            self.say(f"    ({must[1]})")
         old = _findings(before)
         for key, (deal, v) in _findings(after).items():
             if key not in old:
@@ -361,6 +367,15 @@ def _deal_number(standing: Standing) -> int | None:
     if standing.replay is not None:
         return standing.replay.record.number
     return standing.audits[-1].number if standing.audits else None
+
+
+def _must(standing: Standing) -> tuple[int, str] | None:
+    """The deal in hand and why it is a must (``why_must``); None when it is not one (or
+    not known to be yet: the turn-up that makes a must by club law is still to come)."""
+    replay = standing.replay
+    if replay is None or not replay.result.must:
+        return None
+    return replay.record.number, why_must(replay)
 
 
 def _seats(standing: Standing) -> tuple[str, ...]:
