@@ -180,7 +180,12 @@ def test_step_mode_runs_to_the_settlement_showing_who_is_to_play() -> None:
     text = "\n".join(out)
     assert "to play: ann, legal 6♠ 9♠" in text
     assert "hands: ann* 6♠ J♣ 9♠" in text
-    assert "  pool       6 at the start, 22 carried to the next deal\n  no safe trick: bob" in text
+    assert (
+        "  pool       6 at the start, 22 carried to the next deal\n"
+        "  note: ann's 2 tricks paid nothing: a revoke forfeits the trick money "
+        "(penalties.revoke = forfeit); their shares stay in the pool\n"
+        "  no safe trick: bob"
+    ) in text
     # docs/analysis.md, "The notes": after the settlement
     assert text.rstrip().endswith("and they were looed")
 

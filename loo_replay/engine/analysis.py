@@ -148,7 +148,7 @@ def _why_stopped(found: tuple[Violation, ...]) -> str:
     if found:
         v = found[0]
         where = f" at trick {v.trick}" if v.trick is not None else ""
-        return f"{v.code} by {v.player}{where}: the position after it is not one of the rules"
+        return f"{v.code} by {v.player}{where} broke a rule: the cards after it are not analysed"
     return "the record leaves the rules here"
 
 

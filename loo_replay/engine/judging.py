@@ -664,22 +664,31 @@ def _value_of(d: Decision, key: str) -> float:
     return next(o.value for o in d.options if o.key == key)
 
 
-def _worth(value: float) -> str:
+def _worth(value: float, average: str = " on average") -> str:
     if round(value, 1) == 0:
         return "lost nothing" if value <= 0 else "won next to nothing"
     verb = "won" if value > 0 else "lost"
-    return f"{verb} {abs(value):.1f} chips on average"
+    return f"{verb} {abs(value):.1f} chips{average}"
+
+
+def _cost(d: Decision, chosen: str, best: str, looed: str = "") -> str:
+    """A choice that was not the best, named by what it cost against the best: "passing
+    cost 1.4 chips on average against taking the Miss (passing lost nothing; taking the
+    Miss won 1.4 chips)"."""
+    mine, theirs = _worth(_value_of(d, d.chosen), ""), _worth(_value_of(d, d.best), "")
+    return (
+        f"{chosen} cost {d.loss:.1f} chips on average against {best} "
+        f"({chosen} {mine}{looed}; {best} {theirs})"
+    )
 
 
 def _declare_message(who: str, held: str, d: Decision, chosen: Action, looed_share: float) -> str:
-    value = _value_of(d, d.chosen)
-    text = f"{who} {DID[chosen]} with {held}: from where they sat, {DOING[chosen]} {_worth(value)}"
-    if chosen != PASS:
-        text += f" (looed in {looed_share:.0%} of the possible deals)"
-    if d.best == d.chosen:
-        return text + "; it was the best choice"
-    best = Action(d.best)
-    return text + f"; {DOING[best]} {_worth(_value_of(d, d.best))}"
+    head = f"{who} {DID[chosen]} with {held}: from where they sat, "
+    looed = "" if chosen == PASS else f"looed in {looed_share:.0%} of the possible deals"
+    if d.best != d.chosen:
+        return head + _cost(d, DOING[chosen], DOING[Action(d.best)], looed and f", {looed}")
+    worth = f"{DOING[chosen]} {_worth(_value_of(d, d.chosen))}"
+    return head + worth + (f" ({looed})" if looed else "") + "; it was the best choice"
 
 
 def _card_name(key: str) -> str:
@@ -689,11 +698,7 @@ def _card_name(key: str) -> str:
 
 
 def _card_message(who: str, trick: int, d: Decision) -> str:
-    value = _value_of(d, d.chosen)
-    text = (
-        f"{who} played {_card_name(d.chosen)} at trick {trick}: from where they sat, it "
-        f"{_worth(value)}"
-    )
+    head = f"{who} played {_card_name(d.chosen)} at trick {trick}: from where they sat, "
     if d.best == d.chosen:
-        return text + "; it was the best card"
-    return text + f"; {_card_name(d.best)} {_worth(_value_of(d, d.best))}"
+        return head + f"it {_worth(_value_of(d, d.chosen))}; it was the best card"
+    return head + _cost(d, _card_name(d.chosen), _card_name(d.best))

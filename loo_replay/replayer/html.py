@@ -127,7 +127,7 @@ def page_data(rp: DealReplay, links: Links | None = None) -> dict[str, Any]:
             for p, n in zip(rp.seats, rp.names, strict=True)
         ],
         "steps": [_judged(rp, i, _step(s, rp.mark(s))) for i, s in enumerate(rp.steps)],
-        "settlement": _settlement(a, names),
+        "settlement": _settlement(a, names, rp.unpaid(names)),
         "analysis": _analysis(rp.marks),
         "decisions": None if rp.decisions is None else safe(heading(rp.decisions), 600),
         "links": _links(links),
@@ -264,7 +264,9 @@ def _pairs(amounts: dict[str, int] | None) -> list[list[object]]:
     return [[safe(p), v] for p, v in (amounts or {}).items()]
 
 
-def _settlement(a: DealAudit, names: dict[str, str | None]) -> dict[str, Any]:
+def _settlement(a: DealAudit, names: dict[str, str | None], unpaid: list[str]) -> dict[str, Any]:
+    """The settlement as the page shows it; ``unpaid``, why tricks paid nothing, first among
+    its notes."""
     return {
         "outcome": (a.outcome or "?").replace("_", " "),
         "poolStart": a.pool_start,
@@ -282,5 +284,5 @@ def _settlement(a: DealAudit, names: dict[str, str | None]) -> dict[str, Any]:
             }
             for x in a.discrepancies
         ],
-        "notes": [safe(n, 400) for n in a.notes],
+        "notes": [safe(n, 400) for n in [*unpaid, *a.notes]],
     }

@@ -8,6 +8,7 @@ is the one the session chain opened it with (``DealAudit.context``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -31,7 +32,7 @@ from loo_replay.engine.session import DealAudit
 from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.engine.vocab import Action, Outcome, Status
 from loo_replay.errors import InputError
-from loo_replay.output.wording import display_names
+from loo_replay.output.wording import display_names, who
 from loo_replay.replayer.marks import CardMark, Marks, marks_of
 from loo_replay.run.audit import SessionReport
 
@@ -148,6 +149,35 @@ class DealReplay:
     marks: Marks | None = None  # the double-dummy analysis; None when not asked for
     decisions: DealDecisions | None = None  # the judged decisions (replayer/judged.py)
     revealed: tuple[tuple[Revealed, ...], ...] | None = None  # by step: the seat views' facts
+
+    def unpaid(self, names: Mapping[str, str | None] | None = None) -> list[str]:
+        """Why a player's tricks paid nothing, a line each, as the settlement applied the
+        rules (docs/rules.md §5.1): a penalised revoke under ``penalties.revoke =
+        "forfeit"``, a retired player, a defending dealer.  ``names``: the players as shown."""
+        a, r = self.audit, self.audit.result
+        settled = a.settlement
+        if r is None or settled is None or a.outcome != Outcome.PLAYED:
+            return []
+        if settled.pool // self.options.deal_hand_size == 0:
+            return []  # a trick's share is nothing: nobody's tricks paid
+        forfeit = self.options.penalties_revoke == "forfeit"
+        lines = []
+        for seat in r.active:
+            won = r.tricks_won[seat]
+            if seat == r.defender:
+                why = "a dealer who defends plays for the pool, not for themself"
+            elif seat in r.retired:
+                why = "a player who retired from the deal is paid for no trick"
+            elif forfeit and seat in r.revokers:
+                why = "a revoke forfeits the trick money (penalties.revoke = forfeit)"
+            else:
+                continue
+            if won:
+                tricks = f"{won} trick{'s' if won > 1 else ''}"
+                stay = "its share stays" if won == 1 else "their shares stay"
+                player = who(self.seats[seat], names)
+                lines.append(f"{player}'s {tricks} paid nothing: {why}; {stay} in the pool")
+        return lines
 
     def mark(self, step: Step) -> CardMark | None:
         """The analysis of the card ``step`` played, when it was analysed."""

@@ -230,7 +230,7 @@ def settlement_lines(rp: DealReplay, step: Step, style: Style = plain) -> list[s
             f"  {style('DISCREPANCY', 'warn')} {safe(x.field)}: recorded {x.recorded}, "
             f"expected {x.expected}"
         )
-    lines += [f"  note: {safe(n, 400)}" for n in a.notes]
+    lines += [f"  note: {safe(n, 400)}" for n in [*rp.unpaid(), *a.notes]]
     if rp.marks is not None:
         for label, message in rp.marks.closing:
             lines.append(f"  {style(label, 'warn')}: {colour_cards(message, style)}")
