@@ -141,3 +141,70 @@ def test_analyse_takes_validate_rules_and_exit_status(tmp_path: Path, simulated:
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
     validate = run("validate", SAMPLES / "three-card-revokes.json")
     assert run("analyse", SAMPLES / "three-card-revokes.json").returncode == validate.returncode
+
+
+REVOKES = SAMPLES / "three-card-revokes.json"
+# Its deals with a finding: a violation (4, 5, 11, 12, 14, 15, 16, 20, the misdeal 22), a
+# trick thrown away and an avoidable loo (4, 7, 8, 9, 12).
+REVOKES_FOUND = [4, 5, 7, 8, 9, 11, 12, 14, 15, 16, 20, 22]
+
+
+def test_analyse_findings_only_keeps_the_deals_with_a_finding_and_only_their_findings() -> None:
+    """docs/analysis.md, "Only the findings": the lost tricks and avoidable loos are no longer
+    buried under the "no safe trick" lines; the last line and the exit status are the same."""
+    whole = run("analyse", REVOKES)
+    found = run("analyse", REVOKES, "--findings-only")
+    assert found.returncode == whole.returncode == 1
+    lines, every = found.stdout.splitlines(), whole.stdout.splitlines()
+    assert lines[-1] == every[-1]
+    assert [int(m) for m in re.findall(r"^  Deal (\d+) ", found.stdout, re.M)] == REVOKES_FOUND
+    assert not [x for x in lines if "no safe trick" in x or x.startswith("    analysis: ")]
+    marks = ("    ? lost trick: ", "    avoidable loo: ", "    VIOLATION ")
+    for mark in marks:
+        assert [x for x in lines if x.startswith(mark)] == [x for x in every if x.startswith(mark)]
+    assert sum(x.startswith("    ? lost trick: ") for x in lines) == 5
+    assert len(lines) < len(every) / 2
+
+
+def test_analyse_findings_only_json_lists_the_deals_with_a_finding_each_whole() -> None:
+    code, whole = _json(REVOKES)
+    found_code, found = _json(REVOKES, "--findings-only")
+    assert code == found_code == 1 and found["summary"] == whole["summary"]
+    by_number = {d["deal"]: d for d in _deals(whole)}
+    deals = _deals(found)
+    assert [d["deal"] for d in deals] == REVOKES_FOUND
+    assert all(d == by_number[d["deal"]] for d in deals)  # each deal whole, every note kept
+
+
+def test_analyse_findings_only_leaves_out_a_session_without_any(simulated: Path) -> None:
+    """A simulated night played by the rules, thrown tricks aside: a session none of whose
+    deals has a finding has no block, in text as in JSON."""
+    _, whole = _json(simulated)
+    _, found = _json(simulated, "--findings-only")
+    kept = [s["id"] for s in found["sessions"]]
+    for session in whole["sessions"]:
+        flagged = [
+            d
+            for d in session["deals"]
+            if d["violations"]
+            or d["discrepancies"]
+            or d["status"] == "rejected"
+            or any(n["code"] != "no-safe-trick" for n in d["analysis"].get("notes", []))
+        ]
+        assert (session["id"] in kept) == bool(flagged), session["id"]
+    text = run("analyse", simulated, "--findings-only").stdout
+    assert [m for m in re.findall(r"^Session (\S+) ", text, re.M)] == kept
+
+
+def test_analyse_findings_only_with_decisions_keeps_the_classed_decisions() -> None:
+    """With --decisions an inaccuracy, a mistake or a blunder is a finding too; the players'
+    line under each deal is left out, the players' table under the last line is not."""
+    args = (SAMPLES / "three-card-club-night.json", "--decisions", "--samples", "8")
+    whole = run("analyse", *args).stdout
+    found = run("analyse", *args, "--findings-only").stdout
+    classed = re.compile(r"^    (inaccuracy|mistake|blunder|\? lost trick|avoidable loo): ", re.M)
+    assert [m[0] for m in classed.finditer(found)] == [m[0] for m in classed.finditer(whole)]
+    assert "decisions judged on" in whole and "decisions judged on" not in found
+    blocks = re.split(r"^  Deal ", found, flags=re.M)[1:]
+    assert blocks and all(classed.search(b) for b in blocks)
+    assert found[found.index("\n\n") :] == whole[whole.index("\n\n") :]  # the summary and table

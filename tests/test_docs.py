@@ -391,6 +391,10 @@ EXAMPLES: dict[str, dict[str, tuple[int, str]]] = {
             "wrote 1 session(s) of 6 deal(s) to night.jsonl",
         ),
         "loo-replay analyse night.jsonl": (0, "4 trick(s) thrown away, 1 avoidable loo(s)"),
+        "loo-replay analyse sample_logs/three-card-revokes.json --findings-only": (
+            1,
+            "5 trick(s) thrown away, 4 avoidable loo(s)",
+        ),
     },
     "collusion.md": {
         "loo-replay collusion sample_logs/three-card-club-night.json": (

@@ -48,6 +48,15 @@ def analyse(
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
     pretty: PrettyOpt = False,
+    findings_only: Annotated[
+        bool,
+        typer.Option(
+            "--findings-only",
+            help="Show only the deals with a finding (a violation, a discrepancy, a log error, "
+            "a trick thrown away, an avoidable loo; with --decisions, a classed decision), "
+            "and only their findings.",
+        ),
+    ] = False,
     max_nodes: Annotated[
         int,
         typer.Option(min=1, help="Search budget per deal; a deal over it is reported unsolved."),
@@ -70,7 +79,9 @@ def analyse(
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
     sampling = Sampling(samples, seed) if decisions else None
-    spec = AnalyseSpec(choice, as_json, pretty, wants_colour(as_json), max_nodes, limits, sampling)
+    spec = AnalyseSpec(
+        choice, as_json, pretty, wants_colour(as_json), max_nodes, limits, sampling, findings_only
+    )
     task_bytes = DECISIONS_TASK_BYTES if decisions else ANALYSE_TASK_BYTES
     analysed = rendered(paths, spec, jobs, scheduler, analyse_batch, task_bytes, limits)
     if decisions:

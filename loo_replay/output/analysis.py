@@ -14,7 +14,13 @@ from typing import Any, Protocol
 from loo_replay.engine.analysis import SKIPPED, SOLVED, DealAnalysis, Note
 from loo_replay.engine.cards import canonical
 from loo_replay.engine.vocab import Outcome, Status
-from loo_replay.output.json_document import Rendered, rendered_json, session_json, skipped_warning
+from loo_replay.output.json_document import (
+    Rendered,
+    has_findings,
+    rendered_json,
+    session_json,
+    skipped_warning,
+)
 from loo_replay.output.text import Style, deal_lines, item_lines, make_style, safe
 from loo_replay.output.text import summary_line as audit_summary_line
 from loo_replay.run.audit import AuditItem, SessionReport, Summary
@@ -97,8 +103,21 @@ SKIP_REASONS = {
 }
 
 
-def analysis_lines(a: DealAnalysis, style: Style) -> list[str]:
-    """The analysis under a deal's audit lines."""
+FOUND = ("lost-trick", "avoidable-loo")  # the analysis's findings; no safe trick is no mistake
+
+
+def analysis_found(a: DealAnalysis) -> bool:
+    """A trick thrown away or an avoidable loo in the deal."""
+    return any(n.code in FOUND for n in a.notes)
+
+
+def analysis_lines(a: DealAnalysis, style: Style, findings_only: bool = False) -> list[str]:
+    """The analysis under a deal's audit lines; with ``findings_only``, its findings alone
+    (each trick thrown away, each avoidable loo)."""
+    if findings_only:
+        return [
+            line for n, line in zip(a.notes, _note_lines(a, style), strict=True) if n.code in FOUND
+        ]
     if a.status == SKIPPED:
         return [f"    analysis: skipped ({SKIP_REASONS.get(str(a.reason), str(a.reason))})"]
     if a.status != SOLVED:
@@ -107,6 +126,12 @@ def analysis_lines(a: DealAnalysis, style: Style) -> list[str]:
     lines = [f"    analysis: sure of tricks at the start: {sure} ({a.nodes} nodes)"]
     if a.stopped is not None:
         lines.append(f"    analysis stops: {safe(a.stopped, 400)}")
+    return lines + _note_lines(a, style)
+
+
+def _note_lines(a: DealAnalysis, style: Style) -> list[str]:
+    """A line for each note of the analysis, in its order."""
+    lines = []
     for n in a.notes:
         if n.code == "lost-trick":
             lines.append(f"    {style('? lost trick', 'warn')}: {safe(n.message, 400)}")
@@ -124,7 +149,11 @@ class DealExtra(Protocol):
 
     def json(self, deal: int) -> dict[str, Any]: ...
 
-    def lines(self, deal: int, style: Style) -> list[str]: ...
+    def lines(self, deal: int, style: Style, findings_only: bool = False) -> list[str]: ...
+
+    def found(self, deal: int) -> bool:
+        """Whether the deal has a finding of the extra's own (``--findings-only``)."""
+        ...
 
 
 def rendered_analysis(
@@ -135,32 +164,50 @@ def rendered_analysis(
     colour: bool,
     counts: AnalysisSummary | None = None,
     extra: DealExtra | None = None,
+    findings_only: bool = False,
 ) -> Rendered:
     """One audited document with its deals' analyses, rendered as ``validate`` renders it;
-    ``extra`` adds to each deal, ``counts`` counts what it adds."""
+    ``extra`` adds to each deal, ``counts`` counts what it adds.  With ``findings_only``
+    only the deals with a finding are shown (the audit's, a trick thrown away, an avoidable
+    loo, the extra's), each with its findings alone in text, whole in JSON; the counts are
+    of every deal."""
     counts = AnalysisSummary() if counts is None else counts
     for a in analyses:
         counts.count(a)
+    shown = [
+        i
+        for i, a in enumerate(analyses)
+        if not findings_only
+        or (isinstance(item, SessionReport) and has_findings(item.deals[i]))
+        or analysis_found(a)
+        or (extra is not None and extra.found(i))
+    ]
     if as_json:
         doc = None
         if isinstance(item, SessionReport):
             doc = session_json(item)
-            for i, (deal, a) in enumerate(zip(doc["deals"], analyses, strict=True)):
-                deal["analysis"] = analysis_json(a)
+            deals = doc["deals"]
+            doc["deals"] = [deals[i] for i in shown]
+            for i, deal in zip(shown, doc["deals"], strict=True):
+                deal["analysis"] = analysis_json(analyses[i])
                 if extra is not None:
                     deal[extra.key] = extra.json(i)
-        return rendered_json(item, indent, counts=counts, doc=doc)
+        return rendered_json(item, indent, findings_only, counts=counts, doc=doc)
     counts.add(item)
     style = make_style(colour)
     if not isinstance(item, SessionReport):
         return Rendered(counts, lines=tuple(item_lines(item, style)), warning=skipped_warning(item))
     if item.errors:  # its deals all rejected for the header's error: said once, counted
         return Rendered(counts, lines=tuple(item_lines(item, style)))
+    if findings_only and not shown:  # nothing found: no block (as validate's)
+        return Rendered(counts)
     lines = item_lines(replace(item, deals=[]), style)
-    for i, (deal, a) in enumerate(zip(item.deals, analyses, strict=True)):
-        lines += deal_lines(deal, style) + analysis_lines(a, style)
+    for i in shown:
+        lines += deal_lines(item.deals[i], style) + analysis_lines(
+            analyses[i], style, findings_only
+        )
         if extra is not None:
-            lines += extra.lines(i, style)
+            lines += extra.lines(i, style, findings_only)
     return Rendered(counts, lines=tuple(lines))
 
 

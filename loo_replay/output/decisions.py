@@ -198,16 +198,17 @@ def decisions_json(deal: DealDecisions) -> dict[str, Any]:
     return out
 
 
-def decision_lines(deal: DealDecisions, style: Style) -> list[str]:
-    """Under a deal: its classed decisions, then its players in one line."""
+def decision_lines(deal: DealDecisions, style: Style, findings_only: bool = False) -> list[str]:
+    """Under a deal: its classed decisions, then its players in one line; with
+    ``findings_only``, the classed decisions alone."""
     if deal.status == SKIPPED:
-        return [f"    decisions: not judged ({safe(str(deal.reason))})"]
+        return [] if findings_only else [f"    decisions: not judged ({safe(str(deal.reason))})"]
     lines = [
         f"    {style(d.klass, 'warn')}: {safe(d.message, 400)}"
         for d in deal.items
         if d.klass is not None
     ]
-    if deal.players:
+    if deal.players and not findings_only:
         judged = ", ".join(
             f"{safe(p.player)} {p.decisions} (loss {p.loss:.1f}"
             + ("" if p.accuracy is None else f", accuracy {p.accuracy:.0f}%")
@@ -229,8 +230,12 @@ class Judged:
     def json(self, deal: int) -> dict[str, Any]:
         return decisions_json(self.deals[deal])
 
-    def lines(self, deal: int, style: Style) -> list[str]:
-        return decision_lines(self.deals[deal], style)
+    def lines(self, deal: int, style: Style, findings_only: bool = False) -> list[str]:
+        return decision_lines(self.deals[deal], style, findings_only)
+
+    def found(self, deal: int) -> bool:
+        """An inaccuracy, a mistake or a blunder in the deal."""
+        return any(d.klass is not None for d in self.deals[deal].items)
 
     def summary(self) -> DecisionSummary:
         counts = DecisionSummary()

@@ -141,6 +141,7 @@ class AnalyseSpec:
     max_nodes: int
     limits: Limits = LIMITS
     decisions: Sampling | None = None  # --decisions (docs/judging-decisions.md)
+    findings_only: bool = False  # only the deals with findings, and only their findings
 
 
 @dataclass(frozen=True)
@@ -178,13 +179,18 @@ def analyse_batch(task: tuple[Task, AnalyseSpec]) -> list[Rendered]:
             ]
             if spec.decisions is not None:
                 judged = _judged(item, spec.decisions)
+        only = spec.findings_only
         if spec.decisions is None:
-            batch.append(rendered_analysis(item, analyses, spec.json, spec.indent, spec.colour))
+            batch.append(
+                rendered_analysis(
+                    item, analyses, spec.json, spec.indent, spec.colour, None, None, only
+                )
+            )
             continue
         extra = Judged(judged)
         batch.append(
             rendered_analysis(
-                item, analyses, spec.json, spec.indent, spec.colour, extra.summary(), extra
+                item, analyses, spec.json, spec.indent, spec.colour, extra.summary(), extra, only
             )
         )
     return batch
