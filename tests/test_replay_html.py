@@ -339,3 +339,60 @@ def test_step_log_and_current_step_name_players_as_the_log_does(
     assert build_replay(report, deal).steps[3].text in now
     assert "Catherine Sedley plays" in now
     assert errors == []
+
+
+# Every step of the deal, walked inside the page (the Next button): for each badge on the
+# trick, the cards (any in the trick) its box covers, and whether it leaves its own slot.
+BADGE_BOXES_JS = """() => {
+  const overlap = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 &&
+    a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const counter = document.getElementById("counter");
+  const steps = parseInt(counter.textContent.split(" of ")[1], 10);
+  const badges = [];
+  for (let i = 0; i < steps; i++) {
+    document.querySelectorAll("#trick .play .badge").forEach((badge) => {
+      const box = badge.getBoundingClientRect();
+      const slot = badge.parentElement;
+      const covered = Array.from(document.querySelectorAll("#trick .card"))
+        .filter((card) => overlap(box, card.getBoundingClientRect()))
+        .map((card) => card.dataset.card);
+      const own = slot.getBoundingClientRect();
+      const inside = box.left >= own.left - 0.5 && box.right <= own.right + 0.5;
+      badges.push([counter.textContent, badge.textContent, slot.dataset.card, covered, inside,
+        slot.classList.contains("dead")]);
+    });
+    document.getElementById("next").click();
+  }
+  return badges;
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_a_badge_stands_beside_its_card_covering_no_card(
+    browser: Any, tmp_path: Path, width: int
+) -> None:
+    """issue 55: the revoke's "!" covered its card's corner.  Measured by the boxes the
+    browser lays out: the "!" of the lead-trump revoke (wrong payouts, deal 4), the "?" of
+    the card that threw a trick away (deal 6), and the "!" of a card played out of turn,
+    dead and turned aslant (revokes night, deal 16): each covers no card of the trick and
+    stays within its own slot, so it covers no neighbour either."""
+    seen = []
+    for path, number in (
+        ("sample_logs/wrong-payouts.json", 4),
+        ("sample_logs/wrong-payouts.json", 6),
+        ("sample_logs/three-card-revokes.json", 16),
+    ):
+        report = _report(path)
+        deal = next(d for d in report.deals if d.number == number)
+        (tmp_path / "replay.html").write_text(replay_html(report, deal), encoding="utf-8")
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto((tmp_path / "replay.html").as_uri())
+        seen += [(number, *b) for b in page.evaluate(BADGE_BOXES_JS)]
+        page.close()
+    assert [(n, mark, dead) for n, _, mark, _, _, _, dead in seen] == [
+        (4, "!", False),
+        (6, "?", False),
+        (16, "!", True),
+    ]
+    for number, step, _, card, covered, inside, _ in seen:
+        assert covered == [] and inside, (number, step, card, covered, inside)
