@@ -23,7 +23,7 @@ import duckdb
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import DATA, build, cli, measure
 
-from loo_replay.db.schema import SESSION_TABLES
+from loo_replay.db.tables import SESSION_TABLES
 
 BASE_DEALS = 10_000
 

@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 from loo_helpers import deal_doc, declarations, session_doc, trick_plays
 
-from loo_replay.db.schema import ORDER_KEYS
+from loo_replay.db.tables import ORDER_KEYS
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_logs"

@@ -13,8 +13,8 @@ import duckdb
 import pytest
 from db_helpers import SAMPLES, counts, dump, run, sql
 
-from loo_replay.db.schema import ANALYSIS_TABLES
 from loo_replay.db.stored_analysis import stored_analyses
+from loo_replay.db.tables import ANALYSIS_TABLES
 from loo_replay.engine.analysis import SOLVED, analyse_deal
 from loo_replay.engine.vocab import Status
 from loo_replay.replayer.marks import marks_of

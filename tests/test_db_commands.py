@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 from db_helpers import SAMPLES, dump, hand_worked_doc, run
 
-from loo_replay.db.schema import PER_DEAL_TABLES
+from loo_replay.db.tables import PER_DEAL_TABLES
 
 ODD_ID = "club/night #1 — ünïcode"
 

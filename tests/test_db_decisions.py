@@ -18,7 +18,7 @@ from db_helpers import SAMPLES as SAMPLE_LOGS
 from db_helpers import dump, run, sql
 from explorer_helpers import serving
 
-from loo_replay.db import schema
+from loo_replay.db import migrations, tables
 from loo_replay.html import escape
 from loo_replay.reports import decisions_page, queries
 
@@ -40,8 +40,8 @@ def test_a_load_without_decisions_judges_nothing_and_player_stats_say_null(
 ) -> None:
     db = tmp_path / "loo.duckdb"
     assert run("ingest", simulated, "--db", db, "--no-analysis").returncode == 0
-    assert sql(db, "SELECT max(version) FROM schema_version") == [(schema.VERSION,)]
-    for table in schema.DECISION_TABLES:
+    assert sql(db, "SELECT max(version) FROM schema_version") == [(migrations.VERSION,)]
+    for table in tables.DECISION_TABLES:
         assert sql(db, f"SELECT count(*) FROM {table}") == [(0,)]
     stats = sql(
         db,

@@ -417,7 +417,7 @@ def test_rows_inserted_while_waiting_load_as_a_commit_would_and_a_failure_waits(
     loader's next call, where ingest handles failures, and a rollback forgets it."""
     import duckdb
 
-    from loo_replay.db.schema import open_db
+    from loo_replay.db.opening import open_db
     from loo_replay.logs.pieces import plan_pieces
 
     piece = plan_pieces([SAMPLES / "hoyle-evening.jsonl"])[0]

@@ -11,7 +11,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 import pytest
 from db_helpers import SAMPLES, counts, dump, run, sql
 
-from loo_replay.db import schema
+from loo_replay.db import migrations, opening, settings, tables, versions
 from loo_replay.db.frames import SCHEMAS
 from loo_replay.db.load import Loader
 from loo_replay.db.rows import ROWS, DiscrepancyRow, enum_columns
@@ -39,11 +39,11 @@ class _OlderLoader(Loader):
         super().commit()
 
 
-def _load_at(db: Path, migrations: tuple[schema.Migration, ...], paths: list[Path]) -> None:
+def _load_at(db: Path, migrations: tuple[migrations.Migration, ...], paths: list[Path]) -> None:
     """What an older loo-replay did: its migrations, then a load."""
     con = duckdb.connect(str(db))
     try:
-        schema.migrate(con, migrations)
+        versions.migrate(con, migrations)
         loader = _OlderLoader(con)
         auditor = Auditor(RuleChoice(), {})
         for piece in plan_pieces(expand(paths).files):
@@ -57,17 +57,17 @@ def _load_at(db: Path, migrations: tuple[schema.Migration, ...], paths: list[Pat
 
 def test_a_new_database_is_at_the_current_version(tmp_path: Path) -> None:
     db = tmp_path / "loo.duckdb"
-    schema.open_db(db).close()
+    opening.open_db(db).close()
     assert sql(db, "SELECT version FROM schema_version ORDER BY version") == [
-        (m.version,) for m in schema.MIGRATIONS
+        (m.version,) for m in migrations.MIGRATIONS
     ]
-    schema.open_db(db).close()  # opening again changes nothing
-    assert sql(db, "SELECT count(*) FROM schema_version") == [(len(schema.MIGRATIONS),)]
+    opening.open_db(db).close()  # opening again changes nothing
+    assert sql(db, "SELECT count(*) FROM schema_version") == [(len(migrations.MIGRATIONS),)]
 
 
 def test_a_version_1_database_is_upgraded_in_place_with_its_rows(tmp_path: Path) -> None:
     old, fresh = tmp_path / "old.duckdb", tmp_path / "fresh.duckdb"
-    _load_at(old, schema.MIGRATIONS[:1], [SAMPLES / "three-card-revokes.json"])
+    _load_at(old, migrations.MIGRATIONS[:1], [SAMPLES / "three-card-revokes.json"])
     assert sql(old, "SELECT max(version) FROM schema_version") == [(1,)]
     with pytest.raises(duckdb.CatalogException):
         sql(old, "SELECT * FROM player_stats")
@@ -75,11 +75,11 @@ def test_a_version_1_database_is_upgraded_in_place_with_its_rows(tmp_path: Path)
     result = run("ingest", SAMPLES, "--db", old)
     assert result.returncode == 0, result.stderr
     assert counts(result)["skipped"] == 24  # the rows of version 1 are still there and used
-    assert sql(old, "SELECT max(version) FROM schema_version") == [(schema.VERSION,)]
+    assert sql(old, "SELECT max(version) FROM schema_version") == [(migrations.VERSION,)]
     assert run("ingest", SAMPLES, "--db", fresh).returncode == 0
     before, now = dump(old), dump(fresh)
     early = {r[0] for r in sql(old, "SELECT session_id FROM sessions WHERE file LIKE '%revokes%'")}
-    for table in (*schema.ANALYSIS_TABLES, "documents"):
+    for table in (*tables.ANALYSIS_TABLES, "documents"):
         # sessions loaded before these tables existed keep none (skipped, not re-audited)
         assert before.pop(table) == [r for r in now.pop(table) if r[0] not in early]
     assert before == now
@@ -95,7 +95,7 @@ def test_cards_upgraded_to_the_card_enum_keep_their_names_and_sort_in_deck_order
     loaded at version 6 reads the same values after the upgrade, and cards sort in deck
     order (♠ ♥ ♦ ♣, 2 to A), no longer alphabetically."""
     db = tmp_path / "old.duckdb"
-    _load_at(db, schema.MIGRATIONS[:6], [SAMPLES / "three-card-revokes.json"])
+    _load_at(db, migrations.MIGRATIONS[:6], [SAMPLES / "three-card-revokes.json"])
     query = (
         "SELECT session_id, deal_index, trick, position, card::VARCHAR, "
         "legal_cards::VARCHAR[] FROM plays ORDER BY ALL"
@@ -103,7 +103,7 @@ def test_cards_upgraded_to_the_card_enum_keep_their_names_and_sort_in_deck_order
     held = "SELECT held::VARCHAR[], card::VARCHAR FROM findings ORDER BY ALL"
     before, findings = sql(db, query), sql(db, held)
     assert sql(db, "SELECT DISTINCT typeof(card) FROM plays") == [("VARCHAR",)]
-    con = schema.open_db(db)
+    con = opening.open_db(db)
     con.close()
     assert sql(db, query) == before and sql(db, held) == findings and findings
     assert sql(db, "SELECT DISTINCT typeof(card) = typeof(NULL::card) FROM plays") == [(True,)]
@@ -117,7 +117,7 @@ def test_cards_upgraded_to_the_card_enum_keep_their_names_and_sort_in_deck_order
 
 def test_stats_upgrades_an_older_database_too(tmp_path: Path) -> None:
     db = tmp_path / "old.duckdb"
-    _load_at(db, schema.MIGRATIONS[:1], [SAMPLES / "wrong-payouts.json"])
+    _load_at(db, migrations.MIGRATIONS[:1], [SAMPLES / "wrong-payouts.json"])
     result = run("stats", "--db", db)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("player")
@@ -125,24 +125,26 @@ def test_stats_upgrades_an_older_database_too(tmp_path: Path) -> None:
 
 def test_a_newer_database_is_refused_in_one_sentence(tmp_path: Path) -> None:
     db = tmp_path / "loo.duckdb"
-    future = schema.Migration(
-        schema.VERSION + 1, "from the future", ("CREATE TABLE later (x INT)",)
+    future = migrations.Migration(
+        migrations.VERSION + 1, "from the future", ("CREATE TABLE later (x INT)",)
     )
     con = duckdb.connect(str(db))
-    schema.migrate(con, (*schema.MIGRATIONS, future))
+    versions.migrate(con, (*migrations.MIGRATIONS, future))
     con.close()
     result = run("ingest", SAMPLES / "wrong-payouts.json", "--db", db)
     assert result.returncode == 2
-    assert f"schema version {schema.VERSION + 1}, newer than this loo-replay" in result.stderr
+    assert f"schema version {migrations.VERSION + 1}, newer than this loo-replay" in result.stderr
 
 
 def test_a_failed_migration_leaves_the_version_before(tmp_path: Path) -> None:
     db = tmp_path / "loo.duckdb"
-    broken = schema.Migration(schema.VERSION + 1, "broken", ("CREATE TABLE t (x INT)", "NOT SQL"))
+    broken = migrations.Migration(
+        migrations.VERSION + 1, "broken", ("CREATE TABLE t (x INT)", "NOT SQL")
+    )
     con = duckdb.connect(str(db))
     with pytest.raises(duckdb.ParserException):
-        schema.migrate(con, (*schema.MIGRATIONS, broken))
-    assert schema.version_of(con) == schema.VERSION
+        versions.migrate(con, (*migrations.MIGRATIONS, broken))
+    assert versions.version_of(con) == migrations.VERSION
     assert con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 't'"
     ).fetchall() == [(0,)]
@@ -165,8 +167,8 @@ def test_declared_rows_are_the_migrated_tables_column_for_column(tmp_path: Path)
     """db/rows.py declares each table once: the migrations create exactly its columns, in
     order, with its types, nullable where the row's field may be None (and only there)."""
     db = tmp_path / "loo.duckdb"
-    schema.open_db(db).close()
-    assert set(ROWS) == set(schema.SESSION_TABLES)
+    opening.open_db(db).close()
+    assert set(ROWS) == set(tables.SESSION_TABLES)
     enum_types = {  # as information_schema spells them
         name: sql(db, f"SELECT typeof(NULL::{name})")[0][0]
         for name in ("card", "card[]", "declaration")
@@ -190,8 +192,8 @@ def test_every_table_column_and_view_is_in_the_docs() -> None:
     page = (Path(__file__).resolve().parents[1] / "docs" / "database.md").read_text("utf-8")
     section = page[page.index("## Schema") :]
     db = duckdb.connect()
-    schema.migrate(db)
-    for table in (*SCHEMAS, *schema.VIEWS):
+    versions.migrate(db)
+    for table in (*SCHEMAS, *tables.VIEWS):
         assert f"`{table}`" in section, table
         for (column,) in db.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table]
@@ -222,8 +224,8 @@ def test_a_writing_connection_stores_rows_in_groups_of_row_group_rows(tmp_path: 
     in the file, so every writing connection attaches the database with it; the file, a
     quote in its name too, reads as any DuckDB file."""
     path = tmp_path / "club's.duckdb"
-    rows = 2 * schema.ROW_GROUP_ROWS + 5
-    con = schema.connect(path)
+    rows = 2 * settings.ROW_GROUP_ROWS + 5
+    con = opening.connect(path)
     con.execute(f"CREATE TABLE t AS SELECT range AS i FROM range({rows})")
     con.close()
     plain = duckdb.connect(str(path), read_only=True)
@@ -235,14 +237,14 @@ def test_a_writing_connection_stores_rows_in_groups_of_row_group_rows(tmp_path: 
         assert plain.execute("SELECT sum(i) FROM t").fetchone() == (rows * (rows - 1) // 2,)
     finally:
         plain.close()
-    assert counts == [(schema.ROW_GROUP_ROWS,), (schema.ROW_GROUP_ROWS,), (5,)]
+    assert counts == [(settings.ROW_GROUP_ROWS,), (settings.ROW_GROUP_ROWS,), (5,)]
 
 
 def _opened_alone(db: Path) -> None:
     """``open_db`` makes a database at the current version at ``db``, the one file beside it."""
-    con = schema.open_db(db)
+    con = opening.open_db(db)
     try:
-        assert schema.version_of(con) == schema.VERSION
+        assert versions.version_of(con) == migrations.VERSION
     finally:
         con.close()
     assert [p.name for p in db.parent.iterdir()] == [db.name]
@@ -255,16 +257,16 @@ def test_a_new_database_appears_whole_or_not_at_all(
     stopped while making it (here, in its migrations) leaves no file, where a kill as DuckDB
     started it had left an empty one that no later run could open."""
     db = tmp_path / "loo.duckdb"
-    real = schema.migrate
+    real = versions.migrate
 
     def stopped(*args: Any, **kwargs: Any) -> tuple[int, int]:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(schema, "migrate", stopped)
+    monkeypatch.setattr(opening, "migrate", stopped)
     with pytest.raises(KeyboardInterrupt):
-        schema.open_db(db)
+        opening.open_db(db)
     assert list(tmp_path.iterdir()) == []
-    monkeypatch.setattr(schema, "migrate", real)
+    monkeypatch.setattr(opening, "migrate", real)
     _opened_alone(db)
 
 
@@ -274,5 +276,5 @@ def test_a_new_database_on_a_file_system_without_hard_links_is_moved_into_place(
     def no_links(*args: Any, **kwargs: Any) -> None:
         raise PermissionError(1, "Operation not permitted")
 
-    monkeypatch.setattr(schema.os, "link", no_links)
+    monkeypatch.setattr(opening.os, "link", no_links)
     _opened_alone(tmp_path / "loo.duckdb")

@@ -190,7 +190,7 @@ def test_hostile_ids_venues_and_names_are_shown_as_text_and_never_run(
 HOLD = """
 import sys
 from pathlib import Path
-from loo_replay.db.schema import open_db
+from loo_replay.db.opening import open_db
 con = open_db(Path(sys.argv[1]))  # a writer, as ingest holds it
 con.begin()
 con.execute("DELETE FROM rejects WHERE kind = 'none'")

@@ -17,7 +17,7 @@ from db_helpers import SAMPLES, run
 from explorer_helpers import serving
 from test_db_schema import _load_at
 
-from loo_replay.db import schema
+from loo_replay.db import migrations
 from loo_replay.explorer import deals
 
 
@@ -112,7 +112,7 @@ def test_an_older_databases_documents_are_converted_when_served_and_replay(
     replay from them."""
     db = tmp_path / "old.duckdb"
     logs = [SAMPLES / "three-card-revokes.json", SAMPLES / "hoyle-evening.jsonl"]
-    _load_at(db, schema.MIGRATIONS[:11], logs)
+    _load_at(db, migrations.MIGRATIONS[:11], logs)
     assert _body_storage(db)[0] != {"Uncompressed"}  # as DuckDB chose: FSST, ZSTD
     query = "SELECT session_id, line, digest, size, body FROM documents ORDER BY session_id"
     with duckdb.connect(str(db), read_only=True) as con:
@@ -127,7 +127,7 @@ def test_an_older_databases_documents_are_converted_when_served_and_replay(
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute(query).fetchall() == before
         assert con.execute("SELECT max(version) FROM schema_version").fetchall() == [
-            (schema.VERSION,)
+            (migrations.VERSION,)
         ]
         (index,) = con.execute("SELECT index_name FROM duckdb_indexes()").fetchall()
         assert index == ("documents_session",)

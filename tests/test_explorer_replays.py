@@ -11,7 +11,7 @@ import pytest
 from db_helpers import SAMPLES, counts, run
 from test_db_schema import _load_at
 
-from loo_replay.db import schema
+from loo_replay.db import migrations, opening
 from loo_replay.explorer import deals
 from loo_replay.replayer.html import Links, render_page
 from loo_replay.replayer.judged import as_loaded
@@ -86,8 +86,8 @@ def test_a_session_loaded_before_documents_were_kept_says_how_to_add_one(tmp_pat
     document until ``ingest --replace`` loads their logs again."""
     db = tmp_path / "old.duckdb"
     log = SAMPLES / "three-card-revokes.json"
-    _load_at(db, schema.MIGRATIONS[:7], [log])
-    schema.open_db(db).close()  # what serve's start does (db.queries.open_for_reading)
+    _load_at(db, migrations.MIGRATIONS[:7], [log])
+    opening.open_db(db).close()  # what serve's start does (db.queries.open_for_reading)
     with duckdb.connect(str(db), read_only=True) as con:
         (sid,) = con.execute("SELECT session_id FROM sessions").fetchone() or ("",)
         old = deals.read(con, sid, 1)

@@ -75,7 +75,7 @@ def check_database(db: Path) -> None:
     into (``check_db``) or a folder that cannot be made, before any log is read or the
     output folder made."""
     from loo_replay.db.errors import DatabaseError
-    from loo_replay.db.schema import check_db
+    from loo_replay.db.opening import check_db
 
     make_db_folder(db)
     try:
@@ -376,13 +376,13 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
     """
     from loo_replay.db.errors import DatabaseError
     from loo_replay.db.interrupts import bounded
+    from loo_replay.db.opening import reading
     from loo_replay.db.queries import (
         JUDGED_COLUMNS,
         STATS_COLUMNS,
         open_for_reading,
         player_stats,
     )
-    from loo_replay.db.schema import reading
 
     try:
         with reading(db):  # a damaged file shows only when its damaged part is read
@@ -486,8 +486,8 @@ def export(
     The per-deal tables are partitioned by session.
     """
     from loo_replay.db.errors import DatabaseError
+    from loo_replay.db.opening import reading
     from loo_replay.db.queries import export_parquet
-    from loo_replay.db.schema import reading
 
     try:
         with reading(db):

@@ -82,8 +82,8 @@ def _write(
     could not all be written, each said on stderr)."""
     from loo_replay.db.errors import DatabaseError
     from loo_replay.db.interrupts import bounded
+    from loo_replay.db.opening import reading
     from loo_replay.db.queries import open_for_reading
-    from loo_replay.db.schema import reading
     from loo_replay.derived.steps import record_reports
     from loo_replay.files import OutputRefused
     from loo_replay.reports.build import write_reports

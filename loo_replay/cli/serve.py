@@ -52,8 +52,8 @@ def serve(
     `report` (--max-document-bytes and the rest).  Ctrl-C stops it.
     """
     from loo_replay.db.errors import DatabaseBusy, DatabaseError
+    from loo_replay.db.opening import reading
     from loo_replay.db.queries import open_for_reading
-    from loo_replay.db.schema import reading
     from loo_replay.explorer import server
     from loo_replay.explorer.origin import Origin, is_loopback
 

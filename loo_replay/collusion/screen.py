@@ -19,8 +19,7 @@ import duckdb
 from loo_replay.collusion.opportunities import TESTS, Counts, count
 from loo_replay.collusion.stats import Result, Stratum, stratified_test
 from loo_replay.db.content import Covers, covered
-from loo_replay.db.errors import DatabaseError
-from loo_replay.db.schema import damage
+from loo_replay.db.errors import DatabaseError, damage
 from loo_replay.fairness.holm import holm
 
 # The fewest comparable opportunities a test is judged on: fewer leave an exact test too

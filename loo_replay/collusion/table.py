@@ -21,9 +21,8 @@ from loo_replay.collusion.opportunities import TESTS, Counts, counted, prepared
 from loo_replay.collusion.screen import NEEDED, TESTED, Report, Test, judge
 from loo_replay.collusion.stats import Stratum
 from loo_replay.db.content import covered
-from loo_replay.db.errors import DatabaseError
+from loo_replay.db.errors import DatabaseError, damage
 from loo_replay.db.load import replace_rows
-from loo_replay.db.schema import damage
 
 ALPHA = 0.01
 COLUMNS = (

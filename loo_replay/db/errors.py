@@ -4,9 +4,11 @@ audit), and handles these errors all the same."""
 
 from __future__ import annotations
 
-from loo_replay.errors import LooReplayError
+from collections.abc import Callable
 
-# DuckDB's memory (``schema.duckdb_config``): 128 MB, or the variable's value.
+from loo_replay.errors import LooReplayError, first_line
+
+# DuckDB's memory (``settings.duckdb_config``): 128 MB, or the variable's value.
 MEMORY_LIMIT = "128MB"
 MEMORY_ENV = "LOO_REPLAY_DB_MEMORY"
 
@@ -28,3 +30,22 @@ def with_remedy(line: str) -> str:
         f"{line} (loo-replay bounds DuckDB's memory, to {MEMORY_LIMIT} unless told otherwise: "
         f"set {MEMORY_ENV} higher, e.g. {MEMORY_ENV}=1GB, to give it more)"
     )
+
+
+def damage(text: str, said: Callable[[str], str] = first_line) -> str:
+    """DuckDB's message as ``said`` tells it (its first line), and what it means when the
+    file is damaged, or how to give it more memory (``with_remedy``)."""
+    line = with_remedy(said(text))
+    if any(sign in line for sign in _DAMAGE):
+        return f"{line} (the file is truncated or damaged)"
+    return line
+
+
+_DAMAGE = ("Could not read enough bytes", "Corrupt database file", "not a valid DuckDB")
+
+
+def with_hints(text: str) -> str:
+    """DuckDB's message and the hints under it (``Did you mean "deals"?``, candidate
+    columns), on one line; the echo of the SQL after the blank line is left out."""
+    head = text.strip().split("\n\n", 1)[0]
+    return " ".join(line.strip() for line in head.splitlines() if line.strip())

@@ -137,9 +137,10 @@ def ingest(
     import duckdb
 
     from loo_replay.db.content import stale, version
+    from loo_replay.db.errors import damage
     from loo_replay.db.load import Loader
+    from loo_replay.db.opening import open_db
     from loo_replay.db.queries import judged_sessions, loaded_counts
-    from loo_replay.db.schema import damage, open_db
 
     con = None
     loader: Loader | None = None

@@ -35,11 +35,11 @@ from loo_replay.db import content
 from loo_replay.db.columns import clean
 from loo_replay.db.decision_rows import decision_rows
 from loo_replay.db.documents import DocumentDamaged, DocumentTooLarge, read_document
-from loo_replay.db.errors import DatabaseError
+from loo_replay.db.errors import DatabaseError, damage
 from loo_replay.db.frames import Columns
 from loo_replay.db.load import insert_table
+from loo_replay.db.opening import open_db
 from loo_replay.db.rows import DecisionDealRow, DecisionRow, schema
-from loo_replay.db.schema import damage, open_db
 from loo_replay.engine.judging import judge_deal
 from loo_replay.engine.options import OptionError
 from loo_replay.engine.session import DealAudit

@@ -37,7 +37,7 @@ from loo_replay.db.frames import (
     rules_fingerprint,
 )
 from loo_replay.db.rows import RejectRow
-from loo_replay.db.schema import SESSION_TABLES
+from loo_replay.db.tables import SESSION_TABLES
 from loo_replay.engine.options import OptionError, Options
 from loo_replay.errors import first_line
 from loo_replay.evidence.seals import same_but_seals
@@ -532,7 +532,7 @@ def insert_table(con: duckdb.DuckDBPyConnection, name: str, frame: pa.Table) -> 
     """Insert the rows of an Arrow table into the table ``name``, by column name: one
     statement (DuckDB's ``executemany`` inserts a row at a time).  The rows are registered
     under a name no table of a loo-replay database has, and let go after: DuckDB's scan of
-    a Python variable by name is shut off with the file system (``schema.seal``).  That
+    a Python variable by name is shut off with the file system (``settings.seal``).  That
     costs a millisecond or two a statement, a third of a second over 100,000 deals."""
     con.register(_ROWS, frame)
     try:

@@ -21,18 +21,12 @@ from typing import Any
 import duckdb
 import orjson
 
-from loo_replay.db.errors import DatabaseError
+from loo_replay.db.errors import DatabaseError, damage, with_hints
 from loo_replay.db.interrupts import interruptible
-from loo_replay.db.schema import (
-    ORDER_KEYS,
-    PER_DEAL_TABLES,
-    VERSION,
-    connect,
-    damage,
-    open_db,
-    version_of,
-    with_hints,
-)
+from loo_replay.db.migrations import VERSION
+from loo_replay.db.opening import connect, open_db
+from loo_replay.db.tables import ORDER_KEYS, PER_DEAL_TABLES
+from loo_replay.db.versions import version_of
 from loo_replay.errors import first_line
 from loo_replay.files import OutputRefused, claim, move_tree, staging
 from loo_replay.run.audit import Summary
@@ -126,7 +120,7 @@ def open_for_reading(
     path: Path, *, upgrade: bool = True, sandbox: bool = False
 ) -> duckdb.DuckDBPyConnection:
     """A read-only connection; with ``upgrade``, an older schema is migrated first (the only
-    write), so that the views the caller needs exist; ``sandbox``: ``schema.duckdb_config``."""
+    write), so that the views the caller needs exist; ``sandbox``: ``settings.duckdb_config``."""
     con = connect(path, read_only=True, sandbox=sandbox)
     try:
         version = version_of(con)
@@ -354,7 +348,7 @@ def export_parquet(db: Path, out: Path, *, overwrite: bool = False) -> list[tupl
     anything an export did not write (``files.claim``); DuckDB writes into a private
     folder inside ``out``, whose files then replace the earlier export's one by one.  The
     connection that writes may reach that folder and the database, nothing else
-    (``schema.seal``): it is opened once the folder is there.
+    (``settings.seal``): it is opened once the folder is there.
     """
     open_for_reading(db).close()  # loo-replay's, and upgraded if it was older
     targets = [(name, out / name, True) for name in PER_DEAL_TABLES]

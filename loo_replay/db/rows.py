@@ -3,7 +3,7 @@
 Rows are built with keywords only (``SeatRow(seat=…, player=…)``; a positional value is a
 ``TypeError``), so no two columns can be swapped by position.  They are msgspec Structs,
 whose keyword construction is done in C: the loader builds one per card played.  The Arrow schemas the loader hands to DuckDB are derived from these
-declarations, and ``tests/test_db_rows.py`` checks that the migrations in ``schema``
+declarations, and ``tests/test_db_rows.py`` checks that the migrations in ``migrations``
 create exactly these columns with these types and nullability.  A column change touches
 its row here and one new migration.
 

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, TypeVar
 import duckdb
 
 from loo_replay.db import content
-from loo_replay.db.errors import DatabaseBusy, DatabaseError
+from loo_replay.db.errors import DatabaseBusy, DatabaseError, damage
+from loo_replay.db.opening import open_db
 from loo_replay.db.queries import open_for_reading
-from loo_replay.db.schema import damage, open_db
 
 if TYPE_CHECKING:
     from loo_replay.collusion.screen import Report as Screen

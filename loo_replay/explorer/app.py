@@ -1,7 +1,7 @@
 """The explorer's Starlette app: a route per kind of page, each a read-only visit to the database.
 
 Each request attaches the database read-only to the server's in-memory DuckDB
-(``db.schema.visit``), reads what its page needs and detaches it before it
+(``db.opening.visit``), reads what its page needs and detaches it before it
 renders, so that nothing holds the file between requests and an ``ingest`` can
 write in between.  While one writes, DuckDB's lock refuses the
 read: the page says the database is busy and asks again by itself (503, with
@@ -34,8 +34,9 @@ from loo_replay.db import content
 from loo_replay.db.content import COLLUSION as COLLUSION_RESULT
 from loo_replay.db.content import FAIRNESS as FAIRNESS_RESULT
 from loo_replay.db.content import Coverage, Covers
-from loo_replay.db.errors import DatabaseBusy, DatabaseError
-from loo_replay.db.schema import VERSION, damage, visit, visitor
+from loo_replay.db.errors import DatabaseBusy, DatabaseError, damage
+from loo_replay.db.migrations import VERSION
+from loo_replay.db.opening import visit, visitor
 from loo_replay.explorer import deals, lists, views
 from loo_replay.explorer.origin import Origin, OwnOrigin
 from loo_replay.html import asset

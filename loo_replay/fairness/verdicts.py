@@ -16,8 +16,7 @@ from typing import Any
 import duckdb
 
 from loo_replay.db.content import Covers, covered
-from loo_replay.db.errors import DatabaseError
-from loo_replay.db.schema import damage
+from loo_replay.db.errors import DatabaseError, damage
 from loo_replay.fairness.counts import Counts, count, prepared, trumps_left
 from loo_replay.fairness.stats import (
     Bernoulli,

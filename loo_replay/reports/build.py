@@ -24,8 +24,8 @@ from loo_replay.collusion import table as collusion_table
 from loo_replay.db import content
 from loo_replay.db.documents import kept_document
 from loo_replay.db.interrupts import start
+from loo_replay.db.opening import connect
 from loo_replay.db.paths import database_file
-from loo_replay.db.schema import connect
 from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.db.stored_decisions import decision_loads, stored_decisions
 from loo_replay.fairness.table import stored

@@ -13,7 +13,7 @@ import duckdb
 import pytest
 from db_helpers import SAMPLES, run, sql
 
-from loo_replay.db import schema
+from loo_replay.db import migrations, versions
 from loo_replay.db.ingest import ingest
 from loo_replay.rulesets import RuleChoice
 
@@ -93,11 +93,11 @@ def test_a_database_of_an_earlier_loo_replay_is_still_upgraded(tmp_path: Path) -
     """Its migration records and the tables of migration 1 make it ours."""
     db = tmp_path / "old.duckdb"
     con = duckdb.connect(str(db))
-    schema.migrate(con, schema.MIGRATIONS[:2])
+    versions.migrate(con, migrations.MIGRATIONS[:2])
     con.close()
     result = run("ingest", LOG, "--db", db)
     assert result.returncode == 0, result.stderr
-    assert sql(db, "SELECT max(version) FROM schema_version") == [(schema.VERSION,)]
+    assert sql(db, "SELECT max(version) FROM schema_version") == [(migrations.VERSION,)]
     assert sql(db, "SELECT count(*) FROM deals")[0][0] > 0
 
 

@@ -25,7 +25,7 @@ from db_helpers import SAMPLES, run
 from explorer_helpers import serving
 from test_limits import PEAK_MB, measured
 
-from loo_replay.db import schema
+from loo_replay.db import opening
 
 LOG = SAMPLES / "wrong-payouts.json"
 SECRET = "the club's secret 7f3a"
@@ -166,11 +166,11 @@ def test_no_connection_reaches_another_file(loaded: Path, tmp_path: Path) -> Non
     db = tmp_path / "own.duckdb"
     shutil.copyfile(loaded, db)
     ways: list[Callable[[], duckdb.DuckDBPyConnection]] = [
-        lambda: schema.connect(db, read_only=True),
-        lambda: schema.connect(db),
-        lambda: schema.connect(db, read_only=True, writes=tmp_path / "export"),
-        lambda: schema.open_db(db),
-        lambda: schema.visitor(db),
+        lambda: opening.connect(db, read_only=True),
+        lambda: opening.connect(db),
+        lambda: opening.connect(db, read_only=True, writes=tmp_path / "export"),
+        lambda: opening.open_db(db),
+        lambda: opening.visitor(db),
     ]
     for way in ways:
         con = way()

@@ -19,7 +19,7 @@ import polars as pl
 from db_helpers import ROOT, SAMPLES
 from peak_helpers import PEAK_MB, measured
 
-from loo_replay.db.schema import PER_DEAL_TABLES
+from loo_replay.db.tables import PER_DEAL_TABLES
 from loo_replay.files import STAGE_MARKER
 
 IDS = ["漢" * 28, "/" * 128, "plain-night"]

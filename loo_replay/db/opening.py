@@ -1,0 +1,256 @@
+"""Opening a database safely: a file that is not DuckDB's, not loo-replay's (``versions``)
+or of a newer schema is refused in one sentence, with its bytes untouched; a new one is made
+whole at the latest version; no connection reaches a file but the database's (``settings``);
+a server visits it read-only from a kept in-memory DuckDB, each statement bounded in time."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import stat
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from loo_replay.db.errors import DatabaseBusy, DatabaseError, damage
+from loo_replay.db.interrupts import bounded
+from loo_replay.db.migrations import VERSION
+from loo_replay.db.settings import DATABASE_FILES, ROW_GROUP_ROWS, duckdb_config, seal
+from loo_replay.db.versions import migrate, newer, version_of
+from loo_replay.files import staging
+
+_LOCK = re.compile(r"Conflicting lock is held in (?P<prog>.+?) \(PID (?P<pid>\d+)\)")
+
+
+def check_file(path: Path) -> bool:
+    """Whether a database file is at ``path``; raises ``DatabaseError`` for anything there
+    that is not a DuckDB file (a folder, a pipe, an SQLite database, an empty or
+    truncated file), read without DuckDB, which would try an extension for some."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise DatabaseError(f"cannot open {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise DatabaseError(f"cannot open {path}: it is a folder, not a DuckDB database file")
+    if not stat.S_ISREG(info.st_mode):
+        raise DatabaseError(
+            f"cannot open {path}: it is not a regular file, so not a DuckDB database"
+        )
+    if info.st_size == 0:
+        raise DatabaseError(
+            f"cannot open {path}: it is an empty file, not a DuckDB database; remove it, or "
+            "give --db a new file name, to start a database"
+        )
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(_HEADER_BYTES)
+    except OSError as exc:
+        raise DatabaseError(f"cannot open {path}: {exc.strerror or exc}") from None
+    if head.startswith(b"SQLite format 3\0"):
+        raise DatabaseError(f"cannot open {path}: it is an SQLite database, not a DuckDB one")
+    if head[8:12] != b"DUCK":
+        raise DatabaseError(f"cannot open {path}: it is not a valid DuckDB database file")
+    if len(head) < _HEADER_BYTES:
+        raise DatabaseError(
+            f"cannot open {path}: it is a truncated DuckDB file (its headers are cut short)"
+        )
+    return True
+
+
+# DuckDB's file starts with three 4 kB headers; its magic bytes ``DUCK`` are at offset 8.
+_HEADER_BYTES = 3 * 4096
+
+
+def connect(
+    path: Path, *, read_only: bool = False, sandbox: bool = False, writes: Path | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A connection, with DuckDB's lock and open failures turned into ``DatabaseError``;
+    read-write, the database is attached as ``loo`` with rows in groups of
+    ``ROW_GROUP_ROWS``.  No file but the database is reached (``seal``), but the folder
+    ``writes`` (an export's, read-only); ``sandbox``: no setting changed either
+    (``duckdb_config``)."""
+    exists = check_file(path)
+    if read_only and not exists:
+        raise _missing(path)
+    config = duckdb_config(sandbox=sandbox)
+    with _opening(path):
+        if read_only and writes is None:
+            config |= {"enable_external_access": False}
+            return duckdb.connect(str(path), read_only=True, config=config)
+        con = duckdb.connect(config=duckdb_config())
+        try:
+            seal(con, path, [writes] if writes is not None else [])
+            literal = str(path).replace("'", "''")
+            if read_only:
+                con.execute(f"ATTACH '{literal}' AS loo (READ_ONLY)")
+            else:
+                con.execute(f"ATTACH '{literal}' AS loo (ROW_GROUP_SIZE {ROW_GROUP_ROWS})")
+            con.execute("USE loo")
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+
+def _missing(path: Path) -> DatabaseError:
+    return DatabaseError(f"no database at {path}; load one with `loo-replay ingest --db {path}`")
+
+
+@contextmanager
+def _opening(path: Path) -> Iterator[None]:
+    """DuckDB's failures to open the database at ``path``: ``DatabaseBusy`` while another
+    process holds its lock, else ``DatabaseError``."""
+    try:
+        yield
+    except duckdb.IOException as exc:
+        text = str(exc)
+        held = _LOCK.search(text)
+        if held or "Could not set lock" in text:
+            who = f" (PID {held['pid']})" if held else ""
+            raise DatabaseBusy(
+                f"{path} is in use by another process{who}; wait for it to finish and try again"
+            ) from None
+        raise DatabaseError(f"cannot open {path}: {damage(text)}") from None
+    except duckdb.Error as exc:
+        raise DatabaseError(f"cannot open {path}: {damage(str(exc))}") from None
+
+
+def visitor(path: Path) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB, with every connection's settings, to ``visit`` the database at
+    ``path`` from: kept by a server, it holds no file between visits.  Spilled pages go
+    beside the database, as a read-only connection of its own would put them."""
+    instance = duckdb.connect(config={**duckdb_config(), "temp_directory": f"{path}.tmp"})
+    return seal(instance, path)
+
+
+_VISITS = itertools.count()
+
+
+@contextmanager
+def visit(instance: duckdb.DuckDBPyConnection, path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection to the database at ``path``, attached read-only to ``instance`` (a
+    ``visitor``) for the block alone, under a name of its own, and detached at its end:
+    another process can write once the block is over.  An instance of its own per visit
+    (``connect``) costs 15 to 40 ms to start and close; an attachment a few (docs/explorer.md).
+    Errors as ``connect``'s."""
+    if not check_file(path):
+        raise _missing(path)
+    with _VISITING:  # one connection made at a time from the instance the threads share
+        con = instance.cursor()
+    name = f"visit_{next(_VISITS)}"
+    try:
+        with _opening(path):
+            literal = str(path).replace("'", "''")
+            con.execute(f"ATTACH '{literal}' AS {name} (READ_ONLY)")
+        try:
+            con.execute(f"USE {name}")
+            with bounded(con) as timed:  # each statement bounded in time
+                _checked(timed, path)
+                yield timed
+        finally:
+            con.execute("USE memory")  # the database in use cannot be detached
+            con.execute(f"DETACH {name}")
+    finally:
+        con.close()
+
+
+_VISITING = threading.Lock()
+
+
+def _checked(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Refuse, as ``version_of`` does, a database that is not loo-replay's, its views and
+    macros included.  Looking costs 30 ms or so (DuckDB lists every function to find the
+    macros): a file is looked at once as long as it and its write-ahead log are unchanged."""
+    key = tuple(_identity(Path(f"{path}{suffix}")) for suffix in DATABASE_FILES)
+    if _LOOKED.get(str(path)) != key:
+        version_of(con)
+        _LOOKED[str(path)] = key
+
+
+def _identity(path: Path) -> tuple[int, ...]:
+    try:
+        info = path.stat()
+    except OSError:
+        return ()
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+_LOOKED: dict[str, tuple[tuple[int, ...], ...]] = {}
+
+
+@contextmanager
+def reading(path: Path) -> Iterator[None]:
+    """DuckDB's failures while the database at ``path`` is read (a truncated or damaged
+    file shows only when the damaged part is read) as ``DatabaseError``; Ctrl-C as
+    ``KeyboardInterrupt``."""
+    try:
+        yield
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
+    except duckdb.Error as exc:
+        raise DatabaseError(f"cannot read {path}: {damage(str(exc))}") from None
+
+
+def _create(path: Path) -> None:
+    """A new database at ``path``, made with its tables in a folder of its own beside it and
+    linked into place whole: a process killed while DuckDB was starting the file had left an
+    empty one, which no later run could open (docs/limits.md, "Databases").  A file another
+    process put there first is left to be opened as it is."""
+    try:
+        with staging(path.parent) as stage:
+            made = stage / path.name
+            con = connect(made)
+            try:
+                migrate(con)
+            finally:
+                con.close()
+            try:
+                os.link(made, path)
+            except FileExistsError:
+                pass
+            except OSError:  # a file system without hard links (some network shares)
+                if not os.path.lexists(path):
+                    os.replace(made, path)
+    except OSError as exc:
+        raise DatabaseError(f"cannot create {path}: {exc.strerror or exc}") from None
+
+
+def check_db(path: Path) -> bool:
+    """Whether a database is at ``path``; ``DatabaseError`` for a file there that could not
+    be loaded into: not a DuckDB file, one loo-replay did not make, or of a newer schema.
+    Looked at read-only, nothing made: the commands ask before any work (docs/limits.md)."""
+    if not check_file(path):
+        return False
+    con = connect(path, read_only=True)
+    try:
+        with reading(path):
+            version = version_of(con)
+    finally:
+        con.close()
+    if version > VERSION:
+        raise DatabaseError(newer(path, version))
+    return True
+
+
+def open_db(path: Path) -> duckdb.DuckDBPyConnection:
+    """A read-write connection to a database at the current schema version.  An existing
+    file is looked at read-only first (``check_db``): one that loo-replay did not make, or
+    of a newer schema, is refused with its bytes untouched."""
+    if not check_db(path):
+        _create(path)
+    con = connect(path)
+    try:
+        migrate(con)
+    except duckdb.Error as exc:
+        con.close()
+        raise DatabaseError(f"cannot set up the tables in {path}: {damage(str(exc))}") from None
+    except BaseException:
+        con.close()
+        raise
+    return con
