@@ -87,7 +87,7 @@ def test_a_session_loaded_before_documents_were_kept_says_how_to_add_one(tmp_pat
     db = tmp_path / "old.duckdb"
     log = SAMPLES / "three-card-revokes.json"
     _load_at(db, migrations.MIGRATIONS[:7], [log])
-    opening.open_db(db).close()  # what serve's start does (db.queries.open_for_reading)
+    opening.open_db(db).close()  # what serve's start does (db.opening.ready)
     with duckdb.connect(str(db), read_only=True) as con:
         (sid,) = con.execute("SELECT session_id FROM sessions").fetchone() or ("",)
         old = deals.read(con, sid, 1)

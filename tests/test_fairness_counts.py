@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from loo_replay.db.ingest import ingest
-from loo_replay.db.queries import open_for_reading
+from loo_replay.db.opening import open_for_reading
 from loo_replay.engine.cards import parse_card
 from loo_replay.fairness.counts import Counts, count, prepared
 from loo_replay.rulesets import RuleChoice, builtin

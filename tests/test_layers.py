@@ -4,6 +4,8 @@ Only ``loo_replay/cli/`` talks to the user: no module outside it imports Typer o
 prints or reads the standard streams (``print``, ``input``, ``sys.stdout`` …), calls
 ``sys.exit``, ``os._exit``, ``exit`` or ``quit``, or raises ``SystemExit`` or ``typer.Exit``; the library raises the errors of ``loo_replay/errors.py`` and returns
 results.
+A command opens a database only through ``db.opening.opened`` (``DATABASE_OPENERS``: none
+by hand in ``cli/``, so none is left open on an error).
 
 Imports go one way, down this list of layers (docs/design.md):
 
@@ -153,6 +155,55 @@ def test_only_the_cli_talks_to_the_user() -> None:
     assert found == []
 
 
+# What opens a database by hand.  ``cli/`` opens one only through ``db.opening.opened`` (or
+# ``ready``), which applies the safe checks and closes it however its block ends.
+DATABASE_OPENERS = frozenset({"connect", "open_db", "open_for_reading", "visitor"})
+
+
+def _called(node: ast.Call) -> str | None:
+    """The name a call calls: ``f`` of ``f(...)`` and of ``x.f(...)``."""
+    if isinstance(node.func, ast.Attribute):
+        return node.func.attr
+    if isinstance(node.func, ast.Name):
+        return node.func.id
+    return None
+
+
+def _hand_opened(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Every database opened or closed by hand: DuckDB imported, an opener called, or
+    ``.close()`` called on a name an opener's connection was bound to."""
+    yield from ((line, f"import {m}") for line, m in _imports(tree) if m.split(".")[0] == "duckdb")
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _called(node) in DATABASE_OPENERS:
+            yield node.lineno, f"{_called(node)}(...)"
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and _called(node.value) in DATABASE_OPENERS
+        ):
+            bound |= {n.id for n in node.targets if isinstance(n, ast.Name)}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and _called(node) == "close"
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id in bound
+        ):
+            yield node.lineno, f"{node.func.value.id}.close()"
+
+
+def test_the_cli_opens_a_database_only_through_opened() -> None:
+    found = [
+        f"{path}:{line} {what}"
+        for name, path, tree in _modules()
+        if _unit(name) == "cli"
+        for line, what in _hand_opened(tree)
+    ]
+    assert found == []
+
+
 def test_imports_go_down_the_layers() -> None:
     found = []
     for name, path, tree in _modules():
@@ -244,6 +295,21 @@ def test_the_checks_see_what_they_forbid() -> None:
         "input",
         "sys.stderr",
     }
+    opened_by_hand = ast.parse(
+        "import duckdb\n"
+        "con = duckdb.connect('x')\n"
+        "other = open_for_reading(db)\n"
+        "other.close()\n"
+        "status.close()\n"
+        "with opened(db) as fine:\n"
+        "    fine.close()\n"
+    )
+    assert sorted(_hand_opened(opened_by_hand)) == [
+        (1, "import duckdb"),
+        (2, "connect(...)"),
+        (3, "open_for_reading(...)"),
+        (4, "other.close()"),
+    ]
     assert _unit("loo_replay.cli.output") == "cli" and _unit("loo_replay.__version__") == "__init__"
     assert _layer("cli") > _layer("db") > _layer("run") > _layer("logs") > _layer("engine")
     assert set(OUTPUTS_ARROWS) == OUTPUTS

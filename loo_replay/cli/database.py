@@ -375,23 +375,12 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
     mistakes and blunders.  Highest loo rate first.
     """
     from loo_replay.db.errors import DatabaseError
-    from loo_replay.db.interrupts import bounded
-    from loo_replay.db.opening import reading
-    from loo_replay.db.queries import (
-        JUDGED_COLUMNS,
-        STATS_COLUMNS,
-        open_for_reading,
-        player_stats,
-    )
+    from loo_replay.db.opening import opened
+    from loo_replay.db.queries import JUDGED_COLUMNS, STATS_COLUMNS, player_stats
 
     try:
-        with reading(db):  # a damaged file shows only when its damaged part is read
-            con = open_for_reading(db)
-            try:
-                with bounded(con) as timed:  # each statement bounded in time, and Ctrl-C
-                    result = player_stats(timed)
-            finally:
-                con.close()
+        with opened(db, timed=True) as con:  # each statement bounded in time, and Ctrl-C
+            result = player_stats(con)
     except DatabaseError as exc:
         fail(str(exc))
     rows = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
@@ -446,23 +435,14 @@ def query(
     The tables, their columns and the views are described in docs/database.md.
     """
     from loo_replay.db.errors import DatabaseError
-    from loo_replay.db.queries import (
-        bounded_memory,
-        open_for_reading,
-        over_memory,
-        query_memory,
-        run_query,
-    )
+    from loo_replay.db.opening import opened
+    from loo_replay.db.queries import bounded_memory, over_memory, query_memory, run_query
 
     try:
         limit = query_memory()
-        con = open_for_reading(db, upgrade=False, sandbox=True)
-        try:
-            with bounded_memory(limit):
-                result = run_query(con, sql)
-                _write(result.columns, result.rows, output_format)
-        finally:
-            con.close()
+        with opened(db, upgrade=False, sandbox=True) as con, bounded_memory(limit):
+            result = run_query(con, sql)
+            _write(result.columns, result.rows, output_format)
     except DatabaseError as exc:
         fail(str(exc))
     except MemoryError:  # Python's own allocation past the bound (a row, a cell)

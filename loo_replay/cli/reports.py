@@ -81,30 +81,23 @@ def _write(
     pages within ``limits``: (sessions, replay pages, written, sessions whose replay pages
     could not all be written, each said on stderr)."""
     from loo_replay.db.errors import DatabaseError
-    from loo_replay.db.interrupts import bounded
-    from loo_replay.db.opening import reading
-    from loo_replay.db.queries import open_for_reading
+    from loo_replay.db.opening import opened
     from loo_replay.derived.steps import record_reports
     from loo_replay.files import OutputRefused
     from loo_replay.reports.build import write_reports
     from loo_replay.reports.names import OutsideOutput
 
     try:
-        with reading(db):  # a damaged file shows only when its damaged part is read
-            con = open_for_reading(db)
-            try:
-                with bounded(con) as timed:  # each statement bounded in time, and Ctrl-C
-                    result = write_reports(
-                        timed,
-                        out,
-                        source=str(db),
-                        replays=replays,
-                        jobs=jobs,
-                        progress=status,
-                        limits=limits,
-                    )
-            finally:
-                con.close()
+        with opened(db, timed=True) as con:  # each statement bounded in time, and Ctrl-C
+            result = write_reports(
+                con,
+                out,
+                source=str(db),
+                replays=replays,
+                jobs=jobs,
+                progress=status,
+                limits=limits,
+            )
         record_reports(db, result.covers, out)
     except (DatabaseError, OutputRefused) as exc:
         fail(safe(str(exc), 600))

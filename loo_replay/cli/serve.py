@@ -52,14 +52,12 @@ def serve(
     `report` (--max-document-bytes and the rest).  Ctrl-C stops it.
     """
     from loo_replay.db.errors import DatabaseBusy, DatabaseError
-    from loo_replay.db.opening import reading
-    from loo_replay.db.queries import open_for_reading
+    from loo_replay.db.opening import ready
     from loo_replay.explorer import server
     from loo_replay.explorer.origin import Origin, is_loopback
 
     try:
-        with reading(db):
-            open_for_reading(db).close()  # there, loo-replay's, and upgraded if it was older
+        ready(db)  # there, loo-replay's, and upgraded if it was older
     except DatabaseBusy as exc:
         typer.echo(f"loo-replay: {exc}; its pages say so until it is free", err=True)
     except DatabaseError as exc:

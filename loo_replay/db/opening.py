@@ -185,16 +185,16 @@ _LOOKED: dict[str, tuple[tuple[int, ...], ...]] = {}
 
 
 @contextmanager
-def reading(path: Path) -> Iterator[None]:
+def reading(path: Path, failed: str | None = None) -> Iterator[None]:
     """DuckDB's failures while the database at ``path`` is read (a truncated or damaged
-    file shows only when the damaged part is read) as ``DatabaseError``; Ctrl-C as
-    ``KeyboardInterrupt``."""
+    file shows only when the damaged part is read) as ``DatabaseError``, said as ``failed``
+    (else "cannot read PATH") then DuckDB's words; Ctrl-C as ``KeyboardInterrupt``."""
     try:
         yield
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None
     except duckdb.Error as exc:
-        raise DatabaseError(f"cannot read {path}: {damage(str(exc))}") from None
+        raise DatabaseError(f"{failed or f'cannot read {path}'}: {damage(str(exc))}") from None
 
 
 def _create(path: Path) -> None:
@@ -254,3 +254,64 @@ def open_db(path: Path) -> duckdb.DuckDBPyConnection:
         con.close()
         raise
     return con
+
+
+def open_for_reading(
+    path: Path, *, upgrade: bool = True, sandbox: bool = False
+) -> duckdb.DuckDBPyConnection:
+    """A read-only connection; with ``upgrade``, an older schema is migrated first (the only
+    write), so that the views the caller needs exist; ``sandbox``: ``settings.duckdb_config``.
+    The caller closes it: ``opened`` does."""
+    con = connect(path, read_only=True, sandbox=sandbox)
+    try:
+        version = version_of(con)
+    except BaseException:
+        con.close()
+        raise
+    if version == VERSION or not upgrade:
+        return con
+    con.close()
+    if version == 0:
+        raise DatabaseError(f"{path} holds no loo-replay tables; load it with `loo-replay ingest`")
+    open_db(path).close()  # raises if the schema is newer than this program
+    return connect(path, read_only=True)
+
+
+@contextmanager
+def opened(
+    path: Path,
+    *,
+    write: bool = False,
+    upgrade: bool = True,
+    sandbox: bool = False,
+    timed: bool = False,
+    failed: str | None = None,
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The database at ``path`` for the block, closed at its end however the block ends:
+    the one way a command opens a database (``tests/test_layers.py`` holds ``cli/`` to it).
+
+    Read-only by default (``open_for_reading``: an older schema upgraded first unless not
+    ``upgrade``; ``sandbox`` locks the settings too), or read-write with ``write``
+    (``open_db``: made whole if missing, upgraded).  Either way a file that is not
+    loo-replay's, or of a newer schema, is refused, and the connection reaches no file but
+    the database (``settings.seal``).  With ``timed``, each statement is bounded in time and
+    Ctrl-C interrupts it (``interrupts.bounded``: the reads of ``report`` and ``stats``).
+    DuckDB's failures, opening or in the block, are ``DatabaseError`` (said as ``failed``,
+    else "cannot read PATH", then DuckDB's words), its interrupt ``KeyboardInterrupt``."""
+    with reading(path, failed):
+        con = open_db(path) if write else open_for_reading(path, upgrade=upgrade, sandbox=sandbox)
+        try:
+            if timed:
+                with bounded(con) as clocked:
+                    yield clocked
+            else:
+                yield con
+        finally:
+            con.close()
+
+
+def ready(path: Path) -> None:
+    """Check that the database at ``path`` is there and loo-replay's, and upgrade it if it
+    is older, holding nothing afterwards (``serve`` and ``export`` before their work)."""
+    with opened(path):
+        pass

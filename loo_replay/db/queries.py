@@ -13,7 +13,7 @@ import os
 import re
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,10 +23,8 @@ import orjson
 
 from loo_replay.db.errors import DatabaseError, damage, with_hints
 from loo_replay.db.interrupts import interruptible
-from loo_replay.db.migrations import VERSION
-from loo_replay.db.opening import connect, open_db
+from loo_replay.db.opening import connect, ready
 from loo_replay.db.tables import ORDER_KEYS, PER_DEAL_TABLES
-from loo_replay.db.versions import version_of
 from loo_replay.errors import first_line
 from loo_replay.files import OutputRefused, claim, move_tree, staging
 from loo_replay.run.audit import Summary
@@ -114,26 +112,6 @@ def bounded_memory(limit: int) -> Iterator[None]:
 class Rows:
     columns: list[str]
     rows: Iterator[tuple[Any, ...]]
-
-
-def open_for_reading(
-    path: Path, *, upgrade: bool = True, sandbox: bool = False
-) -> duckdb.DuckDBPyConnection:
-    """A read-only connection; with ``upgrade``, an older schema is migrated first (the only
-    write), so that the views the caller needs exist; ``sandbox``: ``settings.duckdb_config``."""
-    con = connect(path, read_only=True, sandbox=sandbox)
-    try:
-        version = version_of(con)
-    except BaseException:
-        con.close()
-        raise
-    if version == VERSION or not upgrade:
-        return con
-    con.close()
-    if version == 0:
-        raise DatabaseError(f"{path} holds no loo-replay tables; load it with `loo-replay ingest`")
-    open_db(path).close()  # raises if the schema is newer than this program
-    return connect(path, read_only=True)
 
 
 STATS_COLUMNS = (
@@ -284,7 +262,7 @@ _LOCKED = re.compile(r'Cannot change configuration option "(?P<name>[^"]+)"')
 
 
 def run_query(con: duckdb.DuckDBPyConnection, sql: str) -> Rows:
-    """Run the user's SQL on a read-only, sandboxed connection (``open_for_reading``); rows
+    """Run the user's SQL on a read-only, sandboxed connection (``opening.opened``); rows
     are fetched as they are read."""
     try:
         with interruptible(con):
@@ -350,7 +328,7 @@ def export_parquet(db: Path, out: Path, *, overwrite: bool = False) -> list[tupl
     connection that writes may reach that folder and the database, nothing else
     (``settings.seal``): it is opened once the folder is there.
     """
-    open_for_reading(db).close()  # loo-replay's, and upgraded if it was older
+    ready(db)  # loo-replay's, and upgraded if it was older
     targets = [(name, out / name, True) for name in PER_DEAL_TABLES]
     targets += [(name, out / f"{name}.parquet", False) for name in WHOLE_TABLES]
     try:
@@ -365,12 +343,9 @@ def export_parquet(db: Path, out: Path, *, overwrite: bool = False) -> list[tupl
     written: list[tuple[Path, int]] = []
     try:
         with staging(out) as stage:
-            con = connect(db, read_only=True, writes=stage)
-            try:
+            with closing(connect(db, read_only=True, writes=stage)) as con:
                 for name, path, partitioned in targets:
                     written.append((path, _export_table(con, name, stage / path.name, partitioned)))
-            finally:
-                con.close()
             claimed.finish(move_tree(stage, out))
     except OSError as exc:
         raise DatabaseError(f"cannot write to {out}: {exc.strerror or exc}") from None

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -22,9 +21,8 @@ from typing import TYPE_CHECKING, TypeVar
 import duckdb
 
 from loo_replay.db import content
-from loo_replay.db.errors import DatabaseBusy, DatabaseError, damage
-from loo_replay.db.opening import open_db
-from loo_replay.db.queries import open_for_reading
+from loo_replay.db.errors import DatabaseBusy
+from loo_replay.db.opening import opened
 
 if TYPE_CHECKING:
     from loo_replay.collusion.screen import Report as Screen
@@ -45,28 +43,14 @@ class UpToDate:
     unwritten: bool = False  # stale, but the database could not be written (in use, read-only)
 
 
-@contextmanager
-def _connected(con: duckdb.DuckDBPyConnection, failed: str) -> Iterator[duckdb.DuckDBPyConnection]:
-    """``con`` for the block, closed at its end; DuckDB's failures as ``DatabaseError``
-    (``failed``, then DuckDB's words), Ctrl-C as ``KeyboardInterrupt``."""
-    try:
-        yield con
-    except duckdb.InterruptException:
-        raise KeyboardInterrupt from None
-    except duckdb.Error as exc:
-        raise DatabaseError(f"{failed}: {damage(str(exc))}") from None
-    finally:
-        con.close()
-
-
 def _writing(db: Path, what: str) -> contextlib.AbstractContextManager[duckdb.DuckDBPyConnection]:
     """A read-write connection for the block."""
-    return _connected(open_db(db), f"cannot bring {what} up to date in {db}")
+    return opened(db, write=True, failed=f"cannot bring {what} up to date in {db}")
 
 
 def _read(db: Path, what: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
     """What ``what`` reads, on a read-only connection (an older schema upgraded first)."""
-    with _connected(open_for_reading(db), f"cannot read {db}") as con:
+    with opened(db) as con:
         return what(con)
 
 

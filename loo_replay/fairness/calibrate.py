@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import duckdb
 
 from loo_replay.db.ingest import ingest
-from loo_replay.db.queries import open_for_reading
+from loo_replay.db.opening import opened
 from loo_replay.fairness.verdicts import Report, fairness
 from loo_replay.rulesets import RuleChoice, builtin
 from loo_replay.simulate import Crooked, Simulator, Truth, write_simulation
@@ -63,11 +63,8 @@ def judged(doc: dict[str, Any], truth: Truth, judge: Callable[[duckdb.DuckDBPyCo
         write_simulation(log, [doc], 1, truth)
         db = Path(tmp) / "run.duckdb"
         ingest([log], db, RuleChoice(None, {}))
-        con = open_for_reading(db)
-        try:
+        with opened(db) as con:
             return judge(con)
-        finally:
-            con.close()
 
 
 def repeat_last_deal(doc: dict[str, Any]) -> None:
