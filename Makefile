@@ -11,7 +11,7 @@ NODE_STAMP := node_modules/.installed-stamp
 
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: audit test lint conformance bench clean pgo check-install screenshots
+.PHONY: audit test lint conformance bench bench-quick clean pgo check-install screenshots
 
 # Each setup step prints one line saying what it does, then its progress, counted: each
 # dependency pip collects, each module Cython translates and gcc compiles
@@ -90,6 +90,7 @@ check-install: $(STAMP)
 	$(BIN)/python scripts/check_install.py
 
 bench: $(STAMP)
+	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/run.py
 	$(BIN)/python benchmarks/analysis.py
 	$(BIN)/python benchmarks/collusion.py
@@ -99,6 +100,13 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/decisions.py
 	$(BIN)/python benchmarks/seat_views.py
 	$(BIN)/python benchmarks/small_files.py
+
+# The start-up rows and the 40,000 three-card deals of `make bench`, in a few minutes once
+# benchmarks/data holds their logs (docs/performance.md): benchmarks/results/startup-quick.*, quick.*.
+bench-quick: $(STAMP)
+	$(BIN)/python benchmarks/startup.py --no-instructions --results startup-quick
+	$(BIN)/python benchmarks/run.py --sizes 40000 --rulesets three-card --single-core-up-to 0 \
+		--analysis-up-to 40000 --callgrind-deals 0 --results quick
 
 # The explorer's screenshots in docs/images/, from the sample logs served (docs/explorer.md).
 screenshots: $(STAMP)

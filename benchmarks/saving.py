@@ -57,10 +57,17 @@ def save(args: argparse.Namespace, fields: dict[str, Any], text: str) -> None:
 def timed(*args: str | Path) -> tuple[float, float]:
     """``loo-replay ARGS`` to the end: its CPU seconds (user + system, which another process
     on a busy machine does not inflate the way it inflates the wall clock) and wall seconds."""
+    return timed_command([sys.executable, "-m", "loo_replay", *map(str, args)])
+
+
+def timed_command(command: list[str], stdin: str | None = None) -> tuple[float, float]:
+    """``command`` (with ``stdin`` as its standard input, if given) to the end, as ``timed``
+    runs loo-replay: its CPU and wall seconds; exit status 0 or 1 (findings) expected."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "loo_replay", *map(str, args)],
+        command,
+        input=stdin,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -68,6 +75,6 @@ def timed(*args: str | Path) -> tuple[float, float]:
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):
-        raise SystemExit(f"loo-replay {' '.join(map(str, args))}: {done.stderr}")
+        raise SystemExit(f"{' '.join(command)}: {done.stderr}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return cpu, wall

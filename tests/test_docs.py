@@ -517,6 +517,7 @@ SKIPPED = {
     "make pgo": _MAKE + " a profile-guided build (several minutes)",
     "make check-install": _MAKE + " fresh installs outside the checkout (several minutes)",
     "make bench": _MAKE + " the benchmarks (tens of minutes)",
+    "make bench-quick": _MAKE + " the start-up and 40,000-deal benchmarks (minutes)",
     ".venv/bin/pip install atheris": "a network install",
     "mkdir fuzz-corpus": _FUZZ,
     'for f in sample_logs/*.json; do (printf \'\\0\'; cat "$f") > "fuzz-corpus/${f##*/}"; done': _FUZZ,

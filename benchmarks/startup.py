@@ -1,0 +1,189 @@
+"""Start-up: `python benchmarks/startup.py`.
+
+The commands a user starts most, on one evening's log: 40 deals of ``simulate --deals 40
+--seed 1``, cached in benchmarks/data/ (``--data``).  Each command runs ``--runs`` times (10),
+in rounds that run every command once, so that a change of the machine's load falls on all
+of them alike; the figures are the medians of the wall clock, and of the CPU time (user +
+system), which a busy machine inflates less.  In the same rounds: the import floor,
+``python -c 'import typer, duckdb, pyarrow'``, which ``ingest``'s targets are counted over,
+and the interpreter alone (``python -c pass``).  ``ingest`` loads the log into a new database
+and into a copy of one that holds 40 other deals (``--seed 2``).  ``record`` is started on a
+new file and answered ``q`` at its first prompt.  With valgrind, ``--instructions`` counts
+each command once under callgrind (its processes summed): the figure that does not move
+with the machine's load.  Writes benchmarks/results/<name>.json and the table
+docs/performance.md carries in <name>.md, with the build that ran (compiled or pure Python).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from run import cli, measured_build
+from saving import result_options, save, timed_command
+
+DATA = Path(__file__).resolve().parent / "data"
+FLOOR = "import typer, duckdb, pyarrow"
+
+
+@dataclass(frozen=True)
+class Step:
+    """A command measured: its row's name, its target in ms (over the floor for ingest),
+    and its words (LOG: the log; DB: a database of 40 deals; NEW.json, NEW.duckdb: a new
+    file)."""
+
+    name: str
+    target_ms: int | None
+    words: tuple[str, ...]
+    over_floor: bool = False
+    stdin: str | None = None
+
+
+STEPS = (
+    Step("python -c pass", None, ("-c", "pass")),
+    Step(f"python -c '{FLOOR}' (the floor)", None, ("-c", FLOOR)),
+    Step("--version", 150, ("--version",)),
+    Step("--help", 200, ("--help",)),
+    Step("validate LOG", 200, ("validate", "LOG")),
+    Step("replay LOG --deal 20", 250, ("replay", "LOG", "--deal", "20")),
+    Step(
+        "record, q at the first prompt",
+        300,
+        ("record", "NEW.json", "--players", "a,b,c"),
+        False,
+        "q\n",
+    ),
+    Step("ingest LOG into 40 deals", 150, ("ingest", "LOG", "--db", "DB"), True),
+    Step("ingest LOG into a new database", 250, ("ingest", "LOG", "--db", "NEW.duckdb"), True),
+)
+
+
+@dataclass(frozen=True)
+class Figure:
+    step: str
+    runs: int
+    wall_ms: float  # median
+    cpu_ms: float  # median
+    over_floor_ms: float | None  # the median wall over the floor's, for ingest
+    target_ms: int | None
+    instructions: int | None
+
+
+def _command(step: Step, log: Path, folder: Path) -> list[str]:
+    """``step``'s command line, its new files and its database in ``folder``."""
+    places = {"LOG": log, "DB": folder / "forty.duckdb"}
+    words = [str(places.get(w, w)).replace("NEW", str(folder / "new")) for w in step.words]
+    if step.words[0] == "-c":
+        return [sys.executable, *words]
+    return cli(*words)
+
+
+def _logs(data: Path) -> tuple[Path, Path]:
+    """The 40-deal log, and the 40 other deals the existing database holds."""
+    data.mkdir(parents=True, exist_ok=True)
+    logs = []
+    for seed in (1, 2):
+        log = data / f"startup-40-seed{seed}.json"
+        if not log.exists():
+            words = ("simulate", "--deals", "40", "--seed", seed, "--out", log)
+            timed_command(cli(*map(str, words)))
+        logs.append(log)
+    return logs[0], logs[1]
+
+
+def _callgrind(command: list[str], stdin: str | None, folder: Path) -> int:
+    """Instructions of ``command`` and every process it starts, counted by callgrind."""
+    out = folder / "callgrind"
+    out.mkdir()
+    traced = [
+        "valgrind",
+        "--tool=callgrind",
+        "--trace-children=yes",
+        f"--callgrind-out-file={out}/%p",
+        *command,
+    ]
+    done = subprocess.run(traced, input=stdin, capture_output=True, text=True, cwd=folder)
+    counts = [int(n) for n in re.findall(r"Collected : (\d+)", done.stderr)]
+    if done.returncode not in (0, 1) or not counts:
+        raise SystemExit(f"callgrind of {' '.join(command)} failed: {done.stderr[-2000:]}")
+    return sum(counts)
+
+
+def measure(runs: int, data: Path, instructions: bool) -> list[Figure]:
+    log, other = _logs(data)
+    times: dict[str, list[tuple[float, float]]] = {s.name: [] for s in STEPS}
+    counts: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as temporary:
+        loaded, work = Path(temporary) / "forty.duckdb", Path(temporary) / "work"
+        timed_command(cli("ingest", str(other), "--db", str(loaded)))
+        for run in range(runs + instructions):
+            for step in STEPS:
+                work.mkdir()
+                shutil.copy(loaded, work / loaded.name)
+                command = _command(step, log, work)
+                if run == runs:  # a last round, under callgrind
+                    counts[step.name] = _callgrind(command, step.stdin, work)
+                else:
+                    times[step.name].append(timed_command(command, step.stdin))
+                shutil.rmtree(work)
+            print(f"round {run + 1} of {runs + instructions} done", flush=True)
+    floor = statistics.median(wall for _, wall in times[STEPS[1].name])
+    figures = []
+    for step in STEPS:
+        wall = statistics.median(w for _, w in times[step.name])
+        cpu = statistics.median(c for c, _ in times[step.name])
+        over = 1000 * (wall - floor) if step.over_floor else None
+        count = counts.get(step.name)
+        figures.append(
+            Figure(step.name, runs, 1000 * wall, 1000 * cpu, over, step.target_ms, count)
+        )
+    return figures
+
+
+def table(figures: list[Figure], built: str, load: str) -> str:
+    lines = [
+        f"Start-up on the 40-deal log ({built}; medians of {figures[0].runs} runs, in "
+        f"rounds; load average before the runs {load}):",
+        "",
+        "| command | wall ms | CPU ms | over the floor ms | target ms | instructions |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for f in figures:
+        over = f"{f.over_floor_ms:.0f}" if f.over_floor_ms is not None else ""
+        target = "" if f.target_ms is None else f"{f.target_ms}" + (" over" if over else "")
+        count = f"{f.instructions:,}" if f.instructions is not None else ""
+        lines.append(
+            f"| `{f.step}` | {f.wall_ms:.0f} | {f.cpu_ms:.0f} | {over} | {target} | {count} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--data", type=Path, default=DATA, metavar="DIR", help="the logs' cache")
+    parser.add_argument(
+        "--instructions",
+        action=argparse.BooleanOptionalAction,
+        default=shutil.which("valgrind") is not None,
+        help="count each command's instructions once under callgrind (default: with valgrind)",
+    )
+    result_options(parser, "startup")
+    args = parser.parse_args()
+    load = ", ".join(f"{n:.1f}" for n in os.getloadavg())
+    figures = measure(args.runs, args.data, args.instructions)
+    built = measured_build()
+    fields = {"build": built, "load": load, "figures": [asdict(f) for f in figures]}
+    save(args, fields, table(figures, built, load))
+
+
+if __name__ == "__main__":
+    main()
