@@ -3,9 +3,10 @@
 Each command group's module (``validate``, ``database``, ``reports``, ...) defines its
 commands; this module holds the app and names them in the order of the help.  A command's
 module is imported only when that command runs or shows its own help: ``--help`` and each
-command import what they use and no more (docs/performance.md, "Start-up").  Errors from the
-library become one sentence and an exit status in this package and nowhere else: 0 nothing
-found, 1 findings, 2 bad usage or unreadable input.
+command import what they use and no more (docs/performance.md, "Start-up").  The commands
+let the library's errors go up to ``main``, which says each in one sentence with its exit
+status (``cli/failures.py``): 0 nothing found, 1 findings, 2 bad usage or unreadable
+input, 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typer.main import get_command_from_info
 from typer.models import CommandInfo
 
 from loo_replay import build_status, version_line
-from loo_replay.errors import SchedulerError
+from loo_replay.errors import LooReplayError
 
 # Every command in the order of the help: the module of this package that defines it (as a
 # function of the command's name), and its line in ``loo-replay --help``, which is the first
@@ -187,10 +188,12 @@ def main() -> None:
         )
     interrupts = _Interrupts()
     try:
-        app(prog_name="loo-replay")  # the same name in help and errors, however it was started
-    except SchedulerError as exc:
-        print(f"loo-replay: {exc}", file=sys.stderr)
-        sys.exit(2)
+        try:
+            app(prog_name="loo-replay")  # the same name in help and errors, however started
+        except LooReplayError as exc:  # the one place the library's errors are said
+            from loo_replay.cli.failures import said  # only when one is: every start is short
+
+            sys.exit(said(exc))
     except BaseException as exc:
         # Ctrl-C: whatever the command was doing is undone; no traceback (docs/limits.md).
         # Exit status 130 says so, whatever became of the KeyboardInterrupt on its way.

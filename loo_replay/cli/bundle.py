@@ -16,6 +16,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from loo_replay.bundles.audit import AuditOptions
+from loo_replay.cli.failures import refused_as
 from loo_replay.cli.options import (
     PathsArg,
     RulesetOpt,
@@ -29,7 +30,6 @@ from loo_replay.cli.options import (
 )
 from loo_replay.cli.output import StatusLine, fail
 from loo_replay.engine.judging import DEFAULT_SAMPLES
-from loo_replay.errors import LooReplayError
 from loo_replay.evidence.archive import OPTIONS, ArchiveLimits
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
@@ -100,16 +100,12 @@ def bundle(
     ruleset_file = Path(ruleset) if ruleset is not None and builtin is None else None
     sampling = Sampling(samples, seed) if decisions else None
     options = AuditOptions(builtin, tuple(settings or ()), analysis, sampling)
-    try:
+    with refused_as(f"cannot write {out}"):
         key = None if sign is None else dsse.load_private_key(sign, _passphrase)
         made = make_bundle(
             paths, out, options, ruleset_file=ruleset_file, key=key, epoch=_epoch(),
             jobs=jobs, limits=limits,
         )  # fmt: skip
-    except LooReplayError as exc:
-        fail(safe(str(exc), 600))
-    except OSError as exc:
-        fail(f"cannot write {out}: {exc.strerror or exc}")
     typer.echo(
         f"wrote {made.path}: {len(made.logs)} log(s), {made.sessions} session(s), "
         f"{len(made.rulesets)} ruleset(s), {len(made.outputs)} audit output(s)"
@@ -151,10 +147,7 @@ def verify_bundles(
     from loo_replay.bundles.bundle import verify_bundle  # cryptography and bagit: when used
     from loo_replay.evidence import dsse
 
-    try:
-        public = None if key is None else dsse.load_public_key(key)
-    except LooReplayError as exc:
-        fail(safe(str(exc), 600))
+    public = None if key is None else dsse.load_public_key(key)
     worst = 0
     for case in cases:
         status = StatusLine()
@@ -162,10 +155,8 @@ def verify_bundles(
             verdict = verify_bundle(
                 case, public, jobs=jobs, limits=limits, archive_limits=archive_limits, step=status
             )
-        except LooReplayError as exc:
+        finally:
             status.close()
-            fail(safe(str(exc), 600))
-        status.close()
         for problem in verdict.problems:
             typer.echo(f"FAILED {safe(problem, 600)}")
         for note in verdict.notes:

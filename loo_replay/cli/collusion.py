@@ -24,7 +24,7 @@ from loo_replay.cli.options import (
     reads_logs,
     rule_choice,
 )
-from loo_replay.cli.output import fail, finish_screen, loaded_logs, one_source, see_page
+from loo_replay.cli.output import finish_screen, loaded_logs, one_source, see_page
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.reports.registry import COLLUSION
 
@@ -50,23 +50,18 @@ def collusion(
     limits: Limits = LIMITS,
 ) -> None:
     """Screen every pair of players for playing for each other: four tests, Holm-adjusted."""
-    from loo_replay.db.errors import DatabaseError
-
     one_source(
         paths, db, alpha, ruleset=ruleset is not None, set=bool(settings), jobs=jobs != 1,
         scheduler=scheduler is not None,
     )  # fmt: skip
     unread: list[str] = []
-    try:
-        if db is not None:
-            report: Report = _from_db(db, alpha)
-        else:
-            assert paths
-            choice = rule_choice(ruleset, settings)
-            with loaded_logs(paths, choice, limits, jobs, scheduler) as loaded:
-                report, unread = _from_db(loaded[0], alpha), loaded[1]
-    except DatabaseError as exc:
-        fail(str(exc))
+    if db is not None:
+        report: Report = _from_db(db, alpha)
+    else:
+        assert paths
+        choice = rule_choice(ruleset, settings)
+        with loaded_logs(paths, choice, limits, jobs, scheduler) as loaded:
+            report, unread = _from_db(loaded[0], alpha), loaded[1]
     as_json = output_format is Format.json
     lines = [] if as_json else text_lines(report, see_page(paths, db, COLLUSION.file))
     finish_screen(report.as_json(), lines, as_json, unread, bool(report.flagged))

@@ -1,8 +1,8 @@
 """The database commands of ``loo-replay``: ingest, stats, query, export.
 
-Registered on the app in ``loo_replay/cli/__init__.py``.  As there, errors become one
-sentence and an exit status: 0 done, 1 conflicts (ingest), 2 bad usage,
-unreadable input, or a database that is busy, missing or refuses the SQL.
+Registered on the app in ``loo_replay/cli/__init__.py``, whose ``main`` says the
+library's errors (``cli/failures.py``).  Exit status: 0 done, 1 conflicts (ingest), 2 bad
+usage, unreadable input, or a database that is busy, missing or refuses the SQL.
 The database modules are imported inside the commands so that ``validate``
 does not pay for loading DuckDB and Arrow.
 """
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from loo_replay.cli.failures import refused_as
 from loo_replay.cli.options import (
     PathsArg,
     RulesetOpt,
@@ -31,8 +32,9 @@ from loo_replay.cli.options import (
     reads_logs,
     rule_choice,
 )
-from loo_replay.cli.output import StatusLine, fail, unread_lines
+from loo_replay.cli.output import StatusLine, unread_lines
 from loo_replay.engine.judging import DEFAULT_SAMPLES
+from loo_replay.errors import Interrupted
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.rulesets import RuleChoice
 
@@ -43,6 +45,8 @@ if TYPE_CHECKING:  # imported by the commands themselves: validate loads no data
     from loo_replay.run.render import Sampling
 
 DEFAULT_DB = Path("loo.duckdb")
+# What an interrupted load says (docs/limits.md, "Interrupts and errors").
+ROLLED_BACK = "interrupted; the file being loaded was rolled back: run the command again"
 
 DbOpt = Annotated[Path, typer.Option("--db", metavar="FILE", help="The DuckDB database file.")]
 ReplaceOpt = Annotated[
@@ -74,24 +78,16 @@ def check_database(db: Path) -> None:
     """End the command, exit status 2, when ``--db`` names a file that could not be loaded
     into (``check_db``) or a folder that cannot be made, before any log is read or the
     output folder made."""
-    from loo_replay.db.errors import DatabaseError
     from loo_replay.db.opening import check_db
 
     make_db_folder(db)
-    try:
-        check_db(db)
-    except DatabaseError as exc:
-        fail(str(exc))
+    check_db(db)
 
 
 def make_db_folder(db: Path) -> None:
     """The database file's folder, created if need be: DuckDB makes the file, not its folder."""
-    from loo_replay.output.text import safe
-
-    try:
+    with refused_as(f"cannot create the folder of {db}"):
         db.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        fail(f"cannot create the folder of {safe(str(db))}: {safe(exc.strerror or str(exc))}")
 
 
 class Progress:
@@ -319,9 +315,9 @@ def load_logs(
     limits: Limits = LIMITS,
     decisions: Sampling | None = None,
 ) -> IngestResult:
-    """``ingest`` and ``audit``'s one audit pass into the database; its failures end the
-    command, its conflicts and unreadable files are said on stderr."""
-    from loo_replay.db.errors import DatabaseError
+    """``ingest`` and ``audit``'s one audit pass into the database; its conflicts and
+    unreadable files are said on stderr.  Ctrl-C is ``Interrupted``, saying what the
+    database keeps."""
     from loo_replay.db.ingest import ingest as run_ingest
     from loo_replay.db.paths import shown
     from loo_replay.output.text import safe
@@ -340,10 +336,8 @@ def load_logs(
             limits=limits,
             decisions=decisions,
         )
-    except DatabaseError as exc:
-        fail(str(exc))
     except KeyboardInterrupt:
-        fail("interrupted; the file being loaded was rolled back: run the command again", 130)
+        raise Interrupted(ROLLED_BACK) from None
     finally:
         progress_done()
     for conflict in result.conflicts:
@@ -374,15 +368,11 @@ def stats(db: DbOpt = DEFAULT_DB) -> None:
     with their standard errors (under 30 decisions, too few to judge), inaccuracies,
     mistakes and blunders.  Highest loo rate first.
     """
-    from loo_replay.db.errors import DatabaseError
     from loo_replay.db.opening import opened
     from loo_replay.db.queries import JUDGED_COLUMNS, STATS_COLUMNS, player_stats
 
-    try:
-        with opened(db, timed=True) as con:  # each statement bounded in time, and Ctrl-C
-            result = player_stats(con)
-    except DatabaseError as exc:
-        fail(str(exc))
+    with opened(db, timed=True) as con:  # each statement bounded in time, and Ctrl-C
+        result = player_stats(con)
     rows = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
     if not rows:
         typer.echo(f"no deals in {db} yet; load some with `loo-replay ingest`")
@@ -434,19 +424,14 @@ def query(
 
     The tables, their columns and the views are described in docs/database.md.
     """
-    from loo_replay.db.errors import DatabaseError
     from loo_replay.db.opening import opened
-    from loo_replay.db.queries import bounded_memory, over_memory, query_memory, run_query
+    from loo_replay.db.queries import bounded_memory, query_memory, run_query
 
     try:
         limit = query_memory()
         with opened(db, upgrade=False, sandbox=True) as con, bounded_memory(limit):
             result = run_query(con, sql)
             _write(result.columns, result.rows, output_format)
-    except DatabaseError as exc:
-        fail(str(exc))
-    except MemoryError:  # Python's own allocation past the bound (a row, a cell)
-        fail(str(over_memory(limit)))
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # `| head` is fine
 
@@ -465,15 +450,11 @@ def export(
 
     The per-deal tables are partitioned by session.
     """
-    from loo_replay.db.errors import DatabaseError
     from loo_replay.db.opening import reading
     from loo_replay.db.queries import export_parquet
 
-    try:
-        with reading(db):
-            written = export_parquet(db, parquet, overwrite=overwrite)
-    except DatabaseError as exc:
-        fail(str(exc))
+    with reading(db):
+        written = export_parquet(db, parquet, overwrite=overwrite)
     for path, rows in written:
         typer.echo(f"{path}: {rows} row(s)")
 

@@ -10,11 +10,11 @@ from typing import Annotated
 import typer
 
 from loo_replay.cli.bundle import BytesOpt, KeyOpt, MembersOpt, RatioOpt, verify_bundles
+from loo_replay.cli.failures import refused_as
 from loo_replay.cli.options import check_paths, jobs_option, reads_logs
-from loo_replay.cli.output import fail
 from loo_replay.errors import InputError
 from loo_replay.evidence.archive import ARCHIVE_LIMITS, ArchiveLimits
-from loo_replay.evidence.sealing import SealRefused, seal_file
+from loo_replay.evidence.sealing import seal_file
 from loo_replay.evidence.seals import BROKEN, SEALED, UNSEALABLE, UNSEALED, SealCheck
 from loo_replay.evidence.verify_logs import (
     Code,
@@ -65,12 +65,8 @@ def seal(
     if out is not None and len(paths) != 1:
         raise typer.BadParameter("--out takes one input log", param_hint="--out")
     for path in paths:
-        try:
+        with refused_as(f"{out or path}: cannot write"):
             done = seal_file(path, out, renew, limits)
-        except SealRefused as exc:
-            fail(str(exc))
-        except OSError as exc:
-            fail(f"{out or path}: cannot write: {exc.strerror or exc}")
         for sid, last in done.last_codes:
             shown = f"last code {last}" if last else "no deals"
             typer.echo(f"sealed {safe(sid)} in {safe(str(done.path))}: {shown}")
@@ -161,14 +157,13 @@ def verify(
     # Checked here, not by reads_logs: a bundle is not a hand log.
     check_paths(inputs)
     given: list[Code] = []
-    try:
-        if codes_file is not None:
-            try:
-                text = codes_file.read_text("utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-                fail(f"{codes_file}: cannot read: {reason or exc}")
-            given += read_codes_file(text, str(codes_file))
+    noted = None
+    if codes_file is not None:
+        with refused_as(f"{codes_file}: cannot read", UnicodeDecodeError, error=InputError):
+            noted = codes_file.read_text("utf-8")
+    try:  # a code that is not one is bad usage, said with the usage
+        if noted is not None:
+            given += read_codes_file(noted, str(codes_file))
         given += [read_code_option(text) for text in code or ()]
     except InputError as exc:
         raise typer.BadParameter(str(exc)) from None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from loo_replay.cli.options import Format, FormatOpt, RulesetOpt, SetOpt, reads_logs, rule_choice
-from loo_replay.cli.output import fail, finish_screen, loaded_logs, one_source, see_page
+from loo_replay.cli.output import finish_screen, loaded_logs, one_source, see_page
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.reports.registry import FAIRNESS
 from loo_replay.rulesets import RuleChoice
@@ -53,22 +53,16 @@ def fairness(
     limits: Limits = LIMITS,
 ) -> None:
     """Test whether the cards were dealt fairly: six statistical tests, Holm-adjusted."""
-    from loo_replay.db.errors import DatabaseError
     from loo_replay.fairness.verdicts import DEFAULT_BY
 
     one_source(paths, db, alpha, ruleset=ruleset is not None, set=bool(settings))
     scopes = [b.value for b in by] if by else list(DEFAULT_BY)
     unread: list[str] = []
-    try:
-        if db is not None:
-            report: Report = _from_db(db, scopes, alpha)
-        else:
-            assert paths
-            report, unread = _from_logs(
-                paths, rule_choice(ruleset, settings), scopes, alpha, limits
-            )
-    except DatabaseError as exc:
-        fail(str(exc))
+    if db is not None:
+        report: Report = _from_db(db, scopes, alpha)
+    else:
+        assert paths
+        report, unread = _from_logs(paths, rule_choice(ruleset, settings), scopes, alpha, limits)
     as_json = output_format is Format.json
     lines = [] if as_json else text_lines(report, see_page(paths, db, FAIRNESS.file))
     finish_screen(report.as_json(), lines, as_json, unread, bool(report.flagged))

@@ -19,11 +19,10 @@ from typing import Annotated, Any, Protocol, TypeVar
 import typer
 from typer.core import TyperCommand
 
-from loo_replay.cli.output import fail
 from loo_replay.engine.options import OptionError
 from loo_replay.logs.limits import LIMITS, MOST_DEPTH, OPTIONS, Limits
 from loo_replay.output.text import safe
-from loo_replay.rulesets import RuleChoice, RulesetError, load, parse_settings
+from loo_replay.rulesets import RuleChoice, load, parse_settings
 
 R = TypeVar("R")
 
@@ -150,11 +149,9 @@ SeedOpt = Annotated[int, typer.Option(help="Seed of the worlds drawn.")]
 
 
 def rule_choice(ruleset: str | None, settings: list[str] | None) -> RuleChoice:
-    """The command line's rules, or a usage error naming what is wrong."""
-    try:
-        chosen = load(ruleset) if ruleset else None
-    except RulesetError as exc:  # a ruleset file unread or not one: one line, not usage
-        fail(safe(str(exc), 400))
+    """The command line's rules, or a usage error naming what is wrong (a ruleset file
+    unread or not one is a ``RulesetError``: one line, not usage)."""
+    chosen = load(ruleset) if ruleset else None
     try:
         overrides = parse_settings(settings or [])
     except OptionError as exc:
@@ -194,7 +191,6 @@ def check_paths(paths: list[Path]) -> None:
     skipped inside a folder are not errors here: the audit names and counts them
     (docs/limits.md, "What is read from a folder")."""
     from loo_replay.logs.paths import expand
-    from loo_replay.output.text import safe
 
     errors = expand(paths).errors
     for error in errors:

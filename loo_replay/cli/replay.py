@@ -1,8 +1,8 @@
 """``loo-replay replay``: one deal trick by trick, in the terminal or as an HTML page.
 
-Thin, like the other commands: find the deal, build its steps, render, and
-turn every failure into one sentence and an exit status (2 bad usage or
-unreadable input, 1 a rejected deal or a deal with findings, 0 a clean deal).
+Thin, like the other commands: find the deal, build its steps, render; ``main`` says
+every failure in one sentence with its exit status (2 bad usage or unreadable input, 1 a
+rejected deal or a deal with findings, 0 a clean deal).
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from loo_replay.cli.failures import refused_as
 from loo_replay.cli.options import SamplesOpt, SeedOpt, decisions_option, reads_logs, rule_choice
-from loo_replay.cli.output import fail, wants_colour
+from loo_replay.cli.output import wants_colour
 from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
@@ -86,27 +87,17 @@ def replay(
     judged decision with its chips, the best and the loss.
     """
     from loo_replay.replayer.judged import judged, with_views
-    from loo_replay.replayer.locate import NotFound, Rejected, find_deal, find_session
-    from loo_replay.replayer.steps import ReplayError, build_replay
+    from loo_replay.replayer.locate import find_deal, find_session
+    from loo_replay.replayer.steps import build_replay
 
     choice = rule_choice(ruleset, settings)
-    try:
-        report = find_session([file], choice, session, limits)
-        audit = find_deal(report, deal)
-        rp = build_replay(report, audit, analyse=not no_analysis, by_name=html is not None)
-        if decisions:
-            rp = judged(rp, samples, seed)
-        if html is not None:
-            rp = with_views(rp)
-    except NotFound as exc:
-        fail(str(exc))
-    except Rejected as exc:
-        typer.echo(f"loo-replay: {exc}:", err=True)
-        for e in exc.deal.errors:
-            typer.echo(f"  error {safe(e.path)}: {safe(e.message, 400)}", err=True)
-        raise typer.Exit(1) from None
-    except ReplayError as exc:
-        fail(str(exc), 1)
+    report = find_session([file], choice, session, limits)
+    audit = find_deal(report, deal)
+    rp = build_replay(report, audit, analyse=not no_analysis, by_name=html is not None)
+    if decisions:
+        rp = judged(rp, samples, seed)
+    if html is not None:
+        rp = with_views(rp)
     if html is not None:
         _write_page(rp, html)
     else:
@@ -118,10 +109,8 @@ def _write_page(rp: DealReplay, path: Path) -> None:
     from loo_replay.files import write_atomic
     from loo_replay.replayer.html import render_page
 
-    try:
+    with refused_as(f"cannot write {path}"):
         write_atomic(path, render_page(rp).encode("utf-8"))
-    except OSError as exc:
-        fail(f"cannot write {safe(str(path))}: {safe(exc.strerror or str(exc))}")
     typer.echo(f"wrote deal {rp.number} of session {safe(rp.session_id)} to {path}", err=True)
 
 

@@ -33,6 +33,7 @@ from loo_replay.cli.database import (
     judging,
     load_logs,
 )
+from loo_replay.cli.failures import refused_as
 from loo_replay.cli.options import (
     PathsArg,
     RulesetOpt,
@@ -80,30 +81,24 @@ def _write(
     """The reports of the database at ``db`` in ``out``, the logs read again for the replay
     pages within ``limits``: (sessions, replay pages, written, sessions whose replay pages
     could not all be written, each said on stderr)."""
-    from loo_replay.db.errors import DatabaseError
     from loo_replay.db.opening import opened
     from loo_replay.derived.steps import record_reports
-    from loo_replay.files import OutputRefused
     from loo_replay.reports.build import write_reports
     from loo_replay.reports.names import OutsideOutput
 
     try:
-        with opened(db, timed=True) as con:  # each statement bounded in time, and Ctrl-C
-            result = write_reports(
-                con,
-                out,
-                source=str(db),
-                replays=replays,
-                jobs=jobs,
-                progress=status,
-                limits=limits,
-            )
-        record_reports(db, result.covers, out)
-    except (DatabaseError, OutputRefused) as exc:
-        fail(safe(str(exc), 600))
-    except (OSError, OutsideOutput) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        fail(f"cannot write the reports to {safe(str(out))}: {safe(reason, 400)}")
+        with refused_as(f"cannot write the reports to {out}", OutsideOutput):
+            with opened(db, timed=True) as con:  # each statement bounded in time, and Ctrl-C
+                result = write_reports(
+                    con,
+                    out,
+                    source=str(db),
+                    replays=replays,
+                    jobs=jobs,
+                    progress=status,
+                    limits=limits,
+                )
+            record_reports(db, result.covers, out)
     finally:
         status.close()
     for sid, note in result.notes:
@@ -139,14 +134,10 @@ def report(
 
 def _up_to_date(db: Path, collusion: bool = True) -> UpToDate:
     """The stored fairness tests and collusion screen recomputed where a load marked them
-    stale (``derived.steps``); a failure ends the command."""
-    from loo_replay.db.errors import DatabaseError
+    stale (``derived.steps``)."""
     from loo_replay.derived.steps import refresh_stale
 
-    try:
-        current = refresh_stale(db, collusion=collusion)
-    except DatabaseError as exc:
-        fail(safe(str(exc), 600))
+    current = refresh_stale(db, collusion=collusion)
     if current.unwritten:
         typer.echo(
             f"loo-replay: {safe(str(db))} cannot be written now (read-only, or in use): the "
@@ -159,13 +150,10 @@ def _up_to_date(db: Path, collusion: bool = True) -> UpToDate:
 
 def _claim(out: Path) -> None:
     """Refuse ``out`` before any work when it holds files loo-replay did not write."""
-    from loo_replay.files import OutputRefused, claim
+    from loo_replay.files import claim
     from loo_replay.reports.build import REPORT_NAMES
 
-    try:
-        claim(out, REPORT_NAMES, "the reports")
-    except OutputRefused as exc:
-        fail(safe(str(exc), 600))
+    claim(out, REPORT_NAMES, "the reports")
 
 
 def _where(out: Path, sessions: int, pages: int, written: int, replays: bool) -> str:

@@ -15,7 +15,6 @@ import typer
 
 from loo_replay.cli.database import DEFAULT_DB, DbOpt
 from loo_replay.cli.options import reads_logs
-from loo_replay.cli.output import fail
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 
@@ -51,27 +50,22 @@ def serve(
     retries).  A replay reads the session's stored document within the same limits as
     `report` (--max-document-bytes and the rest).  Ctrl-C stops it.
     """
-    from loo_replay.db.errors import DatabaseBusy, DatabaseError
+    from loo_replay.db.errors import DatabaseBusy
     from loo_replay.db.opening import ready
     from loo_replay.explorer import server
     from loo_replay.explorer.origin import Origin, is_loopback
 
     try:
         ready(db)  # there, loo-replay's, and upgraded if it was older
-    except DatabaseBusy as exc:
+    except DatabaseBusy as exc:  # not a failure: it serves, each page saying so
         typer.echo(f"loo-replay: {exc}; its pages say so until it is free", err=True)
-    except DatabaseError as exc:
-        fail(str(exc))
     if not is_loopback(host):
         typer.echo(
             f"loo-replay: warning: listening on {safe(host)}, not the loopback: anyone who can "
             "reach this machine can read the database, and there is no login",
             err=True,
         )
-    try:
-        sock = server.listen(host, port)
-    except server.CannotListen as exc:
-        fail(safe(str(exc)))
+    sock = server.listen(host, port)
     from loo_replay.explorer.app import make_app  # seconds of imports: after what can fail
 
     stopping = threading.Event()  # set on Ctrl-C: the requests waiting are answered at once

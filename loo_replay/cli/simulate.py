@@ -10,8 +10,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from loo_replay.cli.output import fail
-from loo_replay.output.text import safe
+from loo_replay.cli.failures import refused_as
 from loo_replay.rulesets import RulesetError, builtin
 
 
@@ -109,12 +108,10 @@ def simulate(
         for doc in docs:
             sys.stdout.buffer.write(orjson.dumps(doc) + b"\n")
         return
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_simulation(out, docs, sessions, sim.truth)
+    try:  # the disk's refusal is not bad usage: one line, as everywhere
+        with refused_as(f"cannot write {out}", naming=str(out)):
+            out.parent.mkdir(parents=True, exist_ok=True)
+            write_simulation(out, docs, sessions, sim.truth)
     except ValueError as exc:  # a name that says no format, or a .json of many sessions
         raise typer.BadParameter(str(exc), param_hint="--out") from None
-    except OSError as exc:  # the disk's refusal is not bad usage: one line, as everywhere
-        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(out) else ""
-        fail(safe(f"cannot write {out}: {exc.strerror or exc}{where}", 400))
     typer.echo(f"wrote {sessions} session(s) of {deals} deal(s) to {out}", err=True)

@@ -84,7 +84,7 @@ def over_memory(limit: int) -> QueryError:
 def bounded_memory(limit: int) -> Iterator[None]:
     """Within the block, the process's data (heap and private mappings) may grow by at most
     ``limit`` bytes: past it an allocation fails (DuckDB's out of memory, Python's
-    ``MemoryError``), not the machine.  Linux's ``RLIMIT_DATA``, from the data the process
+    ``MemoryError``, which leaves as ``over_memory``'s ``QueryError``), not the machine.  Linux's ``RLIMIT_DATA``, from the data the process
     holds now (``/proc/self/status``); elsewhere no bound is set.  The soft limit is put
     back after."""
     import resource
@@ -104,6 +104,8 @@ def bounded_memory(limit: int) -> Iterator[None]:
     resource.setrlimit(resource.RLIMIT_DATA, (bound, hard))
     try:
         yield
+    except MemoryError:  # Python's own allocation past the bound (a row, a cell)
+        raise over_memory(limit) from None
     finally:
         resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-import orjson
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -39,7 +38,7 @@ from loo_replay.recorder.reading import (
     UNDO,
     read_line,
 )
-from loo_replay.recorder.sealed import deal_codes, last_seal, sealed_log
+from loo_replay.recorder.sealed import deal_codes, encoded, last_seal, sealed_log
 
 HELP_TEXT = """\
   Enter accepts what is proposed in [brackets].
@@ -54,11 +53,6 @@ HELP_TEXT = """\
   q, Ctrl-D or Ctrl-C (stop; all is saved)."""  # no line past 80 columns
 
 Say = Callable[[str], None]
-
-
-def encoded(entries: list[Entry], settled: int) -> bytes:
-    """The hand log of ``entries`` as written to disk, its ``settled`` deals sealed."""
-    return orjson.dumps(sealed_log(entries, settled), option=orjson.OPT_INDENT_2) + b"\n"
 
 
 class Recorder:

@@ -11,10 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from loo_replay.evidence.codes import code
 from loo_replay.evidence.seals import ALG, UNSEALABLE, check
 from loo_replay.recorder.book import written
 from loo_replay.recorder.journal import Entry
+
+
+def encoded(entries: list[Entry], settled: int) -> bytes:
+    """The hand log of ``entries`` as written to disk, its ``settled`` deals sealed."""
+    return orjson.dumps(sealed_log(entries, settled), option=orjson.OPT_INDENT_2) + b"\n"
 
 
 def sealed_log(entries: list[Entry], settled: int) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
-from loo_replay.errors import InputError
+from loo_replay.errors import InputError, RejectedDeal
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 from loo_replay.rulesets import RuleChoice
@@ -22,8 +22,9 @@ class NotFound(InputError, LookupError):
     """No such file, session or deal: bad usage (exit status 2)."""
 
 
-class Rejected(InputError, ValueError):
-    """The deal is rejected (a log error): it cannot be replayed (exit status 1)."""
+class Rejected(RejectedDeal, ValueError):
+    """The deal is rejected (a log error): it cannot be replayed (exit status 1).  Its log
+    errors are the ``details``."""
 
     def __init__(self, report: SessionReport, deal: DealAudit) -> None:
         super().__init__(
@@ -32,6 +33,7 @@ class Rejected(InputError, ValueError):
         )
         self.report = report
         self.deal = deal
+        self.details = tuple(f"error {safe(e.path)}: {safe(e.message, 400)}" for e in deal.errors)
 
 
 def find_session(

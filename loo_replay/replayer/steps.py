@@ -31,7 +31,7 @@ from loo_replay.engine.replay import DECLARING, DealContext, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.tables import NO_TRUMP
 from loo_replay.engine.vocab import Action, Outcome, Status
-from loo_replay.errors import InputError
+from loo_replay.errors import RejectedDeal
 from loo_replay.output.wording import display_names, who
 from loo_replay.replayer.marks import CardMark, Marks, marks_of
 from loo_replay.run.audit import SessionReport
@@ -61,8 +61,9 @@ _METHODS = {
 }
 
 
-class ReplayError(InputError, ValueError):
-    """The deal cannot be stepped through (rejected, or not part of the report)."""
+class ReplayError(RejectedDeal, ValueError):
+    """The deal cannot be stepped through (rejected, or not part of the report): exit
+    status 1."""
 
 
 @dataclass(frozen=True, slots=True)
