@@ -47,6 +47,9 @@ if TYPE_CHECKING:  # imported by the commands themselves: validate loads no data
 DEFAULT_DB = Path("loo.duckdb")
 # What an interrupted load says (docs/limits.md, "Interrupts and errors").
 ROLLED_BACK = "interrupted; the file being loaded was rolled back: run the command again"
+JUDGED_KEPT = (
+    "interrupted; the deals judged so far are kept: run the command again to judge the rest"
+)
 
 DbOpt = Annotated[Path, typer.Option("--db", metavar="FILE", help="The DuckDB database file.")]
 ReplaceOpt = Annotated[
@@ -199,13 +202,11 @@ def judge_loaded_deals(
     db: Path, sampling: Sampling | None, replace: bool, jobs: int, limits: Limits
 ) -> Judged | None:
     """With ``--decisions``, after the load: every deal of the database not judged yet
-    judged from its stored document (``db.judge_loaded``), a progress bar on a terminal;
-    its failures end the command."""
+    judged from its stored document (``db.judge_loaded``), a progress bar on a terminal.
+    Ctrl-C is ``Interrupted``, saying what the database keeps."""
     if sampling is None:
         return None
-    from loo_replay.db.errors import DatabaseError
     from loo_replay.db.judge_loaded import judge_loaded
-    from loo_replay.output.text import safe
 
     bar = Progress(0, "judging: ")
 
@@ -217,14 +218,8 @@ def judge_loaded_deals(
         return judge_loaded(
             db, sampling, replace=replace, jobs=jobs, progress=progress, limits=limits
         )
-    except DatabaseError as exc:
-        fail(safe(str(exc), 600))
     except KeyboardInterrupt:
-        fail(
-            "interrupted; the deals judged so far are kept: run the command again to judge "
-            "the rest",
-            130,
-        )
+        raise Interrupted(JUDGED_KEPT) from None
     finally:
         bar.close()
 
