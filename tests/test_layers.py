@@ -355,3 +355,37 @@ def test_the_private_import_check_sees_them() -> None:
         "typer._click.Context",
         "typer._click",
     ]
+
+
+# What drives the work over the input's logs (issue 52): expanding paths, planning pieces
+# and shares, starting worker processes, mapping over them or a Dask cluster.
+_DRIVING = frozenset(
+    {
+        "expand",
+        "plan_pieces",
+        "share",
+        "started_pool",
+        "mapped_now",
+        "ordered_map",
+        "dask_map",
+        "ProcessPoolExecutor",
+        "multiprocessing",
+    }
+)
+
+
+def test_ingest_is_a_sink_of_the_run_layers_driver() -> None:
+    """The database's loader and its workers' work drive nothing: ``run/driver.py`` expands
+    the paths, plans the shares and runs the work here, in workers or on Dask."""
+    for module in ("db/ingest.py", "db/workers.py"):
+        tree = ast.parse((PACKAGE / module).read_text("utf-8"))
+        names = {
+            alias.name.split(".")[0]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import | ast.ImportFrom)
+            for alias in node.names
+        }
+        assert not names & _DRIVING, (module, sorted(names & _DRIVING))
+    driver = ast.parse((PACKAGE / "run" / "driver.py").read_text("utf-8"))
+    used = {n.id for n in ast.walk(driver) if isinstance(n, ast.Name)}
+    assert {"expand", "plan_pieces", "share", "started_pool", "dask_map"} <= used

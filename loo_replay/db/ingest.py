@@ -1,8 +1,10 @@
 """``ingest``: audit hand logs and load them, each file whole in one transaction.
 
-Shares of pieces (a piece of a big file, or small whole files together:
-``logs.pieces.share``) are audited in input order, in this process or in
-``jobs`` worker processes, and loaded in input order by this process alone
+The loader is a sink of the run layer's driver (``run.driver``), which plans
+the input into shares of pieces (a piece of a big file, or small whole files
+together: ``logs.pieces.share``) and has them audited in input order, in this
+process, in ``jobs`` worker processes or on a Dask cluster, by ingest's work
+(``db.workers``); they are loaded here in input order, by this process alone
 (DuckDB has one writer).  A transaction opens with a share and commits with a
 share that ends a file once it holds enough deals or files (small files share
 one), so a process killed mid-ingest leaves whole files behind and a rerun
@@ -11,11 +13,10 @@ skips them and completes the rest.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
 from dataclasses import dataclass
-from multiprocessing.queues import SimpleQueue
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,10 +27,7 @@ from loo_replay.db.paths import log_name
 from loo_replay.db.workers import (
     BATCH_DEALS,
     Auditor,
-    Known,
     Packed,
-    Setup,
-    carried,
     init_worker,
     unpack_batches,
     work,
@@ -37,12 +35,12 @@ from loo_replay.db.workers import (
 )
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
-from loo_replay.logs.paths import Skipped, expand
-from loo_replay.logs.pieces import PIECE_BYTES, Share, plan_pieces, share
+from loo_replay.logs.paths import Skipped
+from loo_replay.logs.pieces import PIECE_BYTES, Share
 from loo_replay.rulesets import RuleChoice
 from loo_replay.run.audit import Summary
+from loo_replay.run.driver import Workers, in_process, on_dask, plan
 from loo_replay.run.render import Sampling
-from loo_replay.run.workers import dask_map, early_context, mapped_now, started_pool
 
 if TYPE_CHECKING:  # imported by ``ingest`` once its workers have started
     import duckdb
@@ -121,15 +119,14 @@ def ingest(
     analysis too.  The audit runs here, in ``jobs`` worker processes, or on the Dask cluster
     at ``scheduler``; the loading, here, small files together until a transaction holds
     ``group``'s deals or files."""
-    found = expand(paths)
-    files = found.files
     if decisions is not None:
         piece_bytes = min(piece_bytes, DECISIONS_PIECE_BYTES)
-    pieces = plan_pieces(files, piece_bytes, [log_name(f, db_path) for f in files])
-    shares = share(pieces, piece_bytes, group[1])
-    workers = None
+    planned = plan(paths, piece_bytes, group[1], lambda f: log_name(f, db_path))
+    found, shares = planned.found, planned.shares
+    workers: Workers[Packed, Batch] | None = None
     if scheduler is None and jobs > 1 and len(shares) > 1:
-        workers = _Workers(shares, choice, batch_deals, analyse, jobs, limits, decisions)
+        setup = (choice, batch_deals, analyse, limits, decisions)
+        workers = Workers(shares, jobs, work, unpack_batches, init_worker, setup, AHEAD)
         if replace or not db_path.exists():
             workers.start({})  # nothing to skip: they need not wait for the database
     # DuckDB only now: its import (a fifth of a second) overlaps the workers' first pieces,
@@ -168,11 +165,13 @@ def ingest(
             # after, when a core would be idle (docs/performance.md, "The loader").
             results = workers.results(loader.insert_waiting)
         elif scheduler is not None:
-            setup = (choice, known, batch_deals, analyse, limits, decisions)
-            results = _on_dask(shares, setup, scheduler, piece_bytes)
+            carry = (choice, known, batch_deals, analyse, limits, decisions)
+            results = on_dask(
+                shares, carry, limits, scheduler, piece_bytes, work_carried, unpack_batches
+            )
         else:
             auditor = Auditor(choice, known, batch_deals, analyse, limits, decisions)
-            results = _in_process(shares, auditor)
+            results = in_process(shares, auditor.batches)
 
         def again(piece: Share) -> Iterable[Batch]:  # a piece audited anew, here
             return Auditor(choice, known, batch_deals, analyse, limits, decisions).batches(piece)
@@ -206,7 +205,7 @@ def ingest(
         loader.counts,
         loader.conflicts,
         loader.file_errors,
-        len(files),
+        len(found.files),
         loader.summary,
         judged,
         marked,
@@ -360,103 +359,3 @@ def _load_share(
     except duckdb.Error:
         return None
     return commit
-
-
-Results = Generator[tuple[Share, Iterable[Batch]], None, None]
-
-
-def _in_process(shares: list[Share], auditor: Auditor) -> Results:
-    for pieces in shares:
-        yield pieces, auditor.batches(pieces)
-
-
-def _on_dask(shares: list[Share], setup: Setup, scheduler: str, task_bytes: int) -> Results:
-    """The shares audited on the Dask cluster at ``scheduler`` (``run.workers.dask_map``:
-    in order, bounded), their documents read here and carried to the workers in tasks of
-    about ``task_bytes``."""
-    tasks = (task for s in shares for task in carried(s, setup, task_bytes))
-    done = dask_map(work_carried, tasks, scheduler)
-    with closing(done):  # closed early, the cluster's client with it
-        for pieces in shares:
-            batches = _until_last(done)
-            yield pieces, batches
-            for _ in batches:  # the rest of a share the loader gave up on and audits again
-                pass
-
-
-def _until_last(done: Iterator[tuple[bool, Packed]]) -> Iterator[Batch]:
-    """One share's batches: the results of its tasks, up to the one that ends it."""
-    for last, packed in done:
-        yield from unpack_batches(packed)
-        if last:
-            return
-
-
-class _Workers:
-    """The audit's worker processes, started before the database is opened (forked, on
-    Linux): no child inherits it, and each starts with this process's modules imported,
-    where a spawned worker started an interpreter and imported them again
-    (docs/performance.md).  The sessions already loaded reach them once the database has
-    been read, or at once when there is none to read (a new file, or ``--replace``, which
-    skips nothing)."""
-
-    def __init__(
-        self,
-        pieces: list[Share],
-        choice: RuleChoice,
-        batch_deals: int,
-        analyse: bool,
-        jobs: int,
-        limits: Limits,
-        decisions: Sampling | None,
-    ) -> None:
-        self.jobs = jobs
-        self.known: SimpleQueue[Known | None] = early_context().SimpleQueue()
-        self.sent = False
-        self.pieces = pieces  # the shares
-        self.done: Generator[Packed, None, None] | None = None  # once pieces are handed out
-        self.taken = False  # a result was asked for
-        self.idle: Callable[[], None] | None = None  # ``results``'s, while the last finish
-        self.pool = started_pool(
-            jobs,
-            initializer=init_worker,
-            initargs=(choice, self.known, batch_deals, analyse, limits, decisions),
-        )
-
-    def start(self, known: Known) -> None:
-        """Tell the workers what is loaded and hand out the first pieces now; once, later
-        calls do nothing."""
-        if self.done is None:
-            self.send(known)
-            self.done = mapped_now(work, self.pieces, self.pool, AHEAD * self.jobs, self._waiting)
-
-    def results(self, idle: Callable[[], None] | None = None) -> Results:
-        """The pieces audited by the workers (``start`` first), in input order; at most
-        ``AHEAD`` pieces per worker are in flight.  Once every piece is handed out, ``idle``
-        is called before waiting for one that is not done."""
-        assert self.done is not None, "start hands the pieces out"
-        self.taken = True
-        self.idle = idle
-        with closing(self.done):  # closing this generator stops the workers at once
-            for piece, data in zip(self.pieces, self.done, strict=True):
-                yield piece, unpack_batches(data)
-
-    def _waiting(self) -> None:
-        if self.idle is not None:
-            self.idle()
-
-    def stop(self) -> None:
-        """No more work.  If no result was asked for (the database could not be opened or
-        read), the workers are told to end and are waited for: idle ones end at once, and
-        busy ones finish their piece; a pool left behind is woken at the interpreter's
-        exit through a closed pipe, which prints an error.  Otherwise the pieces still
-        queued are dropped and busy workers are not waited for."""
-        self.send(None)
-        self.pool.shutdown(wait=not self.taken, cancel_futures=True)
-
-    def send(self, known: Known | None) -> None:
-        """Tell the workers what is loaded (None: stop), once; later calls do nothing."""
-        if not self.sent:
-            self.sent = True
-            for _ in range(self.jobs):
-                self.known.put(known)

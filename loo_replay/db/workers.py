@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import signal
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from multiprocessing.queues import SimpleQueue
 
 import pyarrow as pa  # type: ignore[import-untyped]
@@ -25,10 +24,11 @@ from loo_replay.engine.session import DealAudit
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.parse import Bad, parse_document
-from loo_replay.logs.pieces import PIECE_BYTES, Share, read_piece
+from loo_replay.logs.pieces import Share, read_piece
 from loo_replay.logs.reader import Document, ReadError, decode
 from loo_replay.rulesets import RuleChoice, resolve
 from loo_replay.run.audit import SessionReport, UnreadableDocument, audit_document
+from loo_replay.run.driver import Carried
 from loo_replay.run.render import Sampling
 
 BATCH_DEALS = 2000  # deals per frame batch within a piece: bounds memory for big .gz files
@@ -156,15 +156,16 @@ Known = Mapping[str, tuple[str, str]]  # session id -> (digest, rules fingerprin
 
 def init_worker(
     choice: RuleChoice,
-    known: SimpleQueue[Known | None],
     batch_deals: int,
     analyse: bool,
-    limits: Limits = LIMITS,
-    decisions: Sampling | None = None,
+    limits: Limits,
+    decisions: Sampling | None,
+    known: SimpleQueue[Known | None],
 ) -> None:
-    """ProcessPoolExecutor initializer: the rules, and the loaded sessions once they arrive
-    on ``known`` (ingest forks its workers before it opens the database that lists them);
-    None there means it stopped first, and the worker will get no piece.
+    """The workers' initializer (``run.driver.Workers``): the rules, and the loaded
+    sessions once they arrive on ``known`` (ingest forks its workers before it opens the
+    database that lists them); None there means it stopped first, and the worker will get
+    no share.
 
     Ctrl-C is for the main process, which rolls back and stops the pool; a worker
     only finishes its piece (and prints no traceback of its own)."""
@@ -207,51 +208,9 @@ def _ipc(table: pa.Table) -> bytes:
 
 # -- on a Dask cluster -------------------------------------------------------------
 
-# What a task's Auditor is made of: (choice, known, batch_deals, analyse, limits, decisions).
-Setup = tuple[RuleChoice, Known, int, bool, Limits, Sampling | None]
-
-
-@dataclass(frozen=True)
-class Carried:
-    """Documents of a share read by the loading process and carried to a Dask worker, which
-    may not see this machine's files (as validate's tasks for Dask carry theirs)."""
-
-    setup: Setup  # ``known`` goes with every task: a screen's fresh database has none
-    files: list[tuple[list[Document], str | None]]  # a file's documents, why it broke off
-    last: bool  # the share's last task
-
-
-def carried(share: Share, setup: Setup, task_bytes: int = PIECE_BYTES) -> Iterator[Carried]:
-    """A share's documents in tasks of about ``task_bytes``: a ``.gz`` or ``.json`` file is
-    one piece however large, but not one task."""
-    files: list[tuple[list[Document], str | None]] = []
-    held = 0
-    for piece in share:
-        docs: list[Document] = []
-        files.append((docs, None))
-        try:
-            for doc in read_piece(piece, setup[4]):
-                docs.append(doc)
-                held += len(doc.raw)
-                if held >= task_bytes:
-                    yield Carried(setup, files, False)
-                    docs, held = [], 0
-                    files = [(docs, None)]
-        except ReadError as exc:
-            files[-1] = (docs, str(exc))
-    yield Carried(setup, files, True)
-
 
 def work_carried(task: Carried) -> tuple[bool, Packed]:
-    """Audit a carried task on a Dask worker (no initializer there: the task says it all);
-    whether it ends its share, and its batches."""
-    files = [_read(docs, error) for docs, error in task.files]
-    return task.last, pack_batches(list(Auditor(*task.setup).batches_of(files)))
-
-
-def _read(documents: list[Document], error: str | None) -> Iterator[Document]:
-    """A file's carried documents, then the read error it broke off at, as ``read_piece``
-    raised it where the file is."""
-    yield from documents
-    if error is not None:
-        raise ReadError(error)
+    """Audit a task carried to a Dask worker (``run.driver.carried``; no initializer there:
+    the task says it all, ``setup`` being the ``Auditor``'s arguments); whether it ends its
+    share, and its batches."""
+    return task.last, pack_batches(list(Auditor(*task.setup).batches_of(task.documents())))
