@@ -185,7 +185,9 @@ def test_the_judging_shows_a_progress_bar_on_a_terminal_and_nothing_on_a_pipe(
     db = tmp_path / "loo.duckdb"
     log = ROOT / "sample_logs" / "three-card-club-night.json"
     assert run("ingest", log, "--db", db, "--no-analysis").returncode == 0
-    judging = ("ingest", log, "--db", db, "--no-analysis", "--decisions", "--samples", "100")
+    # Enough worlds that the compiled judging outlasts the bar's first second (at 100 it
+    # was done before the bar is drawn).
+    judging = ("ingest", log, "--db", db, "--no-analysis", "--decisions", "--samples", "1500")
     master, slave = pty.openpty()
     try:
         proc = subprocess.Popen(
@@ -209,7 +211,7 @@ def test_the_judging_shows_a_progress_bar_on_a_terminal_and_nothing_on_a_pipe(
         os.close(master)
     assert proc.returncode == 0, shown
     assert re.search(rb"judging: \[#* *\] +\d+% \d+ deals, ", shown), shown
-    assert b"24 deal(s) judged now on 100 world(s)" in out
+    assert b"24 deal(s) judged now on 1,500 world(s)" in out
     piped = run(*judging[:-1], "101")
     assert piped.returncode == 0 and piped.stderr == ""
 
@@ -220,7 +222,9 @@ def test_ctrl_c_keeps_what_was_judged_and_the_next_run_judges_the_rest(tmp_path:
     db = tmp_path / "loo.duckdb"
     log = ROOT / "sample_logs" / "three-card-club-night.json"
     assert run("ingest", log, "--db", db, "--no-analysis").returncode == 0
-    judging = ("ingest", log, "--db", db, "--no-analysis", "--decisions", "--samples", "400")
+    # Enough worlds that the compiled judging runs some seconds past the Ctrl-C (at 400 it
+    # had ended, 2.2 s in all, before the Ctrl-C came).
+    judging = ("ingest", log, "--db", db, "--no-analysis", "--decisions", "--samples", "1500")
     proc = subprocess.Popen(
         [sys.executable, "-m", "loo_replay", *map(str, judging)],
         stdout=subprocess.PIPE,
@@ -243,7 +247,7 @@ def test_ctrl_c_keeps_what_was_judged_and_the_next_run_judges_the_rest(tmp_path:
     rest = run(*judging)
     assert rest.returncode == 0, rest.stderr
     if kept:
-        said = f"{24 - kept} deal(s) judged now on 400 world(s) each (seed 0), {24 - kept} of "
+        said = f"{24 - kept} deal(s) judged now on 1,500 world(s) each (seed 0), {24 - kept} of "
         assert said in rest.stdout and f"; {kept} judged before on the same worlds" in rest.stdout
     assert _unjudged(db) == 0
     assert sql(
