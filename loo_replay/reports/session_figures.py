@@ -198,6 +198,33 @@ def _pool_events(
     return events
 
 
+def _rate_bars(
+    x: list[str],
+    rows: list[dict[str, Any]],
+    hovered: list[str],
+    prefix: str = "",
+    *,
+    marker: dict[str, Any],
+    name: str,
+    **placed: Any,
+) -> Trace:
+    """One panel's bars of a loo rate: each row's ``{prefix}looed`` over its
+    ``{prefix}played``, labelled on the bar and in the hover under ``hovered``'s name."""
+    looed, played = f"{prefix}looed", f"{prefix}played"
+    return trace(
+        "bar",
+        x=x,
+        y=[_rate(r[looed], r[played]) for r in rows],
+        text=[_rate_text(r[looed], r[played]) for r in rows],
+        textposition="outside",
+        marker=marker,
+        name=name,
+        hovertext=[_rate_hover(h, r[looed], r[played]) for h, r in zip(hovered, rows, strict=True)],
+        hoverinfo="text",
+        **placed,
+    )
+
+
 def loo_figure(source: queries.Source, session_id: str, colours: Colours) -> Figure:
     """Loo frequency: per player, per player by declaration (his own hand or the Miss), and by
     seat from the dealer (1 = the eldest, on the dealer's left).  Bars are rates; the text on
@@ -212,18 +239,12 @@ def loo_figure(source: queries.Source, session_id: str, colours: Colours) -> Fig
     shown = session_names(batch, session_id)
     names = [_shown(shown, r["player"]) for r in rows]
     traces = [
-        trace(
-            "bar",
-            x=names,
-            y=[_rate(r["looed"], r["played"]) for r in rows],
-            text=[_rate_text(r["looed"], r["played"]) for r in rows],
-            textposition="outside",
+        _rate_bars(
+            names,
+            rows,
+            names,
             marker={"color": [_colour(colours, r["player"]) for r in rows]},
             name="all deals played",
-            hovertext=[
-                _rate_hover(n, r["looed"], r["played"]) for n, r in zip(names, rows, strict=True)
-            ],
-            hoverinfo="text",
             showlegend=False,
         )
     ]
@@ -232,19 +253,13 @@ def loo_figure(source: queries.Source, session_id: str, colours: Colours) -> Fig
         ("miss", "#d08c3c", "/", "the Miss"),
     ):
         traces.append(
-            trace(
-                "bar",
-                x=names,
-                y=[_rate(r[f"{kind}_looed"], r[f"{kind}_played"]) for r in rows],
-                text=[_rate_text(r[f"{kind}_looed"], r[f"{kind}_played"]) for r in rows],
-                textposition="outside",
+            _rate_bars(
+                names,
+                rows,
+                [f"{n} with {title_kind}" for n in names],
+                f"{kind}_",
                 marker={"color": colour, "pattern": {"shape": pattern}},
                 name=title_kind,
-                hovertext=[
-                    _rate_hover(f"{n} with {title_kind}", r[f"{kind}_looed"], r[f"{kind}_played"])
-                    for n, r in zip(names, rows, strict=True)
-                ],
-                hoverinfo="text",
                 xaxis="x2",
                 yaxis="y2",
             )
@@ -252,19 +267,12 @@ def loo_figure(source: queries.Source, session_id: str, colours: Colours) -> Fig
     positions = by_position.to_dicts()
     seats = [_position_name(r["position"], r["dealer"]) for r in positions]
     traces.append(
-        trace(
-            "bar",
-            x=seats,
-            y=[_rate(r["looed"], r["played"]) for r in positions],
-            text=[_rate_text(r["looed"], r["played"]) for r in positions],
-            textposition="outside",
+        _rate_bars(
+            seats,
+            positions,
+            [f"seat {seat}" for seat in seats],
             marker={"color": "#7d8f69"},
             name="by seat",
-            hovertext=[
-                _rate_hover(f"seat {seat}", r["looed"], r["played"])
-                for seat, r in zip(seats, positions, strict=True)
-            ],
-            hoverinfo="text",
             showlegend=False,
             xaxis="x3",
             yaxis="y3",
