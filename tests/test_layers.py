@@ -389,3 +389,56 @@ def test_ingest_is_a_sink_of_the_run_layers_driver() -> None:
     driver = ast.parse((PACKAGE / "run" / "driver.py").read_text("utf-8"))
     used = {n.id for n in ast.walk(driver) if isinstance(n, ast.Name)}
     assert {"expand", "plan_pieces", "share", "started_pool", "dask_map"} <= used
+
+
+# The expander of a command line's paths (``logs/paths.py``): what walks its folders.
+_EXPANDERS = frozenset({"expand", "entries"})
+# Who may call it: the run layer (its driver, and the audit's reading of paths) and the
+# logs' own modules.
+_MAY_EXPAND = frozenset({"run", "logs"})
+
+
+def _expanding(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Every import of ``logs.paths``' expanders, and of the module itself (whose
+    expanders it would reach as ``paths.expand``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "loo_replay.logs.paths":
+            for alias in node.names:
+                if alias.name in _EXPANDERS:
+                    yield node.lineno, f"loo_replay.logs.paths.{alias.name}"
+        elif isinstance(node, ast.ImportFrom) and node.module == "loo_replay.logs":
+            if any(alias.name == "paths" for alias in node.names):
+                yield node.lineno, "loo_replay.logs.paths"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "loo_replay.logs.paths":
+                    yield node.lineno, alias.name
+
+
+def test_only_the_run_layer_expands_paths() -> None:
+    """No module outside ``run/`` (and ``logs/`` itself) expands the paths of a command line
+    (issue 52): ``run/driver.py`` expands them once, for the check, the progress bar's whole
+    and the plan (``run.driver.Given``), and reads a command's documents from them."""
+    found = [
+        f"{path}:{line} imports {what}"
+        for name, path, tree in _modules()
+        if _unit(name) not in _MAY_EXPAND
+        for line, what in _expanding(tree)
+    ]
+    assert found == []
+
+
+def test_the_expansion_check_sees_them() -> None:
+    tree = ast.parse(
+        "from loo_replay.logs.paths import Skipped, expand\n"
+        "from loo_replay.logs.paths import entries as walk\n"
+        "from loo_replay.logs import paths\n"
+        "import loo_replay.logs.paths\n"
+        "from loo_replay.logs.reader import entries\n"
+    )
+    assert [what for _, what in _expanding(tree)] == [
+        "loo_replay.logs.paths.expand",
+        "loo_replay.logs.paths.entries",
+        "loo_replay.logs.paths",
+        "loo_replay.logs.paths",
+    ]

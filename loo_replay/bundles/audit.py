@@ -118,23 +118,25 @@ def _json_audit(
     paths: list[Path],
     options: AuditOptions,
     jobs: int,
+    scheduler: str | None,
     limits: Limits,
     analyse: bool,
     sampling: Sampling | None = None,
     step: Step | None = None,
 ) -> bytes:
     """``validate --format json``, or with ``analyse`` ``analyse --format json`` (with
-    ``sampling``, ``--decisions``), as bytes."""
+    ``sampling``, ``--decisions``), as bytes: audited in ``jobs`` processes or on the Dask
+    cluster at ``scheduler``."""
     choice = options.choice()
     out = io.BytesIO()
     if not analyse:
         spec = RenderSpec(choice, True, limits=limits)
-        docs = rendered(paths, spec, jobs, limits=limits)
+        docs = rendered(paths, spec, jobs, scheduler, limits=limits)
         write_audit(_counted(docs, "audited", step), out, False, Summary())
         return out.getvalue()
     analysed = AnalyseSpec(choice, True, False, False, DEFAULT_MAX_NODES, limits, sampling)
     task_bytes = DECISIONS_TASK_BYTES if sampling else ANALYSE_TASK_BYTES
-    docs = rendered(paths, analysed, jobs, None, analyse_batch, task_bytes, limits)
+    docs = rendered(paths, analysed, jobs, scheduler, analyse_batch, task_bytes, limits)
     what = "judged" if sampling else "analysed"
     summary = DecisionSummary() if sampling else AnalysisSummary()
     write_audit(_counted(docs, what, step), out, False, summary)
@@ -150,7 +152,7 @@ def _counted(docs: Iterator[Rendered], what: str, step: Step | None) -> Iterator
 
 
 def _screens(
-    paths: list[Path], options: AuditOptions, jobs: int, limits: Limits
+    paths: list[Path], options: AuditOptions, jobs: int, scheduler: str | None, limits: Limits
 ) -> dict[str, bytes]:
     """fairness (and, with the analysis, collusion) of the logs loaded into a temporary
     database by ``ingest``, then run as ``fairness LOGS`` and ``collusion LOGS`` run them."""
@@ -161,7 +163,8 @@ def _screens(
     found: dict[str, bytes] = {}
     with staging(Path(tempfile.gettempdir())) as tmp:
         db = tmp / "bundle.duckdb"
-        ingest(paths, db, options.choice(), jobs=jobs, limits=limits)
+        choice = options.choice()
+        ingest(paths, db, choice, jobs=jobs, scheduler=scheduler, limits=limits)
         found[FAIRNESS] = _screen_json(fairness_now(db, DEFAULT_BY, ALPHA, True).as_json())
         if options.analysis:
             found[COLLUSION] = _screen_json(screen_now(db, ALPHA, True).as_json())
@@ -177,20 +180,24 @@ def audit_outputs(
     logs: list[str],
     options: AuditOptions,
     jobs: int = 1,
+    scheduler: str | None = None,
     limits: Limits = LIMITS,
     step: Step | None = None,
 ) -> dict[str, bytes]:
     """Each output's name in the bag and its bytes, for the logs ``logs`` (names relative
-    to ``folder``, the bag) audited under ``options``; ``step`` hears of each session done."""
+    to ``folder``, the bag) audited under ``options``, in ``jobs`` processes or on the Dask
+    cluster at ``scheduler``; ``step`` hears of each session done.  On a cluster the
+    documents are read here and carried to its workers, which need not see the bag."""
     with _working_in(folder):
         paths = [Path(name) for name in logs]
-        outputs = {AUDIT: _json_audit(paths, options, jobs, limits, False, step=step)}
-        outputs |= _screens(paths, options, jobs, limits)
+        where = (jobs, scheduler)
+        outputs = {AUDIT: _json_audit(paths, options, *where, limits, False, step=step)}
+        outputs |= _screens(paths, options, *where, limits)
         if options.analysis:
-            outputs[ANALYSIS] = _json_audit(paths, options, jobs, limits, True, step=step)
+            outputs[ANALYSIS] = _json_audit(paths, options, *where, limits, True, step=step)
         if options.decisions is not None:
             d = options.decisions
-            outputs[DECISIONS] = _json_audit(paths, options, jobs, limits, True, d, step)
+            outputs[DECISIONS] = _json_audit(paths, options, *where, limits, True, d, step)
     return dict(sorted(outputs.items()))
 
 

@@ -35,8 +35,8 @@ from loo_replay.evidence import archive, bag, dsse, intoto
 from loo_replay.evidence.archive import ARCHIVE_LIMITS, ArchiveError, ArchiveLimits
 from loo_replay.files import replacing, staging
 from loo_replay.logs.limits import LIMITS, Limits
-from loo_replay.logs.paths import expand
 from loo_replay.rulesets import builtin_names
+from loo_replay.run.driver import expanded
 
 LOGS = "data/logs/"
 RULESETS = "data/rulesets/"
@@ -85,7 +85,9 @@ def _bag_name(path: Path, taken: set[str]) -> str:
 
 
 def _log_files(paths: list[Path]) -> list[Path]:
-    found = expand(paths)
+    """The log files under ``paths``, as the run layer's driver expands them: all of them
+    readable, or ``InputError``."""
+    found = expanded(paths)
     if found.errors:
         raise InputError(found.errors[0])
     if found.skipped:
@@ -202,9 +204,11 @@ def make_bundle(
     key: Ed25519PrivateKey | None = None,
     epoch: int | None = None,
     jobs: int = 1,
+    scheduler: str | None = None,
     limits: Limits = LIMITS,
 ) -> Made:
-    """Write the bundle of the logs under ``paths`` audited under ``options`` to ``out``.
+    """Write the bundle of the logs under ``paths`` audited under ``options`` to ``out``,
+    in ``jobs`` processes or on the Dask cluster at ``scheduler`` (the same bytes).
     ``ruleset_file`` is the user's ruleset file, if ``--ruleset`` named one: it goes into
     the bag and ``options.ruleset`` must be None (it becomes the bag's name of the file).
     ``epoch`` is ``SOURCE_DATE_EPOCH`` (else now)."""
@@ -219,7 +223,7 @@ def make_bundle(
             name = CUSTOM + _bag_name(ruleset_file, set())
             digests[name] = _copy(ruleset_file, stage / name)
             options = AuditOptions(name, options.settings, options.analysis, options.decisions)
-        outputs = audit_outputs(stage, logs, options, jobs, limits)
+        outputs = audit_outputs(stage, logs, options, jobs, scheduler, limits)
         for name in _rulesets_used(outputs[AUDIT], options):
             (stage / RULESETS).mkdir(parents=True, exist_ok=True)
             (stage / f"{RULESETS}{name}.toml").write_bytes(_builtin_bytes(name))
@@ -394,6 +398,7 @@ def _rerun(
     subjects: dict[str, str],
     predicate: dict[str, Any],
     jobs: int,
+    scheduler: str | None,
     limits: Limits,
     verdict: Verdict,
     step: Callable[[str], None],
@@ -412,7 +417,7 @@ def _rerun(
         verdict.problems.append(f"{why}; the audit was not re-run")
         return
     try:
-        again = audit_outputs(root, logs, options, jobs, limits, step)
+        again = audit_outputs(root, logs, options, jobs, scheduler, limits, step)
     except InputError as exc:
         verdict.problems.append(f"the audit could not be re-run: {exc}")
         return
@@ -459,12 +464,13 @@ def verify_bundle(
     key: Ed25519PublicKey | None = None,
     *,
     jobs: int = 1,
+    scheduler: str | None = None,
     limits: Limits = LIMITS,
     archive_limits: ArchiveLimits = ARCHIVE_LIMITS,
     step: Callable[[str], None] | None = None,
 ) -> Verdict:
     """Check the bundle at ``zip_path``: the archive, the bag, the signature, the audit run
-    again.  ``ArchiveError`` when the archive is refused or is not a bundle (nothing of it
+    again (in ``jobs`` processes, or on the Dask cluster at ``scheduler``).  ``ArchiveError`` when the archive is refused or is not a bundle (nothing of it
     was judged); otherwise the verdict, each problem naming its file."""
     say = step or (lambda _: None)
     verdict = Verdict()
@@ -496,7 +502,7 @@ def verify_bundle(
         say("the bag checked")
         _signature(root, names, statement, key, verdict)
         say("the audit re-run")
-        _rerun(root, names, subjects, predicate, jobs, limits, verdict, say)
+        _rerun(root, names, subjects, predicate, jobs, scheduler, limits, verdict, say)
     return verdict
 
 

@@ -21,6 +21,7 @@ from loo_replay.cli.options import (
     PathsArg,
     RulesetOpt,
     SamplesOpt,
+    SchedulerOpt,
     SeedOpt,
     SetOpt,
     decisions_option,
@@ -83,6 +84,7 @@ def bundle(
         ),
     ] = None,
     jobs: Annotated[int, jobs_option("Audit in this many processes.")] = 1,
+    scheduler: SchedulerOpt = None,
     limits: Limits = LIMITS,
 ) -> None:
     """Pack the logs, the rulesets and their audit into one zip anyone can verify.
@@ -104,7 +106,7 @@ def bundle(
         key = None if sign is None else dsse.load_private_key(sign, _passphrase)
         made = make_bundle(
             paths, out, options, ruleset_file=ruleset_file, key=key, epoch=_epoch(),
-            jobs=jobs, limits=limits,
+            jobs=jobs, scheduler=scheduler, limits=limits,
         )  # fmt: skip
     typer.echo(
         f"wrote {made.path}: {len(made.logs)} log(s), {made.sessions} session(s), "
@@ -139,11 +141,13 @@ def verify_bundles(
     cases: list[Path],
     key: Path | None,
     jobs: int,
+    scheduler: str | None,
     limits: Limits,
     archive_limits: ArchiveLimits,
 ) -> NoReturn:
     """``verify CASE.zip...``: each bundle checked and its verdict printed; the exit status
-    is the worst of them."""
+    is the worst of them; each audit re-run in ``jobs`` processes or on the Dask cluster
+    at ``scheduler``."""
     from loo_replay.bundles.bundle import verify_bundle  # cryptography and bagit: when used
     from loo_replay.evidence import dsse
 
@@ -153,7 +157,13 @@ def verify_bundles(
         status = StatusLine()
         try:
             verdict = verify_bundle(
-                case, public, jobs=jobs, limits=limits, archive_limits=archive_limits, step=status
+                case,
+                public,
+                jobs=jobs,
+                scheduler=scheduler,
+                limits=limits,
+                archive_limits=archive_limits,
+                step=status,
             )
         finally:
             status.close()

@@ -9,7 +9,6 @@ does not pay for loading DuckDB and Arrow.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import os
 import sys
@@ -25,6 +24,7 @@ from loo_replay.cli.options import (
     PathsArg,
     RulesetOpt,
     SamplesOpt,
+    SchedulerOpt,
     SeedOpt,
     SetOpt,
     decisions_option,
@@ -123,6 +123,7 @@ def ingest(
     settings: SetOpt = None,
     replace: ReplaceOpt = False,
     jobs: Annotated[int, jobs_option("Audit in this many processes.")] = 1,
+    scheduler: SchedulerOpt = None,
     no_analysis: NoAnalysisOpt = False,
     decisions: DecisionsOpt = False,
     samples: SamplesOpt = DEFAULT_SAMPLES,
@@ -139,11 +140,12 @@ def ingest(
     absolute path.
     """
     from loo_replay.output.text import safe
+    from loo_replay.run.driver import input_bytes
 
     choice = rule_choice(ruleset, settings)
     sampling = judging(decisions, samples, seed)
     check_database(db)
-    progress = Progress(input_size(paths))
+    progress = Progress(input_bytes(paths))
 
     def file_done(file: str, c: Counts) -> None:
         if verbose:
@@ -165,6 +167,7 @@ def ingest(
         not no_analysis,
         limits,
         sampling,
+        scheduler,
     )
     c = result.counts
     typer.echo(
@@ -309,9 +312,11 @@ def load_logs(
     analyse: bool = True,
     limits: Limits = LIMITS,
     decisions: Sampling | None = None,
+    scheduler: str | None = None,
 ) -> IngestResult:
-    """``ingest`` and ``audit``'s one audit pass into the database; its conflicts and
-    unreadable files are said on stderr.  Ctrl-C is ``Interrupted``, saying what the
+    """``ingest`` and ``audit``'s one audit pass into the database, in ``jobs`` processes or
+    on the Dask cluster at ``scheduler``; its conflicts and unreadable files are said on
+    stderr.  Ctrl-C is ``Interrupted``, saying what the
     database keeps."""
     from loo_replay.db.ingest import ingest as run_ingest
     from loo_replay.db.paths import shown
@@ -326,6 +331,7 @@ def load_logs(
             replace=replace,
             analyse=analyse,
             jobs=jobs,
+            scheduler=scheduler,
             progress=progress,
             file_done=file_done,
             limits=limits,
@@ -341,17 +347,6 @@ def load_logs(
     for error in result.file_errors:
         typer.echo(f"loo-replay: {safe(error, 600)}", err=True)
     return result
-
-
-def input_size(paths: list[Path]) -> int:
-    """The bytes of the log files under ``paths``: the progress bar's whole."""
-    from loo_replay.logs.paths import expand
-
-    total = 0
-    for path in expand(paths).files:
-        with contextlib.suppress(OSError):  # said when it is read
-            total += path.stat().st_size
-    return total
 
 
 def stats(db: DbOpt = DEFAULT_DB) -> None:

@@ -11,7 +11,7 @@ import typer
 
 from loo_replay.cli.bundle import BytesOpt, KeyOpt, MembersOpt, RatioOpt, verify_bundles
 from loo_replay.cli.failures import refused_as
-from loo_replay.cli.options import check_paths, jobs_option, reads_logs
+from loo_replay.cli.options import check_paths, jobs_option, reads_logs, scheduler_option
 from loo_replay.errors import InputError
 from loo_replay.evidence.archive import ARCHIVE_LIMITS, ArchiveLimits
 from loo_replay.evidence.sealing import seal_file
@@ -21,10 +21,12 @@ from loo_replay.evidence.verify_logs import (
     SessionVerdict,
     read_code_option,
     read_codes_file,
+    unread,
     verify_logs,
 )
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
+from loo_replay.run.driver import documents
 
 LogsArg = Annotated[
     list[Path],
@@ -131,6 +133,12 @@ def verify(
     ] = None,
     key: KeyOpt = None,
     jobs: Annotated[int, jobs_option("Re-run a bundle's audit in this many processes.")] = 1,
+    scheduler: Annotated[
+        str | None,
+        scheduler_option(
+            "Re-run a bundle's audit on the Dask cluster at this address (the dask extra)."
+        ),
+    ] = None,
     max_archive_members: MembersOpt = ARCHIVE_LIMITS.members,
     max_archive_bytes: BytesOpt = ARCHIVE_LIMITS.total_bytes,
     max_archive_ratio: RatioOpt = ARCHIVE_LIMITS.ratio,
@@ -151,11 +159,16 @@ def verify(
         if codes_file is not None or code:
             raise typer.BadParameter("--codes and --code check hand logs, not bundles")
         archive = ArchiveLimits(max_archive_members, max_archive_bytes, max_archive_ratio)
-        verify_bundles(bundles, key, jobs, limits, archive)
+        verify_bundles(bundles, key, jobs, scheduler, limits, archive)
     if key is not None:
         raise typer.BadParameter("--key checks a bundle's signature; give a bundle (.zip)")
+    if scheduler is not None:
+        raise typer.BadParameter(
+            "--scheduler re-runs a bundle's audit; hand logs are checked here",
+            param_hint="--scheduler",
+        )
     # Checked here, not by reads_logs: a bundle is not a hand log.
-    check_paths(inputs)
+    inputs = check_paths(inputs)
     given: list[Code] = []
     noted = None
     if codes_file is not None:
@@ -167,7 +180,7 @@ def verify(
         given += [read_code_option(text) for text in code or ()]
     except InputError as exc:
         raise typer.BadParameter(str(exc)) from None
-    found = verify_logs(inputs, given, limits)
+    found = verify_logs(documents(inputs, limits, unread), given)
     for verdict in found.sessions:
         for line in _session_lines(verdict):
             typer.echo(line)

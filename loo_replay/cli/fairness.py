@@ -13,11 +13,19 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from loo_replay.cli.options import Format, FormatOpt, RulesetOpt, SetOpt, reads_logs, rule_choice
+from loo_replay.cli.options import (
+    Format,
+    FormatOpt,
+    RulesetOpt,
+    SchedulerOpt,
+    SetOpt,
+    jobs_option,
+    reads_logs,
+    rule_choice,
+)
 from loo_replay.cli.output import finish_screen, loaded_logs, one_source, see_page
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.reports.registry import FAIRNESS
-from loo_replay.rulesets import RuleChoice
 
 if TYPE_CHECKING:  # imported when run: DuckDB and SciPy load only for this command
     from loo_replay.fairness.verdicts import Report
@@ -50,19 +58,26 @@ def fairness(
     output_format: FormatOpt = Format.text,
     ruleset: RulesetOpt = None,
     settings: SetOpt = None,
+    jobs: Annotated[int, jobs_option("Audit the logs in this many processes.")] = 1,
+    scheduler: SchedulerOpt = None,
     limits: Limits = LIMITS,
 ) -> None:
     """Test whether the cards were dealt fairly: six statistical tests, Holm-adjusted."""
     from loo_replay.fairness.verdicts import DEFAULT_BY
 
-    one_source(paths, db, alpha, ruleset=ruleset is not None, set=bool(settings))
+    one_source(
+        paths, db, alpha, ruleset=ruleset is not None, set=bool(settings), jobs=jobs != 1,
+        scheduler=scheduler is not None,
+    )  # fmt: skip
     scopes = [b.value for b in by] if by else list(DEFAULT_BY)
     unread: list[str] = []
     if db is not None:
         report: Report = _from_db(db, scopes, alpha)
     else:
         assert paths
-        report, unread = _from_logs(paths, rule_choice(ruleset, settings), scopes, alpha, limits)
+        choice = rule_choice(ruleset, settings)
+        with loaded_logs(paths, choice, limits, jobs, scheduler) as (loaded, unread):
+            report = _from_db(loaded, scopes, alpha)
     as_json = output_format is Format.json
     lines = [] if as_json else text_lines(report, see_page(paths, db, FAIRNESS.file))
     finish_screen(report.as_json(), lines, as_json, unread, bool(report.flagged))
@@ -76,14 +91,6 @@ def _from_db(db: Path, scopes: list[str], alpha: float) -> Report:
     from loo_replay.fairness.verdicts import DEFAULT_BY
 
     return fairness_now(db, scopes, alpha, set(scopes) == set(DEFAULT_BY) and alpha == ALPHA)
-
-
-def _from_logs(
-    paths: list[Path], choice: RuleChoice, scopes: list[str], alpha: float, limits: Limits
-) -> tuple[Report, list[str]]:
-    """The report of the logs, and why the input makes exit status 2, each said on stderr."""
-    with loaded_logs(paths, choice, limits) as (db, unread):
-        return _from_db(db, scopes, alpha), unread
 
 
 def text_lines(report: Report, next_step: str) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
 
 import typer
 from typer.core import TyperCommand
@@ -23,6 +23,9 @@ from loo_replay.engine.options import OptionError
 from loo_replay.logs.limits import LIMITS, MOST_DEPTH, OPTIONS, Limits
 from loo_replay.output.text import safe
 from loo_replay.rulesets import RuleChoice, load, parse_settings
+
+if TYPE_CHECKING:  # the driver is imported when paths are checked: --help loads less
+    from loo_replay.run.driver import Given
 
 R = TypeVar("R")
 
@@ -133,11 +136,16 @@ class Format(StrEnum):
 
 FormatOpt = Annotated[Format, typer.Option("--format", help="text for people, json for programs.")]
 PrettyOpt = Annotated[bool, typer.Option("--pretty", help="Indent the JSON output.")]
+
+
+def scheduler_option(help: str) -> Any:
+    """``--scheduler ADDRESS``, the same spelling for every command that audits many logs:
+    the run layer's driver sends the work to the Dask cluster there (the dask extra)."""
+    return typer.Option("--scheduler", metavar="ADDRESS", help=help)
+
+
 SchedulerOpt = Annotated[
-    str | None,
-    typer.Option(
-        metavar="ADDRESS", help="Work on the Dask cluster at this address (the dask extra)."
-    ),
+    str | None, scheduler_option("Work on the Dask cluster at this address (the dask extra).")
 ]
 
 # The judging of decisions (docs/judging-decisions.md): one spelling for every command that
@@ -184,15 +192,17 @@ def _limit_parameter(name: str) -> inspect.Parameter:
     )
 
 
-def check_paths(paths: list[Path]) -> None:
+def check_paths(paths: list[Path]) -> Given:
     """End the command, exit status 2, when a path of its command line cannot be read at all
     (missing, not a hand log, a folder with none), each said in one line, before any work
     is done or anything made: a mistyped folder is not audited into empty reports.  Entries
     skipped inside a folder are not errors here: the audit names and counts them
-    (docs/limits.md, "What is read from a folder")."""
-    from loo_replay.logs.paths import expand
+    (docs/limits.md, "What is read from a folder").  The paths, expanded once by the run
+    layer's driver for the work that follows (``run.driver.Given``)."""
+    from loo_replay.run.driver import Given, unreadable
 
-    errors = expand(paths).errors
+    given = Given(paths)
+    errors = unreadable(given)
     for error in errors:
         typer.echo(f"loo-replay: {safe(error, 600)}", err=True)
     if errors:
@@ -202,6 +212,7 @@ def check_paths(paths: list[Path]) -> None:
             err=True,
         )
         raise typer.Exit(2)
+    return given
 
 
 def reads_logs(command: Callable[..., R]) -> Callable[..., R]:
@@ -217,7 +228,7 @@ def reads_logs(command: Callable[..., R]) -> Callable[..., R]:
     def with_limits(*args: Any, **kwargs: Any) -> R:
         limits = Limits(**{name: kwargs.pop(name) for name in OPTIONS})
         if kwargs.get("paths"):
-            check_paths(kwargs["paths"])
+            kwargs["paths"] = check_paths(kwargs["paths"])
         return command(*args, limits=limits, **kwargs)
 
     with_limits.__signature__ = signature.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]

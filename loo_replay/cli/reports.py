@@ -28,7 +28,6 @@ from loo_replay.cli.database import (
     check_database,
     collusion_line,
     decisions_lines,
-    input_size,
     judge_loaded_deals,
     judging,
     load_logs,
@@ -43,6 +42,7 @@ from loo_replay.cli.options import (
     jobs_option,
     reads_logs,
     rule_choice,
+    scheduler_option,
 )
 from loo_replay.cli.output import StatusLine, fail, unread_lines
 from loo_replay.engine.judging import DEFAULT_SAMPLES
@@ -170,6 +170,13 @@ def audit(
     settings: SetOpt = None,
     replace: ReplaceOpt = False,
     jobs: JobsOpt = 1,
+    scheduler: Annotated[
+        str | None,
+        scheduler_option(
+            "Audit the logs into the database on the Dask cluster at this address (the dask "
+            "extra); the reports are written here, in --jobs processes."
+        ),
+    ] = None,
     replays: ReplaysOpt = True,
     no_analysis: NoAnalysisOpt = False,
     decisions: DecisionsOpt = False,
@@ -185,12 +192,13 @@ def audit(
     input that could not be read.
     """
     from loo_replay.output.text import summary_line
+    from loo_replay.run.driver import input_bytes
 
     choice = rule_choice(ruleset, settings)
     sampling = judging(decisions, samples, seed)
     check_database(db)
     _claim(out)
-    status = Progress(input_size(paths), "auditing: ")
+    status = Progress(input_bytes(paths), "auditing: ")
     result = load_logs(
         paths,
         db,
@@ -202,6 +210,7 @@ def audit(
         analyse=not no_analysis,
         limits=limits,
         decisions=sampling,
+        scheduler=scheduler,
     )
     c = result.counts
     typer.echo(

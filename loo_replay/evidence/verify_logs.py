@@ -12,14 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from loo_replay.evidence.codes import CodeError, code, read_code
 from loo_replay.evidence.seals import SEALED, SealCheck, check, deal_label
-from loo_replay.logs.limits import LIMITS, Limits
-from loo_replay.logs.paths import Skipped, entries
-from loo_replay.logs.reader import Document, ReadError, read_documents
+from loo_replay.logs.reader import Document
 
 MATCH = "match"
 MISMATCH = "mismatch"
@@ -125,6 +122,12 @@ class Unreadable:
     message: str
 
 
+def unread(where: str, why: str) -> Unreadable:
+    """A path, folder entry or file of the input that could not be read at all, and why
+    (``run.driver.documents`` makes one of each)."""
+    return Unreadable(where, None, why)
+
+
 @dataclass
 class Verification:
     """Every session of the logs, the documents that could not be read, and the codes
@@ -173,33 +176,15 @@ def compare_codes(
     return results, unconfirmed
 
 
-def documents(paths: Iterable[Path], limits: Limits = LIMITS) -> Iterator[Document | Unreadable]:
-    """Every document under ``paths`` (files or folders, as every command reads them), and
-    in its place each file or entry that cannot be read."""
-    for given in paths:
-        try:
-            found = entries(given)
-        except ReadError as exc:
-            yield Unreadable(str(given), None, str(exc))
-            continue
-        for entry in found:
-            if isinstance(entry, Skipped):
-                yield Unreadable(entry.path, None, str(entry))
-                continue
-            try:
-                yield from read_documents(entry, limits=limits)
-            except ReadError as exc:
-                yield Unreadable(str(entry), None, str(exc))
-
-
 def verify_documents(
-    paths: Iterable[Path], codes: Sequence[Code], limits: Limits = LIMITS
+    docs: Iterable[Document | Unreadable], codes: Sequence[Code]
 ) -> Iterator[SessionVerdict | Unreadable]:
-    """Each document under ``paths`` verified against ``codes``, in order."""
+    """Each of ``docs`` (the logs' documents, read by the run layer's driver:
+    ``run.driver.documents``) verified against ``codes``, in order."""
     by_session: dict[str, list[Code]] = {}
     for given in codes:
         by_session.setdefault(given.session, []).append(given)
-    for doc in documents(paths, limits):
+    for doc in docs:
         if isinstance(doc, Unreadable):
             yield doc
             continue
@@ -220,12 +205,10 @@ def verify_documents(
         yield verdict
 
 
-def verify_logs(
-    paths: Iterable[Path], codes: Sequence[Code], limits: Limits = LIMITS
-) -> Verification:
-    """Every document of ``paths`` verified, and the codes of sessions no log holds."""
+def verify_logs(docs: Iterable[Document | Unreadable], codes: Sequence[Code]) -> Verification:
+    """Every document of the logs verified, and the codes of sessions no log holds."""
     out = Verification()
-    for item in verify_documents(paths, codes, limits):
+    for item in verify_documents(docs, codes):
         if isinstance(item, Unreadable):
             out.unreadable.append(item)
         else:

@@ -3,6 +3,10 @@
 on a Dask cluster, and the results handed back in input order to the command's sink (the
 database's loader, ``db.ingest``).
 
+The paths of a command line are expanded here, once (``Given``): the command line's check
+(``unreadable``), the progress bar's whole (``input_bytes``) and the plan are one walk of
+the folders, and no module outside ``run/`` walks them.
+
 The work is the sink's: functions at a module's top level, so that a worker process or a
 Dask task can run them.  A worker's state comes once, through its initializer, and one
 part of it late (``Workers.start``): the workers are forked before the sink opens what no
@@ -12,22 +16,79 @@ child may inherit (a DuckDB database), and learn then what it holds.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import closing
+from contextlib import closing, suppress
 from dataclasses import dataclass
 from multiprocessing.queues import SimpleQueue
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from loo_replay.logs.limits import Limits
-from loo_replay.logs.paths import Expanded, expand
+from loo_replay.logs.paths import Expanded, Skipped, entries, expand
 from loo_replay.logs.pieces import PIECE_BYTES, Share, plan_pieces, read_piece, share
-from loo_replay.logs.reader import Document, ReadError
+from loo_replay.logs.reader import Document, ReadError, read_documents
 from loo_replay.run.workers import dask_map, early_context, mapped_now, started_pool
 
 B = TypeVar("B")  # what the sink takes: a batch of rows
 P = TypeVar("P")  # what a worker sends back for a share: its batches, packed
 
 Results = Generator[tuple[Share, Iterable[B]], None, None]
+
+
+class Given(list[Path]):
+    """The paths of a command line and what they hold, expanded once when given: the
+    check of the command line and the work that follows see the same files, and the
+    folders are walked once per command."""
+
+    def __init__(self, paths: Iterable[Path]) -> None:
+        super().__init__(paths)
+        self.found = expand(self)
+
+
+def expanded(paths: Iterable[Path]) -> Expanded:
+    """What ``paths`` hold: expanded when they were given (``Given``), else now."""
+    return paths.found if isinstance(paths, Given) else expand(paths)
+
+
+def unreadable(paths: Iterable[Path]) -> list[str]:
+    """The paths that cannot be read at all (missing, not a hand log, a folder with none),
+    one sentence each."""
+    return expanded(paths).errors
+
+
+def input_bytes(paths: Iterable[Path]) -> int:
+    """The bytes of the log files under ``paths`` on disk: a progress bar's whole, which the
+    planned pieces count down (``Piece.size``); a file that cannot be examined counts 0 (it
+    is said when it is read)."""
+    total = 0
+    for file in expanded(paths).files:
+        with suppress(OSError):
+            total += file.stat().st_size
+    return total
+
+
+U = TypeVar("U")  # what a caller makes of an input it cannot read
+
+
+def documents(
+    paths: Iterable[Path], limits: Limits, unread: Callable[[str, str], U]
+) -> Iterator[Document | U]:
+    """Every document under ``paths`` in order, read within ``limits`` (parsed, as one
+    process reads them: ``verify`` of logs, which seals and codes check), and in its place
+    ``unread(where, why)`` for each path, folder entry or file that cannot be read."""
+    for given in paths:
+        try:
+            found = entries(given)
+        except ReadError as exc:
+            yield unread(str(given), str(exc))
+            continue
+        for entry in found:
+            if isinstance(entry, Skipped):
+                yield unread(entry.path, str(entry))
+                continue
+            try:
+                yield from read_documents(entry, limits=limits)
+            except ReadError as exc:
+                yield unread(str(entry), str(exc))
 
 
 @dataclass(frozen=True)
@@ -41,10 +102,10 @@ class Input:
 def plan(
     paths: Iterable[Path], piece_bytes: int, share_files: int, name: Callable[[Path], str]
 ) -> Input:
-    """``paths`` expanded and planned into pieces of about ``piece_bytes``, small whole
-    files gathered into shares of ``share_files`` at most; each file's documents are named
-    ``name(file)``."""
-    found = expand(paths)
+    """``paths`` expanded (once: ``Given``) and planned into pieces of about
+    ``piece_bytes``, small whole files gathered into shares of ``share_files`` at most;
+    each file's documents are named ``name(file)``."""
+    found = expanded(paths)
     pieces = plan_pieces(found.files, piece_bytes, [name(f) for f in found.files])
     return Input(found, share(pieces, piece_bytes, share_files))
 
