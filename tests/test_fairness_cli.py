@@ -108,11 +108,15 @@ def test_fairness_by_player_keeps_only_tests_about_one_player(logs: dict[str, Pa
         ("sample_logs", "--by", "table"),
         ("--db", "loo.duckdb", "--ruleset", "hoyle"),  # reading logs' options, with --db
         ("--db", "loo.duckdb", "--set", "deal.pam=true"),
+        ("--db", "loo.duckdb", "--jobs", "2"),
+        ("--db", "loo.duckdb", "--scheduler", "tcp://127.0.0.1:9"),
     ],
 )
 def test_fairness_bad_usage_exits_2(args: tuple[str, ...]) -> None:
     result = run("fairness", *args)
     assert result.returncode == 2
+    if args[:1] == ("--db",):  # refused, not ignored: nothing is read with --db
+        assert f"{args[2]} applies to reading log PATHs" in result.stderr
 
 
 def test_fairness_on_a_missing_database_says_so_in_one_sentence(tmp_path: Path) -> None:
