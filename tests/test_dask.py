@@ -11,16 +11,19 @@ from pathlib import Path
 
 from dask_helpers import local_cluster
 
+from loo_replay.logs.limits import LIMITS
 from loo_replay.output.json_document import write_audit
 from loo_replay.rulesets import RuleChoice
-from loo_replay.run.render import RenderSpec, rendered
+from loo_replay.run.driver import each_document
+from loo_replay.run.render import RenderSpec, render_documents
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_logs"
 
 
 def audit_bytes(scheduler: str | None = None, jobs: int = 1) -> bytes:
     out = io.BytesIO()
-    write_audit(rendered([SAMPLES], RenderSpec(RuleChoice(), True), jobs, scheduler), out)
+    spec = RenderSpec(RuleChoice(), True)
+    write_audit(each_document([SAMPLES], render_documents, spec, LIMITS, jobs, scheduler), out)
     return out.getvalue()
 
 

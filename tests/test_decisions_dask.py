@@ -12,17 +12,19 @@ from pathlib import Path
 from dask_helpers import local_cluster
 
 from loo_replay.engine.analysis import DEFAULT_MAX_NODES
+from loo_replay.logs.limits import LIMITS
 from loo_replay.output.decisions import DecisionSummary
 from loo_replay.output.json_document import write_audit
 from loo_replay.rulesets import RuleChoice
-from loo_replay.run.render import ANALYSE_TASK_BYTES, AnalyseSpec, Sampling, analyse_batch, rendered
+from loo_replay.run.driver import each_document
+from loo_replay.run.render import ANALYSE_TASK_BYTES, AnalyseSpec, Sampling, analyse_documents
 
 CLUB = Path(__file__).resolve().parents[1] / "sample_logs" / "three-card-club-night.json"
 
 
 def judged_bytes(scheduler: str | None = None) -> bytes:
     spec = AnalyseSpec(RuleChoice(), True, False, False, DEFAULT_MAX_NODES, decisions=Sampling(3))
-    work = rendered([CLUB], spec, 1, scheduler, analyse_batch, ANALYSE_TASK_BYTES)
+    work = each_document([CLUB], analyse_documents, spec, LIMITS, 1, scheduler, ANALYSE_TASK_BYTES)
     out = io.BytesIO()
     write_audit(work, out, summary=DecisionSummary())
     return out.getvalue()

@@ -74,7 +74,7 @@ OUTPUTS_ARROWS = {
     "explorer": frozenset({"collusion", "db", "fairness", "output", "replayer", "reports"}),
     "bundles": frozenset({"db", "derived", "fairness", "output"}),
 }
-# validate's and analyse's steps (``run/render.py``, run in the workers) call the renderers
+# validate's and analyse's work (``run/render.py``, run in the workers) calls the renderers
 # of ``output/``: only bytes cross process boundaries.
 RUN_TO_OUTPUT = frozenset({("loo_replay.run.render", "output")})
 
@@ -442,3 +442,30 @@ def test_the_expansion_check_sees_them() -> None:
         "loo_replay.logs.paths",
         "loo_replay.logs.paths",
     ]
+
+
+def _driving(tree: ast.Module) -> set[str]:
+    """What of ``_DRIVING`` a module imports or calls."""
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    called = {_called(node) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    return (imported | called) & _DRIVING
+
+
+def test_validate_and_analyse_are_work_and_a_sink_of_the_driver() -> None:
+    """validate's and analyse's work (``run/render.py``) and the output layer (their text
+    and JSON stream among it) drive nothing: only ``run/driver.py`` and ``run/workers.py``
+    expand paths, plan pieces and shares, start workers and map over them or Dask."""
+    modules = [PACKAGE / "run" / "render.py", *sorted((PACKAGE / "output").glob("*.py"))]
+    found = {
+        str(path.relative_to(PACKAGE)): sorted(used)
+        for path in modules
+        if (used := _driving(ast.parse(path.read_text("utf-8"))))
+    }
+    assert found == {}
+    for module in ("driver.py", "workers.py"):  # the check sees them where they are
+        assert _driving(ast.parse((PACKAGE / "run" / module).read_text("utf-8")))

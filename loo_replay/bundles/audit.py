@@ -32,14 +32,16 @@ from loo_replay.output.decisions import DecisionSummary
 from loo_replay.output.json_document import Rendered, write_audit
 from loo_replay.rulesets import RuleChoice, RulesetError, load, parse_settings
 from loo_replay.run.audit import Summary
+from loo_replay.run.driver import each_document
 from loo_replay.run.render import (
     ANALYSE_TASK_BYTES,
     DECISIONS_TASK_BYTES,
+    TASK_BYTES,
     AnalyseSpec,
     RenderSpec,
     Sampling,
-    analyse_batch,
-    rendered,
+    analyse_documents,
+    render_documents,
 )
 
 MOST_SAMPLES = 100_000  # --samples' bound: a stranger's statement asks no more of verify
@@ -131,12 +133,12 @@ def _json_audit(
     out = io.BytesIO()
     if not analyse:
         spec = RenderSpec(choice, True, limits=limits)
-        docs = rendered(paths, spec, jobs, scheduler, limits=limits)
+        docs = each_document(paths, render_documents, spec, limits, jobs, scheduler, TASK_BYTES)
         write_audit(_counted(docs, "audited", step), out, False, Summary())
         return out.getvalue()
     analysed = AnalyseSpec(choice, True, False, False, DEFAULT_MAX_NODES, limits, sampling)
     task_bytes = DECISIONS_TASK_BYTES if sampling else ANALYSE_TASK_BYTES
-    docs = rendered(paths, analysed, jobs, scheduler, analyse_batch, task_bytes, limits)
+    docs = each_document(paths, analyse_documents, analysed, limits, jobs, scheduler, task_bytes)
     what = "judged" if sampling else "analysed"
     summary = DecisionSummary() if sampling else AnalysisSummary()
     write_audit(_counted(docs, what, step), out, False, summary)

@@ -24,20 +24,20 @@ from loo_replay.cli.options import (
     reads_logs,
     rule_choice,
 )
-from loo_replay.cli.output import finish_audit, wants_colour
+from loo_replay.cli.output import audit_stream, finish_audit, wants_colour
 from loo_replay.engine.analysis import DEFAULT_MAX_NODES
 from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.analysis import AnalysisSummary, summary_line
 from loo_replay.output.decisions import DecisionSummary
 from loo_replay.output.decisions import summary_line as decisions_summary_line
+from loo_replay.run.driver import each_document
 from loo_replay.run.render import (
     ANALYSE_TASK_BYTES,
     DECISIONS_TASK_BYTES,
     AnalyseSpec,
     Sampling,
-    analyse_batch,
-    rendered,
+    analyse_documents,
 )
 
 
@@ -83,7 +83,9 @@ def analyse(
         choice, as_json, pretty, wants_colour(as_json), max_nodes, limits, sampling, findings_only
     )
     task_bytes = DECISIONS_TASK_BYTES if decisions else ANALYSE_TASK_BYTES
-    analysed = rendered(paths, spec, jobs, scheduler, analyse_batch, task_bytes, limits)
+    analysed = each_document(paths, analyse_documents, spec, limits, jobs, scheduler, task_bytes)
     if decisions:
-        finish_audit(analysed, as_json, pretty, DecisionSummary(), decisions_summary_line)
-    finish_audit(analysed, as_json, pretty, AnalysisSummary(), summary_line)
+        finish_audit(
+            analysed, audit_stream(as_json, pretty, DecisionSummary(), decisions_summary_line)
+        )
+    finish_audit(analysed, audit_stream(as_json, pretty, AnalysisSummary(), summary_line))

@@ -19,8 +19,8 @@ import orjson
 import typer
 
 from loo_replay.logs.limits import Limits
-from loo_replay.output.json_document import Rendered, write_audit
-from loo_replay.output.text import safe
+from loo_replay.output.json_document import Rendered
+from loo_replay.output.stream import AuditStream
 from loo_replay.rulesets import RuleChoice
 from loo_replay.run.audit import Summary
 
@@ -149,30 +149,23 @@ def wants_colour(as_json: bool) -> bool:
     return not as_json and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def finish_audit(
-    rendered: Iterable[Rendered], as_json: bool, pretty: bool, summary: S, last: Callable[[S], str]
-) -> NoReturn:
-    """Write an audit's rendered documents (as the JSON document, or the text and its last line
-    ``last(summary)``), then exit with its status (docs/log-format.md, exit status).  Each
-    entry of a folder that was skipped is said on stderr as it goes by."""
-    rendered = _warned(rendered)
-    if as_json:
-        write_audit(rendered, sys.stdout.buffer, pretty, summary)
-    else:
-        for doc in rendered:
-            summary.merge(doc.counts)
-            for line in doc.lines:
-                typer.echo(line)
-        typer.echo("")
-        typer.echo(last(summary))
-    s = summary
-    for line in unread_lines(s):
+def audit_stream(
+    as_json: bool, pretty: bool, summary: S, last: Callable[[S], str]
+) -> AuditStream[S]:
+    """validate's and analyse's sink (``output.stream``) on this terminal's streams: the JSON
+    document, or the text and its last line ``last(summary)``, on stdout; each entry of a
+    folder that was skipped said on stderr as it goes by."""
+    return AuditStream(as_json, pretty, summary, last, sys.stdout.buffer, typer.echo, _warn)
+
+
+def _warn(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+def finish_audit(rendered: Iterable[Rendered], sink: AuditStream[S]) -> NoReturn:
+    """Write an audit's rendered documents into ``sink``, say why the input was not all read,
+    then exit with its status (docs/log-format.md, exit status)."""
+    summary = sink.write(rendered)
+    for line in unread_lines(summary):
         typer.echo(f"loo-replay: {line}", err=True)
     raise typer.Exit(summary.exit_code)
-
-
-def _warned(rendered: Iterable[Rendered]) -> Iterator[Rendered]:
-    for doc in rendered:
-        if doc.warning is not None:
-            typer.echo(f"loo-replay: {safe(doc.warning, 600)}", err=True)
-        yield doc

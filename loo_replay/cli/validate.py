@@ -20,14 +20,15 @@ from loo_replay.cli.options import (
     reads_logs,
     rule_choice,
 )
-from loo_replay.cli.output import finish_audit, wants_colour
+from loo_replay.cli.output import audit_stream, finish_audit, wants_colour
 from loo_replay.engine.options import OPTION_SPECS
 from loo_replay.logs import log_schema
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import summary_line
 from loo_replay.rulesets import RulesetError, builtin, builtin_names, load
 from loo_replay.run.audit import Summary
-from loo_replay.run.render import RenderSpec, rendered
+from loo_replay.run.driver import each_document
+from loo_replay.run.render import TASK_BYTES, RenderSpec, render_documents
 
 
 @reads_logs
@@ -56,8 +57,8 @@ def validate(
     choice = rule_choice(ruleset, settings)
     as_json = output_format is Format.json
     spec = RenderSpec(choice, as_json, pretty, wants_colour(as_json), findings_only, limits)
-    audited = rendered(paths, spec, jobs, scheduler, limits=limits)
-    finish_audit(audited, as_json, pretty, Summary(), summary_line)
+    audited = each_document(paths, render_documents, spec, limits, jobs, scheduler, TASK_BYTES)
+    finish_audit(audited, audit_stream(as_json, pretty, Summary(), summary_line))
 
 
 def rulesets(

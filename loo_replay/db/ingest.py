@@ -123,7 +123,7 @@ def ingest(
         piece_bytes = min(piece_bytes, DECISIONS_PIECE_BYTES)
     planned = plan(paths, piece_bytes, group[1], lambda f: log_name(f, db_path))
     found, shares = planned.found, planned.shares
-    workers: Workers[Packed, Batch] | None = None
+    workers: Workers[Share, Packed, Batch] | None = None
     if scheduler is None and jobs > 1 and len(shares) > 1:
         setup = (choice, batch_deals, analyse, limits, decisions)
         workers = Workers(shares, jobs, work, unpack_batches, init_worker, setup, AHEAD)

@@ -46,9 +46,10 @@ class Piece:
 
 
 def plan_pieces(
-    files: list[Path], piece_bytes: int = PIECE_BYTES, names: list[str] | None = None
+    files: list[Path], piece_bytes: int | None = PIECE_BYTES, names: list[str] | None = None
 ) -> list[Piece]:
-    """The pieces of ``files``, whose documents are named ``names`` (default: the paths)."""
+    """The pieces of ``files``, whose documents are named ``names`` (default: the paths);
+    with ``piece_bytes`` None, each file whole, never cut (one process streams it)."""
     pieces: list[Piece] = []
     for k, path in enumerate(files):
         file = str(path)
@@ -56,7 +57,7 @@ def plan_pieces(
         try:
             size = path.stat().st_size
             splittable = log_kind(path) == "jsonl" and not file.lower().endswith(".gz")
-            if not splittable:
+            if not splittable or piece_bytes is None:
                 points = []
             elif size <= piece_bytes:  # one piece: the file need not be read to know it
                 points = [(0, 1)]

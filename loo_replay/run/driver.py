@@ -1,20 +1,22 @@
 """The one driver of work over the input's logs: its files expanded and planned into shares
 (``logs.pieces``), each share's work run in this process, in ``jobs`` worker processes or
-on a Dask cluster, and the results handed back in input order to the command's sink (the
-database's loader, ``db.ingest``).
+on a Dask cluster, and the results handed back in input order to the command's sink: the
+database's loader (``db.ingest``), or the text or JSON stream of validate and analyse
+(``output.stream``), whose work on a share's documents is ``run.render``'s.
 
 The paths of a command line are expanded here, once (``Given``): the command line's check
 (``unreadable``), the progress bar's whole (``input_bytes``) and the plan are one walk of
 the folders, and no module outside ``run/`` walks them.
 
-The work is the sink's: functions at a module's top level, so that a worker process or a
-Dask task can run them.  A worker's state comes once, through its initializer, and one
+The work is a function at a module's top level, so that a worker process or a Dask task
+can run it.  A worker's state comes once, through its initializer, and for ingest one
 part of it late (``Workers.start``): the workers are forked before the sink opens what no
 child may inherit (a DuckDB database), and learn then what it holds.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing, suppress
 from dataclasses import dataclass
@@ -24,29 +26,60 @@ from typing import Any, Generic, TypeVar
 
 from loo_replay.logs.limits import Limits
 from loo_replay.logs.paths import Expanded, Skipped, entries, expand
-from loo_replay.logs.pieces import PIECE_BYTES, Share, plan_pieces, read_piece, share
-from loo_replay.logs.reader import Document, ReadError, read_documents
+from loo_replay.logs.pieces import PIECE_BYTES, Piece, Share, plan_pieces, read_piece, share
+from loo_replay.logs.reader import Document, ReadError, log_kind, read_documents
+from loo_replay.run.audit import UnreadableFile
 from loo_replay.run.workers import dask_map, early_context, mapped_now, started_pool
 
-B = TypeVar("B")  # what the sink takes: a batch of rows
+B = TypeVar("B")  # what the sink takes: a batch of rows, a rendered document
 P = TypeVar("P")  # what a worker sends back for a share: its batches, packed
+T = TypeVar("T")  # what a worker is handed: a share, or a task of carried documents
+S = TypeVar("S")  # what a document's work is made of: validate's or analyse's spec
+R = TypeVar("R")  # what a document's work makes of it: its rendering
 
 Results = Generator[tuple[Share, Iterable[B]], None, None]
+
+
+# What a walk of paths finds, in order: a log file, an entry skipped, or the sentence that
+# says why a path cannot be read at all.
+Walked = list[Path | Skipped | str]
+
+
+def walk(paths: Iterable[Path]) -> Walked:
+    """What ``paths`` hold, in order (``logs.paths.entries`` of each)."""
+    found: Walked = []
+    for given in paths:
+        try:
+            found.extend(entries(given))
+        except ReadError as exc:
+            found.append(str(exc))
+    return found
 
 
 class Given(list[Path]):
     """The paths of a command line and what they hold, expanded once when given: the
     check of the command line and the work that follows see the same files, and the
-    folders are walked once per command."""
+    folders are walked once per command (``walked``, in order, for the audits that say
+    each entry skipped in its place)."""
 
     def __init__(self, paths: Iterable[Path]) -> None:
         super().__init__(paths)
-        self.found = expand(self)
+        self.walked = walk(self)
+        self.found = Expanded(
+            [e for e in self.walked if isinstance(e, Path)],
+            [e for e in self.walked if isinstance(e, Skipped)],
+            [e for e in self.walked if isinstance(e, str)],
+        )
 
 
 def expanded(paths: Iterable[Path]) -> Expanded:
     """What ``paths`` hold: expanded when they were given (``Given``), else now."""
     return paths.found if isinstance(paths, Given) else expand(paths)
+
+
+def walked(paths: Iterable[Path]) -> Walked:
+    """What ``paths`` hold, in order: walked when they were given (``Given``), else now."""
+    return paths.walked if isinstance(paths, Given) else walk(paths)
 
 
 def unreadable(paths: Iterable[Path]) -> list[str]:
@@ -116,45 +149,57 @@ def in_process(shares: list[Share], work: Callable[[Share], Iterable[B]]) -> Res
         yield pieces, work(pieces)
 
 
-class Workers(Generic[P, B]):
+class Workers(Generic[T, P, B]):
     """``jobs`` worker processes, started now (forked, on Linux: each starts with this
     process's modules imported, where a spawned worker started an interpreter and imported
-    them again), each running ``initializer(*initargs, late)``, where ``late`` is a queue
-    that brings the state known only later (``start``), or None when the work stops first.
-    Each share is audited by ``work`` and its result unpacked here by ``unpack``."""
+    them again), each running ``initializer(*initargs, late)`` if there is one, where
+    ``late`` is a queue that brings the state known only later (``start``), or None when
+    the work stops first.  Each of ``shares`` (or tasks) is worked by ``work`` and its
+    result unpacked here by ``unpack``."""
 
     def __init__(
         self,
-        shares: list[Share],
+        shares: Iterable[T],
         jobs: int,
-        work: Callable[[Share], P],
+        work: Callable[[T], P],
         unpack: Callable[[P], Iterable[B]],
-        initializer: Callable[..., None],
-        initargs: tuple[Any, ...],
-        ahead: int,
+        initializer: Callable[..., None] | None = None,
+        initargs: tuple[Any, ...] = (),
+        ahead: int = 2,
     ) -> None:
         self.jobs = jobs
-        self.late: SimpleQueue[Any] = early_context().SimpleQueue()
+        self.late: SimpleQueue[Any] | None = None
+        if initializer is not None:
+            self.late = early_context().SimpleQueue()
+            initargs = (*initargs, self.late)
         self.sent = False
         self.shares = shares
+        self.handed: deque[T] = deque()  # handed out, their results not yet taken
         self.work = work
         self.unpack = unpack
         self.ahead = ahead  # shares in flight per worker
         self.done: Generator[P, None, None] | None = None  # once shares are handed out
         self.taken = False  # a result was asked for
         self.idle: Callable[[], None] | None = None  # ``results``'s, while the last finish
-        self.pool = started_pool(jobs, initializer=initializer, initargs=(*initargs, self.late))
+        self.pool = started_pool(jobs, initializer=initializer, initargs=initargs)
 
-    def start(self, late: Any) -> None:
+    def start(self, late: Any = None) -> None:
         """Send the workers ``late`` and hand out the first shares now; once, later calls do
         nothing."""
         if self.done is None:
             self.send(late)
             self.done = mapped_now(
-                self.work, self.shares, self.pool, self.ahead * self.jobs, self._waiting
+                self.work, self._handing(), self.pool, self.ahead * self.jobs, self._waiting
             )
 
-    def results(self, idle: Callable[[], None] | None = None) -> Results[B]:
+    def _handing(self) -> Iterator[T]:
+        for item in self.shares:
+            self.handed.append(item)
+            yield item
+
+    def results(
+        self, idle: Callable[[], None] | None = None
+    ) -> Generator[tuple[T, Iterable[B]], None, None]:
         """The shares' results (``start`` first), in input order; at most ``ahead`` shares
         per worker are in flight.  Once every share is handed out, ``idle`` is called
         before waiting for one that is not done."""
@@ -162,8 +207,8 @@ class Workers(Generic[P, B]):
         self.taken = True
         self.idle = idle
         with closing(self.done):  # closing this generator stops the workers at once
-            for pieces, data in zip(self.shares, self.done, strict=True):
-                yield pieces, self.unpack(data)
+            for data in self.done:
+                yield self.handed.popleft(), self.unpack(data)
 
     def _waiting(self) -> None:
         if self.idle is not None:
@@ -180,7 +225,7 @@ class Workers(Generic[P, B]):
 
     def send(self, late: Any) -> None:
         """Send every worker ``late`` (None: stop), once; later calls do nothing."""
-        if not self.sent:
+        if not self.sent and self.late is not None:
             self.sent = True
             for _ in range(self.jobs):
                 self.late.put(late)
@@ -261,3 +306,148 @@ def _until_last(done: Iterator[tuple[bool, P]], unpack: Callable[[P], Iterable[B
         yield from unpack(packed)
         if last:
             return
+
+
+# -- work on each document, in input order: validate's and analyse's ------------------
+
+# Whole files at most in a share for the workers: enough to pay a message to a worker once
+# for many small files, few enough that a share's results stay small.
+SHARE_FILES = 250
+
+Documents = Iterator[Document | UnreadableFile]  # a task's, with a file broken off in place
+Work = Callable[[S, Documents], Iterator[R]]  # a top-level function: each document's result
+
+
+def planned(
+    paths: Iterable[Path], piece_bytes: int | None, share_files: int = SHARE_FILES
+) -> list[Share | UnreadableFile]:
+    """``paths`` expanded (once: ``Given``) and planned as ``plan`` plans them, but with
+    each path that cannot be read and each entry skipped in its place among the shares, as
+    the audit reports them; with ``piece_bytes`` None each file is whole (one process
+    streams it)."""
+    units: list[Share | UnreadableFile] = []
+    files: list[Path] = []
+
+    def flush() -> None:
+        pieces = plan_pieces(files, piece_bytes)
+        units.extend(share(pieces, piece_bytes or PIECE_BYTES, share_files))
+        files.clear()
+
+    for entry in walked(paths):
+        if isinstance(entry, Path):
+            files.append(entry)
+            continue
+        flush()
+        if isinstance(entry, Skipped):
+            units.append(UnreadableFile(str(entry), entry.path, skipped=True))
+        else:
+            units.append(UnreadableFile(entry))
+    flush()
+    return units
+
+
+def share_documents(pieces: Share, limits: Limits) -> Documents:
+    """A share's documents, read within ``limits``; a file that breaks off is an
+    ``UnreadableFile`` after the documents read before."""
+    for piece in pieces:
+        try:
+            yield from read_piece(piece, limits)
+        except ReadError as exc:
+            yield UnreadableFile(str(exc))
+
+
+def _carried_documents(task: Carried) -> Documents:
+    for docs in task.documents():
+        try:
+            yield from docs
+        except ReadError as exc:
+            yield UnreadableFile(str(exc))
+
+
+Task = Share | Carried | UnreadableFile
+
+
+@dataclass(frozen=True)
+class _Job(Generic[S, R]):
+    """A task's work where it runs (here, a worker process or a Dask worker): ``work`` on
+    its documents, read within ``limits``."""
+
+    work: Work[S, R]
+    setup: S
+    limits: Limits
+
+    def documents(self, task: Task) -> Documents:
+        if isinstance(task, UnreadableFile):
+            return iter((task,))
+        if isinstance(task, Carried):
+            return _carried_documents(task)
+        return share_documents(task, self.limits)
+
+    def __call__(self, task: Task) -> list[R]:
+        return list(self.work(self.setup, self.documents(task)))
+
+
+def tasks(
+    units: list[Share | UnreadableFile], limits: Limits, task_bytes: int, carry_all: bool
+) -> Iterator[Task]:
+    """The units as tasks for workers, in order.  A gzip JSON Lines file, which cannot be
+    cut without reading it and may hold any number of documents, is read here and carried
+    in tasks of about ``task_bytes`` (a worker's results stay that small); so is every
+    share with ``carry_all``.  The rest the workers read themselves."""
+    for unit in units:
+        if not isinstance(unit, tuple):
+            yield unit
+        elif carry_all:
+            yield from carried(unit, None, limits, task_bytes)
+        else:
+            held: list[Piece] = []
+            for piece in unit:
+                if piece.stop is not None or log_kind(Path(piece.file)) != "jsonl":
+                    held.append(piece)
+                    continue
+                if held:
+                    yield tuple(held)
+                    held = []
+                yield from carried((piece,), None, limits, task_bytes)
+            if held:
+                yield tuple(held)
+
+
+def each_document(
+    paths: Iterable[Path],
+    work: Work[S, R],
+    setup: S,
+    limits: Limits,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    task_bytes: int = PIECE_BYTES,
+) -> Iterator[R]:
+    """``work(setup, documents)`` on every document under ``paths``, read within
+    ``limits``, each result in input order, with a path that cannot be read, an entry
+    skipped and a file that broke off in its place: in this process (each file streamed
+    whole), in ``jobs`` worker processes (pieces of about ``task_bytes``, at most
+    ``ahead`` a worker in flight) or on the Dask cluster at ``scheduler`` (documents read
+    here and carried).  Output is the same whatever the jobs: the pieces depend on the
+    files only, and results come back in order."""
+    job = _Job(work, setup, limits)
+    if scheduler is None and jobs <= 1:
+        for unit in planned(paths, None):
+            yield from work(setup, job.documents(unit))
+        return
+    if scheduler is not None:
+        carried_all = tasks(planned(paths, None), limits, task_bytes, True)
+        for batch in dask_map(job, carried_all, scheduler):
+            yield from batch
+        return
+    units = planned(paths, task_bytes)
+    workers = Workers(tasks(units, limits, task_bytes, False), jobs, job, _batch)
+    try:
+        workers.start()
+        for _, rendered in workers.results():
+            yield from rendered
+    finally:
+        workers.stop()
+
+
+def _batch(batch: list[R]) -> list[R]:
+    return batch

@@ -162,7 +162,7 @@ def _results(
 
 
 def started_pool(
-    jobs: int, *, initializer: Callable[..., None], initargs: tuple[Any, ...]
+    jobs: int, *, initializer: Callable[..., None] | None, initargs: tuple[Any, ...]
 ) -> ProcessPoolExecutor:
     """``jobs`` workers forked now, for ``mapped_now`` later: a forked worker starts
     with this process's modules imported, where a spawned one starts an interpreter and
