@@ -76,5 +76,6 @@ def test_every_task_carries_its_documents_for_a_cluster(tmp_path: Path) -> None:
 def test_workers_read_plain_json_lines_and_are_carried_the_rest(tmp_path: Path) -> None:
     plain, _, packed = _corpus(tmp_path)
     cut = list(tasks(planned([plain, packed], 1 << 30), LIMITS, 1 << 30, carry_all=False))
-    assert isinstance(cut[0], tuple) and cut[0][0].file == str(plain)  # read by a worker
+    assert not isinstance(cut[0], Carried | UnreadableFile)  # read by a worker
+    assert cut[0][0].file == str(plain)
     assert isinstance(cut[-1], Carried)  # the gzip file, read here

@@ -8,7 +8,6 @@ command chooses where the streams go and what the count means for its exit statu
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import IO, Generic, TypeVar
 
 from loo_replay.output.json_document import Rendered, write_audit
@@ -18,19 +17,30 @@ from loo_replay.run.audit import Summary
 S = TypeVar("S", bound=Summary)
 
 
-@dataclass(frozen=True)
 class AuditStream(Generic[S]):
     """Where an audit's documents go: the JSON document to ``out`` (``as_json``, indented
-    with ``pretty``), or each text line to ``line`` then ``last(summary)``; a document's
-    warning (an entry of a folder skipped) to ``warn`` as it goes by."""
+    with ``pretty``), or each text line to ``line`` then ``last(summary)``, ``summary``
+    the (empty) count of what was found; a document's warning (an entry of a folder
+    skipped) to ``warn`` as it goes by.  A plain class: a dataclass costs validate's start
+    the compiling of the methods it generates (``run.driver.Input``)."""
 
-    as_json: bool
-    pretty: bool
-    summary: S  # empty: the count that says what was found
-    last: Callable[[S], str]
-    out: IO[bytes]
-    line: Callable[[str], None]
-    warn: Callable[[str], None]
+    def __init__(
+        self,
+        as_json: bool,
+        pretty: bool,
+        summary: S,
+        last: Callable[[S], str],
+        out: IO[bytes],
+        line: Callable[[str], None],
+        warn: Callable[[str], None],
+    ) -> None:
+        self.as_json = as_json
+        self.pretty = pretty
+        self.summary = summary
+        self.last = last
+        self.out = out
+        self.line = line
+        self.warn = warn
 
     def write(self, rendered: Iterable[Rendered]) -> S:
         """Write ``rendered`` and return what it counted."""

@@ -19,10 +19,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing, suppress
-from dataclasses import dataclass
 from multiprocessing.queues import SimpleQueue
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from loo_replay.logs.limits import Limits
 from loo_replay.logs.paths import Expanded, Skipped, entries, expand
@@ -124,9 +123,12 @@ def documents(
                 yield unread(str(entry), str(exc))
 
 
-@dataclass(frozen=True)
-class Input:
-    """The input's files (what was found, skipped or unreadable), planned into shares."""
+class Input(NamedTuple):
+    """The input's files (what was found, skipped or unreadable), planned into shares.
+
+    This module's types are named tuples and plain classes, not dataclasses: validate
+    imports it, and a frozen dataclass costs an import the parsing and compiling of the
+    methods it generates, some 3 million instructions each (callgrind)."""
 
     found: Expanded
     shares: list[Share]
@@ -234,14 +236,19 @@ class Workers(Generic[T, P, B]):
 # -- on a Dask cluster -------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class Carried:
     """Documents of a share read by this process and carried to a Dask worker, which may
-    not see this machine's files (as validate's tasks for Dask carry theirs)."""
+    not see this machine's files, or for validate to a local worker (a gzip file).  Not a
+    tuple: Dask would look for its own futures in one, document by document."""
 
-    setup: Any  # what the task's work is made of: it goes with every task
-    files: list[tuple[list[Document], str | None]]  # a file's documents, why it broke off
-    last: bool  # the share's last task
+    __slots__ = ("files", "last", "setup")
+
+    def __init__(
+        self, setup: Any, files: list[tuple[list[Document], str | None]], last: bool
+    ) -> None:
+        self.setup = setup  # what the task's work is made of: it goes with every task
+        self.files = files  # each file's documents, and why it broke off
+        self.last = last  # the share's last task
 
     def documents(self) -> list[Iterator[Document]]:
         """Each file's carried documents, then the read error it broke off at, as
@@ -367,14 +374,16 @@ def _carried_documents(task: Carried) -> Documents:
 Task = Share | Carried | UnreadableFile
 
 
-@dataclass(frozen=True)
 class _Job(Generic[S, R]):
     """A task's work where it runs (here, a worker process or a Dask worker): ``work`` on
     its documents, read within ``limits``."""
 
-    work: Work[S, R]
-    setup: S
-    limits: Limits
+    __slots__ = ("limits", "setup", "work")
+
+    def __init__(self, work: Work[S, R], setup: S, limits: Limits) -> None:
+        self.work = work
+        self.setup = setup
+        self.limits = limits
 
     def documents(self, task: Task) -> Documents:
         if isinstance(task, UnreadableFile):
@@ -425,8 +434,8 @@ def each_document(
     """``work(setup, documents)`` on every document under ``paths``, read within
     ``limits``, each result in input order, with a path that cannot be read, an entry
     skipped and a file that broke off in its place: in this process (each file streamed
-    whole), in ``jobs`` worker processes (pieces of about ``task_bytes``, at most
-    ``ahead`` a worker in flight) or on the Dask cluster at ``scheduler`` (documents read
+    whole), in ``jobs`` worker processes (pieces of about ``task_bytes``, two a
+    worker in flight) or on the Dask cluster at ``scheduler`` (documents read
     here and carried).  Output is the same whatever the jobs: the pieces depend on the
     files only, and results come back in order."""
     job = _Job(work, setup, limits)
