@@ -149,6 +149,49 @@ def test_a_missing_database_is_made_only_for_writing(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["new.duckdb"]
 
 
+def test_a_database_is_looked_at_once_while_unchanged_and_again_once_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Looking at a database (``version_of``: its tables, views and macros) is most of the
+    cost of opening one: ``ingest`` had looked at one file three times.  A process looks
+    at a file once while it and its write-ahead log are unchanged, and not at all at the
+    one it has just made whole; once another connection changes it, it is looked at again,
+    and a macro put in is refused."""
+    looks: list[Path] = []
+    real = versions.version_of
+
+    def counted(con: duckdb.DuckDBPyConnection) -> int:
+        ((path,),) = con.execute(
+            "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        ).fetchall()
+        looks.append(Path(path))
+        return real(con)
+
+    monkeypatch.setattr(versions, "version_of", counted)
+    monkeypatch.setattr(opening, "version_of", counted)
+    db = tmp_path / "loo.duckdb"
+    opening.open_db(db).close()
+    assert [p.parent == tmp_path for p in looks] == [False]  # the empty one being made
+    assert opening.check_db(db)
+    opening.open_db(db).close()
+    with opening.opened(db, write=True):
+        pass
+    assert len(looks) == 1
+    other = tmp_path / "other.duckdb"
+    other.write_bytes(db.read_bytes())
+    assert opening.check_db(other)
+    opening.open_db(other).close()
+    assert looks[1:] == [other]
+    con = duckdb.connect(str(db))
+    con.execute("CREATE MACRO mine(x) AS x + 1")
+    con.close()
+    with pytest.raises(DatabaseError, match=r"it defines a macro \('mine'\)"):
+        opening.check_db(db)
+    with pytest.raises(DatabaseError, match=r"it defines a macro \('mine'\)"):
+        opening.open_db(db)
+    assert looks[2:] == [db, db]
+
+
 # -- a new database is one migrated version by version ------------------------------
 
 CATALOG = {

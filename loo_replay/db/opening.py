@@ -165,12 +165,16 @@ _VISITING = threading.Lock()
 
 def _checked(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """Refuse, as ``version_of`` does, a database that is not loo-replay's, its views and
-    macros included.  Looking costs 30 ms or so (DuckDB lists every function to find the
-    macros): a file is looked at once as long as it and its write-ahead log are unchanged."""
-    key = tuple(_identity(Path(f"{path}{suffix}")) for suffix in DATABASE_FILES)
-    if _LOOKED.get(str(path)) != key:
-        version_of(con)
-        _LOOKED[str(path)] = key
+    macros included (``_looked``: once as long as the file is unchanged)."""
+    before = _identities(path)
+    if _looked(path, before) is None:
+        _remember(path, version_of(con), before)
+
+
+def _identities(path: Path) -> tuple[tuple[int, ...], ...]:
+    """What tells the database at ``path`` and its write-ahead log from another or a changed
+    one: device, inode, size, modification and change times of each file DuckDB keeps."""
+    return tuple(_identity(Path(f"{path}{suffix}")) for suffix in DATABASE_FILES)
 
 
 def _identity(path: Path) -> tuple[int, ...]:
@@ -181,7 +185,26 @@ def _identity(path: Path) -> tuple[int, ...]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
-_LOOKED: dict[str, tuple[tuple[int, ...], ...]] = {}
+def _looked(path: Path, identities: tuple[tuple[int, ...], ...] = ()) -> int | None:
+    """The schema version ``version_of`` found in the database at ``path`` (it was loo-
+    replay's) when this process last looked, if the file and its write-ahead log are
+    unchanged since (as they are now, or were: ``identities``); else None.  A look costs
+    about 0.2 billion instructions (DuckDB lists every function to find the macros, and the
+    first makes the reference database of ``versions``): ingest had looked at one file
+    three times and a new one twice; a server looks at each once between writes."""
+    found = _LOOKED.get(str(path))
+    if found is None or found[0] != (identities or _identities(path)):
+        return None
+    return found[1]
+
+
+def _remember(path: Path, version: int, identities: tuple[tuple[int, ...], ...] = ()) -> None:
+    """Remember that the database at ``path`` was found loo-replay's at ``version``, as its
+    files were (``identities``, taken before it was looked at) or are now."""
+    _LOOKED[str(path)] = (identities or _identities(path), version)
+
+
+_LOOKED: dict[str, tuple[tuple[tuple[int, ...], ...], int]] = {}
 
 
 @contextmanager
@@ -201,7 +224,9 @@ def _create(path: Path) -> None:
     """A new database at ``path``, made with its tables in a folder of its own beside it and
     linked into place whole: a process killed while DuckDB was starting the file had left an
     empty one, which no later run could open (docs/limits.md, "Databases").  A file another
-    process put there first is left to be opened as it is."""
+    process put there first is left to be opened as it is; the one made here is known to be
+    at the latest version, and is not looked at again (``_looked``)."""
+    linked = False
     try:
         with staging(path.parent) as stage:
             made = stage / path.name
@@ -212,27 +237,36 @@ def _create(path: Path) -> None:
                 con.close()
             try:
                 os.link(made, path)
+                linked = True
             except FileExistsError:
                 pass
             except OSError:  # a file system without hard links (some network shares)
                 if not os.path.lexists(path):
                     os.replace(made, path)
+                    linked = True
     except OSError as exc:
         raise DatabaseError(f"cannot create {path}: {exc.strerror or exc}") from None
+    if linked:  # taken once the staging folder is gone: the file's link count is final
+        _remember(path, VERSION)
 
 
 def check_db(path: Path) -> bool:
     """Whether a database is at ``path``; ``DatabaseError`` for a file there that could not
     be loaded into: not a DuckDB file, one loo-replay did not make, or of a newer schema.
-    Looked at read-only, nothing made: the commands ask before any work (docs/limits.md)."""
+    Looked at read-only, nothing made: the commands ask before any work (docs/limits.md).
+    A file looked at before by this process, and unchanged since, is not looked at again."""
     if not check_file(path):
         return False
-    con = connect(path, read_only=True)
-    try:
-        with reading(path):
-            version = version_of(con)
-    finally:
-        con.close()
+    before = _identities(path)
+    version = _looked(path, before)
+    if version is None:
+        con = connect(path, read_only=True)
+        try:
+            with reading(path):
+                version = version_of(con)
+        finally:
+            con.close()
+        _remember(path, version, before)
     if version > VERSION:
         raise DatabaseError(newer(path, version))
     return True
@@ -241,12 +275,14 @@ def check_db(path: Path) -> bool:
 def open_db(path: Path) -> duckdb.DuckDBPyConnection:
     """A read-write connection to a database at the current schema version.  An existing
     file is looked at read-only first (``check_db``): one that loo-replay did not make, or
-    of a newer schema, is refused with its bytes untouched."""
+    of a newer schema, is refused with its bytes untouched.  One this process made or looked
+    at, unchanged since (this connection holds its lock now), is not looked at again."""
     if not check_db(path):
         _create(path)
     con = connect(path)
     try:
-        migrate(con)
+        if _looked(path) != VERSION:
+            migrate(con)
     except duckdb.Error as exc:
         con.close()
         raise DatabaseError(f"cannot set up the tables in {path}: {damage(str(exc))}") from None

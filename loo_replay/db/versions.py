@@ -143,7 +143,8 @@ def migrate(
     """Bring the database to the last of ``migrations``; returns (version before, after).
 
     Each migration runs in one transaction with its ``schema_version`` row, so a
-    process killed while upgrading leaves the database at a whole version.
+    process killed while upgrading leaves the database at a whole version.  The database
+    is looked at before (``version_of``), not again after: each migration's row is in.
     """
     before = version_of(con)
     newest = migrations[-1].version if migrations else 0
@@ -166,7 +167,7 @@ def migrate(
         except BaseException:
             con.rollback()
             raise
-    return before, version_of(con)
+    return before, newest
 
 
 def newer(name: object, version: int, newest: int = VERSION) -> str:
