@@ -110,13 +110,21 @@ FROM fairness_placed x
 JOIN fairness_placed y ON y.next_id = x.next_id AND y.trick = x.trick + 1 AND y.position = 1
 WHERE x.last
 """,
-    # A hand as a 52-bit mask (bit suit*13 + rank), so that no aggregate needs to sort.
+    # A hand as a 52-bit mask (bit suit*13 + rank), so that no aggregate needs to sort; with
+    # its best trump, its trumps and its cards of each class of cards-to-seats, so that the
+    # queries below group the hands, not again every card (docs/fairness.md, "Speed").
     """
 CREATE OR REPLACE TEMP TABLE fairness_hands AS
-SELECT deal_id, player IS NULL AS miss,
+SELECT deal_id, player, pos, player IS NULL AS miss,
        bit_or(1::BIGINT << ((instr('SHDC', card[2]) - 1) * 13
-                            + instr('23456789TJQKA', card[1]) - 1)) AS hand
-FROM fairness_cards GROUP BY deal_id, player
+                            + instr('23456789TJQKA', card[1]) - 1)) AS hand,
+       min(tr) AS best, count(tr) AS trumps,
+       count(*) FILTER (WHERE tr = 1) AS top,
+       count(*) FILTER (WHERE tr IS DISTINCT FROM 1 AND card[1] = 'A') AS ace,
+       count(*) FILTER (WHERE tr IS DISTINCT FROM 1 AND card[1] IN ('K', 'Q', 'J')) AS court,
+       count(*) FILTER (WHERE tr IS DISTINCT FROM 1 AND card[1] NOT IN ('A', 'K', 'Q', 'J'))
+           AS other
+FROM fairness_cards GROUP BY deal_id, player, pos
 """,
 )
 TEMP_TABLES = (
@@ -131,13 +139,15 @@ _DEALT = """
 SELECT {grp} AS grp, f.dealer, count(*) AS deals FROM fairness_deals f GROUP BY ALL
 """
 
+# The cards of each class dealt to each position: the hands' counts summed, one row a class.
 _SEATS = """
-SELECT {grp} AS grp, f.n, f.h, f.has_miss, f.turn_up IS NOT NULL AS tu,
-       CASE WHEN c.tr = 1 THEN 'top' WHEN c.card[1] = 'A' THEN 'ace'
-            WHEN c.card[1] IN ('K', 'Q', 'J') THEN 'court' ELSE 'other' END AS cls,
-       c.pos, count(*) AS cards
-FROM fairness_cards c JOIN fairness_deals f USING (deal_id)
-GROUP BY ALL
+SELECT grp, n, h, has_miss, tu, cls, pos, cards FROM (
+    SELECT {grp} AS grp, f.n, f.h, f.has_miss, f.turn_up IS NOT NULL AS tu, x.pos,
+           sum(x.top) AS top, sum(x.ace) AS ace, sum(x.court) AS court, sum(x.other) AS other
+    FROM fairness_hands x JOIN fairness_deals f USING (deal_id)
+    GROUP BY ALL
+) UNPIVOT (cards FOR cls IN (top, ace, court, other))
+WHERE cards > 0
 """
 
 # The classes of each deal's turn-up and top trump, from which the cards of each class
@@ -156,12 +166,8 @@ SELECT {grp} AS grp, f.dealer, x.player, f.h, f.pam, f.turn_up[2] AS suit,
        count(*) FILTER (WHERE x.best = 1) AS top1,
        count(*) FILTER (WHERE x.best <= 3) AS top3,
        count(*) FILTER (WHERE x.trumps >= 2) AS two
-FROM (
-    SELECT deal_id, player, min(tr) AS best, count(tr) AS trumps
-    FROM fairness_cards WHERE player IS NOT NULL GROUP BY deal_id, player
-) x
-JOIN fairness_deals f USING (deal_id)
-WHERE f.turn_up IS NOT NULL
+FROM fairness_hands x JOIN fairness_deals f USING (deal_id)
+WHERE f.turn_up IS NOT NULL AND NOT x.miss
 GROUP BY ALL
 """
 

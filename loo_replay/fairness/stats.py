@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -61,6 +61,16 @@ class Verdict:
         return self.p_value is None
 
 
+def amended(v: Verdict, **changes: object) -> Verdict:
+    """``v`` with ``changes``: ``dataclasses.replace`` without its walk over the fields and
+    its ``__init__`` (a run over 10,000 sessions makes 720,000 verdicts twice over, and
+    ``replace`` was a tenth of its time; docs/fairness.md, "Speed")."""
+    new = object.__new__(Verdict)
+    new.__dict__.update(v.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
 # -- the distributions ---------------------------------------------------------------
 
 
@@ -72,6 +82,7 @@ def binomial_greater(hits: int, trials: Mapping[float, int]) -> float:
     return laws.binomial_sum(trials).at_least(hits)
 
 
+@functools.lru_cache(maxsize=4096)  # the sessions of a run share their sizes and chances
 def binomial_band(n: int, p: float, alpha: float) -> tuple[float, float]:
     """The central 1 - alpha range of a binomial rate: the funnel's walls at ``n``."""
     if n <= 0:
@@ -125,7 +136,7 @@ def bernoulli_verdict(
     if n < MIN_DEALS[test]:
         return base
     rate, fair = counts.hits / n, counts.expected
-    return replace(
+    return amended(
         base,
         statistic=float(counts.hits),
         p_value=binomial_greater(counts.hits, counts.trials),
@@ -166,7 +177,7 @@ def chi_square_verdict(
     worst = int(np.argmax((o - e) ** 2 / e))
     total = table.totals[worst]
     rate, fair = o[worst] / total, e[worst] / total
-    return replace(
+    return amended(
         base,
         statistic=statistic,
         df=table.df,
@@ -348,7 +359,7 @@ def repeats_verdict(
         p = law.at_least(seen)
     lo, hi = law.quantile(alpha / 2), law.quantile(1 - alpha / 2)
     what = "hands dealt twice" if measure == "hand" else "deals repeated exactly"
-    return replace(
+    return amended(
         base,
         statistic=float(seen),
         p_value=p,
@@ -375,14 +386,14 @@ def judge(verdicts: Sequence[Verdict], alpha: float) -> list[Verdict]:
     for v in verdicts:
         if v.p_value is None:
             message = f"too few deals: {v.deals} of the {v.min_deals} this test needs"
-            out.append(replace(v, message=message))
+            out.append(amended(v, message=message))
             continue
         p_adj = adjusted[id(v)]
         flagged = p_adj < alpha
         odds = f"p = {v.p_value:.2g}, adjusted {p_adj:.2g}"
         verdict = "unlikely under fair dealing" if flagged else "consistent with fair dealing"
         out.append(
-            replace(
+            amended(
                 v, p_adjusted=p_adj, flagged=flagged, message=f"{v.finding} ({verdict}, {odds})"
             )
         )

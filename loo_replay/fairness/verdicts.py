@@ -7,10 +7,11 @@ adjustment runs over every test of the run (docs/fairness.md, "The six tests").
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 import duckdb
@@ -24,6 +25,7 @@ from loo_replay.fairness.stats import (
     SeatCounts,
     ShuffleCounts,
     Verdict,
+    amended,
     bernoulli_verdict,
     chi_square_verdict,
     deal_chance,
@@ -165,7 +167,7 @@ def _cards_to_seats(c: Counts, group: str, all_deals: int, alpha: float) -> Verd
     ]
     used, table = seats_table(kinds)
     verdict = chi_square_verdict("cards-to-seats", c.scope, group, (), used, table, alpha)
-    return verdict if verdict.p_value is not None else replace(verdict, deals=all_deals)
+    return verdict if verdict.p_value is not None else amended(verdict, deals=all_deals)
 
 
 def _hands(c: Counts, group: str, alpha: float) -> list[Verdict]:
@@ -177,7 +179,7 @@ def _hands(c: Counts, group: str, alpha: float) -> list[Verdict]:
     for g, dealer, player, h, pam, suit, deals, top1, top3, two in c.hands:
         if g != group:
             continue
-        chances = fair_chances(h, trumps_left(pam, suit))
+        chances = _chances(h, pam, suit)
         if dealer == player:
             for measure, hits in zip(chances, (top1, top3, two), strict=True):
                 own.setdefault((player, measure), [0])[0] += hits
@@ -212,6 +214,12 @@ def _hands(c: Counts, group: str, alpha: float) -> list[Verdict]:
         for (dealer, player), (hits,) in sorted(friend.items())
     ]
     return out
+
+
+@functools.cache
+def _chances(hand: int, pam: bool, suit: str) -> dict[str, float]:
+    """``fair_chances`` of a hand size under a deal's trumps, once a run, not once a row."""
+    return fair_chances(hand, trumps_left(pam, suit))
 
 
 def _article(measure: str) -> str:
