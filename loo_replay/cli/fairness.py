@@ -80,7 +80,7 @@ def fairness(
             report = _from_db(loaded, scopes, alpha)
     as_json = output_format is Format.json
     lines = [] if as_json else text_lines(report, see_page(paths, db, FAIRNESS.file))
-    finish_screen(report.as_json(), lines, as_json, unread, bool(report.flagged))
+    finish_screen(report.as_json(lazy=True), lines, as_json, unread, bool(report.flagged))
 
 
 def _from_db(db: Path, scopes: list[str], alpha: float) -> Report:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -548,22 +549,25 @@ def insert_table(con: duckdb.DuckDBPyConnection, name: str, frame: pa.Table) -> 
 
 
 _ROWS = "loo_replay_rows"
+_BATCH_ROWS = 50_000  # rows of a derived table inserted at once (``replace_rows``)
 
 
 def replace_rows(
     con: duckdb.DuckDBPyConnection,
-    tables: dict[str, tuple[tuple[str, ...], list[tuple[Any, ...]]]],
+    tables: dict[str, tuple[tuple[str, ...], Iterable[tuple[Any, ...]]]],
     covers: Covers,
 ) -> None:
     """Replace each table's rows with ``rows`` (tuples in the order of ``columns``), and
     record that they cover ``covers``, all in one transaction: a screen's run kept whole or
-    not at all (fairness, collusion; db/content.py)."""
+    not at all (fairness, collusion; db/content.py).  The rows go in by batches, so that an
+    iterator of them (a fairness run's 720,000 tests) is never all held as columns too."""
     con.begin()
     try:
         for name, (columns, rows) in tables.items():
             con.execute(f"DELETE FROM {name}")
-            if rows:
-                arrays = {c: pa.array([r[i] for r in rows]) for i, c in enumerate(columns)}
+            it = iter(rows)
+            while batch := list(itertools.islice(it, _BATCH_ROWS)):
+                arrays = {c: pa.array([r[i] for r in batch]) for i, c in enumerate(columns)}
                 insert_table(con, name, pa.table(arrays))
             record(con, name, covers)
         con.commit()

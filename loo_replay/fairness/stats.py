@@ -373,28 +373,23 @@ def repeats_verdict(
 # -- across tests ---------------------------------------------------------------------
 
 
-def judge(verdicts: Sequence[Verdict], alpha: float) -> list[Verdict]:
+def judge(verdicts: list[Verdict], alpha: float) -> list[Verdict]:
     """Holm across every test of the run with a p-value; flagged when adjusted < alpha.
-    The message says what was seen and how unlikely it is under fair dealing, nothing more."""
-    tested = [v for v in verdicts if v.p_value is not None]
-    adjusted = dict(
-        zip(
-            map(id, tested), holm([v.p_value for v in tested if v.p_value is not None]), strict=True
-        )
-    )
-    out: list[Verdict] = []
-    for v in verdicts:
+    The message says what was seen and how unlikely it is under fair dealing, nothing more.
+    Each verdict is replaced in ``verdicts`` itself, which is returned: a run's verdicts are
+    not held twice over (720,000 of them over a million deals)."""
+    tested = [(i, p) for i, v in enumerate(verdicts) if (p := v.p_value) is not None]
+    adjusted = dict(zip((i for i, _ in tested), holm([p for _, p in tested]), strict=True))
+    for i, v in enumerate(verdicts):
         if v.p_value is None:
             message = f"too few deals: {v.deals} of the {v.min_deals} this test needs"
-            out.append(amended(v, message=message))
+            verdicts[i] = amended(v, message=message)
             continue
-        p_adj = adjusted[id(v)]
+        p_adj = adjusted[i]
         flagged = p_adj < alpha
         odds = f"p = {v.p_value:.2g}, adjusted {p_adj:.2g}"
         verdict = "unlikely under fair dealing" if flagged else "consistent with fair dealing"
-        out.append(
-            amended(
-                v, p_adjusted=p_adj, flagged=flagged, message=f"{v.finding} ({verdict}, {odds})"
-            )
+        verdicts[i] = amended(
+            v, p_adjusted=p_adj, flagged=flagged, message=f"{v.finding} ({verdict}, {odds})"
         )
-    return out
+    return verdicts

@@ -35,7 +35,7 @@ def _row(v: Verdict, alpha: float) -> tuple[Any, ...]:
 def store(con: duckdb.DuckDBPyConnection, report: Report) -> None:
     """Replace the table's rows with ``report``'s, and record what they cover, in one
     transaction."""
-    rows = [_row(v, report.alpha) for v in report.verdicts]
+    rows = (_row(v, report.alpha) for v in report.verdicts)
     replace_rows(con, {"fairness": (COLUMNS, rows)}, report.covers)
 
 

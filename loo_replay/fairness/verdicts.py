@@ -59,14 +59,17 @@ class Report:
         """The tests that had their deals and so a p-value (docs/fairness.md, "The JSON")."""
         return sum(not v.too_few for v in self.verdicts)
 
-    def as_json(self) -> dict[str, Any]:
-        """docs/fairness.md, "The JSON", with each test's df, band and fewest deals besides."""
+    def as_json(self, lazy: bool = False) -> dict[str, Any]:
+        """docs/fairness.md, "The JSON", with each test's df, band and fewest deals besides;
+        ``lazy``: the tests as an iterator, each made as it is written (``fairness``'s
+        output, ``cli.output.write_indented``)."""
+        tests = (verdict_json(v) for v in self.verdicts)
         return {
             "alpha": self.alpha,
             "deals": self.deals,
             "judged": self.judged,
             "covers": self.covers.as_json(),
-            "tests": [verdict_json(v) for v in self.verdicts],
+            "tests": tests if lazy else list(tests),
         }
 
 
