@@ -110,20 +110,20 @@ FROM fairness_placed x
 JOIN fairness_placed y ON y.next_id = x.next_id AND y.trick = x.trick + 1 AND y.position = 1
 WHERE x.last
 """,
-    # A hand as a 52-bit mask (bit suit*13 + rank), so that no aggregate needs to sort; with
-    # its best trump, its trumps and its cards of each class of cards-to-seats, so that the
+    # A hand as a 52-bit mask (bit suit*13 + rank: the card's place in the card type, 2S to
+    # AC), so that no aggregate needs to sort; with its best trump, its trumps and its cards
+    # of each class of cards-to-seats (rank 12 the ace, 9 to 11 the courts), so that the
     # queries below group the hands, not again every card (docs/fairness.md, "Speed").
     """
 CREATE OR REPLACE TEMP TABLE fairness_hands AS
 SELECT deal_id, player, pos, player IS NULL AS miss,
-       bit_or(1::BIGINT << ((instr('SHDC', card[2]) - 1) * 13
-                            + instr('23456789TJQKA', card[1]) - 1)) AS hand,
+       bit_or(1::BIGINT << enum_code(card)) AS hand,
        min(tr) AS best, count(tr) AS trumps,
        count(*) FILTER (WHERE tr = 1) AS top,
-       count(*) FILTER (WHERE tr IS DISTINCT FROM 1 AND card[1] = 'A') AS ace,
-       count(*) FILTER (WHERE tr IS DISTINCT FROM 1 AND card[1] IN ('K', 'Q', 'J')) AS court,
-       count(*) FILTER (WHERE tr IS DISTINCT FROM 1 AND card[1] NOT IN ('A', 'K', 'Q', 'J'))
-           AS other
+       count(*) FILTER (WHERE tr IS DISTINCT FROM 1 AND enum_code(card) % 13 = 12) AS ace,
+       count(*) FILTER (WHERE tr IS DISTINCT FROM 1 AND enum_code(card) % 13 BETWEEN 9 AND 11)
+           AS court,
+       count(*) FILTER (WHERE tr IS DISTINCT FROM 1 AND enum_code(card) % 13 < 9) AS other
 FROM fairness_cards GROUP BY deal_id, player, pos
 """,
 )
