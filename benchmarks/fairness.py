@@ -38,16 +38,15 @@ def database(deals: int, data: Path) -> Path:
         partial = Path(tmp) / "db.duckdb"
         subprocess.run(cli("ingest", str(log), "--db", str(partial)), check=True)
         con = duckdb.connect(str(partial))
-        try:
-            for copy in range(1, -(-deals // BASE_DEALS)):
-                con.begin()
-                for table in SESSION_TABLES:
-                    con.execute(
-                        f"INSERT INTO {table} SELECT * REPLACE (session_id || ? AS session_id) "
-                        f"FROM {table} WHERE NOT contains(session_id, '-x')",
-                        [f"-x{copy}"],
-                    )
-                con.commit()
+        try:  # every copy of a table in one statement: a million deals in minutes, not half an hour
+            con.execute("SET memory_limit = '400MB'")
+            copies = -(-deals // BASE_DEALS)
+            for table in SESSION_TABLES:
+                con.execute(
+                    f"INSERT INTO {table} SELECT t.* REPLACE (t.session_id || '-x' || r.copy "
+                    f"AS session_id) FROM {table} t, range(1, {copies}) r(copy)"
+                )
+                con.execute("CHECKPOINT")
         finally:
             con.close()
         partial.rename(target)
