@@ -56,10 +56,10 @@ COMPILED = (
     "loo_replay/logs/fast_reader.py",
     "loo_replay/output/json_document.py",
     "loo_replay/run/audit.py",
-    "loo_replay/db/columns.py",
-    "loo_replay/db/frames.py",
-    "loo_replay/db/deal_frames.py",
-    "loo_replay/db/struct_rows.py",
+    "loo_replay/run/columns.py",
+    "loo_replay/run/frames.py",
+    "loo_replay/run/deal_frames.py",
+    "loo_replay/run/struct_rows.py",
 )
 RECORD = "build-record.json"  # read by loo_replay/__init__.py
 CYTHON_DIR = "build/cython"

@@ -13,10 +13,10 @@ import orjson
 import pytest
 from db_helpers import SAMPLES, counts, run, sql
 
-from loo_replay.db.frames import rules_fingerprint
-from loo_replay.db.struct_rows import json_bytes
 from loo_replay.engine.options import Options
 from loo_replay.rulesets import builtin
+from loo_replay.run.frames import rules_fingerprint
+from loo_replay.run.struct_rows import json_bytes
 
 NOT_JSON = b"this is not a hand log\n"
 
@@ -403,7 +403,7 @@ def test_reaudit_fingerprint_names_the_version(monkeypatch: pytest.MonkeyPatch) 
     version are another audit."""
     options = builtin("three-card").options
     now = rules_fingerprint("three-card", options)
-    monkeypatch.setattr("loo_replay.db.frames.__version__", "0.0.1")
+    monkeypatch.setattr("loo_replay.run.frames.__version__", "0.0.1")
     assert rules_fingerprint("three-card", options) != now
 
 

@@ -1,4 +1,4 @@
-"""The loader's columns (``db.columns``): values kept as C integers or text codes make the
+"""The loader's columns (``run.columns``): values kept as C integers or text codes make the
 same Arrow arrays that Python lists of the values made (``pa.array``), nulls and all."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pyarrow as pa  # type: ignore[import-untyped]
 import pytest
 
-from loo_replay.db.columns import CardLists, Ints, Objects, Texts
 from loo_replay.engine.cards import canonical
 from loo_replay.engine.model import DEAD
+from loo_replay.run.columns import CardLists, Ints, Objects, Texts
 
 
 def test_integers_past_the_first_allocation_keep_every_value() -> None:

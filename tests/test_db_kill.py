@@ -18,10 +18,10 @@ import duckdb
 import pytest
 from db_helpers import ROOT, counts, dump, run
 
-from loo_replay.db.frames import Batch
 from loo_replay.db.ingest import GROUP_DEALS, ingest
 from loo_replay.db.load import Loader
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.frames import Batch
 
 FILES = 12
 SESSIONS_PER_FILE = 4

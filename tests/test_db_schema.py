@@ -12,15 +12,15 @@ import pytest
 from db_helpers import SAMPLES, counts, dump, run, sql
 
 from loo_replay.db import migrations, opening, settings, tables, versions
-from loo_replay.db.frames import SCHEMAS
 from loo_replay.db.load import Loader
-from loo_replay.db.rows import ROWS, DiscrepancyRow, enum_columns
-from loo_replay.db.rows import columns as columns_of
-from loo_replay.db.workers import Auditor
 from loo_replay.engine.cards import canonical
 from loo_replay.logs.paths import expand
 from loo_replay.logs.pieces import plan_pieces
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.frames import SCHEMAS
+from loo_replay.run.load_work import Auditor
+from loo_replay.run.rows import ROWS, DiscrepancyRow, enum_columns
+from loo_replay.run.rows import columns as columns_of
 
 
 class _OlderLoader(Loader):
@@ -164,7 +164,7 @@ _DUCKDB_TYPE = {
 
 
 def test_declared_rows_are_the_migrated_tables_column_for_column(tmp_path: Path) -> None:
-    """db/rows.py declares each table once: the migrations create exactly its columns, in
+    """run/rows.py declares each table once: the migrations create exactly its columns, in
     order, with its types, nullable where the row's field may be None (and only there)."""
     db = tmp_path / "loo.duckdb"
     opening.open_db(db).close()

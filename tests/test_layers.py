@@ -377,7 +377,7 @@ _DRIVING = frozenset(
 def test_ingest_is_a_sink_of_the_run_layers_driver() -> None:
     """The database's loader and its workers' work drive nothing: ``run/driver.py`` expands
     the paths, plans the shares and runs the work here, in workers or on Dask."""
-    for module in ("db/ingest.py", "db/workers.py"):
+    for module in ("db/ingest.py", "run/load_work.py"):
         tree = ast.parse((PACKAGE / module).read_text("utf-8"))
         names = {
             alias.name.split(".")[0]

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import orjson
 
-from loo_replay.db.frames import rules_fingerprint
 from loo_replay.logs.reader import read_documents
 from loo_replay.reports.replays import ReplayJob, render_session
 from loo_replay.rulesets import RuleChoice
 from loo_replay.run.audit import SessionReport, audit_document
+from loo_replay.run.frames import rules_fingerprint
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_logs" / "wrong-payouts.json"
 

@@ -1,11 +1,8 @@
 """Each loaded session's document, compressed, so that any deal replays from the database alone.
 
-The tables hold verdicts, not every event a replay steps through; the document's
-bytes do, and they are what the session's ``digest`` was taken of.  The
-workers compress them (LZ4, in parallel with the audit) and send them with
-their batch, keyed by line and digest; the loader keeps those of the sessions
-it keeps, in the ``documents`` table (docs/database.md).  ``serve`` reads one
-back per replay (docs/explorer.md).
+The workers send each audited document with their batch (``run/compressed.py``); the
+loader keeps those of the sessions it keeps, in the ``documents`` table
+(docs/database.md).  ``serve`` reads one back per replay (docs/explorer.md).
 """
 
 from __future__ import annotations
@@ -18,40 +15,14 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from loo_replay.db.frames import Batch, SessionItem, rows_in
 from loo_replay.logs.limits import over
+from loo_replay.run.compressed import CODEC, SENT, TABLE
+from loo_replay.run.frames import Batch, SessionItem, rows_in
 
-if TYPE_CHECKING:  # the workers import this module, and never DuckDB (db/ingest.py)
+if TYPE_CHECKING:  # DuckDB is imported where it is used
     import duckdb
 
-TABLE = "documents"
-# The LZ4 frame format: simulated logs shrink 4.3 times at about 5 times zlib level 1's
-# speed, which shrinks them 5.7 times; ingest is bound by CPU, the file is not
-# (docs/performance.md, "Keeping the documents").
-CODEC = pa.Codec("lz4")
-_SENT = pa.schema(  # as the workers send them, before the loader knows which are kept
-    [("line", pa.int32()), ("digest", pa.string()), ("size", pa.int64()), ("body", pa.binary())]
-)
-_KEPT = pa.schema([("session_id", pa.string()), *_SENT])
-
-
-class Compressed:
-    """The documents a worker audited since its last batch, compressed."""
-
-    def __init__(self) -> None:
-        self.rows: list[tuple[int | None, str, int, bytes]] = []
-
-    def add(self, raw: bytes, line: int | None, digest: str) -> None:
-        self.rows.append((line, digest, len(raw), CODEC.compress(raw, asbytes=True)))
-
-    def attach(self, batch: Batch) -> Batch:
-        """``batch`` with these documents as one more of its tables; none are left here."""
-        columns = [[row[i] for row in self.rows] for i in range(len(_SENT))]
-        batch.tables[TABLE] = pa.Table.from_arrays(
-            [pa.array(c, f.type) for c, f in zip(columns, _SENT, strict=True)], schema=_SENT
-        )
-        self.rows = []
-        return batch
+_KEPT = pa.schema([("session_id", pa.string()), *SENT])
 
 
 def kept(batch: Batch, items: Sequence[SessionItem]) -> pa.Table:

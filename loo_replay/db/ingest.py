@@ -4,7 +4,7 @@ The loader is a sink of the run layer's driver (``run.driver``), which plans
 the input into shares of pieces (a piece of a big file, or small whole files
 together: ``logs.pieces.share``) and has them audited in input order, in this
 process, in ``jobs`` worker processes or on a Dask cluster, by ingest's work
-(``db.workers``); they are loaded here in input order, by this process alone
+(``run.load_work``); they are loaded here in input order, by this process alone
 (DuckDB has one writer).  A transaction opens with a share and commits with a
 share that ends a file once it holds enough deals or files (small files share
 one), so a process killed mid-ingest leaves whole files behind and a rerun
@@ -20,11 +20,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from loo_replay.db.columns import clean
 from loo_replay.db.errors import DatabaseError
-from loo_replay.db.frames import Batch
 from loo_replay.db.paths import log_name
-from loo_replay.db.workers import (
+from loo_replay.gc_thresholds import fewer_collections
+from loo_replay.logs.limits import LIMITS, Limits
+from loo_replay.logs.paths import Skipped
+from loo_replay.logs.pieces import PIECE_BYTES, Share
+from loo_replay.rulesets import RuleChoice
+from loo_replay.run.audit import Summary
+from loo_replay.run.columns import clean
+from loo_replay.run.driver import Workers, in_process, on_dask, plan
+from loo_replay.run.frames import Batch
+from loo_replay.run.load_work import (
     BATCH_DEALS,
     Auditor,
     Packed,
@@ -33,13 +40,6 @@ from loo_replay.db.workers import (
     work,
     work_carried,
 )
-from loo_replay.gc_thresholds import fewer_collections
-from loo_replay.logs.limits import LIMITS, Limits
-from loo_replay.logs.paths import Skipped
-from loo_replay.logs.pieces import PIECE_BYTES, Share
-from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import Summary
-from loo_replay.run.driver import Workers, in_process, on_dask, plan
 from loo_replay.run.render import Sampling
 
 if TYPE_CHECKING:  # imported by ``ingest`` once its workers have started

@@ -2,13 +2,13 @@
 their logs (``ingest --decisions`` and ``audit --decisions``; docs/judging-decisions.md, "In
 the database and the reports").
 
-A load with ``--decisions`` judges the deals it loads in its own workers (``db.workers``).
+A load with ``--decisions`` judges the deals it loads in its own workers (``run.load_work``).
 The deals loaded before, by a load without ``--decisions`` or from logs that have since
 moved or gone, are judged here: each session's document is read back from the
 ``documents`` table, audited under the rules it was loaded under (``sessions.rules``, as
 ``collusion.unanalysed`` does), and each deal with no ``decision_deals`` row is judged by
 ``judge_deal`` with the deal's replay still on it, as the load's workers judge it, into the
-same rows (``db.decision_rows``).  Deals judged before with other ``--samples`` or
+same rows (``run.decision_rows``).  Deals judged before with other ``--samples`` or
 ``--seed`` are kept and counted; with ``replace`` they are judged again.
 
 The work goes to ``jobs`` processes (``run.workers.ordered_map``, started afresh: this
@@ -32,14 +32,10 @@ import duckdb
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.db import content
-from loo_replay.db.columns import clean
-from loo_replay.db.decision_rows import decision_rows
 from loo_replay.db.documents import DocumentDamaged, DocumentTooLarge, read_document
 from loo_replay.db.errors import DatabaseError, damage
-from loo_replay.db.frames import Columns
 from loo_replay.db.load import insert_table
 from loo_replay.db.opening import open_db
-from loo_replay.db.rows import DecisionDealRow, DecisionRow, schema
 from loo_replay.engine.judging import judge_deal
 from loo_replay.engine.options import OptionError
 from loo_replay.engine.session import DealAudit
@@ -48,7 +44,11 @@ from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.reader import Document
 from loo_replay.rulesets import loaded_choice
 from loo_replay.run.audit import SessionReport, audit_document
+from loo_replay.run.columns import clean
+from loo_replay.run.decision_rows import decision_rows
+from loo_replay.run.frames import Columns
 from loo_replay.run.render import Sampling
+from loo_replay.run.rows import DecisionDealRow, DecisionRow, schema
 from loo_replay.run.workers import ordered_map
 
 # Deals a task judges, at least: a few seconds of a worker's time at 100 worlds, so that the

@@ -27,7 +27,14 @@ from msgspec.structs import asdict
 from loo_replay.db import documents
 from loo_replay.db.content import Covers, raise_version, record
 from loo_replay.db.errors import with_remedy
-from loo_replay.db.frames import (
+from loo_replay.db.tables import SESSION_TABLES
+from loo_replay.engine.options import OptionError, Options
+from loo_replay.errors import first_line
+from loo_replay.evidence.seals import same_but_seals
+from loo_replay.lookalike import id_key, spelled
+from loo_replay.run.audit import Summary
+from loo_replay.run.compressed import TABLE as DOCUMENTS
+from loo_replay.run.frames import (
     SCHEMAS,
     TABLES,
     Batch,
@@ -37,13 +44,7 @@ from loo_replay.db.frames import (
     rows_in,
     rules_fingerprint,
 )
-from loo_replay.db.rows import RejectRow
-from loo_replay.db.tables import SESSION_TABLES
-from loo_replay.engine.options import OptionError, Options
-from loo_replay.errors import first_line
-from loo_replay.evidence.seals import same_but_seals
-from loo_replay.lookalike import id_key, spelled
-from loo_replay.run.audit import Summary
+from loo_replay.run.rows import RejectRow
 
 
 @dataclass
@@ -214,7 +215,7 @@ class Loader:
         self.documents = {(f, ln, d) for f, ln, d in docs}
         if self.replace:
             undocumented = self.con.execute(
-                f"SELECT session_id FROM sessions ANTI JOIN {documents.TABLE} USING (session_id)"
+                f"SELECT session_id FROM sessions ANTI JOIN {DOCUMENTS} USING (session_id)"
             ).fetchall()
             self.undocumented = {sid for (sid,) in undocumented}
 
@@ -367,7 +368,7 @@ class Loader:
 
     def flush(self) -> None:
         """Insert the rows waiting, one statement a table, in the tables' order."""
-        for name in (*TABLES, documents.TABLE):
+        for name in (*TABLES, DOCUMENTS):
             tables = self.waiting.pop(name, None)
             if tables:
                 self._insert(name, tables[0] if len(tables) == 1 else pa.concat_tables(tables))
@@ -410,7 +411,7 @@ class Loader:
             self._counted(file, at)
         if deletes:
             self.flush()  # a replaced session's rows may be among those waiting
-            for table in (*SESSION_TABLES, documents.TABLE):
+            for table in (*SESSION_TABLES, DOCUMENTS):
                 self.con.execute(
                     f"DELETE FROM {table} WHERE session_id IN (SELECT unnest(?::VARCHAR[]))",
                     [deletes],
@@ -423,7 +424,7 @@ class Loader:
                 self.waiting.setdefault(name, []).append(table)
         kept_documents = documents.kept(batch, [i for i in kept if isinstance(i, SessionItem)])
         if kept_documents.num_rows:
-            self.waiting.setdefault(documents.TABLE, []).append(kept_documents)
+            self.waiting.setdefault(DOCUMENTS, []).append(kept_documents)
             self.document_bytes += kept_documents.nbytes
         self.waiting_deals += sum(i.deals for i in kept if isinstance(i, SessionItem))
         if self.waiting_deals >= INSERT_DEALS:

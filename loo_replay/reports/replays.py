@@ -25,7 +25,6 @@ import orjson
 
 from loo_replay import __version__
 from loo_replay.db.documents import DocumentTooLarge
-from loo_replay.db.frames import rules_fingerprint
 from loo_replay.db.paths import log_path
 from loo_replay.engine.options import OptionError
 from loo_replay.engine.vocab import Status
@@ -34,6 +33,7 @@ from loo_replay.logs.reader import Document, ReadError, read_documents
 from loo_replay.reports.names import inside, safe_filename, session_page_name, write_file
 from loo_replay.rulesets import loaded_choice
 from loo_replay.run.audit import SessionReport, audit_document
+from loo_replay.run.frames import rules_fingerprint
 from loo_replay.run.workers import ordered_map
 
 if TYPE_CHECKING:

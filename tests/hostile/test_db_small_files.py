@@ -18,10 +18,10 @@ from peak_helpers import PEAK_MB, measured
 from loo_replay.db.ingest import GROUP_FILES, ingest
 from loo_replay.db.load import Counts
 from loo_replay.db.tables import PER_DEAL_TABLES
-from loo_replay.db.workers import Auditor
 from loo_replay.logs.paths import expand
 from loo_replay.logs.pieces import PIECE_BYTES, plan_pieces, share
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run.load_work import Auditor
 
 FILES = 300
 

@@ -14,9 +14,6 @@ from multiprocessing.queues import SimpleQueue
 
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from loo_replay.db.columns import clean
-from loo_replay.db.documents import Compressed
-from loo_replay.db.frames import Batch, FrameBuilder, Item, SessionItem, rules_fingerprint
 from loo_replay.engine.analysis import analyse_deal, start_of_play
 from loo_replay.engine.judging import judge_deal
 from loo_replay.engine.options import OptionError
@@ -28,7 +25,10 @@ from loo_replay.logs.pieces import Share, read_piece
 from loo_replay.logs.reader import Document, ReadError, decode
 from loo_replay.rulesets import RuleChoice, resolve
 from loo_replay.run.audit import SessionReport, UnreadableDocument, audit_document
+from loo_replay.run.columns import clean
+from loo_replay.run.compressed import Compressed
 from loo_replay.run.driver import Carried
+from loo_replay.run.frames import Batch, FrameBuilder, Item, SessionItem, rules_fingerprint
 from loo_replay.run.render import Sampling
 
 BATCH_DEALS = 2000  # deals per frame batch within a piece: bounds memory for big .gz files

@@ -1,10 +1,10 @@
-"""The rows of the rarer tables, a row struct at a time (``db.rows``): sessions and their
+"""The rows of the rarer tables, a row struct at a time (``run.rows``): sessions and their
 players, rejects, findings and discrepancies, and the double-dummy analysis.
 
 A function a table or two, each yielding the rows one audited session, deal, reject or
 analysis gives; ``frames.FrameBuilder`` adds them to its columns.  The tables with a row a
 deal, a seat, a trick or a card played are the hot path and go straight into their columns
-(``db.deal_frames``).
+(``run.deal_frames``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,13 @@ from typing import Any
 
 import orjson
 
-from loo_replay.db.columns import CARD_CODES
-from loo_replay.db.rows import (
+from loo_replay.engine.analysis import DealAnalysis
+from loo_replay.engine.model import LogError
+from loo_replay.engine.replay_base import DealResult
+from loo_replay.engine.session import DealAudit
+from loo_replay.run.audit import SessionReport, UnreadableDocument
+from loo_replay.run.columns import CARD_CODES
+from loo_replay.run.rows import (
     AnalysisCardRow,
     AnalysisDealRow,
     AnalysisNoteRow,
@@ -29,11 +34,6 @@ from loo_replay.db.rows import (
     Row,
     SessionRow,
 )
-from loo_replay.engine.analysis import DealAnalysis
-from loo_replay.engine.model import LogError
-from loo_replay.engine.replay_base import DealResult
-from loo_replay.engine.session import DealAudit
-from loo_replay.run.audit import SessionReport, UnreadableDocument
 
 _CARD = CARD_CODES
 

@@ -4,4 +4,4 @@
 from loo_replay.engine.model cimport Trick
 from loo_replay.engine.replay_base cimport DealResult
 from loo_replay.engine.session cimport DealAudit
-from loo_replay.db.columns cimport CardLists, Ints, Texts
+from loo_replay.run.columns cimport CardLists, Ints, Texts

@@ -6,10 +6,10 @@ rows of a bounded batch of sessions and remembers, per session, which rows of
 each table are its own, so that the loader can keep or drop a session (a
 re-ingest, a conflict) by slicing, without looking at the rows.
 
-Each table's columns are declared by its row in ``db.rows``; the rows themselves are made
+Each table's columns are declared by its row in ``run.rows``; the rows themselves are made
 a table at a time elsewhere: the tables of every deal (deals, seats, tricks, plays), the
-loader's hot path, straight into typed columns (``db.deal_frames``, ``db.columns``), and
-the rarer tables a row struct at a time (``db.struct_rows``, ``db.decision_rows``).  Arrow
+loader's hot path, straight into typed columns (``run.deal_frames``, ``run.columns``), and
+the rarer tables a row struct at a time (``run.struct_rows``, ``run.decision_rows``).  Arrow
 makes each column from its stored bytes.
 """
 
@@ -24,12 +24,19 @@ import pyarrow as pa  # type: ignore[import-untyped]
 from msgspec.structs import astuple
 
 from loo_replay import __version__
-from loo_replay.db.columns import INT_KINDS, CardLists, Ints, Objects, Texts, clean
-from loo_replay.db.deal_frames import deal_row, seat_rows, trick_and_play_rows
-from loo_replay.db.decision_rows import decision_rows
-from loo_replay.db.rows import ROWS, TABLE_OF, Row
-from loo_replay.db.rows import schema as row_schema
-from loo_replay.db.struct_rows import (
+from loo_replay.engine.analysis import DealAnalysis
+from loo_replay.engine.judging import DealDecisions
+from loo_replay.engine.options import Options
+from loo_replay.engine.session import DealAudit
+from loo_replay.engine.vocab import Status
+from loo_replay.run.audit import SessionReport, Summary, UnreadableDocument
+from loo_replay.run.columns import INT_KINDS, CardLists, Ints, Objects, Texts, clean
+from loo_replay.run.deal_frames import deal_row, seat_rows, trick_and_play_rows
+from loo_replay.run.decision_rows import decision_rows
+from loo_replay.run.render import Sampling
+from loo_replay.run.rows import ROWS, TABLE_OF, Row
+from loo_replay.run.rows import schema as row_schema
+from loo_replay.run.struct_rows import (
     analysis_rows,
     deal_reject_row,
     document_reject_row,
@@ -37,13 +44,6 @@ from loo_replay.db.struct_rows import (
     json_bytes,
     session_rows,
 )
-from loo_replay.engine.analysis import DealAnalysis
-from loo_replay.engine.judging import DealDecisions
-from loo_replay.engine.options import Options
-from loo_replay.engine.session import DealAudit
-from loo_replay.engine.vocab import Status
-from loo_replay.run.audit import SessionReport, Summary, UnreadableDocument
-from loo_replay.run.render import Sampling
 
 SCHEMAS: dict[str, pa.Schema] = {table: row_schema(row) for table, row in ROWS.items()}
 TABLES = tuple(SCHEMAS)
@@ -139,7 +139,7 @@ class Batch:
 @cython.cclass
 class Columns:
     """One table's values, a column per field of the row type that declares the table, in
-    its order, each kept as its type is best kept (``db.columns``)."""
+    its order, each kept as its type is best kept (``run.columns``)."""
 
     names: tuple[str, ...]
     values: list[Any]
@@ -169,7 +169,7 @@ class Columns:
 
     def in_order(self) -> tuple[Any, ...]:
         """Every column, in the order the table's row declares them, for a hot path to
-        unpack by name and add to (``db.deal_frames``)."""
+        unpack by name and add to (``run.deal_frames``)."""
         return tuple(self.values)
 
     def add(self, row: Row) -> None:
@@ -242,8 +242,8 @@ class FrameBuilder:
             }
         self.items = []
         self.deal_count = 0
-        # The hot tables' columns, taken here once a batch; ``db.deal_frames`` unpacks each
-        # tuple by name, in the order ``db.rows`` declares the table.
+        # The hot tables' columns, taken here once a batch; ``run.deal_frames`` unpacks each
+        # tuple by name, in the order ``run.rows`` declares the table.
         self.deal_columns = self.tables["deals"].in_order()
         self.seat_columns = self.tables["seats"].in_order()
         self.trick_columns = self.tables["tricks"].in_order()
@@ -306,7 +306,7 @@ class FrameBuilder:
 
     def decisions(self, index: int, deal: DealAudit, judged: DealDecisions, s: Sampling) -> None:
         """The judged decisions' rows of deal ``index`` of the open session, just taken by
-        ``deal`` (``db.decision_rows``)."""
+        ``deal`` (``run.decision_rows``)."""
         for row in decision_rows(self._sid, index, deal, judged, s):
             self._add(row)
 

@@ -3,9 +3,9 @@
 the audit (docs/performance.md, "The loader").
 
 Each function takes its table's columns (``frames.Columns.values``, in the order
-``db.rows`` declares the table's row) and adds one audited deal's values straight into
+``run.rows`` declares the table's row) and adds one audited deal's values straight into
 them: integers and card numbers as C integers, texts as codes into the batch's distinct
-texts, lists of cards as card numbers (``db.columns``).
+texts, lists of cards as card numbers (``run.columns``).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from typing import Any
 
 import cython
 
-from loo_replay.db.columns import CardLists, Ints, Texts
 from loo_replay.engine.cards import SUITS
 from loo_replay.engine.model import DEAD, Trick
 from loo_replay.engine.replay_base import DealResult
 from loo_replay.engine.session import DealAudit
+from loo_replay.run.columns import CardLists, Ints, Texts
 
 
 def deal_row(columns: tuple[Any, ...], sid: str, index: int, d: DealAudit) -> None:

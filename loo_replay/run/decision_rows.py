@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from loo_replay.db.rows import DecisionDealRow, DecisionRow
 from loo_replay.engine.judging import (
     CARD_KIND,
     DECLARE,
@@ -21,6 +20,7 @@ from loo_replay.engine.judging import (
 from loo_replay.engine.model import Declare
 from loo_replay.engine.session import DealAudit
 from loo_replay.run.render import Sampling
+from loo_replay.run.rows import DecisionDealRow, DecisionRow
 
 
 def decision_rows(
