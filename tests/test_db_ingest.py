@@ -14,9 +14,10 @@ import orjson
 import pytest
 from db_helpers import SAMPLES, counts, dump, run, sql
 
-from loo_replay.db import load, workers
+from loo_replay.db import load
 from loo_replay.db.ingest import ingest
 from loo_replay.rulesets import RuleChoice
+from loo_replay.run import load_work
 
 
 @pytest.fixture(scope="module")
@@ -259,7 +260,7 @@ def test_workers_started_before_the_database_learn_what_it_holds(
     def audit_again(*args: object, **kwargs: object) -> None:
         raise AssertionError("a loaded session was audited again")
 
-    monkeypatch.setattr(workers, "audit_document", audit_again)
+    monkeypatch.setattr(load_work, "audit_document", audit_again)
     again = ingest(logs, db, RuleChoice(), piece_bytes=30_000, jobs=2)
     assert again.counts.skipped == first.counts.deals
     assert again.counts.loaded == 0
@@ -269,12 +270,12 @@ _NO_DUCKDB_IN_WORKERS = """
 import sys
 from pathlib import Path
 
-from loo_replay.db import workers
+from loo_replay.run import load_work
 from loo_replay.db.ingest import ingest
 from loo_replay.rulesets import RuleChoice
 
 assert "duckdb" not in sys.modules, "importing ingest imported DuckDB"
-audit_document = workers.audit_document
+audit_document = load_work.audit_document
 
 
 def audited_without_duckdb(*args, **kwargs):
@@ -282,7 +283,7 @@ def audited_without_duckdb(*args, **kwargs):
     return audit_document(*args, **kwargs)
 
 
-workers.audit_document = audited_without_duckdb
+load_work.audit_document = audited_without_duckdb
 result = ingest([Path(sys.argv[1])], Path(sys.argv[2]), RuleChoice(), piece_bytes=1, jobs=2)
 assert "duckdb" in sys.modules
 print(result.counts.loaded)
@@ -421,7 +422,7 @@ def test_rows_inserted_while_waiting_load_as_a_commit_would_and_a_failure_waits(
     from loo_replay.logs.pieces import plan_pieces
 
     piece = plan_pieces([SAMPLES / "hoyle-evening.jsonl"])[0]
-    batches = list(workers.Auditor(RuleChoice(), {}).batches((piece,)))
+    batches = list(load_work.Auditor(RuleChoice(), {}).batches((piece,)))
 
     def loader_of(db: Path) -> load.Loader:
         loader = load.Loader(open_db(db))
