@@ -45,3 +45,14 @@ def stats() -> Any:
     """``scipy.stats``, which the tests check the laws against, imported by the first test
     that asks: at collection, both workers paid its 0.8 s."""
     return pytest.importorskip("scipy.stats")
+
+
+@pytest.fixture(scope="session")
+def sample_audit(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """``loo-replay audit sample_logs`` run once a worker, as the Makefile runs it
+    (``report_helpers.SampleAudit``), about 5 CPU seconds: what writes to its database or
+    folder, or reads them in a browser, takes its own copy (``report_helpers.copy_of``),
+    and this one stays as the command made it."""
+    from report_helpers import audit_samples
+
+    return audit_samples(tmp_path_factory.mktemp("sample-audit"))

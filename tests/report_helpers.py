@@ -21,8 +21,10 @@ cat -2, -3, +4, -3 (-2, -5, -1, -4).
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,12 +89,36 @@ def chromium() -> Iterator[Any]:
         browser.close()
 
 
-def sample_reports(tmp: Path) -> Path:
-    """``loo-replay audit sample_logs`` into ``tmp``; returns the reports folder."""
-    out = tmp / "reports"
-    result = run("audit", "sample_logs", "--db", tmp / "loo.duckdb", "--out", out)
+@dataclass(frozen=True)
+class SampleAudit:
+    """What ``loo-replay audit sample_logs`` made, from the project as the Makefile runs it:
+    its database, its reports folder and what it said."""
+
+    db: Path
+    out: Path
+    stdout: str
+
+
+def audit_samples(tmp: Path) -> SampleAudit:
+    """``loo-replay audit sample_logs`` into ``tmp`` (a fresh database and folder)."""
+    db, out = tmp / "loo.duckdb", tmp / "reports"
+    result = run("audit", "sample_logs", "--db", db, "--out", out)
     assert result.returncode == 1, result.stderr  # the samples hold violations
-    return out
+    return SampleAudit(db, out, result.stdout)
+
+
+def copy_of(audit: SampleAudit, tmp: Path) -> SampleAudit:
+    """The database and reports folder of ``audit`` copied into ``tmp``: each test module
+    that writes to them, or reads them while another writes, has its own.  The audit is the
+    same command's output, made once a worker (conftest.py's ``sample_audit``): about 5 CPU
+    seconds each time it is not run again."""
+    db, out = tmp / audit.db.name, tmp / audit.out.name
+    shutil.copyfile(audit.db, db)
+    wal = audit.db.with_name(audit.db.name + ".wal")  # none after a clean exit, but whole
+    if wal.exists():
+        shutil.copyfile(wal, db.with_name(db.name + ".wal"))
+    shutil.copytree(audit.out, out, symlinks=True)
+    return SampleAudit(db, out, audit.stdout)
 
 
 @contextmanager

@@ -11,6 +11,7 @@ the fuzz tests' way, through the real CLI in subprocesses.
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import shutil
 import subprocess
@@ -45,7 +46,10 @@ def _cli(*args: str | Path, pure: bool) -> subprocess.CompletedProcess[bytes]:
     )
 
 
+@functools.cache
 def _version(pure: bool) -> str:
+    """What ``loo-replay --version`` says with and without ``LOO_REPLAY_PURE``: asked once a
+    run (nine tests ask), the checkout's build does not change while the tests run."""
     return _cli("--version", pure=pure).stdout.decode().strip()
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report_helpers import chromium, sample_reports, shot_on_failure
+from report_helpers import SampleAudit, chromium, copy_of, shot_on_failure
 
 from loo_replay.reports.names import session_page_name
 from loo_replay.reports.replays import folder
@@ -69,9 +69,9 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``loo-replay audit sample_logs`` into a fresh folder; returns the output folder."""
-    return sample_reports(tmp_path_factory.mktemp("layout"))
+def reports(sample_audit: SampleAudit, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reports folder of ``loo-replay audit sample_logs`` (this module's copy)."""
+    return copy_of(sample_audit, tmp_path_factory.mktemp("layout")).out
 
 
 def _page(browser: Any, width: int) -> Any:

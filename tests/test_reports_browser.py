@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 import pytest
 from db_helpers import run
-from report_helpers import chromium, hand_doc, load, sample_reports, shot_on_failure
+from report_helpers import SampleAudit, chromium, copy_of, hand_doc, load, shot_on_failure
 
 from loo_replay.reports.build import write_reports
 from loo_replay.reports.names import session_page_name
@@ -34,9 +34,9 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``loo-replay audit sample_logs`` into a fresh folder; returns the output folder."""
-    return sample_reports(tmp_path_factory.mktemp("browser"))
+def reports(sample_audit: SampleAudit, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reports folder of ``loo-replay audit sample_logs`` (this module's copy)."""
+    return copy_of(sample_audit, tmp_path_factory.mktemp("browser")).out
 
 
 class Visit:

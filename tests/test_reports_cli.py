@@ -11,7 +11,7 @@ import orjson
 import pytest
 from db_helpers import ROOT, run, sql
 from plotly.offline import get_plotlyjs  # type: ignore[import-untyped]
-from report_helpers import hand_doc
+from report_helpers import SampleAudit, copy_of, hand_doc
 
 from loo_replay.reports.build import session_page_name
 from loo_replay.reports.replays import folder
@@ -31,14 +31,11 @@ def _summary(stdout: str) -> dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def audited(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+def audited(sample_audit: SampleAudit) -> tuple[Path, Path, str]:
     """``loo-replay audit sample_logs`` into a fresh database and folder, from the project
-    (as the Makefile runs it); returns (database, output folder, stdout)."""
-    tmp = tmp_path_factory.mktemp("audit")
-    db, out = tmp / "loo.duckdb", tmp / "reports"
-    result = run("audit", "sample_logs", "--db", db, "--out", out)
-    assert result.returncode == 1, result.stderr  # the samples hold findings
-    return db, out, result.stdout
+    (as the Makefile runs it; conftest.py's ``sample_audit``, read here, never written:
+    a test that writes takes a copy); returns (database, output folder, stdout)."""
+    return sample_audit.db, sample_audit.out, sample_audit.stdout
 
 
 def _sessions(db: Path) -> list[str]:
@@ -105,18 +102,17 @@ def test_every_deal_of_a_session_links_to_its_replay_page(audited: tuple[Path, P
             assert (out / link).is_file()
 
 
-def test_a_second_audit_reuses_the_replay_pages(audited: tuple[Path, Path, str]) -> None:
-    db, out, _ = audited
+def test_a_second_audit_reuses_the_replay_pages(sample_audit: SampleAudit, tmp_path: Path) -> None:
+    again = copy_of(sample_audit, tmp_path)  # the first audit's database and pages, copied
+    db, out = again.db, again.out
     result = run("audit", "sample_logs", "--db", db, "--out", out)
     assert result.returncode == 1
     assert "loaded 0 deal(s), 0 rejected (kept in rejects), 320 already loaded" in result.stdout
     assert "318 replay page(s), 0 new" in result.stdout
 
 
-def test_report_writes_from_the_database_alone(
-    audited: tuple[Path, Path, str], tmp_path: Path
-) -> None:
-    db, _, _ = audited
+def test_report_writes_from_the_database_alone(sample_audit: SampleAudit, tmp_path: Path) -> None:
+    db = copy_of(sample_audit, tmp_path).db
     out = tmp_path / "again"
     result = run("report", "--db", db, "--out", out, "--no-replays")
     assert result.returncode == 0, result.stderr
