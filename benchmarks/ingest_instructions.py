@@ -11,7 +11,8 @@ machine does not change the count, as it does the seconds.  ``--command validate
 ``validate --format json --jobs 1`` the same way.
 The checkout (this one by default) runs from its own folder, on ``PYTHONPATH``, in the build
 it has (``--version`` is saved with the figures), with ``PYTHONHASHSEED=0`` so that two runs
-of one build count alike.  Writes benchmarks/results/<name>.json and <name>.md.
+of one build count alike.  Writes benchmarks/results/ingest-instructions-latest.json and .md
+(``--results``); benchmarks/results/ingest-instructions.md gathers the runs kept.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--command", choices=("ingest", "validate"), default="ingest")
     parser.add_argument("--data", type=Path, default=ROOT / "benchmarks" / "data")
-    result_options(parser, "ingest-instructions")
+    result_options(parser, "ingest-instructions-latest")
     args = parser.parse_args()
     checkout = args.checkout.resolve()
     args.data.mkdir(parents=True, exist_ok=True)
