@@ -469,3 +469,66 @@ def test_validate_and_analyse_are_work_and_a_sink_of_the_driver() -> None:
     assert found == {}
     for module in ("driver.py", "workers.py"):  # the check sees them where they are
         assert _driving(ast.parse((PACKAGE / "run" / module).read_text("utf-8")))
+
+
+# Starting worker processes and mapping work over them or a Dask cluster: ``run/`` alone.
+_STARTS_WORKERS = frozenset(
+    {"ordered_map", "started_pool", "mapped_now", "dask_map", "ProcessPoolExecutor"}
+)
+
+
+def _starts_workers(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Every import of ``loo_replay.run.workers`` and every use of a name that starts worker
+    processes (``_STARTS_WORKERS``): imported, called or reached as an attribute."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "loo_replay.run.workers":
+                    yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "loo_replay.run.workers":
+                yield node.lineno, node.module
+            for alias in node.names:
+                if node.module == "loo_replay.run" and alias.name == "workers":
+                    yield node.lineno, "loo_replay.run.workers"
+                elif alias.name in _STARTS_WORKERS:
+                    yield node.lineno, alias.name
+        elif isinstance(node, ast.Name) and node.id in _STARTS_WORKERS:
+            yield node.lineno, node.id
+        elif isinstance(node, ast.Attribute) and node.attr in _STARTS_WORKERS:
+            yield node.lineno, node.attr
+
+
+def test_only_the_run_layer_starts_workers() -> None:
+    """The outputs are sinks (issue 52): the report's pages and the judging of loaded deals
+    name their work and take ``run.driver.Processes`` from the command, whose ``map`` starts
+    the workers; no module outside ``run/`` starts one or maps work over them itself."""
+    found = [
+        f"{name}:{line}: {what}"
+        for name, _, tree in _modules()
+        if _unit(name) != "run"
+        for line, what in _starts_workers(tree)
+    ]
+    assert found == []
+    driver = ast.parse((PACKAGE / "run" / "driver.py").read_text("utf-8"))
+    assert {"ordered_map", "dask_map", "started_pool"} <= {w for _, w in _starts_workers(driver)}
+
+
+def test_the_worker_check_sees_what_it_forbids() -> None:
+    tree = ast.parse(
+        "import loo_replay.run.workers\n"
+        "from loo_replay.run import workers\n"
+        "from loo_replay.run.workers import early_context\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "for x in ordered_map(f, items, 2): pass\n"
+        "w.dask_map(f, items, 'tcp://here')\n"
+        "processes.map(f, items)\n"
+    )
+    assert sorted(_starts_workers(tree)) == [
+        (1, "loo_replay.run.workers"),
+        (2, "loo_replay.run.workers"),
+        (3, "loo_replay.run.workers"),
+        (4, "ProcessPoolExecutor"),
+        (5, "ordered_map"),
+        (6, "dask_map"),
+    ]

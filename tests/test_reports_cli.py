@@ -279,6 +279,7 @@ def test_pages_written_by_two_processes_equal_one_process_pages(
 ) -> None:
     """Session pages (in batches) and replay pages (a session a task), ``--jobs 2`` and 1."""
     from loo_replay.reports import build
+    from loo_replay.run.driver import Processes
 
     db, _, _ = audited
     monkeypatch.chdir(ROOT)  # the database names the logs as ingested, from the project
@@ -287,7 +288,7 @@ def test_pages_written_by_two_processes_equal_one_process_pages(
     for jobs in (1, 2):
         out = tmp_path / f"jobs-{jobs}"
         with duckdb.connect(str(db), read_only=True) as con:
-            result = build.write_reports(con, out, source="loo.duckdb", jobs=jobs)
+            result = build.write_reports(con, out, source="loo.duckdb", workers=Processes(jobs))
         assert result.replays == 318 and result.notes == []
         written[jobs] = {  # the time each derived page says it was computed aside
             p.relative_to(out).as_posix(): _COMPUTED.sub(b"", p.read_bytes())

@@ -210,6 +210,7 @@ def judge_loaded_deals(
     if sampling is None:
         return None
     from loo_replay.db.judge_loaded import judge_loaded
+    from loo_replay.run.driver import Processes
 
     bar = Progress(0, "judging: ")
 
@@ -219,7 +220,12 @@ def judge_loaded_deals(
 
     try:
         return judge_loaded(
-            db, sampling, replace=replace, jobs=jobs, progress=progress, limits=limits
+            db,
+            sampling,
+            replace=replace,
+            workers=Processes(jobs),
+            progress=progress,
+            limits=limits,
         )
     except KeyboardInterrupt:
         raise Interrupted(JUDGED_KEPT) from None

@@ -85,6 +85,7 @@ def _write(
     from loo_replay.derived.steps import record_reports
     from loo_replay.reports.build import write_reports
     from loo_replay.reports.names import OutsideOutput
+    from loo_replay.run.driver import Processes
 
     try:
         with refused_as(f"cannot write the reports to {out}", OutsideOutput):
@@ -94,7 +95,7 @@ def _write(
                     out,
                     source=str(db),
                     replays=replays,
-                    jobs=jobs,
+                    workers=Processes(jobs),
                     progress=status,
                     limits=limits,
                 )

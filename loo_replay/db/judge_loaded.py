@@ -11,9 +11,9 @@ moved or gone, are judged here: each session's document is read back from the
 same rows (``run.decision_rows``).  Deals judged before with other ``--samples`` or
 ``--seed`` are kept and counted; with ``replace`` they are judged again.
 
-The work goes to ``jobs`` processes (``run.workers.ordered_map``, started afresh: this
-process holds the database) in tasks of a few deals, and the rows are committed as they
-come back, so an interrupted run keeps what it judged and the next judges the rest.  Each
+The work (``judge_task``) goes to the processes the command gives (``run.driver.Processes``,
+started afresh: this process holds the database) in tasks of a few deals, and the rows are
+committed as they come back (``Committer``), so an interrupted run keeps what it judged and the next judges the rest.  Each
 commit raises the content version for the reports alone (``db.content``): the decisions
 page and the decision summaries are stale; the fairness tests and the collusion screen,
 which read no decision, are not.
@@ -46,10 +46,10 @@ from loo_replay.rulesets import loaded_choice
 from loo_replay.run.audit import SessionReport, audit_document
 from loo_replay.run.columns import clean
 from loo_replay.run.decision_rows import decision_rows
+from loo_replay.run.driver import HERE, Processes
 from loo_replay.run.frames import Columns
 from loo_replay.run.render import Sampling
 from loo_replay.run.rows import DecisionDealRow, DecisionRow, schema
-from loo_replay.run.workers import ordered_map
 
 # Deals a task judges, at least: a few seconds of a worker's time at 100 worlds, so that the
 # last tasks leave no worker idle for long.  A session of many deals is cut into at most
@@ -154,24 +154,24 @@ def judge_loaded(
     sampling: Sampling,
     *,
     replace: bool = False,
-    jobs: int = 1,
+    workers: Processes = HERE,
     progress: Progress | None = None,
     limits: Limits = LIMITS,
 ) -> Judged:
     """Judge every deal of the database at ``db`` that has no judged decisions, on
     ``sampling``'s worlds and seed (with ``replace``, those judged with other settings too),
-    each session's document read within ``limits``, in ``jobs`` processes."""
+    each session's document read within ``limits``, judged in ``workers``."""
     con = open_db(db)
     out = Judged(sampling)
     try:
-        writer = _Writer(con, replace)
+        writer = Committer(con, replace)
         todo = _plan(con, out, replace)
         total = sum(len(t[-1]) for t in todo)
         if progress is not None and total:
             progress(0, total)
         tasks = _tasks(con, todo, out, limits)
-        processes = jobs if total > TASK_DEALS else 1
-        with closing(ordered_map(judge_task, tasks, processes, spawn=True)) as results:
+        judging = workers if total > TASK_DEALS else HERE
+        with closing(judging.map(judge_task, tasks, spawn=True)) as results:
             for task, rows in results:
                 if rows is None:
                     out.missing[CHANGED] = out.missing.get(CHANGED, 0) + len(task.indexes)
@@ -244,9 +244,10 @@ def _tasks(
             yield Task(sid, file, line, ruleset, rules, stored.raw, chunk, out.sampling, limits)
 
 
-class _Writer:
-    """The judged rows into the database, committed every COMMIT_SECONDS: each commit raises
-    the content version, marking the reports stale (``content.raise_version``)."""
+class Committer:
+    """The sink of the judging: the judged rows into the database, in the order they come
+    back, committed every COMMIT_SECONDS: each commit raises the content version, marking
+    the reports stale (``content.raise_version``)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, replace: bool) -> None:
         self.con = con

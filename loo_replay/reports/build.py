@@ -60,7 +60,7 @@ from loo_replay.reports.rows import (
     ThrownTrick,
 )
 from loo_replay.reports.rows import rows as as_rows
-from loo_replay.run.workers import ordered_map
+from loo_replay.run.driver import HERE, Processes
 
 Progress = Callable[[str], None]
 BATCH_DEALS = 20_000  # deals of the sessions whose rows are asked of DuckDB together
@@ -114,13 +114,13 @@ def write_reports(
     *,
     source: str,
     replays: bool = True,
-    jobs: int = 1,
+    workers: Processes = HERE,
     progress: Progress | None = None,
     limits: Limits = LIMITS,
 ) -> ReportResult:
     """Write the index, a report per session, the all-sessions report and (with ``replays``)
     every deal's replay page into ``out``, from the database ``con`` (named ``source``),
-    the logs read again within ``limits``;
+    the logs read again within ``limits``, the pages written in ``workers``;
     ``files.OutputRefused`` before anything is written when ``out`` holds other files."""
     claimed = claim(out, REPORT_NAMES, "the reports")
     write_assets(out)
@@ -173,7 +173,7 @@ def write_reports(
             out,
             jobs_list,
             db=database_file(con),
-            processes=jobs,
+            workers=workers,
             done=done,
             stored=lambda session_id: stored_analyses(con, session_id),
             kept=lambda session_id: kept_document(con, session_id, limits.document_bytes),
@@ -186,7 +186,7 @@ def write_reports(
             result.replays += len(found.pages)
             result.replays_written += found.written
             result.notes.extend([(r["session_id"], found.note)] if found.note else [])
-    _write_session_pages(con, _Shared(out, colours, footer), rows, outcomes, jobs, progress)
+    _write_session_pages(con, Shared(out, colours, footer), rows, outcomes, workers, progress)
     deal_pages = {(sid, i): link for sid, o in outcomes.items() for i, link in o.pages.items()}
     write_file(
         out,
@@ -270,7 +270,7 @@ def all_sessions(
 
 
 @dataclass(frozen=True)
-class _Shared:
+class Shared:
     """What every session page of a report shares (sent once to each worker process)."""
 
     out: Path
@@ -280,14 +280,15 @@ class _Shared:
 
 def _write_session_pages(
     con: duckdb.DuckDBPyConnection,
-    shared: _Shared,
+    shared: Shared,
     rows: list[SessionSummary],
     outcomes: dict[str, ReplayOutcome],
-    jobs: int,
+    workers: Processes,
     progress: Progress | None,
 ) -> None:
-    """A page per session, batch by batch; with ``jobs`` > 1 the batches are shared out over
-    worker processes, each with its own read-only connection to the same database file."""
+    """A page per session, batch by batch; with more than one job in ``workers`` the
+    batches are shared out over them (``session_pages``), each with its own read-only
+    connection to the same database file (``start_session_worker``)."""
     batches = [
         (
             chunk,
@@ -300,14 +301,13 @@ def _write_session_pages(
         for chunk in _batches(rows)
     ]
     path = _database_file(con)
-    if jobs <= 1 or path is None or len(batches) <= 1:
+    if workers.jobs <= 1 or path is None or len(batches) <= 1:
         counts: Iterator[int] = (_pages_of(con, shared, *batch) for batch in batches)
-    else:
-        counts = ordered_map(
-            _worker_pages,
+    else:  # spawned, never forked: this process holds DuckDB
+        counts = workers.map(
+            session_pages,
             batches,
-            jobs,
-            initializer=_start_worker,
+            initializer=start_session_worker,
             initargs=(path, shared),
             spawn=True,
         )
@@ -320,7 +320,7 @@ def _write_session_pages(
 
 def _pages_of(
     con: duckdb.DuckDBPyConnection,
-    shared: _Shared,
+    shared: Shared,
     chunk: list[SessionSummary],
     outcomes: dict[str, ReplayOutcome],
 ) -> int:
@@ -367,18 +367,22 @@ def session_of(
     )
 
 
-_WORKER: tuple[duckdb.DuckDBPyConnection, _Shared] | None = None  # in a worker process
+_WORKER: tuple[duckdb.DuckDBPyConnection, Shared] | None = None  # in a worker process
 
 
-def _start_worker(path: str, shared: _Shared) -> None:
+def start_session_worker(path: str, shared: Shared) -> None:
+    """A worker process's start: its read-only connection to the database file at ``path``,
+    and what every page shares, kept for ``session_pages``."""
     global _WORKER
     # Each statement bounded in time as the command's own (``interrupts.bounded``), for
     # the worker's life.
     _WORKER = (cast(duckdb.DuckDBPyConnection, start(connect(Path(path), read_only=True))), shared)
 
 
-def _worker_pages(batch: tuple[list[SessionSummary], dict[str, ReplayOutcome]]) -> int:
-    assert _WORKER is not None, "_start_worker runs first"
+def session_pages(batch: tuple[list[SessionSummary], dict[str, ReplayOutcome]]) -> int:
+    """The work of a worker process: the pages of one batch of sessions (with the replay
+    pages each links), written; how many."""
+    assert _WORKER is not None, "start_session_worker runs first"
     return _pages_of(*_WORKER, *batch)
 
 

@@ -10,7 +10,8 @@ was loaded under (``sessions.rules``), and each deal rendered with
 ``render_page``, linked to its session and its neighbours.  A session whose
 pages are already written for the same content, rules and program is left
 alone (``stamp.json``), so a second ``report`` costs little; sessions are
-shared out over ``jobs`` processes.
+shared out over the processes the command gives (``run.driver.Processes``), each
+rendering a session's pages (``render_task``).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from loo_replay.logs.reader import Document, ReadError, read_documents
 from loo_replay.reports.names import inside, safe_filename, session_page_name, write_file
 from loo_replay.rulesets import loaded_choice
 from loo_replay.run.audit import SessionReport, audit_document
+from loo_replay.run.driver import HERE, Processes
 from loo_replay.run.frames import rules_fingerprint
-from loo_replay.run.workers import ordered_map
 
 if TYPE_CHECKING:
     from loo_replay.engine.analysis import DealAnalysis
@@ -217,11 +218,12 @@ def render_session(
     return outcome
 
 
-def _render(
+def render_task(
     task: tuple[str, ReplayJob, bytes, dict[int, DealAnalysis], Limits, dict[int, DealDecisions]]
     | ReplayOutcome,
 ) -> ReplayOutcome:
-    """A session's pages from its document, or the outcome already known (its log is gone)."""
+    """The work of a worker process: a session's pages from its document (``render_session``
+    into the output folder), or the outcome already known (its log is gone)."""
     if isinstance(task, ReplayOutcome):
         return task
     out, job, raw, stored, limits, decided = task
@@ -287,7 +289,7 @@ def write_replays(
     jobs: Iterable[ReplayJob],
     *,
     db: Path,
-    processes: int = 1,
+    workers: Processes = HERE,
     done: Callable[[ReplayOutcome], None] | None = None,
     stored: Callable[[str], dict[int, DealAnalysis]] | None = None,
     kept: Callable[[str], bytes | None] | None = None,
@@ -295,7 +297,7 @@ def write_replays(
     decided: Callable[[str], dict[int, DealDecisions]] | None = None,
 ) -> dict[str, ReplayOutcome]:
     """Replay pages for every deal of ``jobs`` (loaded into the database at ``db``) under
-    ``out/replays``; per session id, which deal has which page, and a note where pages
+    ``out/replays``, rendered in ``workers``; per session id, which deal has which page, and a note where pages
     are missing.  ``stored`` reads a session's analyses as loaded, ``decided`` its judged
     decisions (of a job whose ``judged`` says it has some) and ``kept`` its document (by
     this process, which holds the database)."""
@@ -323,7 +325,8 @@ def write_replays(
     )
     # Spawned, never forked: the calling process holds DuckDB.  At most two documents per
     # process wait in memory.
-    for outcome in ordered_map(_render, tasks, processes if len(todo) > 1 else 1, spawn=True):
+    rendering = workers if len(todo) > 1 else HERE
+    for outcome in rendering.map(render_task, tasks, spawn=True):
         outcomes[outcome.session_id] = outcome
         if done is not None:
             done(outcome)

@@ -12,6 +12,10 @@ The work is a function at a module's top level, so that a worker process or a Da
 can run it.  A worker's state comes once, through its initializer, and for ingest one
 part of it late (``Workers.start``): the workers are forked before the sink opens what no
 child may inherit (a DuckDB database), and learn then what it holds.
+
+An output's own work over what the database holds (the report's pages, the judging of
+loaded deals) runs through ``Processes``, which the command chooses: the output names
+its work and consumes the results in order, and starts no worker itself.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from loo_replay.logs.paths import Expanded, Skipped, entries, expand
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, Share, plan_pieces, read_piece, share
 from loo_replay.logs.reader import Document, ReadError, log_kind, read_documents
 from loo_replay.run.audit import UnreadableFile
-from loo_replay.run.workers import dask_map, early_context, mapped_now, started_pool
+from loo_replay.run.workers import dask_map, early_context, mapped_now, ordered_map, started_pool
 
 B = TypeVar("B")  # what the sink takes: a batch of rows, a rendered document
 P = TypeVar("P")  # what a worker sends back for a share: its batches, packed
@@ -460,3 +464,40 @@ def each_document(
 
 def _batch(batch: list[R]) -> list[R]:
     return batch
+
+
+# -- the outputs' own work, over processes ---------------------------------------------
+
+
+class Processes:
+    """The processes a command gives an output's own work (the report's session and replay
+    pages, the judging of loaded deals): the command chooses how many (``--jobs``); the
+    output hands its work to ``map`` and takes the results in order, as a sink.  One job:
+    the work runs here, as the results are asked for.  A plain class, as this module's
+    types are (``Input``'s note)."""
+
+    __slots__ = ("jobs",)
+
+    def __init__(self, jobs: int = 1) -> None:
+        self.jobs = jobs
+
+    def map(
+        self,
+        work: Callable[[T], R],
+        items: Iterable[T],
+        *,
+        initializer: Callable[..., None] | None = None,
+        initargs: tuple[Any, ...] = (),
+        spawn: bool = False,
+    ) -> Generator[R, None, None]:
+        """``map(work, items)`` in ``jobs`` processes, in input order, at most two items a
+        process in flight (``run.workers.ordered_map``); ``initializer(*initargs)`` once in
+        each, for state sent once rather than with every item.  ``spawn`` starts them
+        afresh rather than forked: a must when this process holds a DuckDB connection.
+        ``work`` and ``initializer`` are functions at a module's top level."""
+        return ordered_map(
+            work, items, self.jobs, initializer=initializer, initargs=initargs, spawn=spawn
+        )
+
+
+HERE = Processes(1)  # every item's work in this process
