@@ -13,10 +13,10 @@ same rows (``run.decision_rows``).  Deals judged before with other ``--samples``
 
 The work (``judge_task``) goes to the processes the command gives (``run.driver.Processes``,
 started afresh: this process holds the database) in tasks of a few deals, and the rows are
-committed as they come back (``Committer``), so an interrupted run keeps what it judged and the next judges the rest.  Each
-commit raises the content version for the reports alone (``db.content``): the decisions
-page and the decision summaries are stale; the fairness tests and the collusion screen,
-which read no decision, are not.
+committed as they come back (``Committer``), so an interrupted run keeps what it judged and
+the next judges the rest.  Each commit raises the content version for the reports alone
+(``db.content``): the decisions page and the decision summaries are stale; the fairness
+tests and the collusion screen, which read no decision, are not.
 """
 
 from __future__ import annotations
