@@ -7,6 +7,7 @@ longest-first rule of scheduling), the rest follow in their usual order
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -56,3 +57,16 @@ def sample_audit(tmp_path_factory: pytest.TempPathFactory) -> Any:
     from report_helpers import audit_samples
 
     return audit_samples(tmp_path_factory.mktemp("sample-audit"))
+
+
+@pytest.fixture(scope="session")
+def samples_ingested(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``loo-replay ingest sample_logs`` into a new database (the analysis on, the default),
+    once a worker, for the modules that read it (``test_db_ingest``, ``test_db_analysis``):
+    read only, a test that writes copies it first."""
+    from db_helpers import SAMPLES, run
+
+    db = tmp_path_factory.mktemp("samples-ingested") / "loo.duckdb"
+    result = run("ingest", SAMPLES, "--db", db)
+    assert result.returncode == 0, result.stderr
+    return db

@@ -11,7 +11,7 @@ from typing import Any
 
 import duckdb
 import pytest
-from db_helpers import SAMPLES, counts, dump, run, sql
+from db_helpers import SAMPLES, dump, run, sql
 
 from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.db.tables import ANALYSIS_TABLES
@@ -23,13 +23,11 @@ from loo_replay.run.audit import SessionReport, audit_paths
 
 
 @pytest.fixture(scope="module")
-def analysed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """The samples ingested (analysis on by default), and ``analyse --format json`` of them."""
-    db = tmp_path_factory.mktemp("analysis") / "loo.duckdb"
-    result = run("ingest", SAMPLES, "--db", db)
-    assert result.returncode == 0, result.stderr
+def analysed(samples_ingested: Path) -> tuple[Path, dict[str, Any]]:
+    """The samples ingested (analysis on by default; once a worker, conftest.py, read only),
+    and ``analyse --format json`` of them."""
     out = run("analyse", SAMPLES, "--format", "json")
-    return db, json.loads(out.stdout)
+    return samples_ingested, json.loads(out.stdout)
 
 
 def _deals(doc: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
@@ -85,17 +83,6 @@ def test_no_analysis_loads_the_same_audit_and_no_analysis(
         assert without.pop(table) == []
         assert with_it.pop(table)
     assert with_it == without
-
-
-def test_reingest_adds_no_analysis_rows(
-    analysed: tuple[Path, dict[str, Any]], tmp_path: Path
-) -> None:
-    db, _ = analysed
-    copy = tmp_path / "again.duckdb"
-    copy.write_bytes(db.read_bytes())
-    result = run("ingest", SAMPLES, "--db", copy)
-    assert counts(result)["loaded"] == 0
-    assert dump(copy) == dump(db)
 
 
 def test_stats_gives_thrown_tricks_per_100_deals_played_and_avoidable_loos(

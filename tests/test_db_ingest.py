@@ -21,12 +21,10 @@ from loo_replay.run import load_work
 
 
 @pytest.fixture(scope="module")
-def samples_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """sample_logs/ ingested once (shared, read-only by the tests using it)."""
-    db = tmp_path_factory.mktemp("samples") / "loo.duckdb"
-    result = run("ingest", SAMPLES, "--db", db)
-    assert result.returncode == 0, result.stderr
-    return db
+def samples_db(samples_ingested: Path) -> Path:
+    """sample_logs/ ingested once a worker (conftest.py; shared, read-only by the tests
+    using it)."""
+    return samples_ingested
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +61,8 @@ def simulated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_ingest_twice_keeps_one_copy_of_everything(samples_db: Path, tmp_path: Path) -> None:
+    """Every table the same, the analysis's rows too (test_db_analysis asked that apart with
+    the same two commands)."""
     db = tmp_path / "loo.duckdb"
     shutil.copy(samples_db, db)
     before = dump(db)
