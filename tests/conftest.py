@@ -62,8 +62,8 @@ def sample_audit(tmp_path_factory: pytest.TempPathFactory) -> Any:
 @pytest.fixture(scope="session")
 def samples_ingested(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``loo-replay ingest sample_logs`` into a new database (the analysis on, the default),
-    once a worker, for the modules that read it (``test_db_ingest``, ``test_db_analysis``):
-    read only, a test that writes copies it first."""
+    once a worker, for the modules that read it (``test_db_ingest``, ``test_db_analysis``,
+    ``test_db_schema``): read only, a test that writes copies it first."""
     from db_helpers import SAMPLES, run
 
     db = tmp_path_factory.mktemp("samples-ingested") / "loo.duckdb"
