@@ -342,8 +342,11 @@ class Replay(DeclaringReplay):
         state = self.state
         amount = self.o.penalties_out_of_turn
         held = state.held(ev.seat)
-        state.hands[ev.seat] &= ~(1 << ev.card)
-        state.played |= 1 << ev.card
+        # The card's bit in 64 bits: compiled, ``1 << ev.card`` is a C int, which shifted
+        # past bit 31 dropped or marked another card (every club, the diamonds' high cards).
+        bit: cython.ulonglong = cython.cast(cython.ulonglong, 1) << ev.card
+        state.hands[ev.seat] &= ~bit
+        state.played |= bit
         state.retired.add(ev.seat)
         trick.order.remove(ev.seat)
         trick.cards.append((ev.seat, ev.card, DEAD, ev.index))
