@@ -34,7 +34,7 @@ def _dead_steps() -> list[tuple[str, int, int, tuple[int, ...], tuple[int, ...]]
                     continue
                 if step.card is not None and (step.seat, step.card, True) in step.trick.plays:
                     after = step.hands[step.seat]
-                    found.append((report.id, deal.number, step.card, step.held, after))
+                    found.append((report.id, replay.number, step.card, step.held, after))
     return found
 
 
