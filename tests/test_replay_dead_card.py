@@ -1,5 +1,5 @@
 """A card played out of turn is dead: it leaves its player's hand and counts as played,
-whatever its suit (docs/rules.md, "Playing out of turn").
+whatever its suit (docs/rules.md §6, the `out-of-turn` finding).
 
 The compiled replay had shifted a C int to find the card's bit, so a dead card past bit 31
 (every club, the high diamonds) stayed in the hand and another card was marked played; the
