@@ -11,7 +11,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 import pytest
 from db_helpers import SAMPLES, counts, dump, run, sql
 
-from loo_replay.db import migrations, opening, settings, tables, versions
+from loo_replay.db import latest, migrations, opening, settings, tables, versions
 from loo_replay.db.load import Loader
 from loo_replay.engine.cards import canonical
 from loo_replay.logs.paths import expand
@@ -256,19 +256,20 @@ def test_a_new_database_appears_whole_or_not_at_all(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A new file is made with its tables beside its place and linked there whole: a run
-    stopped while making it (here, in its migrations) leaves no file, where a kill as DuckDB
+    stopped while making it (here, as it makes its tables) leaves no file, where a kill as DuckDB
     started it had left an empty one that no later run could open."""
     db = tmp_path / "loo.duckdb"
-    real = versions.migrate
+    real = latest.create
 
-    def stopped(*args: Any, **kwargs: Any) -> tuple[int, int]:
+    def stopped(con: duckdb.DuckDBPyConnection) -> bool:
+        con.execute("CREATE TABLE half (x INTEGER)")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(opening, "migrate", stopped)
+    monkeypatch.setattr(opening, "create", stopped)
     with pytest.raises(KeyboardInterrupt):
         opening.open_db(db)
     assert list(tmp_path.iterdir()) == []
-    monkeypatch.setattr(opening, "migrate", real)
+    monkeypatch.setattr(opening, "create", real)
     _opened_alone(db)
 
 

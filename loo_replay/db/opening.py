@@ -18,6 +18,7 @@ import duckdb
 
 from loo_replay.db.errors import DatabaseBusy, DatabaseError, damage
 from loo_replay.db.interrupts import bounded
+from loo_replay.db.latest import create
 from loo_replay.db.migrations import VERSION
 from loo_replay.db.settings import DATABASE_FILES, ROW_GROUP_ROWS, duckdb_config, seal
 from loo_replay.db.versions import migrate, newer, version_of
@@ -223,16 +224,18 @@ def reading(path: Path, failed: str | None = None) -> Iterator[None]:
 def _create(path: Path) -> None:
     """A new database at ``path``, made with its tables in a folder of its own beside it and
     linked into place whole: a process killed while DuckDB was starting the file had left an
-    empty one, which no later run could open (docs/limits.md, "Databases").  A file another
-    process put there first is left to be opened as it is; the one made here is known to be
-    at the latest version, and is not looked at again (``_looked``)."""
+    empty one, which no later run could open (docs/limits.md, "Databases").  Its tables are
+    made at the latest version at once (``latest.create``), not migration by migration.  A
+    file another process put there first is left to be opened as it is; the one made here is
+    known to be at the latest version, and is not looked at again (``_looked``)."""
     linked = False
     try:
         with staging(path.parent) as stage:
             made = stage / path.name
             con = connect(made)
             try:
-                migrate(con)
+                if not create(con):  # no stored schema for this DuckDB
+                    migrate(con)
             finally:
                 con.close()
             try:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import duckdb
 
 from loo_replay.db.errors import DatabaseError
+from loo_replay.db.latest import schema
 from loo_replay.db.migrations import MIGRATIONS, V1_COLUMNS, VERSION, Migration
-from loo_replay.db.settings import duckdb_config
 
 
 def version_of(con: duckdb.DuckDBPyConnection) -> int:
@@ -117,18 +117,13 @@ class _Definitions:
 @functools.cache
 def _reference(version: int) -> _Definitions:
     """The views and tables, as DuckDB writes them out, of a database made by the
-    migrations up to ``version``: made in memory, once a process (about 0.1 s)."""
-    con = duckdb.connect(config={**duckdb_config(), "enable_external_access": False})
-    try:
-        for migration in MIGRATIONS[:version]:
-            for statement in migration.statements:
-                con.execute(statement)
-        views = con.execute("SELECT view_name, sql FROM duckdb_views() WHERE NOT internal")
-        found = {name: _normal(sql) for name, sql in views.fetchall()}
-        tables = con.execute("SELECT table_name, sql FROM duckdb_tables()").fetchall()
-        return _Definitions(found, {name: _normal(sql) for name, sql in tables})
-    finally:
-        con.close()
+    migrations up to ``version`` (``latest.schema``: the latest kept beside the code, an
+    older one made in memory), spacing made one."""
+    made = schema(version)
+    return _Definitions(
+        {name: _normal(sql) for name, sql in made.views},
+        {name: _normal(sql) for name, sql in made.tables},
+    )
 
 
 def _normal(sql: str) -> str:
