@@ -12,11 +12,18 @@ new file and answered ``q`` at its first prompt.  With valgrind, ``--instruction
 each command once under callgrind (its processes summed): the figure that does not move
 with the machine's load.  Writes benchmarks/results/<name>.json and the table
 docs/performance.md carries in <name>.md, with the build that ran (compiled or pure Python).
+``--runs 0`` counts the instructions alone, the one figure a busy machine leaves as it is.
+
+The environment may set ``PYTHONDONTWRITEBYTECODE``: then no command writes the bytecode of
+the sources it imports, and each would compile them again, every run.  The package's
+bytecode is written first (``compileall``), so that no figure counts compiling; where it
+cannot be written, the table says so.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import re
 import shutil
@@ -70,8 +77,8 @@ STEPS = (
 class Figure:
     step: str
     runs: int
-    wall_ms: float  # median
-    cpu_ms: float  # median
+    wall_ms: float | None  # median; None when only instructions were counted (--runs 0)
+    cpu_ms: float | None  # median
     over_floor_ms: float | None  # the median wall over the floor's, for ingest
     target_ms: int | None
     instructions: int | None
@@ -117,6 +124,23 @@ def _callgrind(command: list[str], stdin: str | None, folder: Path) -> int:
     return sum(counts)
 
 
+def bytecode() -> str | None:
+    """Write the bytecode of the package and of the packages the commands import, as a first
+    import would where bytecode is written; None when it is all there, else what is not."""
+    import loo_replay
+
+    folders = {Path(loo_replay.__file__).parent}
+    for name in ("typer", "click", "duckdb", "pyarrow", "orjson", "prompt_toolkit"):
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        if getattr(module, "__file__", None):
+            folders.add(Path(module.__file__).parent)
+    failed = [str(f) for f in sorted(folders) if not compileall.compile_dir(f, quiet=2)]
+    return f"bytecode not written in {', '.join(failed)}: compiling counted" if failed else None
+
+
 def measure(runs: int, data: Path, instructions: bool) -> list[Figure]:
     log, other = _logs(data)
     times: dict[str, list[tuple[float, float]]] = {s.name: [] for s in STEPS}
@@ -135,40 +159,52 @@ def measure(runs: int, data: Path, instructions: bool) -> list[Figure]:
                     times[step.name].append(timed_command(command, step.stdin))
                 shutil.rmtree(work)
             print(f"round {run + 1} of {runs + instructions} done", flush=True)
-    floor = statistics.median(wall for _, wall in times[STEPS[1].name])
     figures = []
     for step in STEPS:
+        count = counts.get(step.name)
+        if not runs:  # instructions alone
+            figures.append(Figure(step.name, 0, None, None, None, step.target_ms, count))
+            continue
+        floor = statistics.median(wall for _, wall in times[STEPS[1].name])
         wall = statistics.median(w for _, w in times[step.name])
         cpu = statistics.median(c for c, _ in times[step.name])
         over = 1000 * (wall - floor) if step.over_floor else None
-        count = counts.get(step.name)
         figures.append(
             Figure(step.name, runs, 1000 * wall, 1000 * cpu, over, step.target_ms, count)
         )
     return figures
 
 
-def table(figures: list[Figure], built: str, load: str) -> str:
+def _ms(value: float | None) -> str:
+    return "" if value is None else f"{value:.0f}"
+
+
+def table(figures: list[Figure], built: str, load: str, compiling: str | None = None) -> str:
+    runs = figures[0].runs
+    timed = f"medians of {runs} runs, in rounds" if runs else "instructions alone"
     lines = [
-        f"Start-up on the 40-deal log ({built}; medians of {figures[0].runs} runs, in "
-        f"rounds; load average before the runs {load}):",
+        f"Start-up on the 40-deal log ({built}; {timed}; load average before the runs "
+        f"{load}{'; ' + compiling if compiling else ''}):",
         "",
         "| command | wall ms | CPU ms | over the floor ms | target ms | instructions |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for f in figures:
-        over = f"{f.over_floor_ms:.0f}" if f.over_floor_ms is not None else ""
+        over = f.over_floor_ms is not None or f.step.startswith("ingest")
         target = "" if f.target_ms is None else f"{f.target_ms}" + (" over" if over else "")
         count = f"{f.instructions:,}" if f.instructions is not None else ""
         lines.append(
-            f"| `{f.step}` | {f.wall_ms:.0f} | {f.cpu_ms:.0f} | {over} | {target} | {count} |"
+            f"| `{f.step}` | {_ms(f.wall_ms)} | {_ms(f.cpu_ms)} | {_ms(f.over_floor_ms)} "
+            f"| {target} | {count} |"
         )
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument(
+        "--runs", type=int, default=10, help="timed runs of each command (0: instructions alone)"
+    )
     parser.add_argument("--data", type=Path, default=DATA, metavar="DIR", help="the logs' cache")
     parser.add_argument(
         "--instructions",
@@ -178,11 +214,19 @@ def main() -> None:
     )
     result_options(parser, "startup")
     args = parser.parse_args()
+    if not (args.runs or args.instructions):
+        parser.error("--runs 0 counts instructions alone: it needs valgrind")
+    compiling = bytecode()
     load = ", ".join(f"{n:.1f}" for n in os.getloadavg())
     figures = measure(args.runs, args.data, args.instructions)
     built = measured_build()
-    fields = {"build": built, "load": load, "figures": [asdict(f) for f in figures]}
-    save(args, fields, table(figures, built, load))
+    fields = {
+        "build": built,
+        "load": load,
+        "compiling": compiling,
+        "figures": [asdict(f) for f in figures],
+    }
+    save(args, fields, table(figures, built, load, compiling))
 
 
 if __name__ == "__main__":
