@@ -39,6 +39,11 @@ class SchedulerError(WorkerError, RuntimeError):
     """``--scheduler`` names no cluster that can be used (none answers, or no Dask)."""
 
 
+class WorkerDied(WorkerError):
+    """A worker process of ``--jobs`` died mid-work (killed, out of memory): said by the run
+    layer's driver, whatever the work (``run.workers``)."""
+
+
 class Interrupted(LooReplayError):
     """Ctrl-C stopped the work; the message says what was undone (exit status 130)."""
 

@@ -532,3 +532,52 @@ def test_the_worker_check_sees_what_it_forbids() -> None:
         (5, "ordered_map"),
         (6, "dask_map"),
     ]
+
+
+# A pool's own exceptions: the driver says them as the library's error (``errors.WorkerDied``,
+# ``run/workers.py``), so that no sink knows how its work was run.
+_POOL_ERRORS = frozenset({"BrokenProcessPool", "BrokenExecutor"})
+
+
+def _pool_errors(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Every name of a pool's exception: imported, caught, or reached as an attribute."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name in _POOL_ERRORS:
+                    yield node.lineno, alias.name
+        elif isinstance(node, ast.Name) and node.id in _POOL_ERRORS:
+            yield node.lineno, node.id
+        elif isinstance(node, ast.Attribute) and node.attr in _POOL_ERRORS:
+            yield node.lineno, node.attr
+
+
+def test_only_the_run_layer_names_a_broken_pool() -> None:
+    """A worker process that dies is ``WorkerDied``, said by ``run/`` in one place (issue
+    52): no sink (the loader, the judging of loaded deals, the report) catches the pool's
+    ``BrokenProcessPool`` and says it in its own words."""
+    found = [
+        f"{name}:{line}: {what}"
+        for name, _, tree in _modules()
+        if _unit(name) != "run"
+        for line, what in _pool_errors(tree)
+    ]
+    assert found == []
+    workers = ast.parse((PACKAGE / "run" / "workers.py").read_text("utf-8"))
+    assert "BrokenProcessPool" in {w for _, w in _pool_errors(workers)}
+
+
+def test_the_broken_pool_check_sees_what_it_forbids() -> None:
+    tree = ast.parse(
+        "from concurrent.futures.process import BrokenProcessPool\n"
+        "from concurrent.futures import BrokenExecutor as Broken\n"
+        "try: pass\nexcept concurrent.futures.process.BrokenProcessPool: pass\n"
+        "try: pass\nexcept BrokenProcessPool: pass\n"
+        "from concurrent.futures.process import ProcessPoolExecutor\n"
+    )
+    assert sorted(_pool_errors(tree)) == [
+        (1, "BrokenProcessPool"),
+        (2, "BrokenExecutor"),
+        (4, "BrokenProcessPool"),
+        (6, "BrokenProcessPool"),
+    ]

@@ -133,3 +133,22 @@ def test_idle_is_called_only_once_every_item_is_handed_out_and_a_result_is_late(
     assert list(results) == [n * n for n in range(10)]
     assert calls and set(calls) == {10}  # each after the last item was handed out
     assert len(calls) <= 4  # once a wait at most: the window's results
+
+
+def _dies_at_three(n: int) -> int:
+    if n == 3:
+        os.kill(os.getpid(), 9)  # as the kernel's out-of-memory killer ends a worker
+    return n
+
+
+def test_a_worker_that_dies_is_the_librarys_error_whatever_the_work() -> None:
+    """The pool's ``BrokenProcessPool`` is said once, in ``run/``, as ``WorkerDied``
+    (exit status 2, ``cli/failures.py``): the loader, the judging and the report see the
+    library's error, the same words."""
+    from loo_replay.cli.failures import status_of
+    from loo_replay.errors import WorkerDied
+    from loo_replay.run.driver import Processes
+
+    with pytest.raises(WorkerDied, match=r"a worker process died \(out of memory\?\)"):
+        list(Processes(2).map(_dies_at_three, range(8)))
+    assert status_of(WorkerDied) == 2

@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # imported by the commands themselves: validate loads no data
     from loo_replay.db.ingest import IngestResult
     from loo_replay.db.judge_loaded import Judged
     from loo_replay.db.load import Counts
+    from loo_replay.run.driver import Processes
     from loo_replay.run.render import Sampling
 
 DEFAULT_DB = Path("loo.duckdb")
@@ -140,10 +141,11 @@ def ingest(
     absolute path.
     """
     from loo_replay.output.text import safe
-    from loo_replay.run.driver import input_bytes
+    from loo_replay.run.driver import input_bytes, reached
 
     choice = rule_choice(ruleset, settings)
     sampling = judging(decisions, samples, seed)
+    workers = reached(jobs, scheduler)  # a dead scheduler: said before the database is made
     check_database(db)
     progress = Progress(input_bytes(paths))
 
@@ -182,7 +184,7 @@ def ingest(
             f"{c.documents + c.documents_known} unreadable document(s): {c.documents} kept "
             f"in rejects, {c.documents_known} already there"
         )
-    judged = judge_loaded_deals(db, sampling, replace, jobs, limits)
+    judged = judge_loaded_deals(db, sampling, replace, workers, limits)
     for line in decisions_lines(sampling, c, result.judged, judged):
         typer.echo(line)
     stale = stale_after(result.stale, judged)
@@ -202,15 +204,15 @@ def judging(decisions: bool, samples: int, seed: int) -> Sampling | None:
 
 
 def judge_loaded_deals(
-    db: Path, sampling: Sampling | None, replace: bool, jobs: int, limits: Limits
+    db: Path, sampling: Sampling | None, replace: bool, workers: Processes, limits: Limits
 ) -> Judged | None:
     """With ``--decisions``, after the load: every deal of the database not judged yet
-    judged from its stored document (``db.judge_loaded``), a progress bar on a terminal.
-    Ctrl-C is ``Interrupted``, saying what the database keeps."""
+    judged from its stored document (``db.judge_loaded``) in ``workers`` (``--jobs``
+    processes or the ``--scheduler`` cluster), a progress bar on a terminal.  Ctrl-C is
+    ``Interrupted``, saying what the database keeps."""
     if sampling is None:
         return None
     from loo_replay.db.judge_loaded import judge_loaded
-    from loo_replay.run.driver import Processes
 
     bar = Progress(0, "judging: ")
 
@@ -223,7 +225,7 @@ def judge_loaded_deals(
             db,
             sampling,
             replace=replace,
-            workers=Processes(jobs),
+            workers=workers,
             progress=progress,
             limits=limits,
         )

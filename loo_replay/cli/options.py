@@ -144,6 +144,16 @@ def scheduler_option(help: str) -> Any:
     return typer.Option("--scheduler", metavar="ADDRESS", help=help)
 
 
+def one_kind_of_workers(jobs: int, scheduler: str | None) -> None:
+    """A usage error for ``--jobs N`` (N > 1) with ``--scheduler``: the work runs in
+    processes here or on the Dask cluster, not both."""
+    if scheduler is not None and jobs != 1:
+        raise typer.BadParameter(
+            "--jobs runs the work in processes here, --scheduler on a Dask cluster: give one",
+            param_hint="--scheduler",
+        )
+
+
 SchedulerOpt = Annotated[
     str | None, scheduler_option("Work on the Dask cluster at this address (the dask extra).")
 ]
@@ -219,7 +229,8 @@ def reads_logs(command: Callable[..., R]) -> Callable[..., R]:
     """``command`` with an option for each limit on what is read (``--max-document-bytes``
     and the rest: docs/limits.md), called with ``limits=`` the ``Limits`` they give: every
     command that reads logs takes the same options from this one place, and has the paths
-    of its command line checked (``check_paths``) before it starts."""
+    of its command line checked (``check_paths``), and ``--jobs`` with ``--scheduler``
+    refused (``one_kind_of_workers``), before it starts."""
     signature = inspect.signature(command, eval_str=True)
     kept = [p for p in signature.parameters.values() if p.name != "limits"]
     added = [_limit_parameter(name) for name in OPTIONS]
@@ -227,6 +238,7 @@ def reads_logs(command: Callable[..., R]) -> Callable[..., R]:
     @functools.wraps(command)
     def with_limits(*args: Any, **kwargs: Any) -> R:
         limits = Limits(**{name: kwargs.pop(name) for name in OPTIONS})
+        one_kind_of_workers(kwargs.get("jobs", 1), kwargs.get("scheduler"))
         if kwargs.get("paths"):
             kwargs["paths"] = check_paths(kwargs["paths"])
         return command(*args, limits=limits, **kwargs)

@@ -51,6 +51,7 @@ from loo_replay.output.text import safe
 
 if TYPE_CHECKING:  # imported by the commands themselves: validate loads no database
     from loo_replay.derived.steps import UpToDate
+    from loo_replay.run.driver import Processes
 
 DEFAULT_OUT = Path("reports")
 OutOpt = Annotated[
@@ -73,19 +74,25 @@ JobsOpt = Annotated[
         "Write session pages and replays (auditing the logs again) in this many processes."
     ),
 ]
+ReportSchedulerOpt = Annotated[
+    str | None,
+    scheduler_option(
+        "Write the replay pages (auditing the logs again) on the Dask cluster at this address "
+        "(the dask extra); the session pages are written here."
+    ),
+]
 
 
 def _write(
-    db: Path, out: Path, replays: bool, jobs: int, status: StatusLine, limits: Limits
+    db: Path, out: Path, replays: bool, workers: Processes, status: StatusLine, limits: Limits
 ) -> tuple[int, int, int, int]:
     """The reports of the database at ``db`` in ``out``, the logs read again for the replay
-    pages within ``limits``: (sessions, replay pages, written, sessions whose replay pages
-    could not all be written, each said on stderr)."""
+    pages within ``limits``, the pages written in ``workers``: (sessions, replay pages,
+    written, sessions whose replay pages could not all be written, each said on stderr)."""
     from loo_replay.db.opening import opened
     from loo_replay.derived.steps import record_reports
     from loo_replay.reports.build import write_reports
     from loo_replay.reports.names import OutsideOutput
-    from loo_replay.run.driver import Processes
 
     try:
         with refused_as(f"cannot write the reports to {out}", OutsideOutput):
@@ -95,7 +102,7 @@ def _write(
                     out,
                     source=str(db),
                     replays=replays,
-                    workers=Processes(jobs),
+                    workers=workers,
                     progress=status,
                     limits=limits,
                 )
@@ -118,6 +125,7 @@ def report(
     out: OutOpt = DEFAULT_OUT,
     replays: ReplaysOpt = True,
     jobs: JobsOpt = 1,
+    scheduler: ReportSchedulerOpt = None,
     limits: Limits = LIMITS,
 ) -> None:
     """Write the HTML reports from the database.
@@ -126,8 +134,11 @@ def report(
     page per deal; they work offline.  The logs are read again for the replay pages, from
     wherever this runs.
     """
+    from loo_replay.run.driver import reached
+
+    workers = reached(jobs, scheduler)  # a dead scheduler: said before anything is written
     _up_to_date(db)
-    sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine(), limits)
+    sessions, pages, written, missing = _write(db, out, replays, workers, StatusLine(), limits)
     typer.echo(_where(out, sessions, pages, written, replays))
     if missing:
         fail(f"replay pages of {missing} session(s) could not be written (see above)")
@@ -174,8 +185,9 @@ def audit(
     scheduler: Annotated[
         str | None,
         scheduler_option(
-            "Audit the logs into the database on the Dask cluster at this address (the dask "
-            "extra); the reports are written here, in --jobs processes."
+            "Audit the logs into the database, judge their decisions and write the replay "
+            "pages on the Dask cluster at this address (the dask extra); the session pages "
+            "are written here."
         ),
     ] = None,
     replays: ReplaysOpt = True,
@@ -193,10 +205,11 @@ def audit(
     input that could not be read.
     """
     from loo_replay.output.text import summary_line
-    from loo_replay.run.driver import input_bytes
+    from loo_replay.run.driver import input_bytes, reached
 
     choice = rule_choice(ruleset, settings)
     sampling = judging(decisions, samples, seed)
+    workers = reached(jobs, scheduler)  # a dead scheduler: said before anything is made
     check_database(db)
     _claim(out)
     status = Progress(input_bytes(paths), "auditing: ")
@@ -218,7 +231,7 @@ def audit(
         f"loaded {c.loaded} deal(s), {c.rejected} rejected (kept in rejects), {c.skipped} "
         f"already loaded, {c.conflicts} in conflict, from {result.files} file(s) into {db}"
     )
-    judged = judge_loaded_deals(db, sampling, replace, jobs, limits)
+    judged = judge_loaded_deals(db, sampling, replace, workers, limits)
     for line in decisions_lines(sampling, c, result.judged, judged):
         typer.echo(line)
     current = _up_to_date(db, collusion=not no_analysis)
@@ -228,7 +241,7 @@ def audit(
             "analyse the deals); loo-replay collusion --db screens this database"
         )
     pairs = 0 if no_analysis else current.collusion_flagged
-    sessions, pages, written, missing = _write(db, out, replays, jobs, StatusLine(), limits)
+    sessions, pages, written, missing = _write(db, out, replays, workers, StatusLine(), limits)
     s = result.summary
     typer.echo(summary_line(s))
     if result.conflicts:

@@ -14,7 +14,6 @@ skips them and completes the rest.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -189,10 +188,6 @@ def ingest(
         raise DatabaseError(
             f"loading into {db_path} failed ({damage(str(exc))}); the file being loaded "
             "was rolled back"
-        ) from None
-    except BrokenProcessPool:
-        raise DatabaseError(
-            "a worker process died (out of memory?); the file being loaded was rolled back"
         ) from None
     finally:
         if workers is not None:

@@ -12,7 +12,8 @@ same rows (``run.decision_rows``).  Deals judged before with other ``--samples``
 ``--seed`` are kept and counted; with ``replace`` they are judged again.
 
 The work (``judge_task``) goes to the processes the command gives (``run.driver.Processes``,
-started afresh: this process holds the database) in tasks of a few deals, and the rows are
+started afresh: this process holds the database; or the workers of a Dask cluster, which
+need no file of this machine: a task carries its document) in tasks of a few deals, and the rows are
 committed as they come back (``Committer``), so an interrupted run keeps what it judged and
 the next judges the rest.  Each commit raises the content version for the reports alone
 (``db.content``): the decisions page and the decision summaries are stale; the fairness
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,10 +190,6 @@ def judge_loaded(
         raise DatabaseError(
             f"judging the decisions in {db} failed ({damage(str(exc))}); the deals judged "
             "before the failure are kept"
-        ) from None
-    except BrokenProcessPool:
-        raise DatabaseError(
-            "a worker process died (out of memory?); the deals judged before are kept"
         ) from None
     finally:
         con.close()

@@ -288,7 +288,9 @@ def _write_session_pages(
 ) -> None:
     """A page per session, batch by batch; with more than one job in ``workers`` the
     batches are shared out over them (``session_pages``), each with its own read-only
-    connection to the same database file (``start_session_worker``)."""
+    connection to the same database file (``start_session_worker``).  On a Dask cluster
+    they are written here: its workers may not see the database file (the replay pages,
+    which need only a document, are rendered there)."""
     batches = [
         (
             chunk,
@@ -301,7 +303,7 @@ def _write_session_pages(
         for chunk in _batches(rows)
     ]
     path = _database_file(con)
-    if workers.jobs <= 1 or path is None or len(batches) <= 1:
+    if workers.jobs <= 1 or workers.remote or path is None or len(batches) <= 1:
         counts: Iterator[int] = (_pages_of(con, shared, *batch) for batch in batches)
     else:  # spawned, never forked: this process holds DuckDB
         counts = workers.map(

@@ -11,7 +11,9 @@ was loaded under (``sessions.rules``), and each deal rendered with
 pages are already written for the same content, rules and program is left
 alone (``stamp.json``), so a second ``report`` costs little; sessions are
 shared out over the processes the command gives (``run.driver.Processes``), each
-rendering a session's pages (``render_task``).
+rendering a session's pages (``render_task``); on a Dask cluster, whose workers may not
+see the output folder, a session's pages come back and are written here
+(``render_returned``).
 """
 
 from __future__ import annotations
@@ -179,6 +181,9 @@ def _first_deals(raw: bytes, first: int) -> bytes:
         return raw
 
 
+Write = Callable[[str, str | bytes], object]  # a file of the output folder, by its link
+
+
 def render_session(
     out: Path,
     job: ReplayJob,
@@ -186,13 +191,18 @@ def render_session(
     stored: dict[int, DealAnalysis] | None = None,
     limits: Limits = LIMITS,
     decided: dict[int, DealDecisions] | None = None,
+    write: Write | None = None,
 ) -> ReplayOutcome:
     """Audit the document ``raw`` as loaded (within ``limits``) and write a page per deal that can be replayed,
     each linked to its session's report and to the previous and next deal with a page;
     ``stored`` holds the deals' analyses as loaded, ``decided`` their judged decisions, by
-    deal index."""
+    deal index.  The pages go into ``out``, or to ``write`` when it is given."""
     from loo_replay.replayer.html import Links, render_page
 
+    def into_out(link: str, data: str | bytes) -> object:
+        return write_file(out, link, data)
+
+    put = into_out if write is None else write
     outcome = ReplayOutcome(job.session_id)
     report = loaded_report(job, raw, limits)
     if isinstance(report, str):
@@ -207,27 +217,44 @@ def render_session(
             index, number, name, rp = pending
             following = None if found is None else (found[1], found[2])
             page = render_page(rp, Links(session, previous, following))
-            write_file(out, f"{base}/{name}", page)
+            put(f"{base}/{name}", page)
             outcome.pages[index] = f"{base}/{name}"
             outcome.written += 1
             previous = (number, name)
         pending = found
     stamp = {"key": _key(job), "pages": outcome.pages, "note": outcome.note}
     outcome.stamp = f"{base}/{STAMP}"
-    write_file(out, outcome.stamp, orjson.dumps(stamp, option=orjson.OPT_NON_STR_KEYS))
+    put(outcome.stamp, orjson.dumps(stamp, option=orjson.OPT_NON_STR_KEYS))
     return outcome
 
 
-def render_task(
-    task: tuple[str, ReplayJob, bytes, dict[int, DealAnalysis], Limits, dict[int, DealDecisions]]
-    | ReplayOutcome,
-) -> ReplayOutcome:
+RenderTask = (
+    tuple[str, ReplayJob, bytes, dict[int, "DealAnalysis"], Limits, dict[int, "DealDecisions"]]
+    | ReplayOutcome
+)
+Files = list[tuple[str, str | bytes]]  # the files a session's pages are, by link, in order
+
+
+def render_task(task: RenderTask) -> ReplayOutcome:
     """The work of a worker process: a session's pages from its document (``render_session``
     into the output folder), or the outcome already known (its log is gone)."""
     if isinstance(task, ReplayOutcome):
         return task
     out, job, raw, stored, limits, decided = task
     return render_session(Path(out), job, raw, stored, limits, decided)
+
+
+def render_returned(task: RenderTask) -> tuple[ReplayOutcome, Files]:
+    """The work of a Dask worker, which may not see the output folder: a session's pages
+    rendered as ``render_task`` renders them, and handed back to be written here."""
+    if isinstance(task, ReplayOutcome):
+        return task, []
+    _, job, raw, stored, limits, decided = task
+    files: Files = []
+    outcome = render_session(
+        Path(), job, raw, stored, limits, decided, lambda link, data: files.append((link, data))
+    )
+    return outcome, files
 
 
 def _documents(
@@ -326,8 +353,22 @@ def write_replays(
     # Spawned, never forked: the calling process holds DuckDB.  At most two documents per
     # process wait in memory.
     rendering = workers if len(todo) > 1 else HERE
-    for outcome in rendering.map(render_task, tasks, spawn=True):
+    for outcome in _rendered(out, rendering, tasks):
         outcomes[outcome.session_id] = outcome
         if done is not None:
             done(outcome)
     return outcomes
+
+
+def _rendered(
+    out: Path, rendering: Processes, tasks: Iterable[RenderTask]
+) -> Iterator[ReplayOutcome]:
+    """Each task's outcome, in order, its pages written into ``out`` by the worker process,
+    or, on a Dask cluster (``Processes.remote``), handed back and written here."""
+    if not rendering.remote:
+        yield from rendering.map(render_task, tasks, spawn=True)
+        return
+    for outcome, files in rendering.map(render_returned, tasks):
+        for link, data in files:
+            write_file(out, link, data)
+        yield outcome

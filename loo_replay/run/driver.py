@@ -14,8 +14,11 @@ part of it late (``Workers.start``): the workers are forked before the sink open
 child may inherit (a DuckDB database), and learn then what it holds.
 
 An output's own work over what the database holds (the report's pages, the judging of
-loaded deals) runs through ``Processes``, which the command chooses: the output names
-its work and consumes the results in order, and starts no worker itself.
+loaded deals) runs through ``Processes``, which the command chooses (``reached``: in
+``--jobs`` processes, or on the Dask cluster of ``--scheduler``, reached before the
+command makes anything): the output names its work and consumes the results in order,
+and starts no worker itself.  A worker process that dies is ``errors.WorkerDied``
+(``run.workers``), whatever the work.
 """
 
 from __future__ import annotations
@@ -32,7 +35,14 @@ from loo_replay.logs.paths import Expanded, Skipped, entries, expand
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, Share, plan_pieces, read_piece, share
 from loo_replay.logs.reader import Document, ReadError, log_kind, read_documents
 from loo_replay.run.audit import UnreadableFile
-from loo_replay.run.workers import dask_map, early_context, mapped_now, ordered_map, started_pool
+from loo_replay.run.workers import (
+    dask_map,
+    early_context,
+    mapped_now,
+    ordered_map,
+    reach,
+    started_pool,
+)
 
 B = TypeVar("B")  # what the sink takes: a batch of rows, a rendered document
 P = TypeVar("P")  # what a worker sends back for a share: its batches, packed
@@ -466,20 +476,28 @@ def _batch(batch: list[R]) -> list[R]:
     return batch
 
 
-# -- the outputs' own work, over processes ---------------------------------------------
+# -- the outputs' own work, over processes or a Dask cluster ----------------------------
 
 
 class Processes:
     """The processes a command gives an output's own work (the report's session and replay
-    pages, the judging of loaded deals): the command chooses how many (``--jobs``); the
-    output hands its work to ``map`` and takes the results in order, as a sink.  One job:
-    the work runs here, as the results are asked for.  A plain class, as this module's
-    types are (``Input``'s note)."""
+    pages, the judging of loaded deals): ``jobs`` of them here (``--jobs``), or the workers
+    of the Dask cluster at ``scheduler`` (``--scheduler``); the output hands its work to
+    ``map`` and takes the results in order, as a sink.  One job: the work runs here, as
+    the results are asked for.  A plain class, as this module's types are (``Input``'s
+    note)."""
 
-    __slots__ = ("jobs",)
+    __slots__ = ("jobs", "scheduler")
 
-    def __init__(self, jobs: int = 1) -> None:
+    def __init__(self, jobs: int = 1, scheduler: str | None = None) -> None:
         self.jobs = jobs
+        self.scheduler = scheduler
+
+    @property
+    def remote(self) -> bool:
+        """The work runs on a Dask cluster, whose workers may not see this machine's files:
+        an output hands them what they read and takes back what they make."""
+        return self.scheduler is not None
 
     def map(
         self,
@@ -493,11 +511,62 @@ class Processes:
         """``map(work, items)`` in ``jobs`` processes, in input order, at most two items a
         process in flight (``run.workers.ordered_map``); ``initializer(*initargs)`` once in
         each, for state sent once rather than with every item.  ``spawn`` starts them
-        afresh rather than forked: a must when this process holds a DuckDB connection.
-        ``work`` and ``initializer`` are functions at a module's top level."""
+        afresh rather than forked: a must when this process holds a DuckDB connection.  On
+        a Dask cluster (``run.workers.dask_map``: in order, bounded) the initializer runs
+        before each item, in the worker that takes it.  ``work`` and ``initializer`` are
+        functions at a module's top level."""
+        if self.scheduler is not None:
+            boxed = (_Boxed(item) for item in items)
+            return dask_map(_Started(work, initializer, initargs), boxed, self.scheduler)
         return ordered_map(
             work, items, self.jobs, initializer=initializer, initargs=initargs, spawn=spawn
         )
+
+
+def reached(jobs: int, scheduler: str | None) -> Processes:
+    """The processes of ``--jobs`` or ``--scheduler``, the scheduler reached now
+    (``run.workers.reach``: ``SchedulerError`` when it cannot be used), before the command
+    makes anything: a dead scheduler leaves no empty database or report folder behind."""
+    if scheduler is not None:
+        reach(scheduler)
+    return Processes(jobs, scheduler)
+
+
+class _Boxed(Generic[T]):
+    """An item for a Dask worker.  Not a tuple: Dask would look for its own futures in one
+    (``Carried``'s note)."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item: T) -> None:
+        self.item = item
+
+
+class _Started(Generic[T, R]):
+    """``work`` on a boxed item, where a Dask worker runs it, ``initializer(*initargs)``
+    first when there is one."""
+
+    __slots__ = ("initargs", "initializer", "work")
+
+    def __init__(
+        self,
+        work: Callable[[T], R],
+        initializer: Callable[..., None] | None,
+        initargs: tuple[Any, ...],
+    ) -> None:
+        self.work = work
+        self.initializer = initializer
+        self.initargs = initargs
+
+    @property
+    def __name__(self) -> str:
+        """The work's name, which Dask names its tasks by (``judge_task-…``)."""
+        return getattr(self.work, "__name__", "work")
+
+    def __call__(self, boxed: _Boxed[T]) -> R:
+        if self.initializer is not None:
+            self.initializer(*self.initargs)
+        return self.work(boxed.item)
 
 
 HERE = Processes(1)  # every item's work in this process

@@ -14,6 +14,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
 from multiprocessing.context import (
     BaseContext,
@@ -24,7 +25,7 @@ from multiprocessing.context import (
 )
 from typing import Any, TypeVar
 
-from loo_replay.errors import SchedulerError, first_line
+from loo_replay.errors import SchedulerError, WorkerDied, first_line
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -145,7 +146,9 @@ def _results(
     idle: Callable[[], None] | None = None,
 ) -> Generator[R, None, None]:
     """The results of ``pending`` then of ``items``, in order, ``window`` in flight; the
-    pool shut down as ``ordered_map`` says."""
+    pool shut down as ``ordered_map`` says.  A worker that died (killed, out of memory) is
+    ``WorkerDied`` here, the one place that knows of pools: the sinks see the library's
+    error, never the pool's."""
     finished = False
     try:
         for item in items:
@@ -157,8 +160,18 @@ def _results(
                 idle()
             yield pending.popleft().result()
         finished = True
+    except BrokenProcessPool:
+        raise WorkerDied(WORKER_DIED) from None
     finally:
         pool.shutdown(wait=finished, cancel_futures=not finished)
+
+
+# What a worker's death says (``WorkerDied``): what each sink keeps is what it had committed
+# or written before (a load rolls back the file it was loading).
+WORKER_DIED = (
+    "a worker process died (out of memory?); what was saved before is kept: run the "
+    "command again, with fewer --jobs if memory is short"
+)
 
 
 def started_pool(
@@ -194,17 +207,7 @@ def dask_map(fn: Callable[[T], R], items: Iterable[T], scheduler: str) -> Genera
     Needs the ``dask`` extra (``pip install 'loo-replay[dask]'``); each task is a pure
     function of its input, so results equal a local run's.
     """
-    try:
-        from distributed import Client
-    except ImportError:  # the extra is optional
-        raise SchedulerError("--scheduler needs Dask: pip install 'loo-replay[dask]'") from None
-    try:
-        client: Any = Client(scheduler, timeout=SCHEDULER_TIMEOUT)  # type: ignore[no-untyped-call]
-    except (OSError, TimeoutError, ValueError, TypeError) as exc:
-        raise SchedulerError(
-            f"--scheduler {scheduler}: no Dask scheduler answers there ({first_line(str(exc))})"
-        ) from None
-    with client:
+    with connected(scheduler) as client:
         window = 4 * max(1, sum(client.nthreads().values()))
         pending: deque[Any] = deque()
         for item in items:
@@ -213,3 +216,26 @@ def dask_map(fn: Callable[[T], R], items: Iterable[T], scheduler: str) -> Genera
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+
+
+def connected(scheduler: str) -> Any:
+    """A client of the Dask cluster at ``scheduler`` (a context manager: closed on leaving
+    it); ``SchedulerError`` when Dask is not installed or no scheduler answers within
+    ``SCHEDULER_TIMEOUT``."""
+    try:
+        from distributed import Client
+    except ImportError:  # the extra is optional
+        raise SchedulerError("--scheduler needs Dask: pip install 'loo-replay[dask]'") from None
+    try:
+        return Client(scheduler, timeout=SCHEDULER_TIMEOUT)  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        raise SchedulerError(
+            f"--scheduler {scheduler}: no Dask scheduler answers there ({first_line(str(exc))})"
+        ) from None
+
+
+def reach(scheduler: str) -> None:
+    """``SchedulerError`` now, before a command makes anything, when the Dask cluster at
+    ``scheduler`` cannot be used (``connected``); the work connects again when it starts."""
+    with connected(scheduler):
+        pass
