@@ -231,9 +231,9 @@ def test_a_dead_scheduler_leaves_a_database_as_it_was(
     db = tmp_path / "x.duckdb"
     assert run("ingest", logs, "--db", db, "--no-analysis").returncode == 0
     before = db.read_bytes()
-    args = (logs,) if command != "report" else ()
-    out = tmp_path / "reports"
-    result = run(command, *args, "--db", db, "--out", out, "--scheduler", DEAD, cwd=ROOT)
+    out = ("--out", tmp_path / "reports")
+    args = {"ingest": (logs,), "audit": (logs, *out), "report": out}[command]
+    result = run(command, *args, "--db", db, "--scheduler", DEAD, cwd=ROOT)
     assert result.returncode == 2, result.stderr
     assert f"--scheduler {DEAD}: no Dask scheduler answers there" in result.stderr
     assert db.read_bytes() == before
