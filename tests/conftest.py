@@ -2,7 +2,8 @@
 workers (``--dist loadfile``), handing out files in collection order (``--no-loadscope-reorder``:
 pytest-xdist would otherwise order them by their number of tests); a long file handed out
 last leaves the other worker idle until it ends.  The longest files start first (the
-longest-first rule of scheduling), the rest follow in their usual order
+longest-first rule of scheduling), the rest follow in their usual order; the files that read
+a once-a-worker session fixture go to one worker together (``work_unit``)
 (docs/performance.md, "Test time")."""
 
 from __future__ import annotations
@@ -39,6 +40,41 @@ _RANK = {name: rank for rank, name in enumerate(LONGEST_FIRST)}
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Sorted by the rank of their file (stable: a file's tests keep their order)."""
     items.sort(key=lambda item: _RANK.get(item.path.name, len(LONGEST_FIRST)))
+
+
+# Files that read one of the session fixtures below run on one worker, as one unit of
+# ``--dist loadfile``: the fixture's command then runs once a suite, not once a worker
+# (``sample_audit`` about 5 CPU s, ``samples_ingested`` about 1).  tests/test_scheduling.py
+# checks that these are the files that ask for them.
+SHARED_SESSION_FIXTURES = {
+    "sample_audit": ("test_reports_browser.py", "test_pages_layout.py", "test_reports_cli.py"),
+    "samples_ingested": ("test_db_ingest.py", "test_db_analysis.py", "test_db_schema.py"),
+}
+_UNIT = {
+    name: f"[{fixture}]" for fixture, names in SHARED_SESSION_FIXTURES.items() for name in names
+}
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit of ``--dist loadfile`` a test belongs to: its file, or the group of files
+    that share a session fixture."""
+    path = nodeid.split("::", 1)[0]
+    return _UNIT.get(path.rsplit("/", 1)[-1], path)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` with ``work_unit`` for its units (pytest-xdist's file scheduling
+    otherwise); any other ``--dist`` is pytest-xdist's own."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedFixtureScheduling(LoadFileScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return SharedFixtureScheduling(config, log)
 
 
 @pytest.fixture(scope="session")
