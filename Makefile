@@ -89,24 +89,36 @@ conformance: $(STAMP)
 check-install: $(STAMP)
 	$(BIN)/python scripts/check_install.py
 
+# One table of every command at each size (benchmarks/results/latest.md, docs/performance.md):
+# the 40-deal log's start-up rows, then validate and ingest (run.py) and every command that
+# reads a database (commands.py) at BENCH_SIZES deals (`make bench BENCH_SIZES=2000` tries
+# it small), put together by table.py; then the benchmarks of the page's other sections.
+# About an hour on two quiet cores once benchmarks/data holds its logs and databases.
+BENCH_SIZES ?= 40000,100000,1000000
 bench: $(STAMP)
 	$(BIN)/python benchmarks/startup.py
-	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/run.py --sizes $(BENCH_SIZES) --rulesets three-card \
+		--analysis-up-to 40000 --callgrind-deals 2000
+	$(BIN)/python benchmarks/commands.py --sizes 40,$(BENCH_SIZES)
+	$(BIN)/python benchmarks/table.py
 	$(BIN)/python benchmarks/analysis.py
-	$(BIN)/python benchmarks/collusion.py
-	$(BIN)/python benchmarks/fairness.py
+	$(BIN)/python benchmarks/collusion.py --db-deals 100000
 	$(BIN)/python benchmarks/collusion_calibration.py --seeds 2 --fair 4 --jobs 2
 	$(BIN)/python benchmarks/explorer.py
 	$(BIN)/python benchmarks/decisions.py
 	$(BIN)/python benchmarks/seat_views.py
 	$(BIN)/python benchmarks/small_files.py
 
-# The start-up rows and the 40,000 three-card deals of `make bench`, in a few minutes once
-# benchmarks/data holds their logs (docs/performance.md): benchmarks/results/startup-quick.*, quick.*.
+# The start-up rows and the 40,000-deal rows of `make bench`, in under 3 minutes once
+# benchmarks/data holds their logs and database (docs/performance.md):
+# benchmarks/results/startup-quick.*, quick.*, commands-quick.*, and their table latest-quick.*.
 bench-quick: $(STAMP)
 	$(BIN)/python benchmarks/startup.py --no-instructions --results startup-quick
 	$(BIN)/python benchmarks/run.py --sizes 40000 --rulesets three-card --single-core-up-to 0 \
 		--analysis-up-to 40000 --callgrind-deals 0 --results quick
+	$(BIN)/python benchmarks/commands.py --sizes 40000 --no-instructions --results commands-quick
+	$(BIN)/python benchmarks/table.py --startup startup-quick --throughput quick \
+		--commands commands-quick --results latest-quick
 
 # The explorer's screenshots in docs/images/, from the sample logs served (docs/explorer.md).
 screenshots: $(STAMP)

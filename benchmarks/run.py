@@ -15,15 +15,14 @@ size, and cached in benchmarks/data/), then measures in one run:
   fastest of ``--runs`` runs (3), with the largest peak RSS among them; then, up to
   ``--analysis-up-to`` deals, ``ingest --jobs 2`` into another (with the double-dummy
   analysis, on by default: six-handed five-card deals take it to about 100 deals/s);
-- report: ``report --jobs 2`` of that database;
 - instructions: ``validate --format json --jobs 1`` under callgrind (valgrind), on the first
   ``--callgrind-deals`` deals, in the compiled build and in pure Python
   (``LOO_REPLAY_PURE=1``): the instructions a deal takes on one core, less the start-up (a
   run of the first half of those deals subtracted).  Counts are stable where times are not;
   without valgrind they are left out.
 
-Each figure is printed as deals/s, MB/s, its time relative to the floor and
-the peak RSS of the largest process, and all are written to
+Each figure is printed as deals/s, MB/s, its time relative to the floor, the
+peak RSS of the process tree and its CPU seconds (process_tree.py), and all are written to
 benchmarks/results/<name>.json, with the table docs/performance.md carries in
 <name>.md.  The machine is noisy: compare ratios within one run.
 """
@@ -47,6 +46,9 @@ from pathlib import Path
 
 import orjson
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # as a module of the tests too
+import process_tree
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
 RESULTS = ROOT / "benchmarks" / "results"
@@ -63,7 +65,8 @@ class Figure:
     deals_per_s: float
     mb_per_s: float
     ratio_to_floor: float
-    peak_rss_mb: float
+    peak_rss_mb: float  # the process tree's (summed over its processes), sampled
+    cpu_s: float | None = None  # user + system, every process of the command
 
 
 @dataclass
@@ -122,38 +125,35 @@ def copy_sessions(base: Path, deals: int, target: Path) -> None:
 
 
 def measure(command: list[str]) -> tuple[float, float]:
-    """(seconds, peak RSS in MB of the largest process) of one command."""
+    """(seconds, peak RSS in MB of the process tree) of one command."""
     seconds, rss, _ = measure_cpu(command)
     return seconds, rss
 
 
 def measure_cpu(command: list[str]) -> tuple[float, float, float]:
-    """``measure``, and the CPU seconds (user + sys) of the command's process and its
-    threads: on a shared machine, the figure the load changes least."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, cwd=ROOT)
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} failed with {proc.returncode}")
-    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+    """``measure``, and the CPU seconds (user + sys) of the command's processes and their
+    threads: on a shared machine, the figure the load changes least (process_tree.py)."""
+    cost = process_tree.run(command, cwd=ROOT)
+    if cost.status not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed with {cost.status}")
+    return cost.wall, cost.tree_rss_mb, cost.cpu
 
 
 def best(
     command: Callable[[], list[str]], runs: int, log: Path, floors: list[float]
-) -> tuple[float, float]:
-    """The fastest of ``runs`` runs of ``command()`` (called afresh each run), and the
-    largest peak RSS among them; before each run the floor of ``log`` is timed once more
+) -> tuple[float, float, float]:
+    """The fastest of ``runs`` runs of ``command()`` (called afresh each run), the
+    largest peak RSS among them and the least CPU seconds; before each run the floor of ``log`` is timed once more
     into ``floors``, so that the floor a ratio divides by had the same chances as the
     command, at the same moments (the machine's speed moves by half within minutes)."""
-    times, peaks = [], []
+    times, peaks, cpus = [], [], []
     for _ in range(runs):
         floors.append(floor(log, 1))
-        seconds, rss = measure(command())
+        seconds, rss, cpu = measure_cpu(command())
         times.append(seconds)
         peaks.append(rss)
-    return min(times), max(peaks)
+        cpus.append(cpu)
+    return min(times), max(peaks), min(cpus)
 
 
 def floor(path: Path, runs: int = 3) -> float:
@@ -227,7 +227,14 @@ def instructions_table(counts: list[Instructions]) -> str:
 
 
 def report(
-    ruleset: str, deals: int, step: str, seconds: float, rss: float, mb: float, base: float
+    ruleset: str,
+    deals: int,
+    step: str,
+    seconds: float,
+    rss: float,
+    mb: float,
+    base: float,
+    cpu: float | None = None,
 ) -> Figure:
     fig = Figure(
         ruleset,
@@ -238,6 +245,7 @@ def report(
         round(mb / seconds, 1),
         round(seconds / base, 2),
         round(rss, 1),
+        None if cpu is None else round(cpu, 3),
     )
     print(
         f"{ruleset:11} {deals:>9,} {step:29} {fig.seconds:8.2f}s "
@@ -263,11 +271,10 @@ def run(
             log = build(ruleset, deals, data)
             mb = log.stat().st_size / 1e6
             floors = [floor(log)]
-            steps: list[tuple[str, float, float]] = []  # ratios once every floor is in
+            steps: list[tuple[str, float, float, float]] = []  # ratios once every floor is in
             for jobs in (1, 2) if deals <= single_core_up_to else (2,):
                 command = cli("validate", str(log), "--format", "json", "--jobs", str(jobs))
-                seconds, rss = best(lambda: command, runs, log, floors)  # noqa: B023
-                steps.append((f"validate --jobs {jobs}", seconds, rss))
+                steps.append((f"validate --jobs {jobs}", *best(lambda: command, runs, log, floors)))  # noqa: B023
             with tempfile.TemporaryDirectory() as tmp:
                 db = str(Path(tmp) / "bench.duckdb")
                 bare = str(Path(tmp) / "bare.duckdb")
@@ -277,20 +284,16 @@ def run(
                         stale.unlink()  # each run loads into a fresh file
                     return cli("ingest", str(log), "--db", bare, "--jobs", "2", "--no-analysis")  # noqa: B023
 
-                seconds, rss = best(bare_ingest, runs, log, floors)
-                steps.append(("ingest --jobs 2 --no-analysis", seconds, rss))
+                steps.append(
+                    ("ingest --jobs 2 --no-analysis", *best(bare_ingest, runs, log, floors))
+                )
                 if deals <= analysis_up_to:
-                    seconds, rss = measure(cli("ingest", str(log), "--db", db, "--jobs", "2"))
-                    steps.append(("ingest --jobs 2", seconds, rss))
-                else:
-                    db = bare  # the report reads the database loaded without the analysis
-                out = str(Path(tmp) / "reports")
-                seconds, rss = measure(cli("report", "--db", db, "--out", out, "--jobs", "2"))
-                steps.append(("report --jobs 2", seconds, rss))
+                    command = cli("ingest", str(log), "--db", db, "--jobs", "2")
+                    steps.append(("ingest --jobs 2", *measure_cpu(command)))
             base = min(floors)
             figures.append(report(ruleset, deals, "floor (orjson, 1 core)", base, 0.0, mb, base))
-            for step, seconds, rss in steps:
-                figures.append(report(ruleset, deals, step, seconds, rss, mb, base))
+            for step, seconds, rss, cpu in steps:
+                figures.append(report(ruleset, deals, step, seconds, rss, mb, base, cpu))
     return figures
 
 
@@ -351,7 +354,7 @@ def main() -> None:
     parser.add_argument(
         "--runs", type=int, default=3, help="runs of validate and ingest, the fastest kept"
     )
-    parser.add_argument("--results", default="latest", help="name of the results files")
+    parser.add_argument("--results", default="throughput", help="name of the results files")
     parser.add_argument("--results-dir", type=Path, default=RESULTS, metavar="DIR")
     parser.add_argument("--data", type=Path, default=DATA, metavar="DIR", help="the logs' cache")
     parser.add_argument(

@@ -20,7 +20,6 @@ STEPS = [
     "validate --jobs 2",
     "ingest --jobs 2 --no-analysis",
     "ingest --jobs 2",
-    "report --jobs 2",
 ]
 
 
@@ -45,6 +44,7 @@ def test_the_benchmark_command_measures_every_step_and_writes_json_and_the_table
     assert [f["step"] for f in figures] == STEPS
     assert all(f["deals"] == 300 and f["seconds"] > 0 for f in figures)  # 250: three sessions
     assert all(f["peak_rss_mb"] > 0 for f in figures[1:])  # every command's process measured
+    assert all(f["cpu_s"] > 0 for f in figures[1:])  # and the CPU of its processes
     floor = figures[0]["seconds"]  # the least of every floor timed beside the steps
     for f in figures:  # each ratio to that floor, within the rounding of the three figures
         ratio = f["ratio_to_floor"]
@@ -82,16 +82,15 @@ def test_a_timed_step_runs_afresh_each_time_keeps_the_largest_peak_memory_and_ti
     log = tmp_path / "log.jsonl"
     log.write_bytes(b'{"deals": []}\n' * 1000)
     floors = [1.0]
-    seconds, peak = bench.best(command, 3, log, floors)
+    seconds, peak, cpu = bench.best(command, 3, log, floors)
     assert len(commands) == 3
-    assert peak > 40 and seconds > 0  # the largest run's memory, not the first's
+    assert peak > 40 and seconds > 0 and cpu > 0  # the largest run's memory, not the first's
     assert len(floors) == 4 and all(0 < f < 1.0 for f in floors[1:])  # one floor a run
 
 
-def test_the_latest_results_table_is_the_benchmarks_and_the_performance_page_links_it() -> None:
-    latest = ROOT / "benchmarks" / "results"
-    figures = json.loads((latest / "latest.json").read_text())["figures"]
+def test_the_throughput_results_table_is_the_benchmarks() -> None:
+    results = ROOT / "benchmarks" / "results"
+    figures = json.loads((results / "throughput.json").read_text())["figures"]
     bench = _bench()
-    table = (latest / "latest.md").read_text()
+    table = (results / "throughput.md").read_text()
     assert table == bench.table([bench.Figure(**f) for f in figures])
-    assert "](../benchmarks/results/latest.md)" in (ROOT / "docs" / "performance.md").read_text()

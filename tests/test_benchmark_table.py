@@ -1,0 +1,70 @@
+"""`make bench`'s one table (benchmarks/commands.py, benchmarks/table.py, issue 53) at the
+smallest size: every command that reads a database measured end to end (a real database,
+a real `serve` answering real requests), the rows put in one table with the build and the
+install, and the table docs/performance.md links is the one benchmarks/table.py writes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from bench_helpers import run_benchmark
+
+ROOT = Path(__file__).resolve().parents[1]
+# A few commands, each a process or two: make bench runs every one (the report, the tests
+# and the export each take seconds at 40 deals, minutes on a loaded machine).
+COMMANDS = [
+    "stats",
+    "query (deals by ruleset)",
+    "serve: first page",
+    "serve: replay, 2 deals at random (p90)",
+]
+
+
+def _script(name: str) -> ModuleType:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location(
+        f"bench_{name}", ROOT / "benchmarks" / f"{name}.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_database_command_is_measured_and_put_in_the_one_table(tmp_path: Path) -> None:
+    args = ["--sizes", "40", "--samples", "2", "--no-instructions", "--data", str(tmp_path / "d")]
+    args += ["--only", "stats,query,serve"]
+    result, written = run_benchmark("commands.py", tmp_path, *args)
+    rows = written["rows"]
+    assert [r["command"] for r in rows] == COMMANDS
+    for r in rows:
+        assert r["deals"] == 40 and r["wall_s"] > 0 and r["cpu_s"] > 0, r
+        assert 20 < r["peak_rss_mb"] < 2000, r  # the process tree's, summed
+    assert all(r["ratio_to_floor"] > 0 for r in rows[:-2])  # serve's rows: no floor
+    assert f"build: {written['build']}" in result.stdout.splitlines()
+    # the one table, from these rows alone (no start-up or throughput results in the folder)
+    (tmp_path / "commands.json").write_text(json.dumps(written))
+    _, table = run_benchmark(
+        "table.py", tmp_path, "--from-dir", str(tmp_path), "--commands", "commands"
+    )
+    assert [r["command"] for r in table["rows"]] == COMMANDS
+    assert table["install"].startswith(
+        ("a checkout on PYTHONPATH", "an editable install", "installed from")
+    )
+    text = (tmp_path / "t.md").read_text()
+    assert text.count("\n| 40 | `") == len(COMMANDS) and table["install"] in text.splitlines()[0]
+
+
+def test_the_latest_table_is_the_one_table_py_writes_and_the_performance_page_links_it() -> None:
+    results = ROOT / "benchmarks" / "results"
+    written = json.loads((results / "latest.json").read_text())
+    table = _script("table")
+    rows = [table.Row(**r) for r in written["rows"]]
+    assert (results / "latest.md").read_text() == table.table(rows, written["head"])
+    assert {r.deals for r in rows} >= {40}  # the one log, at least
+    assert "](../benchmarks/results/latest.md)" in (ROOT / "docs" / "performance.md").read_text()
