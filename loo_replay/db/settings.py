@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -40,6 +41,41 @@ def duckdb_config(*, sandbox: bool = False) -> dict[str, str | bool | int | floa
     if sandbox:
         config |= {"enable_external_access": False, "lock_configuration": True}
     return config
+
+
+# A process that waits while its workers query, and each of those workers, need far less than
+# the bound above: `report --jobs 2` held three pools of up to 128 MB beside three sets of
+# imports (about 110 MB each), 830 MB in all over a million deals (issue 53: 600 MB).  A
+# worker's batch of sessions is a few filtered scans, one thread enough (the workers are the
+# parallelism); the waiting process lets its cached blocks go (its RSS fell 96 MB).
+WORKER_MEMORY = "64MB"
+IDLE_MEMORY = "16MB"
+
+
+def as_worker(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """``con`` with a worker's pool (``WORKER_MEMORY``, or the variable's bound if set: the
+    user's remedy for a query that needs more) and one thread."""
+    memory = os.environ.get(MEMORY_ENV, "").strip() or WORKER_MEMORY
+    con.execute(f"SET memory_limit = '{memory}'")  # checked by duckdb_config as it connected
+    con.execute("SET threads = 1")
+    return con
+
+
+@contextmanager
+def idle(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """While the block runs (workers doing the queries), ``con``'s pool at ``IDLE_MEMORY``,
+    its cached blocks let go; its bound as it was (to DuckDB's rounding) again after.  A pool
+    that cannot shrink now (blocks in use) is left as it is."""
+    (before,) = con.execute("SELECT current_setting('memory_limit')").fetchone() or ("",)
+    try:
+        con.execute(f"SET memory_limit = '{IDLE_MEMORY}'")
+    except duckdb.Error:
+        yield
+        return
+    try:
+        yield
+    finally:
+        con.execute(f"SET memory_limit = '{before}'")  # DuckDB's own words for its size
 
 
 def seal(

@@ -26,6 +26,7 @@ from loo_replay.db.documents import kept_document
 from loo_replay.db.interrupts import start
 from loo_replay.db.opening import connect
 from loo_replay.db.paths import database_file
+from loo_replay.db.settings import as_worker, idle
 from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.db.stored_decisions import decision_loads, stored_decisions
 from loo_replay.fairness.table import stored
@@ -304,15 +305,21 @@ def _write_session_pages(
     ]
     path = _database_file(con)
     if workers.jobs <= 1 or workers.remote or path is None or len(batches) <= 1:
-        counts: Iterator[int] = (_pages_of(con, shared, *batch) for batch in batches)
-    else:  # spawned, never forked: this process holds DuckDB
+        _count(rows, (_pages_of(con, shared, *batch) for batch in batches), progress)
+        return
+    with idle(con):  # the workers query, each with a pool of its own
         counts = workers.map(
             session_pages,
             batches,
             initializer=start_session_worker,
             initargs=(path, shared),
-            spawn=True,
+            spawn=True,  # never forked: this process holds DuckDB
         )
+        _count(rows, counts, progress)
+
+
+def _count(rows: list[SessionSummary], counts: Iterator[int], progress: Progress | None) -> None:
+    """The pages written, batch by batch, said as they are."""
     written = 0
     for count in counts:
         written += count
@@ -378,7 +385,8 @@ def start_session_worker(path: str, shared: Shared) -> None:
     global _WORKER
     # Each statement bounded in time as the command's own (``interrupts.bounded``), for
     # the worker's life.
-    _WORKER = (cast(duckdb.DuckDBPyConnection, start(connect(Path(path), read_only=True))), shared)
+    con = as_worker(connect(Path(path), read_only=True))  # a small pool, one thread
+    _WORKER = (cast(duckdb.DuckDBPyConnection, start(con)), shared)
 
 
 def session_pages(batch: tuple[list[SessionSummary], dict[str, ReplayOutcome]]) -> int:
