@@ -38,10 +38,13 @@ try:
 except m.PackageNotFoundError:
     url = None
 where = loo_replay.__file__
-if url is None or "site-packages" not in where and not url.get("dir_info", {}).get("editable"):
-    print("a checkout on PYTHONPATH (" + where.rsplit("/loo_replay/", 1)[0] + ")")
-elif url.get("dir_info", {}).get("editable"):
-    print("an editable install of " + url.get("url", "?").removeprefix("file://"))
+root = where.rsplit("/loo_replay/", 1)[0]
+editable = url is not None and url.get("dir_info", {}).get("editable")
+source = (url or {}).get("url", "?").removeprefix("file://")
+if url is None or "site-packages" not in where and not (editable and root == source):
+    print("a checkout on PYTHONPATH (" + root + ")")  # what runs, whatever is installed
+elif editable:
+    print("an editable install of " + source)
 else:
     print("installed from " + url.get("url", "a wheel").rsplit("/", 1)[-1])
 """
