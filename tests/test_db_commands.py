@@ -113,6 +113,29 @@ def test_export_writes_parquet_partitioned_by_session(db: Path, tmp_path: Path) 
     assert run("export", "--db", db, "--parquet", out, "--overwrite").returncode == 0
 
 
+def test_an_export_in_batches_of_sessions_writes_the_same_files(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A per-deal table is written a range of sessions a statement (issue 53: one statement
+    for 10,000 sessions ran out of memory): a session a statement, each range's folders
+    beside the others', gives the files of one statement for all three sessions."""
+    from loo_replay.db import queries
+
+    whole, by_one = tmp_path / "whole", tmp_path / "by-one"
+    assert run("export", "--db", db, "--parquet", whole).returncode == 0  # one batch
+    monkeypatch.setattr(queries, "EXPORT_SESSIONS", 1)
+    queries.export_parquet(db, by_one)
+
+    def files(root: Path) -> list[Path]:
+        return sorted(p.relative_to(root) for p in root.rglob("*.parquet"))
+
+    assert files(by_one) == files(whole)
+    assert len([p for p in files(whole) if p.parts[0] == "deals"]) == 3
+    assert all(p.name == "data_0.parquet" for p in files(whole) if len(p.parts) == 3)
+    for p in files(whole):
+        assert pl.read_parquet(by_one / p).equals(pl.read_parquet(whole / p)), p
+
+
 def test_an_empty_table_still_exports_a_readable_file(tmp_path: Path) -> None:
     db = tmp_path / "loo.duckdb"
     assert run("ingest", SAMPLES / "three-card-club-night.json", "--db", db).returncode == 0

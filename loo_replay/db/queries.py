@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -346,31 +347,78 @@ def export_parquet(db: Path, out: Path, *, overwrite: bool = False) -> list[tupl
     try:
         with staging(out) as stage:
             with closing(connect(db, read_only=True, writes=stage)) as con:
+                bounds = _session_bounds(con)
                 for name, path, partitioned in targets:
-                    written.append((path, _export_table(con, name, stage / path.name, partitioned)))
+                    rows = _export_table(con, name, stage / path.name, partitioned, bounds)
+                    written.append((path, rows))
             claimed.finish(move_tree(stage, out))
     except OSError as exc:
         raise DatabaseError(f"cannot write to {out}: {exc.strerror or exc}") from None
     return written
 
 
-def _export_table(con: duckdb.DuckDBPyConnection, name: str, path: Path, partitioned: bool) -> int:
-    """Write table ``name`` to ``path``; its number of rows."""
+# Sessions a statement of an export writes at most (about ``partitioned_write_max_open_files``,
+# DuckDB's writers kept open).  One statement for a whole table held a partition for every
+# session: over a million deals (10,000 sessions) it ran out of 128 MB on ``seats``, and
+# ``deals`` alone took 100 CPU seconds against 24 in statements of 100 sessions (issue 53).
+# A statement's rows are a range of session ids, sorted within it: memory bound by a batch,
+# not by the database, and each session's folder written once (``data_0.parquet``).
+EXPORT_SESSIONS = 100
+
+
+def _session_bounds(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The ids that start each batch of ``EXPORT_SESSIONS`` sessions but the first, in order:
+    with no bound below the first and none above the last, the ranges cover every row."""
+    ids = con.execute("SELECT session_id FROM sessions ORDER BY session_id").fetchall()
+    return [sid for (sid,) in ids[EXPORT_SESSIONS::EXPORT_SESSIONS]]
+
+
+def _export_table(
+    con: duckdb.DuckDBPyConnection, name: str, path: Path, partitioned: bool, bounds: list[str]
+) -> int:
+    """Write table ``name`` to ``path`` (a partitioned table in a statement a range of
+    sessions between ``bounds``); its number of rows."""
     ((rows,),) = con.execute(f"SELECT count(*) FROM {name}").fetchall()  # constants only
     order = ", ".join(ORDER_KEYS[name])
-    relation = con.sql(f"SELECT * FROM {name} ORDER BY {order}")
     try:
         if partitioned and rows:
-            keyed = con.sql(f"SELECT *, {_PARTITION_KEY} FROM {name} ORDER BY {order}")
-            keyed.write_parquet(str(path), partition_by=[PARTITION])
+            edges: list[str | None] = [None, *bounds, None]
+            for low, high in pairwise(edges):
+                _export_sessions(con, name, order, path, low, high)
         elif partitioned:
             path.mkdir()  # no sessions: one empty file keeps the table readable
-            relation.write_parquet(str(path / "data_0.parquet"))
+            con.sql(f"SELECT * FROM {name} ORDER BY {order}").write_parquet(
+                str(path / "data_0.parquet")
+            )
         else:
-            relation.write_parquet(str(path))
+            con.sql(f"SELECT * FROM {name} ORDER BY {order}").write_parquet(str(path))
     except duckdb.Error as exc:
         raise DatabaseError(f"cannot export {name}: {damage(str(exc))}") from None
     return int(rows)
+
+
+def _export_sessions(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    order: str,
+    path: Path,
+    low: str | None,
+    high: str | None,
+) -> None:
+    """The rows of ``name`` whose session id is from ``low`` up to, not including, ``high``
+    (no bound for None) into ``path``'s session folders, beside the earlier ranges'."""
+    where = " AND ".join(
+        [*(["session_id >= $low"] if low is not None else []),
+         *(["session_id < $high"] if high is not None else [])]
+    )  # fmt: skip
+    params = {key: v for key, v in (("low", low), ("high", high)) if v is not None}
+    folder = "'" + str(path).replace("'", "''") + "'"  # a literal: COPY takes no parameter
+    con.execute(
+        f"COPY (SELECT *, {_PARTITION_KEY} FROM {name} WHERE {where or 'true'} "
+        f"ORDER BY {order}) TO {folder} "
+        f"(FORMAT parquet, PARTITION_BY ({PARTITION}), OVERWRITE_OR_IGNORE)",
+        params,
+    )
 
 
 # -- values for people and programs -------------------------------------------------
