@@ -1,7 +1,10 @@
-"""Building sessions by hand for tests: a deal as the log would have it, audited."""
+"""Building sessions by hand for tests: a deal as the log would have it, audited; and the
+logs under a path read and audited as the commands do, through the driver."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from loo_replay.engine.cards import PAM, SUITS, canonical, mask_of, parse_card
@@ -11,9 +14,18 @@ from loo_replay.engine.replay import Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.state import DealState
 from loo_replay.engine.tables import ACES, NO_TRUMP
+from loo_replay.logs.limits import LIMITS
 from loo_replay.logs.reader import Document
 from loo_replay.rulesets import RuleChoice, builtin
-from loo_replay.run.audit import SessionReport, audit_document
+from loo_replay.run.audit import (
+    AuditItem,
+    Documents,
+    SessionReport,
+    UnreadableFile,
+    audit_document,
+    audit_documents,
+)
+from loo_replay.run.driver import each_document
 
 PLAYERS = ("ann", "bob", "cat", "dan", "eve")
 
@@ -215,3 +227,20 @@ def legal_choices(replay: Replay, seat: int, unseen: int | None = None) -> list[
             ):
                 out.append((card, True))
     return out
+
+
+def audited(paths: Iterable[Path], choice: RuleChoice | None = None) -> Iterator[AuditItem]:
+    """Every session under ``paths`` audited in order, as ``replay`` audits its file: the
+    driver in this process running ``audit_documents``."""
+    setup = (choice or RuleChoice(), LIMITS)
+    return each_document(paths, audit_documents, setup, LIMITS)
+
+
+def _as_read(_: None, documents: Documents) -> Iterator[Document | UnreadableFile]:
+    yield from documents
+
+
+def read_logs(paths: Iterable[Path]) -> Iterator[Document | UnreadableFile]:
+    """Every document under ``paths`` in order as the driver reads it (not yet parsed: the
+    audit parses it), an unreadable file in its place."""
+    return each_document(paths, _as_read, None, LIMITS)

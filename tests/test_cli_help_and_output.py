@@ -10,12 +10,12 @@ from pathlib import Path
 import orjson
 import pytest
 from db_helpers import SAMPLES, run
-from loo_helpers import audit_deal, deal_doc, plays
+from loo_helpers import audit_deal, audited, deal_doc, plays
 
 from loo_replay.cli import COMMANDS as NAMED
 from loo_replay.cli import app
-from loo_replay.rulesets import RuleChoice, builtin, builtin_names
-from loo_replay.run.audit import SessionReport, audit_paths
+from loo_replay.rulesets import builtin, builtin_names
+from loo_replay.run.audit import SessionReport
 from loo_replay.simulate import Simulator, write_simulation
 
 COMMANDS = sorted(NAMED)
@@ -140,7 +140,7 @@ def test_messages_name_players_never_he(tmp_path: Path) -> None:
         write_simulation(logs / f"{name}.jsonl", sim.sessions(3, 30), 3, sim.truth)
     nasty = Path(__file__).resolve().parent / "fixtures" / "nasty"
     texts: list[str] = []
-    for item in audit_paths([logs, nasty], RuleChoice()):
+    for item in audited([logs, nasty]):
         if not isinstance(item, SessionReport):
             continue
         texts += [e.message for e in item.errors]

@@ -18,8 +18,8 @@ from loo_replay.db.tables import ANALYSIS_TABLES
 from loo_replay.engine.analysis import SOLVED, analyse_deal
 from loo_replay.engine.vocab import Status
 from loo_replay.replayer.marks import marks_of
-from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import SessionReport, audit_paths
+from loo_replay.run.audit import SessionReport
+from tests.loo_helpers import audited
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +121,7 @@ def test_the_replay_pages_read_each_deals_analysis_back_as_analyse_deal_gave_it(
     db, _ = analysed
     con = duckdb.connect(str(db), read_only=True)
     checked = 0
-    for report in audit_paths([SAMPLES], RuleChoice()):
+    for report in audited([SAMPLES]):
         if not isinstance(report, SessionReport) or report.options is None:
             continue
         stored = stored_analyses(con, report.id)

@@ -393,8 +393,7 @@ def test_ingest_is_a_sink_of_the_run_layers_driver() -> None:
 
 # The expander of a command line's paths (``logs/paths.py``): what walks its folders.
 _EXPANDERS = frozenset({"expand", "entries"})
-# Who may call it: the run layer (its driver, and the audit's reading of paths) and the
-# logs' own modules.
+# Who may call it: the run layer (its driver) and the logs' own modules.
 _MAY_EXPAND = frozenset({"run", "logs"})
 
 

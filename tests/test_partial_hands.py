@@ -15,15 +15,15 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from loo_helpers import audit_deal, audit_session, codes, deal_doc, declarations, plays
+from loo_helpers import audit_deal, audit_session, audited, codes, deal_doc, declarations, plays
 
 from loo_replay.engine.cards import canonical
 from loo_replay.engine.model import UNCHECKED_CHECKS, Exchange, Play
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Outcome
 from loo_replay.output.json_document import session_json
-from loo_replay.rulesets import RuleChoice, builtin, builtin_names
-from loo_replay.run.audit import SessionReport, audit_paths
+from loo_replay.rulesets import builtin, builtin_names
+from loo_replay.run.audit import SessionReport
 from loo_replay.simulate import Simulator, max_players
 
 TRIO = ("ann", "bob", "cat")
@@ -292,7 +292,7 @@ def test_logs_with_every_hand_gain_full_and_nothing_unchecked_in_the_json_audit(
     ``proved_by`` on each violation (every sample log but the one recorded at a table)."""
     root = Path(__file__).resolve().parents[1] / "sample_logs"
     seen = 0
-    for item in audit_paths([root], RuleChoice()):
+    for item in audited([root]):
         assert isinstance(item, SessionReport)
         doc = session_json(item)
         for deal in doc["deals"]:

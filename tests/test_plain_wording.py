@@ -11,15 +11,15 @@ from db_helpers import ROOT, run
 
 from loo_replay.replayer.html import replay_html
 from loo_replay.replayer.steps import build_replay
-from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import SessionReport, audit_paths
+from loo_replay.run.audit import SessionReport
+from tests.loo_helpers import audited
 
 REVOKES = "sample_logs/three-card-revokes.json"
 FORFEIT = "a revoke forfeits the trick money (penalties.revoke = forfeit)"
 
 
 def _report(path: str) -> SessionReport:
-    item = next(iter(audit_paths([ROOT / path], RuleChoice())))
+    item = next(iter(audited([ROOT / path])))
     assert isinstance(item, SessionReport)
     return item
 

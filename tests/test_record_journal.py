@@ -20,7 +20,8 @@ from loo_replay.recorder.journal import (
     write_atomic,
 )
 from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import SessionReport, audit_document, read_paths
+from loo_replay.run.audit import SessionReport, audit_document
+from tests.loo_helpers import read_logs
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSION = {"id": "j", "players": [{"id": p} for p in ("ann", "bob", "cat")]}
@@ -116,7 +117,7 @@ def _sample_documents() -> list[object]:
     """The session documents of sample_logs/ whose header is sound (the recorder resumes
     only such a log)."""
     docs = []
-    for doc in read_paths([ROOT / "sample_logs"]):
+    for doc in read_logs([ROOT / "sample_logs"]):
         if isinstance(doc, Document):
             report = audit_document(doc, RuleChoice())
             if isinstance(report, SessionReport) and not report.errors:

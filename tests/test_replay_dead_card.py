@@ -14,8 +14,8 @@ from pathlib import Path
 from loo_replay.engine.cards import parse_card
 from loo_replay.engine.vocab import Status
 from loo_replay.replayer.steps import build_replay
-from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import SessionReport, audit_paths
+from loo_replay.run.audit import SessionReport
+from tests.loo_helpers import audited
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _dead_steps() -> list[tuple[str, int, int, tuple[int, ...], tuple[int, ...]]]:
     """Every dead card of the sample logs: (session, deal, card, held before, hand after)."""
     found = []
-    for report in audit_paths([ROOT / "sample_logs"], RuleChoice()):
+    for report in audited([ROOT / "sample_logs"]):
         assert isinstance(report, SessionReport)
         for deal in report.deals:
             if deal.status == Status.REJECTED or deal.result is None:

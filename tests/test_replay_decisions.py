@@ -23,8 +23,8 @@ from loo_replay.explorer.deals import deal_link
 from loo_replay.replayer.judged import with_views
 from loo_replay.replayer.steps import DealReplay, build_replay
 from loo_replay.reports.replays import folder
-from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import SessionReport, audit_paths
+from loo_replay.run.audit import SessionReport
+from tests.loo_helpers import audited
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -192,7 +192,7 @@ def simulated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Deal
     log = tmp_path_factory.mktemp("seat-view") / "games.json"
     made = run("simulate", "--deals", "12", "--seed", "7", "--out", log)
     assert made.returncode == 0, made.stderr
-    report = next(iter(audit_paths([log], RuleChoice())))
+    report = next(iter(audited([log])))
     assert isinstance(report, SessionReport)
     return log, [build_replay(report, d, analyse=False) for d in report.deals if d.result]
 

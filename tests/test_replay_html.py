@@ -24,7 +24,8 @@ from loo_replay.output.text import safe
 from loo_replay.replayer.html import render_page, replay_html
 from loo_replay.replayer.steps import DealReplay, build_replay
 from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import SessionReport, audit_document, audit_paths
+from loo_replay.run.audit import SessionReport, audit_document
+from tests.loo_helpers import audited
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -62,7 +63,7 @@ def browser() -> Iterator[Any]:
 
 
 def _report(path: str) -> SessionReport:
-    item = next(iter(audit_paths([ROOT / path], RuleChoice())))
+    item = next(iter(audited([ROOT / path])))
     assert isinstance(item, SessionReport)
     return item
 

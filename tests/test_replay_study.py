@@ -18,8 +18,8 @@ from report_helpers import chromium
 
 from loo_replay.replayer.html import page_data, page_html, render_page
 from loo_replay.replayer.steps import DealReplay, build_replay
-from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import SessionReport, audit_paths
+from loo_replay.run.audit import SessionReport
+from tests.loo_helpers import audited
 
 sync_api = pytest.importorskip("playwright.sync_api")
 
@@ -34,7 +34,7 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def replay() -> DealReplay:
-    report = next(iter(audit_paths([ROOT / "sample_logs/three-card-revokes.json"], RuleChoice())))
+    report = next(iter(audited([ROOT / "sample_logs/three-card-revokes.json"])))
     assert isinstance(report, SessionReport)
     deal = next(d for d in report.deals if d.number == 4)
     return build_replay(report, deal)

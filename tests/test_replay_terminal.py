@@ -19,8 +19,8 @@ import pytest
 from loo_replay.engine.cards import display_cards
 from loo_replay.replayer.steps import DealReplay, build_replay
 from loo_replay.replayer.terminal import plain, step_through, transcript
-from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import SessionReport, audit_paths
+from loo_replay.run.audit import SessionReport
+from tests.loo_helpers import audited
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden" / "replay"
@@ -95,14 +95,14 @@ def test_piped_transcript_matches_its_golden_file(name: str) -> None:
 
 
 def _report(path: str, session: str | None = None) -> SessionReport:
-    for item in audit_paths([ROOT / path], RuleChoice()):
+    for item in audited([ROOT / path]):
         if isinstance(item, SessionReport) and session in (None, item.id):
             return item
     raise AssertionError(f"no session in {path}")
 
 
 def _sample_replays() -> Iterator[tuple[SessionReport, DealReplay]]:
-    for item in audit_paths([ROOT / "sample_logs"], RuleChoice()):
+    for item in audited([ROOT / "sample_logs"]):
         if isinstance(item, SessionReport):
             for deal in item.deals:
                 if deal.status != "rejected":

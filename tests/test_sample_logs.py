@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import SessionReport, audit_paths
+from loo_replay.run.audit import SessionReport
+from tests.loo_helpers import audited
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,7 +35,7 @@ def test_sample_session_ids_carry_the_date_the_session_started() -> None:
     """A sample id ends with its date (``club-night-2026-11-20``): it must be the day of the
     session's ``started_at`` (docs/log-format.md: ``started_at`` is when the session began)."""
     seen = 0
-    for item in audit_paths([ROOT / "sample_logs"], RuleChoice()):
+    for item in audited([ROOT / "sample_logs"]):
         assert isinstance(item, SessionReport), item
         day = re.search(r"\d{4}-\d{2}-\d{2}$", item.id)
         assert day is not None, item.id

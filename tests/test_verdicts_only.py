@@ -13,8 +13,9 @@ from loo_replay.engine.session import DealAudit
 from loo_replay.logs.reader import Document
 from loo_replay.output.json_document import session_json
 from loo_replay.rulesets import RuleChoice, builtin
-from loo_replay.run.audit import SessionReport, audit_document, read_paths
+from loo_replay.run.audit import SessionReport, audit_document
 from loo_replay.simulate import Simulator
+from tests.loo_helpers import read_logs
 from tests.test_cli import SAMPLES
 
 CHOICE = RuleChoice()
@@ -23,7 +24,7 @@ CHOICE = RuleChoice()
 def _documents() -> list[Document]:
     """The sample logs, and simulated sessions with injected violations and corrupted
     records (rejected deals, misdeals, penalties, broken pool continuity)."""
-    docs = [d for d in read_paths([SAMPLES], parse=False) if isinstance(d, Document)]
+    docs = [d for d in read_logs([SAMPLES]) if isinstance(d, Document)]
     for ruleset in ("three-card", "five-card"):
         sim = Simulator(builtin(ruleset).options, ruleset, 5, 11, 0.4, 0.2)
         for n, doc in enumerate(sim.sessions(4, 15)):

@@ -1,6 +1,7 @@
 """``loo-replay replay``: one deal trick by trick, in the terminal or as an HTML page.
 
-Thin, like the other commands: find the deal, build its steps, render; ``main`` says
+Thin, like the other commands: the driver (``run.driver.each_document``) reads and audits
+the file in this process, the deal is found, its steps built and rendered; ``main`` says
 every failure in one sentence with its exit status (2 bad usage or unreadable input, 1 a
 rejected deal or a deal with findings, 0 a clean deal).
 """
@@ -89,9 +90,11 @@ def replay(
     from loo_replay.replayer.judged import judged, with_views
     from loo_replay.replayer.locate import find_deal, find_session
     from loo_replay.replayer.steps import build_replay
+    from loo_replay.run.audit import audit_documents
+    from loo_replay.run.driver import each_document
 
-    choice = rule_choice(ruleset, settings)
-    report = find_session([file], choice, session, limits)
+    setup = (rule_choice(ruleset, settings), limits)
+    report = find_session(each_document([file], audit_documents, setup, limits), session, [file])
     audit = find_deal(report, deal)
     rp = build_replay(report, audit, analyse=not no_analysis, by_name=html is not None)
     if decisions:

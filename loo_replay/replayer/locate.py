@@ -1,7 +1,9 @@
 """Find one deal of one session in hand-log files, or say in one sentence why not.
 
-The session is audited by the same pipeline as ``validate`` (``audit_paths``),
-so the deal's verdict and its pool are exactly the validator's.
+The command reads and audits the logs through the driver every command uses
+(``run.driver.each_document`` running ``run.audit.audit_documents``, here in one
+process), so the deal's verdict and its pool are exactly the validator's; this module
+takes the audited sessions as they come and stops at the one asked for.
 """
 
 from __future__ import annotations
@@ -12,10 +14,8 @@ from pathlib import Path
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
 from loo_replay.errors import InputError, RejectedDeal
-from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
-from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import SessionReport, UnreadableDocument, UnreadableFile, audit_paths
+from loo_replay.run.audit import AuditItem, SessionReport, UnreadableDocument, UnreadableFile
 
 
 class NotFound(InputError, LookupError):
@@ -37,13 +37,14 @@ class Rejected(RejectedDeal, ValueError):
 
 
 def find_session(
-    paths: Iterable[Path], choice: RuleChoice, session: str | None, limits: Limits = LIMITS
+    audited: Iterable[AuditItem], session: str | None, paths: Iterable[Path]
 ) -> SessionReport:
-    """The session ``session`` (or the only one) under ``paths``, audited within ``limits``."""
+    """The session ``session`` (or the only one) among ``audited``, the sessions under
+    ``paths`` in order; the rest is not audited once it is found."""
     found: list[SessionReport] = []
     unreadable = 0
     first: UnreadableDocument | None = None  # kept to say why; the others' bytes are not
-    for item in audit_paths(paths, choice, limits):
+    for item in audited:
         if isinstance(item, UnreadableFile):
             raise NotFound(safe(item.message, 400))
         if isinstance(item, UnreadableDocument):

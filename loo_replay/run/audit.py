@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from loo_replay.engine.model import LogError
@@ -30,8 +29,7 @@ from loo_replay.logs.parse import (
     parse_document,
     too_many_seated,
 )
-from loo_replay.logs.paths import Skipped, entries
-from loo_replay.logs.reader import Document, ReadError, decode, read_documents
+from loo_replay.logs.reader import Document, decode
 from loo_replay.rulesets import RuleChoice, resolve
 
 
@@ -276,22 +274,6 @@ def _audit_parsed(
     return report
 
 
-def found_files(paths: Iterable[Path]) -> Iterator[Path | UnreadableFile]:
-    """The log files under ``paths`` in order (``logs.paths.entries``), with a path that
-    cannot be read, and every entry skipped below one, in its place."""
-    for given in paths:
-        try:
-            found = entries(given)
-        except ReadError as exc:
-            yield UnreadableFile(str(exc))
-            continue
-        for entry in found:
-            if isinstance(entry, Skipped):
-                yield UnreadableFile(str(entry), entry.path, skipped=True)
-            else:
-                yield entry
-
-
 def most_seated(options: Options) -> int:
     """The players one pack of 52 deals a hand to under ``options``, the miss (an extra
     hand) too where the ruleset deals one: a deal that seats more cannot have been played,
@@ -311,26 +293,17 @@ def _overseated(deal: DealInput, header: SessionHeader, options: Options) -> Dea
     )
 
 
-def read_paths(
-    paths: Iterable[Path], parse: bool = True, limits: Limits = LIMITS
-) -> Iterator[Document | UnreadableFile]:
-    """Every document under ``paths``, in order, within ``limits``; unreadable files are
-    yielded, not raised."""
-    for path in found_files(paths):
-        if isinstance(path, UnreadableFile):
-            yield path
-            continue
-        try:
-            yield from read_documents(path, parse, limits=limits)
-        except ReadError as exc:
-            yield UnreadableFile(str(exc))
+# A task's documents as the driver reads them (``run.driver``), with a file that broke off
+# (or a path that cannot be read) in its place: what every command's work takes.
+Documents = Iterable[Document | UnreadableFile]
 
 
-def audit_paths(
-    paths: Iterable[Path], choice: RuleChoice, limits: Limits = LIMITS
-) -> Iterator[AuditItem]:
-    """Every session under ``paths``, audited in order within ``limits``."""
-    for doc in read_paths(paths, parse=False, limits=limits):
+def audit_documents(setup: tuple[RuleChoice, Limits], documents: Documents) -> Iterator[AuditItem]:
+    """replay's work on the driver's documents (``run.driver.each_document``): each session
+    audited under the rules and within the limits of ``setup``, its replays kept; a file
+    that cannot be read in its place."""
+    choice, limits = setup
+    for doc in documents:
         if isinstance(doc, UnreadableFile):
             yield doc
         else:

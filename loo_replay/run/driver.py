@@ -34,7 +34,7 @@ from loo_replay.logs.limits import Limits
 from loo_replay.logs.paths import Expanded, Skipped, entries, expand
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, Share, plan_pieces, read_piece, share
 from loo_replay.logs.reader import Document, ReadError, log_kind, read_documents
-from loo_replay.run.audit import UnreadableFile
+from loo_replay.run.audit import Documents, UnreadableFile
 from loo_replay.run.workers import (
     dask_map,
     early_context,
@@ -335,7 +335,6 @@ def _until_last(done: Iterator[tuple[bool, P]], unpack: Callable[[P], Iterable[B
 # for many small files, few enough that a share's results stay small.
 SHARE_FILES = 250
 
-Documents = Iterator[Document | UnreadableFile]  # a task's, with a file broken off in place
 Work = Callable[[S, Documents], Iterator[R]]  # a top-level function: each document's result
 
 

@@ -8,17 +8,16 @@ cross process boundaries, and the command's sink (``output.stream``) writes them
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
-from loo_replay.logs.reader import Document
 from loo_replay.output.json_document import Rendered, rendered_json
 from loo_replay.output.text import rendered_text
 from loo_replay.rulesets import RuleChoice
-from loo_replay.run.audit import AuditItem, SessionReport, UnreadableFile, audit_document
+from loo_replay.run.audit import AuditItem, Documents, SessionReport, UnreadableFile, audit_document
 
 if TYPE_CHECKING:  # the analysis is imported where it runs: validate does without it
     from loo_replay.engine.analysis import DealAnalysis
@@ -28,8 +27,6 @@ if TYPE_CHECKING:  # the analysis is imported where it runs: validate does witho
 # leave no worker idle for long and memory stays small
 # (docs/performance.md, "What remains between the ratio and 1").
 TASK_BYTES = 1 << 20
-
-Documents = Iterable[Document | UnreadableFile]  # a task's, a file broken off in its place
 
 
 @dataclass(frozen=True)
