@@ -285,23 +285,48 @@ def test_every_command_is_listed_with_its_steps_and_sinks() -> None:
         assert DOTTED.search(text), f"{name}: no step or sink named"
 
 
-def test_every_step_and_sink_a_command_names_is_what_it_imports() -> None:
-    """Each ``loo_replay.…`` name on a command's line exists and is imported directly by its
-    module of ``cli/`` or by a module of ``cli/`` that this one imports; each file named
-    exists."""
+def _unused(section: str) -> list[str]:
+    """What the commands' lines of ``section`` name and do not use: a ``loo_replay.…`` name
+    that does not exist, or that the command's own module of ``cli/`` does not import
+    directly (one it reaches through another module of ``cli/`` does not count: the line
+    then names that module's function), and a file that does not exist."""
     false = []
-    for name, module, text in COMMAND_LINE.findall(_section("Each command: its steps and sinks")):
+    for name, module, text in COMMAND_LINE.findall(section):
         own = f"loo_replay.cli.{module}"
-        readers = [own, *sorted(m for m in imported_modules(own) if m.startswith("loo_replay.cli"))]
         for dotted in DOTTED.findall(text):
             found = _resolved(dotted)
             if found is None:
                 false.append(f"{name}: there is no {dotted}")
-            elif not _imported_by(*found, readers):
+            elif not _imported_by(*found, [own]):
                 false.append(f"{name}: cli/{module}.py does not import {dotted}")
         false += [
             f"{name}: no file loo_replay/{path}"
             for path in FILE.findall(text)
             if not (ROOT / "loo_replay" / path).is_file()
         ]
+    return false
+
+
+def test_every_step_and_sink_a_command_names_is_what_it_imports() -> None:
+    """Each ``loo_replay.…`` name on a command's line exists and is imported directly by the
+    module of ``cli/`` that defines the command; each file named exists."""
+    false = _unused(_section("Each command: its steps and sinks"))
     assert not false, "docs/design.md's commands name what they do not use:\n" + "\n".join(false)
+
+
+def test_the_commands_check_sees_a_name_the_command_does_not_import() -> None:
+    """The check of the commands' lines fails on a wrong entry: a name the command's module
+    reaches only through another module of ``cli/`` (``audit``'s module imports
+    ``cli/database.py``, which imports the loader), a name that does not exist and a file
+    that does not exist; a true entry passes."""
+    wrong = (
+        "- `audit` (`cli/reports.py`): `loo_replay.db.ingest.ingest`.\n"
+        "- `serve` (`cli/serve.py`): `loo_replay.explorer.app.no_such_step`, `explorer/gone.py`.\n"
+        "- `replay` (`cli/replay.py`): `loo_replay.run.driver.each_document`.\n"
+    )
+    assert _imported_by("loo_replay.db.ingest", "ingest", ["loo_replay.cli.database"])
+    assert _unused(wrong) == [
+        "audit: cli/reports.py does not import loo_replay.db.ingest.ingest",
+        "serve: there is no loo_replay.explorer.app.no_such_step",
+        "serve: no file loo_replay/explorer/gone.py",
+    ]
