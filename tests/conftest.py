@@ -47,8 +47,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # (``sample_audit`` about 5 CPU s, ``samples_ingested`` about 1).  tests/test_scheduling.py
 # checks that these are the files that ask for them.
 SHARED_SESSION_FIXTURES = {
-    "sample_audit": ("test_reports_browser.py", "test_pages_layout.py", "test_reports_cli.py"),
-    "samples_ingested": ("test_db_ingest.py", "test_db_analysis.py", "test_db_schema.py"),
+    "sample_audit": (
+        "tests/test_reports_browser.py",
+        "tests/test_pages_layout.py",
+        "tests/test_reports_cli.py",
+    ),
+    "samples_ingested": (
+        "tests/test_db_ingest.py",
+        "tests/test_db_analysis.py",
+        "tests/test_db_schema.py",
+    ),
 }
 _UNIT = {
     name: f"[{fixture}]" for fixture, names in SHARED_SESSION_FIXTURES.items() for name in names
@@ -58,8 +66,8 @@ _UNIT = {
 def work_unit(nodeid: str) -> str:
     """The unit of ``--dist loadfile`` a test belongs to: its file, or the group of files
     that share a session fixture."""
-    path = nodeid.split("::", 1)[0]
-    return _UNIT.get(path.rsplit("/", 1)[-1], path)
+    path = nodeid.split("::", 1)[0]  # from the repository's root, as pytest names tests
+    return _UNIT.get(path, path)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -29,7 +29,7 @@ def test_the_files_grouped_are_the_files_that_ask_for_each_fixture() -> None:
     found: dict[str, set[str]] = {name: set() for name in SHARED_SESSION_FIXTURES}
     for path in TESTS.rglob("test_*.py"):
         for name in _asks_for(path):
-            found[name].add(path.name)
+            found[name].add(path.relative_to(TESTS.parent).as_posix())
     assert found == {name: set(files) for name, files in SHARED_SESSION_FIXTURES.items()}
 
 
@@ -39,6 +39,7 @@ def test_a_grouped_file_is_its_groups_unit_and_any_other_file_its_own() -> None:
     assert work_unit("tests/test_db_schema.py::test_y") == "[samples_ingested]"
     assert work_unit("tests/test_cli.py::test_z") == "tests/test_cli.py"
     assert work_unit("tests/hostile/test_serve.py::test_w") == "tests/hostile/test_serve.py"
+    assert work_unit("tests/hostile/test_db_schema.py::t") == "tests/hostile/test_db_schema.py"
 
 
 class _Worker:
