@@ -98,19 +98,18 @@ def text_lines(report: Report, next_step: str) -> list[str]:
     few needs, then (last) how many were flagged, consistent or had too few deals (docs/fairness.md, "Small
     samples"); "nothing could be judged" when no test had its deals."""
     lines = [f"fairness of {report.deals} deal(s) at alpha {report.alpha:g}"]
-    for v in report.verdicts:
-        if v.flagged:
-            where = "all deals" if v.scope == "all" else f"{v.scope} {v.group}"
-            lines.append(f"FLAGGED {v.test} ({where}): {v.message}")
+    for v in report.flagged:
+        where = "all deals" if v.scope == "all" else f"{v.scope} {v.group}"
+        lines.append(f"FLAGGED {v.test} ({where}): {v.message}")
     if report.flagged:
         lines.append(next_step)
     lines.extend(_needs(report))
     tested = report.judged
-    few = len(report.verdicts) - tested
+    few = report.tests - tested
     flagged = len(report.flagged)
     if tested:
         lines.append(
-            f"{len(report.verdicts)} test(s): {flagged} flagged as unlikely under fair dealing, "
+            f"{report.tests} test(s): {flagged} flagged as unlikely under fair dealing, "
             f"{tested - flagged} consistent with it, {few} with too few deals"
             " (--format json lists every test)"
         )
@@ -124,12 +123,7 @@ def text_lines(report: Report, next_step: str) -> list[str]:
 
 def _needs(report: Report) -> list[str]:
     """For each test with too few deals somewhere: the deals it needs and the most it had."""
-    needs: dict[str, tuple[int, int]] = {}
-    for v in report.verdicts:
-        if v.too_few:
-            need, most = needs.get(v.test, (v.min_deals, 0))
-            needs[v.test] = (max(need, v.min_deals), max(most, v.deals))
     return [
         f"too few deals for {test}: it needs {need}; the most any of its tests had was {most}"
-        for test, (need, most) in needs.items()
+        for test, (need, most) in report.needs.items()
     ]

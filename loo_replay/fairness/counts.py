@@ -127,7 +127,11 @@ SELECT deal_id, player, pos, player IS NULL AS miss,
 FROM fairness_cards GROUP BY deal_id, player, pos
 """,
 )
+# Each query's rows over the sessions or venues, kept until they are read a batch of groups
+# at a time (``count_batches``).
+GROUPED = tuple(f"fairness_grouped_{i}" for i in range(9))
 TEMP_TABLES = (
+    *GROUPED,
     "fairness_hands",
     "fairness_pairs",
     "fairness_placed",
@@ -277,3 +281,36 @@ def count(con: duckdb.DuckDBPyConnection, scope: str) -> Counts:
     """The counts of ``scope`` (a key of ``SCOPES``), inside ``prepared(con)``."""
     rows = [con.execute(q.format(grp=SCOPES[scope])).fetchall() for q in QUERIES]
     return Counts(scope, *rows)
+
+
+GROUPS_A_BATCH = 200  # sessions (or venues) whose counts are fetched at once: about 30,000 rows
+
+
+def count_batches(
+    con: duckdb.DuckDBPyConnection, scope: str, groups: int = GROUPS_A_BATCH
+) -> Iterator[Counts]:
+    """The counts of ``scope``, inside ``prepared(con)``, a batch of ``groups`` groups at a
+    time in the groups' order (Python's, as the tests sort them): each query's rows are kept
+    in a temporary table and fetched by batch, so that the rows of 10,000 sessions (2.8
+    million over a million deals) are never all held in Python (docs/fairness.md, "Speed")."""
+    if scope == "all":
+        yield count(con, scope)
+        return
+    for table, query in zip(GROUPED, QUERIES, strict=True):
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {query.format(grp=SCOPES[scope])}")
+    try:
+        names = sorted(
+            g for (g,) in con.execute(f"SELECT DISTINCT grp FROM {GROUPED[0]}").fetchall()
+        )
+        for start in range(0, len(names), groups):
+            batch = names[start : start + groups]
+            rows = [
+                con.execute(
+                    f"SELECT * FROM {table} WHERE grp IN (SELECT unnest($1::VARCHAR[]))", [batch]
+                ).fetchall()
+                for table in GROUPED
+            ]
+            yield Counts(scope, *rows)
+    finally:
+        for table in GROUPED:
+            con.execute(f"DROP TABLE IF EXISTS temp.{table}")

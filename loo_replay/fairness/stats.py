@@ -375,21 +375,24 @@ def repeats_verdict(
 
 def judge(verdicts: list[Verdict], alpha: float) -> list[Verdict]:
     """Holm across every test of the run with a p-value; flagged when adjusted < alpha.
-    The message says what was seen and how unlikely it is under fair dealing, nothing more.
-    Each verdict is replaced in ``verdicts`` itself, which is returned: a run's verdicts are
-    not held twice over (720,000 of them over a million deals)."""
+    Each verdict is replaced in ``verdicts`` itself, which is returned (``verdicts.Report``
+    judges a large run from its p-values alone, spooling the verdicts)."""
     tested = [(i, p) for i, v in enumerate(verdicts) if (p := v.p_value) is not None]
     adjusted = dict(zip((i for i, _ in tested), holm([p for _, p in tested]), strict=True))
     for i, v in enumerate(verdicts):
-        if v.p_value is None:
-            message = f"too few deals: {v.deals} of the {v.min_deals} this test needs"
-            verdicts[i] = amended(v, message=message)
-            continue
-        p_adj = adjusted[i]
-        flagged = p_adj < alpha
-        odds = f"p = {v.p_value:.2g}, adjusted {p_adj:.2g}"
-        verdict = "unlikely under fair dealing" if flagged else "consistent with fair dealing"
-        verdicts[i] = amended(
-            v, p_adjusted=p_adj, flagged=flagged, message=f"{v.finding} ({verdict}, {odds})"
-        )
+        verdicts[i] = judged(v, adjusted.get(i), alpha)
     return verdicts
+
+
+def judged(v: Verdict, p_adjusted: float | None, alpha: float) -> Verdict:
+    """``v`` with its Holm-adjusted p-value (None when it had too few deals), whether it is
+    flagged, and its message: what was seen and how unlikely it is under fair dealing,
+    nothing more."""
+    if v.p_value is None or p_adjusted is None:
+        return amended(v, message=f"too few deals: {v.deals} of the {v.min_deals} this test needs")
+    flagged = p_adjusted < alpha
+    odds = f"p = {v.p_value:.2g}, adjusted {p_adjusted:.2g}"
+    verdict = "unlikely under fair dealing" if flagged else "consistent with fair dealing"
+    return amended(
+        v, p_adjusted=p_adjusted, flagged=flagged, message=f"{v.finding} ({verdict}, {odds})"
+    )

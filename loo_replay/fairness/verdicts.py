@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -18,7 +18,8 @@ import duckdb
 
 from loo_replay.db.content import Covers, covered
 from loo_replay.db.errors import DatabaseError, damage
-from loo_replay.fairness.counts import Counts, count, prepared, trumps_left
+from loo_replay.fairness.counts import Counts, count_batches, prepared, trumps_left
+from loo_replay.fairness.spool import Spool
 from loo_replay.fairness.stats import (
     Bernoulli,
     Repeats,
@@ -31,7 +32,6 @@ from loo_replay.fairness.stats import (
     deal_chance,
     fair_chances,
     hand_chance,
-    judge,
     repeats_verdict,
     seats_table,
     shuffle_table,
@@ -47,17 +47,31 @@ HIGH_CARD = 8 / 52  # an ace or a king turned up
 class Report:
     alpha: float
     deals: int
-    verdicts: list[Verdict]
+    spool: Spool  # the judged tests, read back from disk a batch at a time
     covers: Covers  # the database's sessions and deals the run read, at its content version
 
     @property
+    def verdicts(self) -> Iterator[Verdict]:
+        """Every test, judged, in the run's order (read again at each call)."""
+        return iter(self.spool)
+
+    @property
     def flagged(self) -> list[Verdict]:
-        return [v for v in self.verdicts if v.flagged]
+        return self.spool.flagged
+
+    @property
+    def tests(self) -> int:
+        return self.spool.tests
 
     @property
     def judged(self) -> int:
         """The tests that had their deals and so a p-value (docs/fairness.md, "The JSON")."""
-        return sum(not v.too_few for v in self.verdicts)
+        return len(self.spool.p_values)
+
+    @property
+    def needs(self) -> dict[str, tuple[int, int]]:
+        """For each test with too few deals somewhere: the deals it needs, the most it had."""
+        return self.spool.needs
 
     def as_json(self, lazy: bool = False) -> dict[str, Any]:
         """docs/fairness.md, "The JSON", with each test's df, band and fewest deals besides;
@@ -97,23 +111,25 @@ def verdict_json(v: Verdict) -> dict[str, Any]:
 
 def fairness(con: duckdb.DuckDBPyConnection, by: Sequence[str], alpha: float) -> Report:
     """Every test for every scope in ``by``, Holm-adjusted together; a query DuckDB cannot
-    run (out of memory, say) is a ``DatabaseError``."""
+    run (out of memory, say) is a ``DatabaseError``.  The tests are made a batch of groups
+    at a time and spooled, so that memory does not grow with the database."""
     scopes = [s for s in BY if s in by]
     if "all" in scopes and "player" in scopes:
         scopes.remove("player")  # the player tests are among all's
-    verdicts: list[Verdict] = []
+    spool = Spool(alpha)
     try:
         with prepared(con):
             for scope in scopes:
-                counts = count(con, "all" if scope == "player" else scope)
-                found = scope_verdicts(counts, alpha)
-                if scope == "player":
-                    found = [v for v in found if dict(v.subject).get("player")]
-                verdicts.extend(found)
+                for counts in count_batches(con, "all" if scope == "player" else scope):
+                    found = scope_verdicts(counts, alpha)
+                    if scope == "player":
+                        found = [v for v in found if dict(v.subject).get("player")]
+                    spool.add(found)
     except duckdb.Error as exc:
         raise DatabaseError(f"the fairness counts failed: {damage(str(exc))}") from None
+    spool.judge()
     ((deals,),) = con.execute("SELECT count(*) FROM deals WHERE status = 'audited'").fetchall()
-    return Report(alpha, int(deals), judge(verdicts, alpha), covered(con))
+    return Report(alpha, int(deals), spool, covered(con))
 
 
 def _split(c: Counts) -> dict[str, Counts]:
