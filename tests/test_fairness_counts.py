@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from dataclasses import fields
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +20,7 @@ import pytest
 from loo_replay.db.ingest import ingest
 from loo_replay.db.opening import open_for_reading
 from loo_replay.engine.cards import parse_card
-from loo_replay.fairness.counts import Counts, count, prepared
+from loo_replay.fairness.counts import Counts, count, count_batches, prepared
 from loo_replay.rulesets import RuleChoice, builtin
 from loo_replay.simulate import Simulator, top_trump, write_simulation
 
@@ -135,3 +137,28 @@ def test_no_hand_or_deal_of_a_riffled_session_repeats_by_itself_fairness_1_6(
     assert sum(row[3] for row in counts.repeated_hands) == pairs
     assert sum(row[2] for row in counts.repeated_hands) == 5 * len(doc["deals"])
     assert {row[5] for row in counts.repeated_deals} == {0}
+
+
+def test_the_sessions_counts_fetched_by_batch_are_every_sessions_rows_in_order(
+    tmp_path: Path,
+) -> None:
+    """docs/fairness.md, "Speed": each session's counts come a batch of sessions at a time, in
+    the sessions' order, and together they are the rows of one query over every session."""
+    sim = Simulator(builtin("three-card").options, "three-card", 4, 3)
+    docs = [sim.session(f"batch-{i}", 6) for i in range(5)]
+    log = tmp_path / "s.jsonl"
+    write_simulation(log, docs, 1, sim.truth)
+    ingest([log], tmp_path / "s.duckdb", RuleChoice(None, {}))
+    con = open_for_reading(tmp_path / "s.duckdb")
+    try:
+        with prepared(con):
+            whole = count(con, "session")
+            batches = list(count_batches(con, "session", groups=2))
+    finally:
+        con.close()
+    assert [sorted({row[0] for row in b.dealt}) for b in batches] == [
+        ["batch-0", "batch-1"], ["batch-2", "batch-3"], ["batch-4"],
+    ]  # fmt: skip
+    for name in [f.name for f in fields(Counts) if f.name != "scope"]:
+        together = [row for b in batches for row in getattr(b, name)]
+        assert sorted(together) == sorted(getattr(whole, name)), name

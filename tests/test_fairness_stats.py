@@ -131,3 +131,35 @@ def test_a_repeated_whole_deal_is_beyond_fair_dealing() -> None:
     assert v.p_value is not None and v.p_value < 1e-15
     none = repeats_verdict("all", "all", "hand", 100, [Repeats(4950, 0, hand_chance(3))], 0.01)
     assert none.p_value == 1.0
+
+
+def test_a_spooled_run_judges_and_reads_back_as_the_verdicts_judged_in_memory() -> None:
+    """docs/fairness.md, "Speed": a run's tests go to disk a batch at a time with only their
+    p-values held for Holm; read back (twice), they are the tests judged all together, the
+    flagged ones among them, and the too-few ones' needs counted."""
+    from loo_replay.fairness.spool import Spool
+
+    made = [
+        bernoulli_verdict(
+            "dealer-hand",
+            "session",
+            f"s{i}",
+            (("player", "dan"), ("measure", "top trump")),
+            Bernoulli(hits, {3 / 51: deals}),
+            0.01,
+            "{observed} {expected}",
+        )
+        for i, (hits, deals) in enumerate([(30, 80), (5, 80), (3, 12), (40, 90), (1, 19)])
+    ]
+    spool = Spool(0.01)
+    spool.add(made[:2])
+    spool.add([])
+    spool.add(made[2:])
+    spool.judge()
+    in_memory = judge(list(made), 0.01)
+    assert list(spool) == in_memory
+    assert list(spool) == in_memory  # read again from the start
+    assert spool.flagged == [v for v in in_memory if v.flagged]
+    assert [v.group for v in spool.flagged] == ["s0", "s3"]
+    assert spool.tests == 5 and len(spool.p_values) == 3
+    assert spool.needs == {"dealer-hand": (20, 19)}
