@@ -22,11 +22,13 @@ def test_big_file_commits_at_session_boundaries_and_loads_the_same(
     whole = tmp_path / "whole.duckdb"
     ingest([LOG], whole, RuleChoice(), piece_bytes=1)  # a piece a session, one transaction
     commits: list[int] = []
+    checkpointed: list[bool] = []
     original = Loader.commit
 
-    def counting(self: Loader) -> None:
+    def counting(self: Loader, last: bool = False) -> None:
         commits.append(self.counts.deals)
-        original(self)
+        checkpointed.append(last)
+        original(self, last)
 
     monkeypatch.setattr(Loader, "commit", counting)
     monkeypatch.setattr(ingest_module, "TRANSACTION_DEALS", 1)
@@ -34,4 +36,6 @@ def test_big_file_commits_at_session_boundaries_and_loads_the_same(
     ingest([LOG], split, RuleChoice(), piece_bytes=1)
     assert len(commits) == 3  # after each of the three sessions, the last closing the file
     assert commits == sorted(commits) and commits[-1] == 56
+    # only the load's last commit goes straight into the file (``Loader.commit``)
+    assert checkpointed == [False, False, True]
     assert dump(split) == dump(whole)

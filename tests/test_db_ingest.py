@@ -455,3 +455,29 @@ def test_rows_inserted_while_waiting_load_as_a_commit_would_and_a_failure_waits(
     failing.commit()
     failing.con.close()
     assert dump(tmp_path / "failing.duckdb") == dump(tmp_path / "plain.duckdb")
+
+
+def test_a_new_database_is_checked_without_duckdb_and_a_bad_file_still_refused(
+    tmp_path: Path,
+) -> None:
+    """No file at --db: nothing to look at, so ingest forks its workers before it imports
+    DuckDB (docs/performance.md, "What limits ingest"); a file there is looked at first."""
+    bad = tmp_path / "bad.duckdb"
+    bad.write_bytes(b"not a database at all, whatever its name says" * 200)
+    script = (
+        "import sys; from pathlib import Path\n"
+        "from loo_replay.cli.database import check_database\n"
+        "from loo_replay.db.errors import DatabaseError\n"
+        f"check_database(Path({str(tmp_path / 'new' / 'loo.duckdb')!r}))\n"
+        "print('duckdb' in sys.modules)\n"
+        "try:\n"
+        f"    check_database(Path({str(bad)!r}))\n"
+        "except DatabaseError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    imported, refused = done.stdout.splitlines()
+    assert imported == "False"
+    assert refused == f"cannot open {bad}: it is not a valid DuckDB database file"
+    assert (tmp_path / "new").is_dir() and not (tmp_path / "new" / "loo.duckdb").exists()

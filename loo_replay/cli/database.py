@@ -81,10 +81,18 @@ class QueryFormat(StrEnum):
 def check_database(db: Path) -> None:
     """End the command, exit status 2, when ``--db`` names a file that could not be loaded
     into (``check_db``) or a folder that cannot be made, before any log is read or the
-    output folder made."""
+    output folder made.  No file there: nothing to look at, and DuckDB is not imported
+    yet, so that ingest forks its workers without it and imports it while they audit the
+    first pieces (docs/performance.md, "What limits ingest")."""
+    make_db_folder(db)
+    try:
+        db.stat()
+    except FileNotFoundError:  # a new database: what else stat can say, check_db says
+        return
+    except OSError:
+        pass
     from loo_replay.db.opening import check_db
 
-    make_db_folder(db)
     check_db(db)
 
 

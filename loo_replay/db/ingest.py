@@ -178,7 +178,7 @@ def ingest(
         # Closing the results stops the workers at once if loading fails; the batches
         # unpacked here are as acyclic as the audit's rows.
         with closing(results), fewer_collections():
-            _load(loader, results, progress, file_done, again, group)
+            _load(loader, results, progress, file_done, again, group, len(shares))
         loader.summary.merge(loaded_counts(loader.con, loader.skipped_ids))
         judged = judged_sessions(loader.con)
         marked = stale(loader.con) if version(loader.con) != before else []
@@ -239,19 +239,21 @@ def _load(
     file_done: FileDone | None,
     again: Callable[[Share], Iterable[Batch]],
     group: tuple[int, int],
+    shares: int,
 ) -> None:
-    """Load ``results`` in transactions of whole files: a transaction commits at the end of
+    """Load the ``shares`` ``results`` in transactions of whole files: a transaction commits at the end of
     a share (``logs.pieces.share``) that ends a file once it holds ``group``'s deals or files
     (GROUP_DEALS, GROUP_FILES), else the next share joins it (many small files cost a
     commit and an insert a table for the group, not for each; docs/performance.md).  When
     DuckDB fails in one (a session too big for its memory, say), it is rolled back and its
     files, audited ``again``, are loaded file by file, a document at a time: the one that
-    fails again costs itself alone (``Loader.load_alone``)."""
+    fails again costs itself alone (``Loader.load_alone``).  The last commit is a checkpoint
+    (``Loader.commit``)."""
     opened = 0  # deals in the input when the open transaction began
     held: list[Share] = []  # the shares of the open transaction
     done: list[tuple[str, Counts]] = []  # its whole files, said once it commits
     try:
-        for pieces, batches in results:
+        for n, (pieces, batches) in enumerate(results, 1):
             if not held:
                 loader.begin()
                 opened = loader.counts.deals
@@ -261,7 +263,8 @@ def _load(
             # brought its open transaction to TRANSACTION_DEALS, so that uncommitted rows
             # never outgrow memory; a rerun skips the sessions in.
             files = len(done) + len(ended)
-            committed = _load_share(loader, batches, pieces[-1].last, files, opened, group)
+            last = n == shares
+            committed = _load_share(loader, batches, pieces[-1].last, files, opened, group, last)
             done += [(p.file, loader.file_counts(clean(p.name))) for p in ended]
             if committed is None:
                 del batches  # the failed rows, before the pieces are audited again
@@ -272,7 +275,7 @@ def _load(
                 held, done = [], []
             if progress is not None:
                 progress(sum(p.size for p in pieces), loader.counts.deals)
-        if held and _commit(loader) is None:
+        if held and _commit(loader, True) is None:
             _one_by_one(loader, held, again, done, file_done)
         else:
             _said(done, file_done)
@@ -314,12 +317,13 @@ def _one_by_one(
             file_done(file, counts)
 
 
-def _commit(loader: Loader) -> bool | None:
-    """Commit the open transaction: True, or None if DuckDB failed."""
+def _commit(loader: Loader, last: bool) -> bool | None:
+    """Commit the open transaction (the ``last`` of the load?): True, or None if DuckDB
+    failed."""
     import duckdb
 
     try:
-        loader.commit()
+        loader.commit(last)
     except duckdb.InterruptException:
         raise
     except duckdb.Error:
@@ -334,6 +338,7 @@ def _load_share(
     files: int,
     opened: int,
     group: tuple[int, int],
+    last_share: bool,
 ) -> bool | None:
     """Load a share's batches, and commit after a file's ``last`` piece once the transaction
     opened at ``opened`` deals holds ``files`` whole files and ``group``'s deals or files,
@@ -348,7 +353,7 @@ def _load_share(
         full = deals >= group[0] or files >= group[1]
         commit = (last and full) or deals >= TRANSACTION_DEALS
         if commit:
-            loader.commit()
+            loader.commit(last_share)
     except duckdb.InterruptException:
         raise
     except duckdb.Error:

@@ -235,12 +235,16 @@ class Loader:
         lengths = (len(self.conflicts), len(self.file_errors), len(self.skipped_ids))
         self.mark = _Mark(self.counts.copy(), dataclasses.replace(self.summary), lengths)
 
-    def commit(self) -> None:
+    def commit(self, last: bool = False) -> None:
+        """Commit the open transaction; the ``last`` of the load is checkpointed straight
+        into the file, whatever it holds: DuckDB checkpoints at close what the log holds,
+        so a last commit through the log wrote its rows twice (the documents of 40,000
+        three-card deals, 12 MB: the commit and close 0.14 CPU s against 0.09)."""
         self._failed_before()
         self.flush()
         if self.changed:  # every derived result marked stale, with the rows (db/content.py)
             raise_version(self.con)
-        if self.document_bytes < CHECKPOINT_BYTES:
+        if self.document_bytes < CHECKPOINT_BYTES and not last:
             self.con.commit()
         else:  # a checkpoint would follow the log's writing: no log
             self.con.execute("SET checkpoint_threshold = '0b'")
