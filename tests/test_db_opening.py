@@ -13,7 +13,7 @@ import pytest
 from db_helpers import SAMPLES, run
 
 from loo_replay.db import migrations, opening, versions
-from loo_replay.db.errors import MEMORY_LIMIT, DatabaseError
+from loo_replay.db.errors import MEMORY_ENV, MEMORY_LIMIT, DatabaseError
 from loo_replay.db.interrupts import SECONDS_ENV, StatementTooLong
 
 SAFETY = (
@@ -239,3 +239,23 @@ def test_a_new_database_is_the_same_as_one_migrated_version_by_version(tmp_path:
     assert {"sessions", "documents", "decisions", "derived"} <= {t for t, _ in made["tables"]}
     assert len(made["views"]) == 3 and made["macros"] == []
     assert "body BLOB USING COMPRESSION Uncompressed" in dict(made["tables"])["documents"]
+
+
+def test_a_writing_connection_spills_beside_the_database_not_in_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv(MEMORY_ENV, "64MB")
+    db = tmp_path / "data" / "loo.duckdb"
+    db.parent.mkdir()
+    with opening.opened(db, write=True) as con:
+        spill = con.execute("SELECT current_setting('temp_directory')").fetchone()
+        # a sort of 320 MB against a bound of 64: DuckDB must spill to finish it
+        sorted_ = "SELECT hash(range) AS h, range AS i FROM range(20000000) ORDER BY h"
+        most = con.execute(f"SELECT max(h) FROM ({sorted_})").fetchone()
+        assert most == con.execute("SELECT max(hash(range)) FROM range(20000000)").fetchone()
+        assert Path(f"{db}.tmp").is_dir()  # it spilled there (DuckDB removes it at the end)
+    assert spill == (f"{db}.tmp",)
+    assert not (work / ".tmp").exists()

@@ -84,7 +84,9 @@ def connect(
         if read_only and writes is None:
             config |= {"enable_external_access": False}
             return duckdb.connect(str(path), read_only=True, config=config)
-        con = duckdb.connect(config=duckdb_config())
+        # Spilled pages beside the database, not in the working folder's ``.tmp`` (an
+        # in-memory instance's default), as a connection to the file itself would put them.
+        con = duckdb.connect(config={**duckdb_config(), "temp_directory": f"{path}.tmp"})
         try:
             seal(con, path, [writes] if writes is not None else [])
             literal = str(path).replace("'", "''")
