@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-import rfc8785
 
 from loo_replay.errors import InputError
 
@@ -44,7 +43,10 @@ class CanonicalError(InputError, ValueError):
 
 
 def reference(value: Any) -> bytes:
-    """``value``'s JCS bytes as the ``rfc8785`` library writes them."""
+    """``value``'s JCS bytes as the ``rfc8785`` library writes them (imported only here:
+    most logs never need it, and every command that reads a log imports this module)."""
+    import rfc8785
+
     try:
         return rfc8785.dumps(value)
     except (rfc8785.CanonicalizationError, UnicodeError, TypeError, ValueError) as exc:

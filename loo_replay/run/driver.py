@@ -26,23 +26,21 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing, suppress
-from multiprocessing.queues import SimpleQueue
 from pathlib import Path
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from loo_replay.logs.limits import Limits
 from loo_replay.logs.paths import Expanded, Skipped, entries, expand
 from loo_replay.logs.pieces import PIECE_BYTES, Piece, Share, plan_pieces, read_piece, share
 from loo_replay.logs.reader import Document, ReadError, log_kind, read_documents
 from loo_replay.run.audit import Documents, UnreadableFile
-from loo_replay.run.workers import (
-    dask_map,
-    early_context,
-    mapped_now,
-    ordered_map,
-    reach,
-    started_pool,
-)
+
+if TYPE_CHECKING:
+    from multiprocessing.queues import SimpleQueue
+
+# ``run.workers`` (multiprocessing, concurrent.futures: about 0.1 billion instructions) is
+# imported where workers start, not here: one job in this process needs none of it
+# (docs/performance.md, "Start-up").
 
 B = TypeVar("B")  # what the sink takes: a batch of rows, a rendered document
 P = TypeVar("P")  # what a worker sends back for a share: its batches, packed
@@ -184,6 +182,8 @@ class Workers(Generic[T, P, B]):
         ahead: int = 2,
     ) -> None:
         self.jobs = jobs
+        from loo_replay.run.workers import early_context, started_pool
+
         self.late: SimpleQueue[Any] | None = None
         if initializer is not None:
             self.late = early_context().SimpleQueue()
@@ -203,6 +203,8 @@ class Workers(Generic[T, P, B]):
         """Send the workers ``late`` and hand out the first shares now; once, later calls do
         nothing."""
         if self.done is None:
+            from loo_replay.run.workers import mapped_now
+
             self.send(late)
             self.done = mapped_now(
                 self.work, self._handing(), self.pool, self.ahead * self.jobs, self._waiting
@@ -311,6 +313,8 @@ def on_dask(
     """The shares' ``work`` on the Dask cluster at ``scheduler`` (``run.workers.dask_map``:
     in order, bounded), their documents read here and carried to the workers in tasks of
     about ``task_bytes``; each task's result unpacked here by ``unpack``."""
+    from loo_replay.run.workers import dask_map
+
     tasks = (task for s in shares for task in carried(s, setup, limits, task_bytes))
     done = dask_map(work, tasks, scheduler)
     with closing(done):  # closed early, the cluster's client with it
@@ -457,6 +461,8 @@ def each_document(
             yield from work(setup, job.documents(unit))
         return
     if scheduler is not None:
+        from loo_replay.run.workers import dask_map
+
         carried_all = tasks(planned(paths, None), limits, task_bytes, True)
         for batch in dask_map(job, carried_all, scheduler):
             yield from batch
@@ -514,6 +520,8 @@ class Processes:
         a Dask cluster (``run.workers.dask_map``: in order, bounded) the initializer runs
         before each item, in the worker that takes it.  ``work`` and ``initializer`` are
         functions at a module's top level."""
+        from loo_replay.run.workers import dask_map, ordered_map
+
         if self.scheduler is not None:
             boxed = (_Boxed(item) for item in items)
             return dask_map(_Started(work, initializer, initargs), boxed, self.scheduler)
@@ -527,6 +535,8 @@ def reached(jobs: int, scheduler: str | None) -> Processes:
     (``run.workers.reach``: ``SchedulerError`` when it cannot be used), before the command
     makes anything: a dead scheduler leaves no empty database or report folder behind."""
     if scheduler is not None:
+        from loo_replay.run.workers import reach
+
         reach(scheduler)
     return Processes(jobs, scheduler)
 

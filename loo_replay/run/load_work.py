@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import signal
 from collections.abc import Iterable, Iterator, Mapping
-from multiprocessing.queues import SimpleQueue
+from typing import TYPE_CHECKING
 
 import pyarrow as pa  # type: ignore[import-untyped]
 
@@ -30,6 +30,9 @@ from loo_replay.run.compressed import Compressed
 from loo_replay.run.driver import Carried
 from loo_replay.run.frames import Batch, FrameBuilder, Item, SessionItem, rules_fingerprint
 from loo_replay.run.render import Sampling
+
+if TYPE_CHECKING:  # the queue a worker is given; multiprocessing is not imported to load here
+    from multiprocessing.queues import SimpleQueue
 
 BATCH_DEALS = 2000  # deals per frame batch within a piece: bounds memory for big .gz files
 
