@@ -10,12 +10,12 @@ so that a committee can replay them.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import replace
 from statistics import NormalDist
 from typing import Any
 
 import duckdb
+import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.collusion.opportunities import TESTS, Counts, counted, prepared
 from loo_replay.collusion.screen import NEEDED, TESTED, Report, Test, judge
@@ -31,13 +31,28 @@ COLUMNS = (
     "alpha", "message",
 )  # fmt: skip
 ACT_COLUMNS = ("player_a", "player_b", "test", "owner", "session_id", "deal_index", "acts")
-# The acts of one owner toward one tablemate in one test, by stratum and deal.
+# The acts of each flagged test's owners toward the partner, by stratum and deal, in the
+# strata the test compared (``loo_replay_compared``, registered): one join over the units,
+# not a scan of them per owner and tablemate, which at a million deals took 18 s
+# (benchmarks/results/collusion-speed.md).  A deal appears once per stratum it has acts in.
 _ACTS = """
-SELECT u.stratum, d.session_id, d.deal_index, count(*) AS acts
-FROM collusion_units u JOIN collusion_deals d USING (deal_id)
-WHERE u.test = ? AND u.owner = ? AND list_contains(u.targets, ?) AND u.acted
-GROUP BY ALL
+SELECT c.player_a, c.player_b, c.test, c.owner, d.session_id, d.deal_index,
+       count(*)::INTEGER AS acts
+FROM (SELECT test::VARCHAR AS test, owner, unnest(targets) AS target, stratum, deal_id
+      FROM collusion_units WHERE acted) u
+JOIN loo_replay_compared c USING (test, owner, target, stratum)
+JOIN collusion_deals d USING (deal_id)
+GROUP BY c.player_a, c.player_b, c.test, c.owner, c.target, c.stratum, d.session_id,
+         d.deal_index
+ORDER BY ALL
 """
+_COMPARED = "loo_replay_compared"
+_COMPARED_SCHEMA = pa.schema(
+    [(c, pa.string()) for c in ("player_a", "player_b", "test", "owner", "target", "stratum")]
+)
+_ACTS_SCHEMA = pa.schema(
+    [*((c, pa.string()) for c in ACT_COLUMNS[:5]), ("deal_index", pa.int32()), ("acts", pa.int32())]
+)
 
 
 def band(t: Test, alpha: float) -> tuple[float | None, float | None]:
@@ -63,31 +78,29 @@ def _row(pair: tuple[str, str], deals: int, t: Test, alpha: float) -> tuple[Any,
     )  # fmt: skip
 
 
-def _acts(con: duckdb.DuckDBPyConnection, counts: Counts, report: Report) -> list[tuple[Any, ...]]:
-    """The deals of each flagged test's acts toward the partner, in the compared strata."""
+def _acts(con: duckdb.DuckDBPyConnection, counts: Counts, report: Report) -> pa.Table:
+    """The deals of each flagged test's acts toward the partner, in the compared strata, as
+    the columns of ``collusion_acts`` (a million deals' flags hold a million such rows)."""
     flagged = {(t.test, *p.pair) for p in report.flagged for t in p.tests if t.flagged}
     if not flagged:
-        return []
+        return _ACTS_SCHEMA.empty_table()
     totals = {(t, o, s): (n, k) for t, o, s, n, k in counts.totals}
-    compared: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    compared: dict[str, list[str]] = {name: [] for name in _COMPARED_SCHEMA.names}
     for test, owner, target, stratum, mine, my_acts in counts.by_target:
         a, b = sorted((owner, target))
         if (test, a, b) in flagged:
             total, acts = totals[(test, owner, stratum)]
             if Stratum(total, acts, mine, my_acts).informative:
-                compared[(test, owner, target)].add(stratum)
-    rows = []
-    for (test, owner, target), strata in sorted(compared.items()):
-        a, b = sorted((owner, target))
-        for stratum, session_id, deal_index, acts in con.execute(
-            _ACTS, [test, owner, target]
-        ).fetchall():
-            if stratum in strata:
-                rows.append((a, b, test, owner, session_id, deal_index, acts))
-    return sorted(rows)
+                for key, value in zip(compared, (a, b, test, owner, target, stratum), strict=True):
+                    compared[key].append(value)
+    con.register(_COMPARED, pa.table(compared, schema=_COMPARED_SCHEMA))
+    try:
+        return con.sql(_ACTS).to_arrow_table().cast(_ACTS_SCHEMA)
+    finally:
+        con.unregister(_COMPARED)
 
 
-def store(con: duckdb.DuckDBPyConnection, report: Report, acts: list[tuple[Any, ...]]) -> None:
+def store(con: duckdb.DuckDBPyConnection, report: Report, acts: pa.Table) -> None:
     """Replace both tables' rows with ``report``'s and ``acts``, and record what they cover,
     in one transaction."""
     rows = [_row(p.pair, p.deals, t, report.alpha) for p in report.pairs for t in p.tests]
@@ -127,7 +140,7 @@ def computed(con: duckdb.DuckDBPyConnection) -> tuple[list[dict[str, Any]], list
                 "SELECT session_id, deal_index, deal FROM deals SEMI JOIN (SELECT "
                 "unnest(?::VARCHAR[]) AS session_id, unnest(?::INTEGER[]) AS deal_index) "
                 "USING (session_id, deal_index)",
-                [[a[4] for a in acts], [a[5] for a in acts]],
+                [acts["session_id"].to_pylist(), acts["deal_index"].to_pylist()],
             ).fetchall()
         )
     except duckdb.Error as exc:
@@ -143,8 +156,8 @@ def computed(con: duckdb.DuckDBPyConnection) -> tuple[list[dict[str, Any]], list
     )  # fmt: skip
     listed = sorted(
         (
-            {**dict(zip(ACT_COLUMNS, a, strict=True)), "deal": numbers.get((a[4], a[5]))}
-            for a in acts
+            {**a, "deal": numbers.get((a["session_id"], a["deal_index"]))}
+            for a in acts.to_pylist()
         ),
         key=lambda a: (a["player_a"], a["player_b"], a["session_id"], a["deal_index"],
                        a["test"], a["owner"]),

@@ -559,17 +559,22 @@ _BATCH_ROWS = 50_000  # rows of a derived table inserted at once (``replace_rows
 
 def replace_rows(
     con: duckdb.DuckDBPyConnection,
-    tables: dict[str, tuple[tuple[str, ...], Iterable[tuple[Any, ...]]]],
+    tables: dict[str, tuple[tuple[str, ...], Iterable[tuple[Any, ...]] | pa.Table]],
     covers: Covers,
 ) -> None:
-    """Replace each table's rows with ``rows`` (tuples in the order of ``columns``), and
-    record that they cover ``covers``, all in one transaction: a screen's run kept whole or
-    not at all (fairness, collusion; db/content.py).  The rows go in by batches, so that an
-    iterator of them (a fairness run's 720,000 tests) is never all held as columns too."""
+    """Replace each table's rows with ``rows`` (tuples in the order of ``columns``, or an
+    Arrow table of those columns), and record that they cover ``covers``, all in one
+    transaction: a screen's run kept whole or not at all (fairness, collusion;
+    db/content.py).  The rows go in by batches, so that an iterator of them (a fairness
+    run's 720,000 tests) is never all held as columns too."""
     con.begin()
     try:
         for name, (columns, rows) in tables.items():
             con.execute(f"DELETE FROM {name}")
+            if isinstance(rows, pa.Table):
+                insert_table(con, name, rows.select(list(columns)))
+                record(con, name, covers)
+                continue
             it = iter(rows)
             while batch := list(itertools.islice(it, _BATCH_ROWS)):
                 arrays = {c: pa.array([r[i] for r in batch]) for i, c in enumerate(columns)}
