@@ -259,3 +259,35 @@ def test_a_writing_connection_spills_beside_the_database_not_in_the_working_fold
         assert Path(f"{db}.tmp").is_dir()  # it spilled there (DuckDB removes it at the end)
     assert spill == (f"{db}.tmp",)
     assert not (work / ".tmp").exists()
+
+
+def test_a_database_looked_at_then_written_starts_one_duckdb(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check_db`` then ``open_db`` (ingest into an existing database) start one DuckDB,
+    not one to look and another to write: the first is kept, with nothing attached, for the
+    second (a DuckDB costs about 0.1 billion instructions to start)."""
+    db = tmp_path / "loo.duckdb"
+    opening.open_db(db).close()
+    opening._LOOKED.clear()  # as in a new process
+    started: list[object] = []
+    real = duckdb.connect
+
+    def counted(*args: Any, **kwargs: Any) -> duckdb.DuckDBPyConnection:
+        started.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(opening.duckdb, "connect", counted)
+    assert opening.check_db(db)
+    other = real(str(db))  # the look holds no lock: another process may write
+    other.close()
+    opening._LOOKED.clear()
+    assert opening.check_db(db)
+    con = opening.open_db(db)
+    try:
+        assert versions.version_of(con) == migrations.VERSION
+        con.execute("CREATE TABLE mine (x INTEGER)")  # read-write
+    finally:
+        con.close()
+    assert len(started) == 2  # one per look; the second one's taken by open_db
+    assert opening._KEPT == {}

@@ -86,9 +86,11 @@ def connect(
             return duckdb.connect(str(path), read_only=True, config=config)
         # Spilled pages beside the database, not in the working folder's ``.tmp`` (an
         # in-memory instance's default), as a connection to the file itself would put them.
-        con = duckdb.connect(config={**duckdb_config(), "temp_directory": f"{path}.tmp"})
+        kept = _KEPT.pop(str(path), None) if not (read_only or writes) else None
+        con = kept or duckdb.connect(config={**duckdb_config(), "temp_directory": f"{path}.tmp"})
         try:
-            seal(con, path, [writes] if writes is not None else [])
+            if kept is None:
+                seal(con, path, [writes] if writes is not None else [])
             literal = str(path).replace("'", "''")
             if read_only:
                 con.execute(f"ATTACH '{literal}' AS loo (READ_ONLY)")
@@ -255,6 +257,38 @@ def _create(path: Path) -> None:
         _remember(path, VERSION)
 
 
+def _look(path: Path) -> int:
+    """``version_of`` the database at ``path``, attached read-only to an in-memory DuckDB
+    sealed to it (``settings.seal``).  The DuckDB is then kept with nothing attached (it
+    holds no file, no lock) for the read-write ``connect`` that usually follows: one
+    DuckDB started where two were, about 0.1 billion instructions each (docs/performance.md,
+    "Start-up")."""
+    with _opening(path):
+        con = duckdb.connect(config={**duckdb_config(), "temp_directory": f"{path}.tmp"})
+    try:
+        seal(con, path)
+        literal = str(path).replace("'", "''")
+        with _opening(path):
+            con.execute(f"ATTACH '{literal}' AS loo (READ_ONLY)")
+        con.execute("USE loo")
+        with reading(path):
+            version = version_of(con)
+        con.execute("USE memory")  # the database in use cannot be detached
+        con.execute("DETACH loo")
+    except BaseException:
+        con.close()
+        raise
+    for other in _KEPT.values():  # one kept at a time
+        other.close()
+    _KEPT.clear()
+    _KEPT[str(path)] = con
+    return version
+
+
+# The DuckDB ``_look`` kept, by the database it is sealed to: taken by ``connect``.
+_KEPT: dict[str, duckdb.DuckDBPyConnection] = {}
+
+
 def check_db(path: Path) -> bool:
     """Whether a database is at ``path``; ``DatabaseError`` for a file there that could not
     be loaded into: not a DuckDB file, one loo-replay did not make, or of a newer schema.
@@ -265,12 +299,7 @@ def check_db(path: Path) -> bool:
     before = _identities(path)
     version = _looked(path, before)
     if version is None:
-        con = connect(path, read_only=True)
-        try:
-            with reading(path):
-                version = version_of(con)
-        finally:
-            con.close()
+        version = _look(path)
         _remember(path, version, before)
     if version > VERSION:
         raise DatabaseError(newer(path, version))
