@@ -263,10 +263,12 @@ def roomy(
     try:
         yield
     finally:
-        for table in temp_tables:
-            con.execute(f"DROP TABLE IF EXISTS temp.{table}")
-        con.execute(f"SET preserve_insertion_order = {bool(order)}")
-        con.execute("SET memory_limit = ?", [limit])
+        # A connection that Ctrl-C closed has nothing left to drop or restore.
+        with contextlib.suppress(duckdb.ConnectionException):
+            for table in temp_tables:
+                con.execute(f"DROP TABLE IF EXISTS temp.{table}")
+            con.execute(f"SET preserve_insertion_order = {bool(order)}")
+            con.execute("SET memory_limit = ?", [limit])
 
 
 @contextlib.contextmanager
