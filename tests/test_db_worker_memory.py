@@ -1,7 +1,8 @@
 """Issue 53: the DuckDB pools of a command that works in processes stay small, so that the
 process tree of `report --jobs 2` stays within 600 MB at a million deals: a worker's
 connection has a pool of 64 MB (or the user's bound, LOO_REPLAY_DB_MEMORY) and one thread,
-and the process waiting for its workers lets its pool shrink meanwhile, then has it back."""
+and the process that works a share beside its workers has a worker's pool and thread
+meanwhile, then its own back."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import duckdb
 import pytest
 
 from loo_replay.db.opening import connect, open_db
-from loo_replay.db.settings import IDLE_MEMORY, as_worker, idle
+from loo_replay.db.settings import as_worker, working
 
 
 def _setting(con: duckdb.DuckDBPyConnection, name: str) -> str:
@@ -38,11 +39,14 @@ def test_a_workers_pool_is_the_users_bound_when_set(
         assert _setting(con, "memory_limit") == "244.1 MiB"
 
 
-def test_the_waiting_process_pool_shrinks_for_the_block_and_comes_back(tmp_path: Path) -> None:
+def test_the_working_process_has_a_workers_pool_for_the_block_then_its_own(
+    tmp_path: Path,
+) -> None:
     db = tmp_path / "loo.duckdb"
     with connect(db) as con:
-        before = _setting(con, "memory_limit")
-        assert before == "122.0 MiB"  # every connection's bound, 128 MB
-        with idle(con):
-            assert IDLE_MEMORY == "16MB" and _setting(con, "memory_limit") == "15.2 MiB"
-        assert _setting(con, "memory_limit") == before
+        before = (_setting(con, "memory_limit"), _setting(con, "threads"))
+        assert before[0] == "122.0 MiB"  # every connection's bound, 128 MB
+        with working(con):
+            assert _setting(con, "memory_limit") == "61.0 MiB"
+            assert _setting(con, "threads") == "1"
+        assert (_setting(con, "memory_limit"), _setting(con, "threads")) == before

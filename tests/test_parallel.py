@@ -53,6 +53,38 @@ def test_one_job_runs_here_after_the_initializer() -> None:
     assert results == [(7, os.getpid()), (8, os.getpid()), (9, os.getpid())]
 
 
+def _doubled_here(n: int) -> tuple[int, int]:
+    return n + 1000, os.getpid()
+
+
+def test_this_process_takes_a_share_beside_one_worker() -> None:
+    """``here``: with two jobs, one spawned worker and this process (which holds what the
+    worker would have to build again: report --jobs 2 as two processes, not three); the
+    results in input order whoever worked them."""
+    results = list(
+        ordered_map(
+            _shifted,
+            range(40),
+            2,
+            initializer=_start,
+            initargs=(100,),
+            spawn=True,
+            here=_doubled_here,
+        )
+    )
+    ours = [n for n, (value, pid) in enumerate(results) if pid == os.getpid()]
+    theirs = {pid for _, pid in results} - {os.getpid()}
+    assert ours and len(theirs) == 1  # one worker, and this process worked some items
+    assert [v for v, _ in results] == [n + (1000 if n in ours else 100) for n in range(40)]
+
+
+def test_one_job_with_a_share_here_runs_everything_here_without_the_initializer() -> None:
+    results = list(
+        ordered_map(_shifted, range(3), 1, initializer=_start, initargs=(7,), here=_doubled_here)
+    )
+    assert results == [(1000, os.getpid()), (1001, os.getpid()), (1002, os.getpid())]
+
+
 def test_closing_early_stops_reading_the_input() -> None:
     taken: list[int] = []
 

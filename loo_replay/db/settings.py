@@ -43,13 +43,11 @@ def duckdb_config(*, sandbox: bool = False) -> dict[str, str | bool | int | floa
     return config
 
 
-# A process that waits while its workers query, and each of those workers, need far less than
-# the bound above: `report --jobs 2` held three pools of up to 128 MB beside three sets of
-# imports (about 110 MB each), 830 MB in all over a million deals (issue 53: 600 MB).  A
-# worker's batch of sessions is a few filtered scans, one thread enough (the workers are the
-# parallelism); the waiting process lets its cached blocks go (its RSS fell 96 MB).
+# A process that works beside its workers, and each of those workers, need far less than the
+# bound above: `report --jobs 2` held three pools of up to 128 MB beside three sets of imports
+# (about 110 MB each), 830 MB in all over a million deals (issue 53: 600 MB).  A batch of
+# sessions is a few filtered scans, one thread enough (the processes are the parallelism).
 WORKER_MEMORY = "64MB"
-IDLE_MEMORY = "16MB"
 
 
 def as_worker(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
@@ -62,13 +60,17 @@ def as_worker(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
 
 
 @contextmanager
-def idle(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """While the block runs (workers doing the queries), ``con``'s pool at ``IDLE_MEMORY``,
-    its cached blocks let go; its bound as it was (to DuckDB's rounding) again after.  A pool
-    that cannot shrink now (blocks in use) is left as it is."""
-    (before,) = con.execute("SELECT current_setting('memory_limit')").fetchone() or ("",)
+def working(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """While the block runs, ``con`` as a worker's (``as_worker``): the process that holds it
+    works a share beside its workers (``run.workers.ordered_map``'s ``here``) with no larger
+    a pool than theirs, its cached blocks past it let go; its bound and threads as they were
+    (to DuckDB's rounding) again after.  A pool that cannot shrink now (blocks in use) is
+    left as it is."""
+    before, threads = con.execute(
+        "SELECT current_setting('memory_limit'), current_setting('threads')"
+    ).fetchone() or ("", 1)
     try:
-        con.execute(f"SET memory_limit = '{IDLE_MEMORY}'")
+        as_worker(con)
     except duckdb.Error:
         yield
         return
@@ -76,6 +78,7 @@ def idle(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         yield
     finally:
         con.execute(f"SET memory_limit = '{before}'")  # DuckDB's own words for its size
+        con.execute(f"SET threads = {int(threads)}")
 
 
 def seal(

@@ -26,7 +26,7 @@ from loo_replay.db.documents import kept_document
 from loo_replay.db.interrupts import start
 from loo_replay.db.opening import connect
 from loo_replay.db.paths import database_file
-from loo_replay.db.settings import as_worker, idle
+from loo_replay.db.settings import as_worker, working
 from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.db.stored_decisions import decision_loads, stored_decisions
 from loo_replay.fairness.table import stored
@@ -288,10 +288,13 @@ def _write_session_pages(
     progress: Progress | None,
 ) -> None:
     """A page per session, batch by batch; with more than one job in ``workers`` the
-    batches are shared out over them (``session_pages``), each with its own read-only
-    connection to the same database file (``start_session_worker``).  On a Dask cluster
-    they are written here: its workers may not see the database file (the replay pages,
-    which need only a document, are rendered there)."""
+    batches are shared out over this process, on ``con``, and ``jobs - 1`` spawned workers
+    (``session_pages``), each with its own read-only connection to the same database file
+    (``start_session_worker``): the process that holds the index's summaries anyway takes
+    a worker's share, and for ``--jobs 2`` the tree is two processes, not three (issue 53:
+    600 MB at a million deals).  On a Dask cluster they are written here: its workers may
+    not see the database file (the replay pages, which need only a document, are rendered
+    there)."""
     batches = [
         (
             chunk,
@@ -307,13 +310,14 @@ def _write_session_pages(
     if workers.jobs <= 1 or workers.remote or path is None or len(batches) <= 1:
         _count(rows, (_pages_of(con, shared, *batch) for batch in batches), progress)
         return
-    with idle(con):  # the workers query, each with a pool of its own
+    with working(con):  # this process queries as a worker does, beside them
         counts = workers.map(
             session_pages,
             batches,
             initializer=start_session_worker,
             initargs=(path, shared),
             spawn=True,  # never forked: this process holds DuckDB
+            here=lambda batch: _pages_of(con, shared, *batch),
         )
         _count(rows, counts, progress)
 

@@ -512,21 +512,29 @@ class Processes:
         initializer: Callable[..., None] | None = None,
         initargs: tuple[Any, ...] = (),
         spawn: bool = False,
+        here: Callable[[T], R] | None = None,
     ) -> Generator[R, None, None]:
         """``map(work, items)`` in ``jobs`` processes, in input order, at most two items a
         process in flight (``run.workers.ordered_map``); ``initializer(*initargs)`` once in
         each, for state sent once rather than with every item.  ``spawn`` starts them
-        afresh rather than forked: a must when this process holds a DuckDB connection.  On
-        a Dask cluster (``run.workers.dask_map``: in order, bounded) the initializer runs
-        before each item, in the worker that takes it.  ``work`` and ``initializer`` are
-        functions at a module's top level."""
+        afresh rather than forked: a must when this process holds a DuckDB connection.
+        ``here``: this process is one of the ``jobs`` and works items too, with ``here``
+        (``ordered_map``).  On a Dask cluster (``run.workers.dask_map``: in order, bounded)
+        the initializer runs before each item, in the worker that takes it, and ``here`` is
+        not used.  ``work`` and ``initializer`` are functions at a module's top level."""
         from loo_replay.run.workers import dask_map, ordered_map
 
         if self.scheduler is not None:
             boxed = (_Boxed(item) for item in items)
             return dask_map(_Started(work, initializer, initargs), boxed, self.scheduler)
         return ordered_map(
-            work, items, self.jobs, initializer=initializer, initargs=initargs, spawn=spawn
+            work,
+            items,
+            self.jobs,
+            initializer=initializer,
+            initargs=initargs,
+            spawn=spawn,
+            here=here,
         )
 
 

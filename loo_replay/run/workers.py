@@ -43,30 +43,38 @@ def ordered_map(
     initializer: Callable[..., None] | None = None,
     initargs: tuple[Any, ...] = (),
     spawn: bool = False,
+    here: Callable[[T], R] | None = None,
 ) -> Generator[R, None, None]:
     """``map(fn, items)`` over ``jobs`` processes, in order, with bounded look-ahead.
 
     ``initializer(*initargs)`` runs once in each worker (in this process with one job),
     for state sent once rather than with every item.  ``spawn`` starts the workers afresh
-    instead of forking this process: a must when it holds a DuckDB connection.  Closed
-    early (an error, a consumer that stops), the work still queued is cancelled and the
-    workers are not waited for; run to its end, the workers are joined, so that none is
+    instead of forking this process: a must when it holds a DuckDB connection.  ``here``:
+    this process is one of the ``jobs``, and works an item with ``here`` (what ``fn`` does,
+    with this process's own state; no initializer) whenever its ``jobs - 1`` workers have
+    two items each: one process fewer, whose imports and pools are not paid again.
+    Closed early (an error, a consumer that stops), the work still queued is cancelled and
+    the workers are not waited for; run to its end, the workers are joined, so that none is
     left for the interpreter's exit to wake through a closed pipe (``Bad file descriptor``
     printed at exit).
     """
+    if here is not None and jobs <= 1:
+        yield from map(here, items)
+        return
     if jobs <= 1:
         if initializer is not None:
             initializer(*initargs)
         yield from map(fn, items)
         return
     method = "spawn" if spawn else multiprocessing.get_start_method()
+    workers = jobs if here is None else jobs - 1
     pool = ProcessPoolExecutor(
-        jobs,
+        workers,
         mp_context=_quiet(method),
         initializer=_quiet_worker,
         initargs=(initializer, *initargs),
     )
-    yield from _results(fn, iter(items), pool, 2 * jobs, deque())
+    yield from _results(fn, iter(items), pool, 2 * workers, deque(), here=here)
 
 
 # Ctrl-C in a terminal reaches every process of the command.  It is for the main process,
@@ -144,15 +152,23 @@ def _results(
     window: int,
     pending: deque[Future[R]],
     idle: Callable[[], None] | None = None,
+    here: Callable[[T], R] | None = None,
 ) -> Generator[R, None, None]:
-    """The results of ``pending`` then of ``items``, in order, ``window`` in flight; the
-    pool shut down as ``ordered_map`` says.  A worker that died (killed, out of memory) is
-    ``WorkerDied`` here, the one place that knows of pools: the sinks see the library's
-    error, never the pool's."""
+    """The results of ``pending`` then of ``items``, in order, ``window`` in the workers;
+    with ``here``, an item that finds the workers' window full is worked in this process
+    (``ordered_map``).  The pool is shut down as ``ordered_map`` says.  A worker that died
+    (killed, out of memory) is ``WorkerDied`` here, the one place that knows of pools: the
+    sinks see the library's error, never the pool's."""
     finished = False
     try:
         for item in items:
-            if len(pending) >= window:
+            if here is not None:
+                while pending and pending[0].done():
+                    yield pending.popleft().result()
+                if sum(not f.done() for f in pending) >= window:
+                    pending.append(_worked(here, item))
+                    continue
+            elif len(pending) >= window:
                 yield pending.popleft().result()
             pending.append(pool.submit(fn, item))
         while pending:
@@ -164,6 +180,14 @@ def _results(
         raise WorkerDied(WORKER_DIED) from None
     finally:
         pool.shutdown(wait=finished, cancel_futures=not finished)
+
+
+def _worked(here: Callable[[T], R], item: T) -> Future[R]:
+    """``here(item)`` worked now, in this process, as a finished future: it waits in line
+    with the workers' results."""
+    done: Future[R] = Future()
+    done.set_result(here(item))
+    return done
 
 
 # What a worker's death says (``WorkerDied``): what each sink keeps is what it had committed
