@@ -31,6 +31,15 @@ RECORD = "build-record.json"  # written by setup.py, updated by scripts/pgo.py
 _ROOT = Path(__file__).parent
 
 
+def package_file(*parts: str) -> Path:
+    """A file installed with the package (``package_file("rulesets", "hoyle.toml")``).  The
+    package is always a folder on disk (its compiled modules load from no archive), so its
+    files are read by path: ``importlib.resources`` cost every command that reads a ruleset
+    16 million instructions to import and to find its reader (docs/performance.md,
+    "Start-up")."""
+    return _ROOT.joinpath(*parts)
+
+
 @dataclass(frozen=True, slots=True)
 class BuildStatus:
     """Which build runs.  ``reason`` says why the compiled modules are not used (None when

@@ -20,7 +20,6 @@ import fnmatch
 import os
 import shutil
 import signal
-import socket
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
@@ -105,6 +104,13 @@ def _gone(pid: int, started: int | None) -> bool:
     return started is not None and now is not None and now != started
 
 
+def _host() -> str:
+    """This machine's name, as ``socket.gethostname`` says it (both ask the kernel's
+    ``uname``), without importing ``socket``: every command that reads a log imports
+    this module, and ``socket`` cost it 10 million instructions."""
+    return os.uname().nodename
+
+
 def _stale(stage: Path) -> bool:
     """Whether ``stage`` is a working folder of ``staging`` whose process has ended: a real
     folder (not a link) holding loo-replay's marker, written on this machine by a process
@@ -117,7 +123,7 @@ def _stale(stage: Path) -> bool:
         pid, host, started = marker["pid"], marker["host"], marker["started"]
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
         return False
-    if marker.get("written_by") != "loo-replay" or host != socket.gethostname():
+    if marker.get("written_by") != "loo-replay" or host != _host():
         return False
     if not isinstance(pid, int) or pid <= 0 or not isinstance(started, int | None):
         return False
@@ -156,7 +162,7 @@ def staging(folder: Path) -> Iterator[Path]:
         marker = {
             "written_by": "loo-replay",
             "pid": pid,
-            "host": socket.gethostname(),
+            "host": _host(),
             "started": _process_started(pid),
         }
         (stage / STAGE_MARKER).write_bytes(orjson.dumps(marker))

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import functools
 import html
-from importlib import resources
 
 import orjson
 
+from loo_replay import package_file
 from loo_replay.engine.cards import CARD_SPELLINGS, DIAMONDS, HEARTS, display
 
 
@@ -53,4 +53,4 @@ def card(code: str | None) -> Markup:
 @functools.cache
 def asset(name: str) -> str:
     """The text of the package file ``assets/<name>`` (a page's style sheet or script)."""
-    return resources.files("loo_replay").joinpath("assets", name).read_bytes().decode("utf-8")
+    return package_file("assets", name).read_bytes().decode("utf-8")

@@ -18,6 +18,8 @@ import functools
 import re
 import unicodedata
 
+from loo_replay import package_file
+
 # Invisible: the format characters (general category Cf, Unicode 14: soft hyphen, Arabic
 # letter mark, zero width space to right-to-left mark, the embeddings and overrides, word
 # joiner to the isolates, byte order mark, interlinear annotation, tags) and the rest of
@@ -71,9 +73,7 @@ def id_key(text: str) -> str:
 def _prototypes() -> dict[str, str]:
     """Each confusable character's prototype (UTS #39's confusables.txt), read once, where a
     name is first compared: importing this module reads nothing."""
-    from importlib import resources
-
-    data = resources.files("loo_replay").joinpath("data", "confusables.txt").read_text("utf-8")
+    data = package_file("data", "confusables.txt").read_text("utf-8")
     table: dict[str, str] = {}
     for line in data.splitlines():
         if line and not line.startswith("#"):

@@ -20,14 +20,14 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from importlib import metadata, resources
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import orjson
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from loo_replay import RECORD, __version__, build
+from loo_replay import RECORD, __version__, build, package_file
 from loo_replay.bundles.audit import AUDIT, FAIRNESS, AuditOptions, audit_outputs
 from loo_replay.bundles.audit import first_difference as difference_in
 from loo_replay.errors import InputError
@@ -109,7 +109,7 @@ def _copy(source: Path, target: Path) -> str:
 
 
 def _builtin_bytes(name: str) -> bytes:
-    return (resources.files("loo_replay") / "rulesets" / f"{name}.toml").read_bytes()
+    return package_file("rulesets", f"{name}.toml").read_bytes()
 
 
 def _rulesets_used(audit_json: bytes, options: AuditOptions) -> list[str]:
@@ -163,7 +163,7 @@ def _flags(outputs: dict[str, bytes]) -> dict[str, Any]:
 
 def _build_record() -> str:
     try:
-        data = (resources.files("loo_replay") / RECORD).read_bytes()
+        data = package_file(RECORD).read_bytes()
     except OSError:
         return "none"
     return hashlib.sha256(data).hexdigest()

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from importlib import resources
+from loo_replay import package_file
 
 
 def log_schema() -> bytes:
     """The JSON Schema of the hand-log format (docs/log-format.md), as installed with the
     package, for users to check their own logs with any JSON Schema tool."""
-    return resources.files("loo_replay").joinpath("schemas", "hand-log.schema.json").read_bytes()
+    return package_file("schemas", "hand-log.schema.json").read_bytes()

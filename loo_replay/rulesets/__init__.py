@@ -16,12 +16,12 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from loo_replay import package_file
 from loo_replay.engine.options import OPTION_SPECS, OptionError, Options, parse_option_text
 from loo_replay.errors import InputError
 
@@ -76,8 +76,8 @@ def _from_toml(data: Mapping[str, Any], where: str, base: Options | None) -> Rul
 
 @cache
 def builtin_names() -> tuple[str, ...]:
-    files = resources.files("loo_replay") / "rulesets"
-    return tuple(sorted(p.name[:-5] for p in files.iterdir() if p.name.endswith(".toml")))
+    files = package_file("rulesets").iterdir()
+    return tuple(sorted(p.name[:-5] for p in files if p.name.endswith(".toml")))
 
 
 @cache
@@ -86,7 +86,7 @@ def builtin(name: str) -> Ruleset:
         raise RulesetError(
             f"unknown ruleset {name!r}; built-in rulesets: {', '.join(builtin_names())}"
         )
-    text = (resources.files("loo_replay") / "rulesets" / f"{name}.toml").read_text("utf-8")
+    text = package_file("rulesets", f"{name}.toml").read_text("utf-8")
     return _from_toml(tomllib.loads(text), f"{name}.toml", None)
 
 
