@@ -44,11 +44,24 @@ class Law(NamedTuple):
         the full spans would cost the square of the trials (docs/performance.md, "The
         collusion screen")."""
         mass = np.convolve(self.mass, other.mass)
-        held = np.flatnonzero(mass)
-        return Law(mass[held[0] : held[-1] + 1], self.low + other.low + int(held[0]))
+        first, last = _held(mass), len(mass) - 1 - _held(mass[::-1])
+        return Law(mass[first : last + 1], self.low + other.low + first)
 
 
 CERTAIN_ZERO = Law(np.ones(1), 0)
+
+
+def _held(mass: np.ndarray) -> int:
+    """The index of the first term above 0 (a law has one), looked for in stretches that
+    double from the start: the underflowed ends are short, and scanning the whole of a
+    million deals' laws for them cost more than the sum."""
+    start, size = 0, 64
+    while start < len(mass):
+        found = np.flatnonzero(mass[start : start + size])
+        if found.size:
+            return start + int(found[0])
+        start, size = start + size, size * 2
+    return 0  # no term held (never a law): kept whole
 
 
 Ratio = Callable[[np.ndarray], np.ndarray]

@@ -149,3 +149,18 @@ def test_a_sum_keeps_only_the_values_a_double_holds() -> None:
     law = laws.binomial_sum({3 / 51: 10**6, 5 / 51: 10**6})
     assert law.mass[0] > 0 and law.mass[-1] > 0
     assert len(law.mass) < 80 * math.sqrt(10**6 * (3 / 51 + 5 / 51))
+
+
+def test_a_sum_drops_exactly_the_underflowed_ends_whatever_their_length() -> None:
+    """The ends are found by looking in stretches from each end, not over the whole sum;
+    what is kept is what a scan of every term keeps, bit for bit."""
+    for a, b in (
+        (laws.binomial(10**6, 0.3), laws.binomial(10**6, 0.2)),  # long runs of zeros
+        (laws.binomial(40, 0.5), laws.binomial(3, 0.5)),  # none
+        (laws.binomial(10**5, 0.01), laws.CERTAIN_ZERO),
+    ):
+        whole = np.convolve(a.mass, b.mass)
+        held = np.flatnonzero(whole)
+        law = a.plus(b)
+        assert law.low == a.low + b.low + int(held[0])
+        assert np.array_equal(law.mass, whole[held[0] : held[-1] + 1])

@@ -1,11 +1,12 @@
 """The opportunities of each behaviour (docs/collusion.md, "The behaviours"), in SQL over
 the tables ``ingest`` fills and its double-dummy analysis.
 
-Every opportunity is a row of ``collusion_units``: the test, its owner (the player whose
-conduct is judged), the tablemates it concerns (``targets``), whether the owner acted, and
-its stratum, the comparable situation as text.  Only audited deals with every hand known
-count.  The counts the tests need come back grouped: per owner and stratum, and per owner,
-stratum and target; no Python loop over deals.
+Every opportunity has a test, its owner (the player whose conduct is judged), the
+tablemates it concerns (``targets``), whether the owner acted, and its stratum, the
+comparable situation as text; they are counted as they are found, in ``collusion_cells``,
+one row for each test, owner, targets and stratum.  Only audited deals with every hand
+known count.  The counts the tests need come back grouped: per owner and stratum, and per
+owner, stratum and target; no Python loop over deals.
 """
 
 from __future__ import annotations
@@ -24,6 +25,33 @@ TESTS = ("gift-tricks", "stepping-aside", "not-beating", "loo-saving")
 # (docs/performance.md, "The collusion screen").
 _TEST = f"ENUM({', '.join(repr(t) for t in TESTS)})"
 
+_PLAYED = """
+CREATE OR REPLACE TEMP TABLE collusion_played AS
+SELECT f.deal_id, f.fp, f.n, f.pam, f.trump, p.trick, p.position, p.player, p.legal_cards,
+       p.card::VARCHAR AS card, t.led::VARCHAR AS led_card, t.cards - t.dead AS in_trick
+FROM plays p
+JOIN collusion_deals f USING (session_id, deal_index)
+JOIN tricks t USING (session_id, deal_index, trick)
+WHERE NOT p.dead AND NOT f.must_beat AND f.trick_fixed
+"""
+# When no deal's rules leave letting a card hold open (under every built-in ruleset), the
+# plays are not read at all: DuckDB joined all of them to their tricks before it found
+# none, 6.6 CPU s and 140 MB spilled over a million deals
+# (benchmarks/results/collusion-speed.md).
+_NONE_OPEN = (
+    "SELECT NOT coalesce(bool_or(NOT must_beat AND trick_fixed), false) FROM collusion_deals"
+)
+# What the tests need of the opportunities that share an owner, a list of tablemates
+# concerned and a stratum: a cell.  How many, how many acts, and the deals of the acts (for
+# the deals behind a flag, ``table.py``).  The opportunities themselves are never kept: as a
+# table of a row each, with its stratum as text, they were six million rows over a million
+# deals, 850 MB spilled to disk and two thirds of the screen's time
+# (benchmarks/results/collusion-speed.md); their cells are some ten thousand rows.  A
+# stratum is grouped by its parts and written as text once per cell.
+_CELL = (
+    "count(*) AS units, count(*) FILTER (WHERE acted) AS acts, "
+    "list(deal_id) FILTER (WHERE acted) AS deals"
+)
 _BASE = (
     # must_beat: the rules make a player who can beat the trick do so (heading, then
     # over-trumping), so letting a card hold is never a choice.  trick_fixed: the trump a
@@ -60,15 +88,7 @@ WHERE d.status = 'audited' AND d.knowledge = 'full'
     # table of their own: in one statement DuckDB joined every trick to the card tables'
     # product before the plays, 31 million rows for 20,000 six-player deals of which none
     # qualified (docs/performance.md, "The collusion screen").
-    """
-CREATE OR REPLACE TEMP TABLE collusion_played AS
-SELECT f.deal_id, f.fp, f.n, f.pam, f.trump, p.trick, p.position, p.player, p.legal_cards,
-       p.card::VARCHAR AS card, t.led::VARCHAR AS led_card, t.cards - t.dead AS in_trick
-FROM plays p
-JOIN collusion_deals f USING (session_id, deal_index)
-JOIN tricks t USING (session_id, deal_index, trick)
-WHERE NOT p.dead AND NOT f.must_beat AND f.trick_fixed
-""",
+    _PLAYED,
     """
 CREATE OR REPLACE TEMP TABLE collusion_open AS
 WITH played AS (
@@ -86,7 +106,7 @@ WINDOW so_far AS (
     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 """,
     f"""
-CREATE OR REPLACE TEMP TABLE collusion_units AS
+CREATE OR REPLACE TEMP TABLE collusion_cells AS
 WITH declared AS (
     SELECT f.deal_id, f.fp, f.n, st.player,
            (st.seat - f.dealer_seat - 1 + f.n) % f.n AS pos,
@@ -98,9 +118,8 @@ WITH declared AS (
     WHERE NOT f.must AND st.declaration IS NOT NULL
 ),
 stepping AS (
-    SELECT 'stepping-aside' AS test, player AS owner, targets,
-           declaration = 'pass' AS acted,
-           concat_ws('/', fp, n, pos = n - 1, standers, band, top // 2) AS stratum, deal_id
+    SELECT player AS owner, targets, declaration = 'pass' AS acted, fp, n,
+           pos = n - 1 AS dealer, standers, band, top // 2 AS top, deal_id
     FROM (
         SELECT *, count(*) FILTER (WHERE declaration <> 'pass') OVER before AS standers,
                max(band) FILTER (WHERE declaration <> 'pass') OVER before AS top,
@@ -125,9 +144,8 @@ open_choice AS (
     HAVING bool_or(w.power > b.best) AND bool_or(w.power <= b.best)
 ),
 holding AS (
-    SELECT 'not-beating' AS test, b.player AS owner, [b.holder] AS targets,
-           b.power <= b.best AS acted,
-           concat_ws('/', b.fp, b.n, b.trick, b.position, b.in_trick) AS stratum, b.deal_id
+    SELECT b.player AS owner, [b.holder] AS targets, b.power <= b.best AS acted, b.fp, b.n,
+           b.trick, b.position, b.in_trick, b.deal_id
     FROM collusion_open b
     JOIN open_choice USING (deal_id, trick, position)
 ),
@@ -157,9 +175,8 @@ won_before AS (
 ),
 receiving AS (
     SELECT r.player AS owner, [x.player] AS targets, r.wins AS acted,
-           w.won IS NULL AS none_yet,
-           concat_ws('/', r.fp, r.n, r.trick, r.in_trick, x.position, r.position) AS stratum,
-           r.deal_id
+           w.won IS NULL AS none_yet, r.fp, r.n, r.trick, r.in_trick,
+           x.position AS thrower_position, r.position, r.deal_id
     FROM in_thrown x
     JOIN in_thrown r ON r.session_id = x.session_id AND r.deal_index = x.deal_index
                     AND r.trick = x.trick AND r.thrower = x.thrower AND r.player <> x.player
@@ -167,19 +184,30 @@ receiving AS (
                           AND w.trick = r.trick AND w.player = r.player
     WHERE x.player = x.thrower
 )
-SELECT test::{_TEST} AS test, owner, targets, acted, stratum, deal_id FROM (
-    SELECT * FROM stepping
-    UNION ALL SELECT * FROM holding
-    UNION ALL SELECT 'gift-tricks', owner, targets, acted, stratum, deal_id FROM receiving
-    UNION ALL SELECT 'loo-saving', owner, targets, acted, stratum, deal_id FROM receiving
-              WHERE none_yet
+SELECT test::{_TEST} AS test, owner, targets, stratum, units, acts, deals FROM (
+    SELECT 'stepping-aside' AS test, owner, targets,
+           concat_ws('/', fp, n, dealer, standers, band, top) AS stratum, {_CELL}
+    FROM stepping GROUP BY owner, targets, fp, n, dealer, standers, band, top
+    UNION ALL
+    SELECT 'not-beating', owner, targets,
+           concat_ws('/', fp, n, trick, position, in_trick), {_CELL}
+    FROM holding GROUP BY owner, targets, fp, n, trick, position, in_trick
+    UNION ALL
+    SELECT 'gift-tricks', owner, targets,
+           concat_ws('/', fp, n, trick, in_trick, thrower_position, position), {_CELL}
+    FROM receiving GROUP BY owner, targets, fp, n, trick, in_trick, thrower_position, position
+    UNION ALL
+    SELECT 'loo-saving', owner, targets,
+           concat_ws('/', fp, n, trick, in_trick, thrower_position, position), {_CELL}
+    FROM receiving WHERE none_yet
+    GROUP BY owner, targets, fp, n, trick, in_trick, thrower_position, position
 )
 """,
-    # What only the units were made from, let go before the counts run.
+    # What only the cells were made from, let go before the counts run.
     *(f"DROP TABLE {t}" for t in ("collusion_open", "collusion_played", *strength.TEMP_TABLES)),
 )
 TEMP_TABLES = (
-    "collusion_units",
+    "collusion_cells",
     "collusion_open",
     "collusion_played",
     *strength.TEMP_TABLES,
@@ -188,28 +216,42 @@ TEMP_TABLES = (
 
 _TOTALS = """
 SELECT test::VARCHAR AS test, owner, stratum, total, acts FROM (
-    SELECT test, owner, stratum, count(*) AS total, count(*) FILTER (WHERE acted) AS acts
-    FROM collusion_units GROUP BY ALL
+    SELECT test, owner, stratum, sum(units)::BIGINT AS total, sum(acts)::BIGINT AS acts
+    FROM collusion_cells GROUP BY ALL
 ) ORDER BY ALL
 """
 _BY_TARGET = """
 SELECT test::VARCHAR AS test, owner, target, stratum, mine, my_acts FROM (
-    SELECT test, owner, target, stratum, count(*) AS mine,
-           count(*) FILTER (WHERE acted) AS my_acts
-    FROM (SELECT test, owner, stratum, acted, unnest(targets) AS target FROM collusion_units)
+    SELECT test, owner, target, stratum, sum(units)::BIGINT AS mine,
+           sum(acts)::BIGINT AS my_acts
+    FROM (SELECT test, owner, stratum, units, acts, unnest(targets) AS target
+          FROM collusion_cells)
     GROUP BY ALL
 ) ORDER BY ALL
 """
 # Every pair that sat together in a loaded deal, with how many deals; ``closed``: every
 # deal they shared with its cards known obliged a player who could beat the trick to
-# (heading, over-trumping), so that letting a card hold was never a legal choice.
+# (heading, over-trumping), so that letting a card hold was never a legal choice.  The deals
+# are first counted by seating (the players, sorted, and whether the rules closed the
+# choice), a few rows per session, and only those are cut into pairs: joining each deal's
+# seats with each other took 8 s over a million deals
+# (benchmarks/results/collusion-speed.md).
 _PAIRS = """
-SELECT a.player, b.player, count(*) AS deals, coalesce(bool_and(f.must_beat), true) AS closed
-FROM seats a
-JOIN seats b ON b.session_id = a.session_id AND b.deal_index = a.deal_index
-            AND a.player < b.player
-LEFT JOIN collusion_deals f ON f.session_id = a.session_id AND f.deal_index = a.deal_index
-GROUP BY ALL ORDER BY 1, 2
+WITH seatings AS (
+    SELECT p.players, f.must_beat, count(*) AS deals
+    FROM (SELECT session_id, deal_index, list(player ORDER BY player) AS players
+          FROM seats GROUP BY session_id, deal_index) p
+    LEFT JOIN collusion_deals f USING (session_id, deal_index)
+    GROUP BY ALL
+),
+firsts AS (
+    SELECT players, must_beat, deals, unnest(range(1, len(players))) AS i FROM seatings
+),
+pairs AS (
+    SELECT players[i] AS a, unnest(players[i + 1:]) AS b, must_beat, deals FROM firsts
+)
+SELECT a, b, sum(deals)::BIGINT AS deals, coalesce(bool_and(must_beat), true) AS closed
+FROM pairs WHERE a < b GROUP BY ALL ORDER BY 1, 2
 """
 
 
@@ -232,6 +274,8 @@ def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[unanalysed.Computed]:
         computed = unanalysed.register(con)
         with roomy(con, TEMP_TABLES):
             for statement in _BASE:
+                if statement is _PLAYED and con.execute(_NONE_OPEN).fetchall() == [(True,)]:
+                    statement += "AND false"
                 con.execute(statement)
             yield computed
     finally:

@@ -72,9 +72,12 @@ def unregister(con: duckdb.DuckDBPyConnection) -> None:
 # (deal_id, session_id, deal_index, fp, pam, trump): each card kind's chance, then each
 # seat's strength, both in thousandths of a trick: integers add up the same in any order,
 # so a hand's band never depends on how DuckDB's threads happened to sum.  The plays are
-# counted by card before the kinds are joined, and the hands meet a table of each card's
-# chance (a few hundred rows): a join of every deal with every card's kind came first
-# otherwise, five times the plays (docs/performance.md, "The collusion screen").
+# counted by card before the kinds are joined.  A hand is summed where it lies, each card
+# looked up by its place in the deck in a list of the 52 cards' chances under the deal's
+# rules, pam and trump (0 for a kind never played): unnesting every hand and grouping the
+# cards back by seat took five times as long and, over a million deals, more memory than
+# the whole screen may have (benchmarks/results/collusion-speed.md).  A seat with no cards
+# known has no strength (NULL), as none at all.
 CHANCES = """
 CREATE OR REPLACE TEMP TABLE strength_chances AS
 WITH by_card AS (
@@ -92,18 +95,19 @@ GROUP BY ALL
 """
 HANDS = """
 CREATE OR REPLACE TEMP TABLE strength_hands AS
-WITH card_chance AS (
-    SELECT c.fp, k.pam, k.trump, k.card, c.chance
-    FROM strength_chances c JOIN strength_kinds k ON k.kind = c.kind AND k.rank = c.rank
-),
-held AS (
-    SELECT f.deal_id, f.fp, f.pam, f.trump, st.seat, st.player,
-           unnest(st.hand)::VARCHAR AS card
-    FROM seats st JOIN {deals} f USING (session_id, deal_index)
+WITH deck AS (
+    SELECT g.fp, k.pam, k.trump,
+           list(coalesce(c.chance, 0) ORDER BY enum_code(k.card::card)) AS chances
+    FROM (SELECT DISTINCT fp FROM {deals}) g
+    CROSS JOIN strength_kinds k
+    LEFT JOIN strength_chances c ON c.fp = g.fp AND c.kind = k.kind AND c.rank = k.rank
+    GROUP BY ALL
 )
-SELECT h.deal_id, any_value(h.player) AS player, sum(coalesce(c.chance, 0))::INTEGER AS strength
-FROM held h
-LEFT JOIN card_chance c ON c.fp = h.fp AND c.pam = h.pam AND c.trump = h.trump AND c.card = h.card
-GROUP BY h.deal_id, h.seat
+SELECT f.deal_id, st.player,
+       list_sum(list_transform(st.hand, lambda x: d.chances[enum_code(x) + 1]))::INTEGER
+           AS strength
+FROM seats st
+JOIN {deals} f USING (session_id, deal_index)
+LEFT JOIN deck d ON d.fp = f.fp AND d.pam = f.pam AND d.trump = f.trump
 """
 TEMP_TABLES = ("strength_hands", "strength_chances")

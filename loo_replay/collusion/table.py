@@ -32,17 +32,21 @@ COLUMNS = (
 )  # fmt: skip
 ACT_COLUMNS = ("player_a", "player_b", "test", "owner", "session_id", "deal_index", "acts")
 # The acts of each flagged test's owners toward the partner, by stratum and deal, in the
-# strata the test compared (``loo_replay_compared``, registered): one join over the units,
-# not a scan of them per owner and tablemate, which at a million deals took 18 s
-# (benchmarks/results/collusion-speed.md).  A deal appears once per stratum it has acts in.
+# strata the test compared (``loo_replay_compared``, registered): the deals kept in the
+# cells (``opportunities.py``) of those strata.  A deal appears once per stratum it has acts
+# in.  One query: at a million deals, one scan of the opportunities per owner and tablemate
+# took 18 s (benchmarks/results/collusion-speed.md).
 _ACTS = """
-SELECT c.player_a, c.player_b, c.test, c.owner, d.session_id, d.deal_index,
+SELECT player_a, player_b, c.test, c.owner, d.session_id, d.deal_index,
        count(*)::INTEGER AS acts
-FROM (SELECT test::VARCHAR AS test, owner, unnest(targets) AS target, stratum, deal_id
-      FROM collusion_units WHERE acted) u
-JOIN loo_replay_compared c USING (test, owner, target, stratum)
+FROM (
+    SELECT c.*, unnest(u.deals) AS deal_id
+    FROM (SELECT test::VARCHAR AS test, owner, unnest(targets) AS target, stratum, deals
+          FROM collusion_cells WHERE acts > 0) u
+    JOIN loo_replay_compared c USING (test, owner, target, stratum)
+) c
 JOIN collusion_deals d USING (deal_id)
-GROUP BY c.player_a, c.player_b, c.test, c.owner, c.target, c.stratum, d.session_id,
+GROUP BY player_a, player_b, c.test, c.owner, c.target, c.stratum, d.session_id,
          d.deal_index
 ORDER BY ALL
 """
