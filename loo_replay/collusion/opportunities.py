@@ -82,7 +82,7 @@ JOIN seats z ON z.session_id = d.session_id AND z.deal_index = d.deal_index AND 
 WHERE d.status = 'audited' AND d.knowledge = 'full'
 """,
     strength.CHANCES.format(deals="collusion_deals"),
-    strength.HANDS.format(deals="collusion_deals"),
+    strength.DECK.format(deals="collusion_deals"),
     # The cards of deals whose rules may leave the choice open, then each with the trick as
     # it stood before it: the best power so far and who held it.  The cards first, in a
     # table of their own: in one statement DuckDB joined every trick to the card tables'
@@ -111,10 +111,11 @@ WITH declared AS (
     SELECT f.deal_id, f.fp, f.n, st.player,
            (st.seat - f.dealer_seat - 1 + f.n) % f.n AS pos,
            st.declaration::VARCHAR AS declaration,
-           least(coalesce(h.strength, 0) // {strength.BAND}, 40) AS band
+           least(coalesce({strength.of_hand("st.hand", "d")}, 0) // {strength.BAND}, 40)
+               AS band
     FROM seats st
     JOIN collusion_deals f USING (session_id, deal_index)
-    LEFT JOIN strength_hands h ON h.deal_id = f.deal_id AND h.player = st.player
+    LEFT JOIN strength_deck d ON d.fp = f.fp AND d.pam = f.pam AND d.trump = f.trump
     WHERE NOT f.must AND st.declaration IS NOT NULL
 ),
 stepping AS (
@@ -235,7 +236,10 @@ SELECT test::VARCHAR AS test, owner, target, stratum, mine, my_acts FROM (
 # are first counted by seating (the players, sorted, and whether the rules closed the
 # choice), a few rows per session, and only those are cut into pairs: joining each deal's
 # seats with each other took 8 s over a million deals
-# (benchmarks/results/collusion-speed.md).
+# (benchmarks/results/collusion-speed.md).  The pairs are a join of each seating's players
+# with each other, which DuckDB streams: cutting each seating's list of players into its
+# pairs carried the whole list into every row, as many rows as players, which for a deal of
+# 3,000 seats (a stranger's database) was 9 million names held at once.
 _PAIRS = """
 WITH seatings AS (
     SELECT p.players, f.must_beat, count(*) AS deals
@@ -244,14 +248,14 @@ WITH seatings AS (
     LEFT JOIN collusion_deals f USING (session_id, deal_index)
     GROUP BY ALL
 ),
-firsts AS (
-    SELECT players, must_beat, deals, unnest(range(1, len(players))) AS i FROM seatings
-),
-pairs AS (
-    SELECT players[i] AS a, unnest(players[i + 1:]) AS b, must_beat, deals FROM firsts
+seated AS (
+    SELECT seating, must_beat, deals, unnest(players) AS player
+    FROM (SELECT *, row_number() OVER () AS seating FROM seatings)
 )
-SELECT a, b, sum(deals)::BIGINT AS deals, coalesce(bool_and(must_beat), true) AS closed
-FROM pairs WHERE a < b GROUP BY ALL ORDER BY 1, 2
+SELECT a.player, b.player, sum(a.deals)::BIGINT AS deals,
+       coalesce(bool_and(a.must_beat), true) AS closed
+FROM seated a JOIN seated b ON b.seating = a.seating AND a.player < b.player
+GROUP BY ALL ORDER BY 1, 2
 """
 
 

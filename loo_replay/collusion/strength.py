@@ -93,21 +93,34 @@ FROM by_card b
 JOIN strength_kinds k ON k.pam = b.pam AND k.trump = b.trump AND k.card = b.card
 GROUP BY ALL
 """
-HANDS = """
-CREATE OR REPLACE TEMP TABLE strength_hands AS
-WITH deck AS (
-    SELECT g.fp, k.pam, k.trump,
-           list(coalesce(c.chance, 0) ORDER BY enum_code(k.card::card)) AS chances
-    FROM (SELECT DISTINCT fp FROM {deals}) g
-    CROSS JOIN strength_kinds k
-    LEFT JOIN strength_chances c ON c.fp = g.fp AND c.kind = k.kind AND c.rank = k.rank
-    GROUP BY ALL
-)
-SELECT f.deal_id, st.player,
-       list_sum(list_transform(st.hand, lambda x: d.chances[enum_code(x) + 1]))::INTEGER
-           AS strength
-FROM seats st
-JOIN {deals} f USING (session_id, deal_index)
-LEFT JOIN deck d ON d.fp = f.fp AND d.pam = f.pam AND d.trump = f.trump
+# The 52 cards' chances, in the deck's order, under each rules (``fp``), Pam and trump: a
+# few hundred rows, which a hand meets by its deal's rules (``of_hand``).
+DECK = """
+CREATE OR REPLACE TEMP TABLE strength_deck AS
+SELECT g.fp, k.pam, k.trump,
+       list(coalesce(c.chance, 0) ORDER BY enum_code(k.card::card)) AS chances
+FROM (SELECT DISTINCT fp FROM {deals}) g
+CROSS JOIN strength_kinds k
+LEFT JOIN strength_chances c ON c.fp = g.fp AND c.kind = k.kind AND c.rank = k.rank
+GROUP BY ALL
 """
-TEMP_TABLES = ("strength_hands", "strength_chances")
+
+
+def of_hand(hand: str, deck: str) -> str:
+    """The SQL of the strength of the hand ``hand`` (a list of cards) from the row ``deck``
+    of ``strength_deck`` that its deal's rules, Pam and trump meet: NULL for no cards."""
+    return f"list_sum(list_transform({hand}, lambda x: {deck}.chances[enum_code(x) + 1]))::INTEGER"
+
+
+# Each seat's strength as a table (the report's leaks).  The collusion screen computes it in
+# the row of each declaration instead: a join on the deal and the player multiplies the rows
+# of a player seated more than once in a deal (a stranger's database: 3,000 times over made
+# 9 million rows, and the window over them more than DuckDB's memory).
+HANDS = f"""
+CREATE OR REPLACE TEMP TABLE strength_hands AS
+SELECT f.deal_id, st.player, {of_hand("st.hand", "d")} AS strength
+FROM seats st
+JOIN {{deals}} f USING (session_id, deal_index)
+LEFT JOIN strength_deck d ON d.fp = f.fp AND d.pam = f.pam AND d.trump = f.trump
+"""
+TEMP_TABLES = ("strength_deck", "strength_chances")  # what CHANCES and DECK make

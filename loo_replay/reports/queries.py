@@ -702,6 +702,7 @@ def leaks(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         for statement in (
             _STRENGTH_DEALS,
             strength.CHANCES.format(deals="leak_deals"),
+            strength.DECK.format(deals="leak_deals"),
             strength.HANDS.format(deals="leak_deals"),
         ):
             con.execute(statement)
@@ -730,6 +731,6 @@ def leaks(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
             {"band": LEAK_BAND},
         )
     finally:
-        for name in (*strength.TEMP_TABLES, "leak_deals"):
+        for name in ("strength_hands", *strength.TEMP_TABLES, "leak_deals"):
             con.execute(f"DROP TABLE IF EXISTS {name}")
         strength.unregister(con)
