@@ -52,6 +52,7 @@ _CELL = (
     "count(*) AS units, count(*) FILTER (WHERE acted) AS acts, "
     "list(deal_id) FILTER (WHERE acted) AS deals"
 )
+_MOST_SEATED = 52  # a pack dealt one card each: no ruleset seats more
 _BASE = (
     # must_beat: the rules make a player who can beat the trick do so (heading, then
     # over-trumping), so letting a card hold is never a choice.  trick_fixed: the trump a
@@ -60,7 +61,12 @@ _BASE = (
     # fingerprint's rank), which every stratum's text begins with.  A declaration's
     # standers before it come from a window over the deal's declarations, not a join of
     # each with those before it and a group by (docs/performance.md, "The collusion screen").
-    """
+    # Only deals whose seats are as loo-replay loads them count: one row per seated player,
+    # one dealer, at most a pack's 52 (``_MOST_SEATED``).  A stranger's database may seat a
+    # player thousands of times in a deal, and the lists of who stood before each
+    # declaration grow as the square of a deal's seats (docs/limits.md, "A database from
+    # someone else").
+    f"""
 CREATE OR REPLACE TEMP TABLE collusion_deals AS
 WITH s AS (
     SELECT session_id, dense_rank() OVER (ORDER BY rules_fingerprint) AS fp,
@@ -78,8 +84,13 @@ SELECT d.rowid AS deal_id, d.session_id, d.deal_index, s.fp, d.seated AS n, d.mu
            <> 'on_void' AS trick_fixed
 FROM deals d
 JOIN s USING (session_id)
-JOIN seats z ON z.session_id = d.session_id AND z.deal_index = d.deal_index AND z.dealer
+JOIN (SELECT session_id, deal_index, count(*) AS seat_rows,
+             any_value(seat) FILTER (WHERE dealer) AS seat,
+             count(*) FILTER (WHERE dealer) AS dealers
+      FROM seats GROUP BY session_id, deal_index) z
+  ON z.session_id = d.session_id AND z.deal_index = d.deal_index
 WHERE d.status = 'audited' AND d.knowledge = 'full'
+  AND z.seat_rows = d.seated AND z.dealers = 1 AND d.seated <= {_MOST_SEATED}
 """,
     strength.CHANCES.format(deals="collusion_deals"),
     strength.DECK.format(deals="collusion_deals"),
@@ -239,12 +250,14 @@ SELECT test::VARCHAR AS test, owner, target, stratum, mine, my_acts FROM (
 # (benchmarks/results/collusion-speed.md).  The pairs are a join of each seating's players
 # with each other, which DuckDB streams: cutting each seating's list of players into its
 # pairs carried the whole list into every row, as many rows as players, which for a deal of
-# 3,000 seats (a stranger's database) was 9 million names held at once.
-_PAIRS = """
+# 3,000 seats (a stranger's database) was 9 million names held at once.  A deal of more
+# seats than a pack can deal to is no deal loo-replay loaded, and is left out: its pairs
+# alone could outlast any bound (3 million players are 4.5 million million pairs).
+_PAIRS = f"""
 WITH seatings AS (
     SELECT p.players, f.must_beat, count(*) AS deals
     FROM (SELECT session_id, deal_index, list(player ORDER BY player) AS players
-          FROM seats GROUP BY session_id, deal_index) p
+          FROM seats GROUP BY session_id, deal_index HAVING count(*) <= {_MOST_SEATED}) p
     LEFT JOIN collusion_deals f USING (session_id, deal_index)
     GROUP BY ALL
 ),
