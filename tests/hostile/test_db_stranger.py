@@ -6,6 +6,7 @@ the line they say, their exit status, what they wrote and their peak memory."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -232,6 +233,25 @@ def test_a_read_made_slow_is_stopped_at_the_time_bound(
     assert "ran longer than 2 s, the bound of LOO_REPLAY_DB_SECONDS" in said, said
     assert took < 40, took  # the statement alone would run for minutes
     assert peak < PEAK_MB, peak
+
+
+def test_the_collusion_screen_leaves_out_a_deal_seated_over_and_over(
+    loaded: Path, tmp_path: Path
+) -> None:
+    """The deal whose player sits 3,000 times is no deal loo-replay loaded: the screen and
+    its pairs leave it out, so that its rows do not multiply (docs/collusion.md, "The
+    behaviours"), and the rest is screened as before, within the memory bound."""
+    screened = []
+    for db in (loaded, _slow(loaded, tmp_path)):
+        copy = tmp_path / f"screened-{len(screened)}.duckdb"
+        shutil.copyfile(db, copy)
+        result, peak = measured("collusion", "--db", copy, "--format", "json")
+        assert result.returncode in (0, 1) and peak < PEAK_MB, (result.stderr, peak)
+        screened.append(json.loads(result.stdout))
+    before, after = screened
+    assert after["deals"] == before["deals"] - 1
+    assert [p["pair"] for p in after["pairs"]] == [p["pair"] for p in before["pairs"]]
+    assert [p["deals"] for p in after["pairs"]] == [p["deals"] - 1 for p in before["pairs"]]
 
 
 def test_a_time_bound_that_is_not_a_number_is_one_line(loaded: Path) -> None:
