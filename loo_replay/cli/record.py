@@ -71,7 +71,7 @@ def record(
         )
     if opening.note is not None:
         typer.echo(opening.note)
-    from loo_replay.recorder.prompts import Recorder  # prompt_toolkit, when recording
+    from loo_replay.recorder.prompts import Recorder  # the recorder, when recording
 
     recorder = Recorder(file, opening.journal, opening.entries, print, colour=wants_colour(False))
     start.catch_up(file, recorder.entries, recorder.standing)

@@ -10,14 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-
-from prompt_toolkit import PromptSession
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.document import Document
-from prompt_toolkit.input import Input
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.keys import Keys
-from prompt_toolkit.output import Output
+from typing import TYPE_CHECKING
 
 from loo_replay.engine.cards import display, parse_card
 from loo_replay.engine.model import Trick, Violation
@@ -25,12 +18,10 @@ from loo_replay.engine.session import DealAudit
 from loo_replay.evidence.codes import code
 from loo_replay.output.text import deal_lines, make_style, safe
 from loo_replay.recorder.book import document
-from loo_replay.recorder.entry import EntryError, matching_cards, typed
+from loo_replay.recorder.entry import EntryError, typed
 from loo_replay.recorder.journal import Entry, Journal, live, said, write_atomic
 from loo_replay.recorder.judge import Stage, Standing, judge, why_must
 from loo_replay.recorder.reading import (
-    COMMANDS,
-    DEAL_WORDS,
     HELP,
     LINE_CHARS,
     QUIT,
@@ -39,6 +30,10 @@ from loo_replay.recorder.reading import (
     read_line,
 )
 from loo_replay.recorder.sealed import deal_codes, encoded, last_seal, sealed_log
+
+if TYPE_CHECKING:  # prompt_toolkit is imported at the keyboard alone (recorder/keyboard.py)
+    from prompt_toolkit.input import Input
+    from prompt_toolkit.output import Output
 
 HELP_TEXT = """\
   Enter accepts what is proposed in [brackets].
@@ -127,12 +122,10 @@ class Recorder:
 
     def _keyboard(self) -> Callable[[str], str]:
         """The prompt at the keyboard (made only then: prompt_toolkit warns of a standard
-        input that is not a terminal)."""
-        keys, screen = self.terminal or (None, None)
-        session: PromptSession[str] = PromptSession(
-            completer=_Completer(self), key_bindings=_typing(self), input=keys, output=screen
-        )
-        return session.prompt
+        input that is not a terminal, and entries read from a pipe need none of it)."""
+        from loo_replay.recorder.keyboard import keyboard_prompt
+
+        return keyboard_prompt(self, self.terminal)
 
     def _reader(self, lines: Iterator[str | None]) -> Callable[[str], str]:
         """The prompt of entries read from ``lines``: the prompt and the line as read are
@@ -318,44 +311,6 @@ class Recorder:
 _END = "\x00end"  # what ``next`` gives at the end of the lines (a line is never this)
 
 
-def _typing(recorder: Recorder) -> KeyBindings:
-    """A paste (bracketed by the terminal) or a key goes into the line without escape
-    sequences, control or format characters (a bidi override), so none is echoed
-    (``typed``); escape sequences typed outside a bracketed paste are read by
-    prompt_toolkit as keys, which edit nothing.  The line holds at most ``LINE_CHARS``:
-    past them nothing more is inserted and the line is refused at Enter, so that a paste of
-    any length costs a constant time a key (a longer line had made each key slower)."""
-    bindings = KeyBindings()
-
-    def insert(event: KeyPressEvent, data: str) -> None:
-        buffer = event.current_buffer
-        room = LINE_CHARS - len(buffer.text)
-        if room <= 0 or recorder.too_long:
-            recorder.too_long = True
-            return
-        text = typed(data)
-        if len(text) > room:
-            recorder.too_long = True
-            text = text[:room]
-        if text:
-            buffer.insert_text(text)
-
-    @bindings.add(Keys.BracketedPaste)
-    def _(event: KeyPressEvent) -> None:
-        insert(event, event.data)
-
-    @bindings.add(Keys.Any)
-    def _key(event: KeyPressEvent) -> None:
-        insert(event, event.data * min(max(event.arg, 1), LINE_CHARS + 1))
-
-    @bindings.add(Keys.Vt100MouseEvent)
-    def _ignored(event: KeyPressEvent) -> None:
-        """The recorder asks for no mouse: what reads as a mouse event is a pasted colour
-        (``ESC [31m``), which prompt_toolkit's own handler fails to parse."""
-
-    return bindings
-
-
 def _deal_number(standing: Standing) -> int | None:
     """The deal in hand, or the deal just closed."""
     if standing.replay is not None:
@@ -416,29 +371,3 @@ def _described(entry: Entry) -> str:
     if kind == "hand":
         return f"{entry['player']}'s hand shown"
     return str(kind).replace("_", "-")
-
-
-class _Completer(Completer):
-    """Cards the player may still hold, players, declarations and commands."""
-
-    def __init__(self, recorder: Recorder) -> None:
-        self.recorder = recorder
-
-    def get_completions(self, document: Document, event: CompleteEvent) -> Iterator[Completion]:
-        standing = self.recorder.standing
-        ask = standing.ask
-        word = document.get_word_before_cursor(WORD=True)
-        first = not document.text_before_cursor[: -len(word) or None].strip()
-        words: list[str] = []
-        if ask.stage in (Stage.PLAY, Stage.TURN_UP, Stage.TRUMP_TURN) and word:
-            for card in matching_cards(word, ask.cards):
-                yield Completion(display(card), -len(word))
-        if ask.stage is Stage.DECLARE:
-            words += [a.value for a in ask.actions]
-        if first:
-            words += [*standing.header.players, *DEAL_WORDS, *(c for c in COMMANDS if len(c) > 1)]
-        elif document.text.split()[0].lower() in ("show", "flush"):
-            words += list(standing.header.players)
-        for w in words:
-            if word and w.lower().startswith(word.lower()):
-                yield Completion(w, -len(word))
