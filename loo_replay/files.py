@@ -205,9 +205,16 @@ def write_atomic(path: Path, data: bytes, *, durable: bool = False) -> None:
 def move_tree(stage: Path, folder: Path) -> list[str]:
     """Move every file made in ``stage`` (a ``tempfile.mkdtemp`` folder, of files another
     library wrote) to the same place under ``folder``, each by ``os.replace`` with the mode
-    ``open`` would have given it; their names, relative to ``folder``."""
+    ``open`` would have given it; their names, relative to ``folder``.
+
+    Each folder under ``stage`` is removed once its files are moved (``os.rmdir``: only if
+    it is empty), the deepest first, so that ``stage`` is left holding its marker alone.  An
+    export of a million deals makes 80,000 session folders there: left to the final
+    ``shutil.rmtree``, which lists, stats and opens each one again, they were walked for
+    minutes after the export was written, and a process that died in that walk left tens
+    of thousands of empty folders behind (benchmarks/results/million.md)."""
     moved: list[str] = []
-    for base, _dirs, names in os.walk(stage):
+    for base, _dirs, names in os.walk(stage, topdown=False):
         rel = Path(base).relative_to(stage)
         (folder / rel).mkdir(parents=True, exist_ok=True)
         for name in names:
@@ -216,6 +223,9 @@ def move_tree(stage: Path, folder: Path) -> list[str]:
             os.chmod(os.path.join(base, name), _file_mode(), follow_symlinks=False)
             os.replace(os.path.join(base, name), folder / rel / name)
             moved.append((rel / name).as_posix())
+        if rel.parts:
+            with contextlib.suppress(OSError):  # not empty (a link to a folder): rmtree's
+                os.rmdir(base)
     return moved
 
 

@@ -20,7 +20,7 @@ from db_helpers import ROOT, SAMPLES
 from peak_helpers import PEAK_MB, measured
 
 from loo_replay.db.tables import PER_DEAL_TABLES
-from loo_replay.files import STAGE_MARKER
+from loo_replay.files import STAGE_MARKER, move_tree, staging
 
 IDS = ["漢" * 28, "/" * 128, "plain-night"]
 
@@ -107,3 +107,28 @@ def test_an_export_removes_the_working_folder_of_a_killed_one_and_nothing_else(
         ".loo-replay-manifest.json",
         ".loo-unmarked",
     ]
+
+
+def test_the_working_folder_of_ten_thousand_partitions_is_emptied_as_it_is_moved(
+    tmp_path: Path,
+) -> None:
+    """An export of a million deals makes 80,000 session folders in its working folder
+    (benchmarks/results/million.md): each is removed as its files are moved, so that the
+    working folder holds its marker alone, and nothing is left once the export ends, not a
+    walk over every empty folder at its end."""
+    out = tmp_path / "parquet"
+    out.mkdir()
+    tables, sessions = ("deals", "seats"), 5_000
+    with staging(out) as stage:
+        for table in tables:
+            for n in range(sessions):
+                folder = stage / table / f"session={n:016x}"
+                folder.mkdir(parents=True)
+                (folder / "data_0.parquet").write_bytes(b"PAR1" + n.to_bytes(4, "big"))
+        moved = move_tree(stage, out)
+        assert [p.name for p in stage.iterdir()] == [STAGE_MARKER]
+    assert len(moved) == len(set(moved)) == len(tables) * sessions
+    assert (out / "seats" / f"session={4_999:016x}" / "data_0.parquet").read_bytes() == (
+        b"PAR1" + (4_999).to_bytes(4, "big")
+    )
+    assert sorted(p.name for p in out.iterdir()) == sorted(tables)
