@@ -98,6 +98,11 @@ def text_lines(report: Report, next_step: str) -> list[str]:
     few needs, then (last) how many were flagged, consistent or had too few deals (docs/fairness.md, "Small
     samples"); "nothing could be judged" when no test had its deals."""
     lines = [f"fairness of {report.deals} deal(s) at alpha {report.alpha:g}"]
+    if report.left_out:
+        lines.append(
+            f"{report.left_out} deal(s) left out: their seats are not as loo-replay loads them"
+            " (docs/limits.md)"
+        )
     for v in report.flagged:
         where = "all deals" if v.scope == "all" else f"{v.scope} {v.group}"
         lines.append(f"FLAGGED {v.test} ({where}): {v.message}")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import duckdb
 
 from loo_replay.collusion import strength, unanalysed
-from loo_replay.fairness.counts import roomy
+from loo_replay.fairness.counts import MOST_SEATED, roomy
 
 TESTS = ("gift-tricks", "stepping-aside", "not-beating", "loo-saving")
 # A unit's test as a byte, not a string beside each of a million deals' six million units
@@ -52,7 +52,6 @@ _CELL = (
     "count(*) AS units, count(*) FILTER (WHERE acted) AS acts, "
     "list(deal_id) FILTER (WHERE acted) AS deals"
 )
-_MOST_SEATED = 52  # a pack dealt one card each: no ruleset seats more
 _BASE = (
     # must_beat: the rules make a player who can beat the trick do so (heading, then
     # over-trumping), so letting a card hold is never a choice.  trick_fixed: the trump a
@@ -62,7 +61,7 @@ _BASE = (
     # standers before it come from a window over the deal's declarations, not a join of
     # each with those before it and a group by (docs/performance.md, "The collusion screen").
     # Only deals whose seats are as loo-replay loads them count: one row per seated player,
-    # one dealer, at most a pack's 52 (``_MOST_SEATED``).  A stranger's database may seat a
+    # one dealer, at most a pack's 52 (``MOST_SEATED``).  A stranger's database may seat a
     # player thousands of times in a deal, and the lists of who stood before each
     # declaration grow as the square of a deal's seats (docs/limits.md, "A database from
     # someone else").
@@ -90,7 +89,7 @@ JOIN (SELECT session_id, deal_index, count(*) AS seat_rows,
       FROM seats GROUP BY session_id, deal_index) z
   ON z.session_id = d.session_id AND z.deal_index = d.deal_index
 WHERE d.status = 'audited' AND d.knowledge = 'full'
-  AND z.seat_rows = d.seated AND z.dealers = 1 AND d.seated <= {_MOST_SEATED}
+  AND z.seat_rows = d.seated AND z.dealers = 1 AND d.seated <= {MOST_SEATED}
 """,
     strength.CHANCES.format(deals="collusion_deals"),
     strength.DECK.format(deals="collusion_deals"),
@@ -257,7 +256,7 @@ _PAIRS = f"""
 WITH seatings AS (
     SELECT p.players, f.must_beat, count(*) AS deals
     FROM (SELECT session_id, deal_index, list(player ORDER BY player) AS players
-          FROM seats GROUP BY session_id, deal_index HAVING count(*) <= {_MOST_SEATED}) p
+          FROM seats GROUP BY session_id, deal_index HAVING count(*) <= {MOST_SEATED}) p
     LEFT JOIN collusion_deals f USING (session_id, deal_index)
     GROUP BY ALL
 ),

@@ -28,6 +28,7 @@ MEMORY = "512MB"
 # The fairness tests' own: with Python's share (the imports, a batch of tests, the largest
 # law: 83 MB for the repeated hands of a million deals), within issue 53's 600 MB.
 FAIRNESS_MEMORY = "300MB"
+MOST_SEATED = 52  # a pack dealt one card each: no ruleset seats more
 SCOPES = {  # --by -> the SQL that names each deal's group (fixed text, never user input)
     "session": "f.session_id",
     "venue": "coalesce(f.venue, '')",
@@ -58,19 +59,29 @@ def trumps_left(pam: bool, suit: str) -> int:
 # The deals, cards, neighbours and hands of the whole database, made once per run into
 # temporary tables (a read-only connection may make them), keyed by a number per deal;
 # each scope's counts below are aggregations of them.
+# Only deals whose seats are as loo-replay loads them count: one row per seated player, one
+# dealer, at most a pack's 52 (``MOST_SEATED``).  A stranger's database may seat a player
+# millions of times in a deal: its cards and hands, and the players grouped from them,
+# would multiply past any memory bound (docs/limits.md, "A database from someone else").
 _BASE = (
-    """
+    f"""
 CREATE OR REPLACE TEMP TABLE fairness_deals AS
 SELECT d.rowid AS deal_id, nx.rowid AS next_id, d.session_id, d.deal_index, s.venue, d.dealer,
        d.seated AS n, d.miss IS NOT NULL AS has_miss, d.turn_up,
        coalesce(TRY_CAST(json_extract_string(s.rules, '$."deal.pam"') AS BOOLEAN), false) AS pam,
-       z.seat AS dealer_seat, len(z.hand) AS h
+       z.seat AS dealer_seat, z.h
 FROM deals d
 JOIN sessions s USING (session_id)
-JOIN seats z ON z.session_id = d.session_id AND z.deal_index = d.deal_index AND z.dealer
+JOIN (SELECT session_id, deal_index, count(*) AS seat_rows,
+             any_value(seat) FILTER (WHERE dealer) AS seat,
+             any_value(len(hand)) FILTER (WHERE dealer) AS h,
+             count(*) FILTER (WHERE dealer) AS dealers
+      FROM seats GROUP BY session_id, deal_index) z
+  ON z.session_id = d.session_id AND z.deal_index = d.deal_index
 LEFT JOIN deals nx ON nx.session_id = d.session_id AND nx.deal_index = d.deal_index + 1
                   AND nx.status = 'audited' AND nx.knowledge = 'full'
 WHERE d.status = 'audited' AND d.knowledge = 'full'
+  AND z.seat_rows = d.seated AND z.dealers = 1 AND d.seated <= {MOST_SEATED}
 """,
     """
 CREATE OR REPLACE TEMP TABLE fairness_cards AS
@@ -130,6 +141,11 @@ SELECT deal_id, player, pos, player IS NULL AS miss,
 FROM fairness_cards GROUP BY deal_id, player, pos
 """,
 )
+# The deals ``fairness_deals`` leaves out for their seats, for the output to say so.
+LEFT_OUT = """
+SELECT (SELECT count(*) FROM deals WHERE status = 'audited' AND knowledge = 'full')
+     - (SELECT count(*) FROM fairness_deals)
+"""
 # Each query's rows over the sessions or venues, kept until they are read a batch of groups
 # at a time (``count_batches``).
 GROUPED = tuple(f"fairness_grouped_{i}" for i in range(9))

@@ -18,7 +18,7 @@ import duckdb
 
 from loo_replay.db.content import Covers, covered
 from loo_replay.db.errors import DatabaseError, damage
-from loo_replay.fairness.counts import Counts, count_batches, prepared, trumps_left
+from loo_replay.fairness.counts import LEFT_OUT, Counts, count_batches, prepared, trumps_left
 from loo_replay.fairness.spool import Spool
 from loo_replay.fairness.stats import (
     Bernoulli,
@@ -49,6 +49,9 @@ class Report:
     deals: int
     spool: Spool  # the judged tests, read back from disk a batch at a time
     covers: Covers  # the database's sessions and deals the run read, at its content version
+    # Audited deals with every hand known that the tests leave out: their seats are not as
+    # loo-replay loads them (``counts.MOST_SEATED``; only a database changed by hand has any).
+    left_out: int = 0
 
     @property
     def verdicts(self) -> Iterator[Verdict]:
@@ -81,6 +84,8 @@ class Report:
         return {
             "alpha": self.alpha,
             "deals": self.deals,
+            # said only when there are any, so a loaded database's JSON is as it was
+            **({"left_out": self.left_out} if self.left_out else {}),
             "judged": self.judged,
             "covers": self.covers.as_json(),
             "tests": tests if lazy else list(tests),
@@ -119,6 +124,7 @@ def fairness(con: duckdb.DuckDBPyConnection, by: Sequence[str], alpha: float) ->
     spool = Spool(alpha)
     try:
         with prepared(con):
+            ((left_out,),) = con.execute(LEFT_OUT).fetchall()
             for scope in scopes:
                 for counts in count_batches(con, "all" if scope == "player" else scope):
                     found = scope_verdicts(counts, alpha)
@@ -129,7 +135,7 @@ def fairness(con: duckdb.DuckDBPyConnection, by: Sequence[str], alpha: float) ->
         raise DatabaseError(f"the fairness counts failed: {damage(str(exc))}") from None
     spool.judge()
     ((deals,),) = con.execute("SELECT count(*) FROM deals WHERE status = 'audited'").fetchall()
-    return Report(alpha, int(deals), spool, covered(con))
+    return Report(alpha, int(deals), spool, covered(con), int(left_out))
 
 
 def _split(c: Counts) -> dict[str, Counts]:

@@ -254,6 +254,30 @@ def test_the_collusion_screen_leaves_out_a_deal_seated_over_and_over(
     assert [p["deals"] for p in after["pairs"]] == [p["deals"] - 1 for p in before["pairs"]]
 
 
+def test_the_fairness_tests_leave_out_a_deal_of_three_million_seats(
+    loaded: Path, tmp_path: Path
+) -> None:
+    """The deal that seats 3,000,000 players is no deal loo-replay loaded: the fairness tests
+    leave it out and say so, within the memory bound (their cards and hands, grouped by
+    player, grew past 3.7 GB before), and ``report`` stays within it too."""
+    db = _many_players(loaded, tmp_path)
+    result, peak = measured("fairness", "--db", db, "--format", "json")
+    assert result.returncode in (0, 1) and peak < PEAK_MB, (result.stderr, peak)
+    tested = json.loads(result.stdout)
+    result, _ = measured("fairness", "--db", loaded, "--format", "json")
+    before = json.loads(result.stdout)
+    assert "left_out" not in before and tested["left_out"] == 1
+    assert tested["deals"] == before["deals"]
+    cards = [t for t in tested["tests"] if t["test"] == "cards-to-seats" and t["scope"] == "all"]
+    was = [t for t in before["tests"] if t["test"] == "cards-to-seats" and t["scope"] == "all"]
+    assert cards[0]["deals"] == was[0]["deals"] - 1
+    result, peak = measured("fairness", "--db", db)
+    assert "1 deal(s) left out: their seats are not as loo-replay loads them" in result.stdout
+    result, peak = measured("report", "--db", db, "--out", tmp_path / "out", "--no-replays")
+    assert peak < PEAK_MB, (result.stderr, peak)
+    assert result.returncode in (0, 1) or _said(result), result.stderr
+
+
 def test_a_time_bound_that_is_not_a_number_is_one_line(loaded: Path) -> None:
     os.environ["LOO_REPLAY_DB_SECONDS"] = "soon"
     try:
