@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import duckdb
 
 from loo_replay.collusion import strength, unanalysed
-from loo_replay.fairness.counts import MOST_SEATED, roomy
+from loo_replay.fairness.counts import SEATED_AS_LOADED, roomy
+from loo_replay.logs.parse import MOST_SEATED
 
 TESTS = ("gift-tricks", "stepping-aside", "not-beating", "loo-saving")
 # A unit's test as a byte, not a string beside each of a million deals' six million units
@@ -60,11 +61,10 @@ _BASE = (
     # fingerprint's rank), which every stratum's text begins with.  A declaration's
     # standers before it come from a window over the deal's declarations, not a join of
     # each with those before it and a group by (docs/performance.md, "The collusion screen").
-    # Only deals whose seats are as loo-replay loads them count: one row per seated player,
-    # one dealer, at most a pack's 52 (``MOST_SEATED``).  A stranger's database may seat a
-    # player thousands of times in a deal, and the lists of who stood before each
-    # declaration grow as the square of a deal's seats (docs/limits.md, "A database from
-    # someone else").
+    # Only deals whose seats are as loo-replay loads them count, as in the fairness tests
+    # (``SEATED_AS_LOADED``).  A stranger's database may seat a player thousands of times
+    # in a deal, and the lists of who stood before each declaration grow as the square of
+    # a deal's seats (docs/limits.md, "A database from someone else").
     f"""
 CREATE OR REPLACE TEMP TABLE collusion_deals AS
 WITH s AS (
@@ -83,13 +83,8 @@ SELECT d.rowid AS deal_id, d.session_id, d.deal_index, s.fp, d.seated AS n, d.mu
            <> 'on_void' AS trick_fixed
 FROM deals d
 JOIN s USING (session_id)
-JOIN (SELECT session_id, deal_index, count(*) AS seat_rows,
-             any_value(seat) FILTER (WHERE dealer) AS seat,
-             count(*) FILTER (WHERE dealer) AS dealers
-      FROM seats GROUP BY session_id, deal_index) z
-  ON z.session_id = d.session_id AND z.deal_index = d.deal_index
+{SEATED_AS_LOADED}
 WHERE d.status = 'audited' AND d.knowledge = 'full'
-  AND z.seat_rows = d.seated AND z.dealers = 1 AND d.seated <= {MOST_SEATED}
 """,
     strength.CHANCES.format(deals="collusion_deals"),
     strength.DECK.format(deals="collusion_deals"),
@@ -250,7 +245,7 @@ SELECT test::VARCHAR AS test, owner, target, stratum, mine, my_acts FROM (
 # with each other, which DuckDB streams: cutting each seating's list of players into its
 # pairs carried the whole list into every row, as many rows as players, which for a deal of
 # 3,000 seats (a stranger's database) was 9 million names held at once.  A deal of more
-# seats than a pack can deal to is no deal loo-replay loaded, and is left out: its pairs
+# seats than the reader accepts is no deal loo-replay loaded, and is left out: its pairs
 # alone could outlast any bound (3 million players are 4.5 million million pairs).
 _PAIRS = f"""
 WITH seatings AS (

@@ -21,6 +21,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.tables import TRUMP_ORDER
+from loo_replay.logs.parse import MOST_SEATED
 
 # DuckDB's memory for the run: the joins of a million deals' cards do not fit in the 128 MB
 # the loaders use (they spill to disk beyond this; benchmarks/fairness.py measures it).
@@ -28,7 +29,6 @@ MEMORY = "512MB"
 # The fairness tests' own: with Python's share (the imports, a batch of tests, the largest
 # law: 83 MB for the repeated hands of a million deals), within issue 53's 600 MB.
 FAIRNESS_MEMORY = "300MB"
-MOST_SEATED = 52  # a pack dealt one card each: no ruleset seats more
 SCOPES = {  # --by -> the SQL that names each deal's group (fixed text, never user input)
     "session": "f.session_id",
     "venue": "coalesce(f.venue, '')",
@@ -59,10 +59,21 @@ def trumps_left(pam: bool, suit: str) -> int:
 # The deals, cards, neighbours and hands of the whole database, made once per run into
 # temporary tables (a read-only connection may make them), keyed by a number per deal;
 # each scope's counts below are aggregations of them.
-# Only deals whose seats are as loo-replay loads them count: one row per seated player, one
-# dealer, at most a pack's 52 (``MOST_SEATED``).  A stranger's database may seat a player
+# Only deals whose seats are as loo-replay loads them count (``SEATED_AS_LOADED``, which
+# the collusion screen shares): one row per seated player, one dealer, no more players than
+# the reader accepts (``logs.parse.MOST_SEATED``).  A stranger's database may seat a player
 # millions of times in a deal: its cards and hands, and the players grouped from them,
 # would multiply past any memory bound (docs/limits.md, "A database from someone else").
+# ``z``: each deal's seats summed up (its dealer's seat and hand size), ``d`` the deal.
+SEATED_AS_LOADED = f"""
+JOIN (SELECT session_id, deal_index, count(*) AS seat_rows,
+             any_value(seat) FILTER (WHERE dealer) AS seat,
+             any_value(len(hand)) FILTER (WHERE dealer) AS h,
+             count(*) FILTER (WHERE dealer) AS dealers
+      FROM seats GROUP BY session_id, deal_index) z
+  ON z.session_id = d.session_id AND z.deal_index = d.deal_index
+  AND z.seat_rows = d.seated AND z.dealers = 1 AND d.seated <= {MOST_SEATED}
+"""
 _BASE = (
     f"""
 CREATE OR REPLACE TEMP TABLE fairness_deals AS
@@ -72,16 +83,10 @@ SELECT d.rowid AS deal_id, nx.rowid AS next_id, d.session_id, d.deal_index, s.ve
        z.seat AS dealer_seat, z.h
 FROM deals d
 JOIN sessions s USING (session_id)
-JOIN (SELECT session_id, deal_index, count(*) AS seat_rows,
-             any_value(seat) FILTER (WHERE dealer) AS seat,
-             any_value(len(hand)) FILTER (WHERE dealer) AS h,
-             count(*) FILTER (WHERE dealer) AS dealers
-      FROM seats GROUP BY session_id, deal_index) z
-  ON z.session_id = d.session_id AND z.deal_index = d.deal_index
+{SEATED_AS_LOADED}
 LEFT JOIN deals nx ON nx.session_id = d.session_id AND nx.deal_index = d.deal_index + 1
                   AND nx.status = 'audited' AND nx.knowledge = 'full'
 WHERE d.status = 'audited' AND d.knowledge = 'full'
-  AND z.seat_rows = d.seated AND z.dealers = 1 AND d.seated <= {MOST_SEATED}
 """,
     """
 CREATE OR REPLACE TEMP TABLE fairness_cards AS

@@ -50,7 +50,8 @@ class Report:
     spool: Spool  # the judged tests, read back from disk a batch at a time
     covers: Covers  # the database's sessions and deals the run read, at its content version
     # Audited deals with every hand known that the tests leave out: their seats are not as
-    # loo-replay loads them (``counts.MOST_SEATED``; only a database changed by hand has any).
+    # loo-replay loads them (``counts.SEATED_AS_LOADED``; only a database changed by hand
+    # has any).
     left_out: int = 0
 
     @property
