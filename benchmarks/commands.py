@@ -3,9 +3,11 @@
 
 The databases: at 40 deals, the start-up log (``simulate --deals 40 --seed 1``,
 benchmarks/startup.py's) loaded by ``ingest``; from 10,000 deals, benchmarks/fairness.py's
-(10,000 analysed six-player three-card deals copied under new session ids), all cached in
-benchmarks/data/.  Each size runs on two copies of it, both as a load leaves them (the
-fairness tests and the collusion screen stale):
+(10,000 analysed six-player three-card deals copied under new session ids); at any other
+size below that, benchmarks/run.py's log of that many deals loaded by ``ingest`` (``make
+bench BENCH_SIZES=2000`` tries the benchmark small); all cached in benchmarks/data/.  Each
+size runs on two copies of it, both as a load leaves them (the fairness tests and the
+collusion screen stale):
 
 - ``report --jobs 2`` after a load (it computes the tests and the screen first);
 - on the other copy, ``fairness --db`` and ``collusion --db`` (which compute and keep
@@ -20,11 +22,12 @@ Each command is measured end to end by process_tree.py: wall, CPU seconds of eve
 (the figure a busy machine moves least), the peak resident memory of its process tree.  For
 ``serve`` the server's own CPU a request and its peak are given, the wall of a request its
 90th percentile (the first page: the first request).  The ratio divides the wall by the
-floor: at 40 deals the import floor (``python -c 'import typer, duckdb, pyarrow'``), from
-10,000 the one-core ``orjson`` parse of the same deals' log (benchmarks/run.py's).  With
-valgrind, at ``--instructions-up-to`` deals or fewer, each command (``serve`` aside) is
-counted once under callgrind, its processes summed.  Writes benchmarks/results/<name>.json
-and <name>.md; benchmarks/table.py puts them in the one table.
+floor: at 40 deals the import floor (``python -c 'import typer, duckdb, pyarrow'``), at
+every other size the one-core ``orjson`` parse of the same deals' log (benchmarks/run.py's).
+With valgrind, at ``--instructions-up-to`` deals or fewer, each command (``serve`` aside)
+is counted once under callgrind, its processes summed.  Writes
+benchmarks/results/<name>.json and <name>.md; benchmarks/table.py puts them in the one
+table.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from saving import result_options, save
 from startup import FLOOR, _callgrind, _logs
 
 DATA = Path(__file__).resolve().parent / "data"
+ONE_LOG = 40  # deals of the start-up log (startup.py's), the smallest size
 AGGREGATE = (
     "SELECT s.ruleset, count(*) AS deals FROM deals d JOIN sessions s USING (session_id) "
     "GROUP BY s.ruleset ORDER BY s.ruleset"
@@ -70,23 +74,24 @@ class Row:
 
 
 def _database(deals: int, data: Path) -> Path:
-    """The cached database of ``deals`` deals."""
+    """The cached database of ``deals`` deals: below 10,000 the start-up log (40 deals) or
+    run.py's log of that many deals (``make bench BENCH_SIZES=2000``), loaded by ``ingest``."""
     if deals >= BASE_DEALS:
         return database(deals, data)
     target = data / f"commands-{deals}.duckdb"
     if not target.exists():
-        log, _ = _logs(data)
-        assert deals == 40, "below 10,000 deals: the 40-deal start-up log alone"
+        log = _logs(data)[0] if deals == ONE_LOG else build("three-card", deals, data)
         with tempfile.TemporaryDirectory(dir=data) as tmp:
             partial = Path(tmp) / "db.duckdb"
-            measured(cli("ingest", str(log), "--db", str(partial)))
+            if measured(cli("ingest", str(log), "--db", str(partial))).status not in (0, 1):
+                raise SystemExit(f"ingest of {log} failed")
             partial.rename(target)
     return target
 
 
 def _floor(deals: int, data: Path) -> float:
     """The floor a row's wall is divided by (see the module's docstring)."""
-    if deals < BASE_DEALS:
+    if deals == ONE_LOG:
         walls = [measured([sys.executable, "-c", FLOOR]).wall for _ in range(3)]
         return min(walls)
     return floor(build("three-card", deals, data))

@@ -30,17 +30,28 @@ class Cost:
     status: int
 
 
+def _read(path: str) -> bytes:
+    """A small /proc file's bytes, read in one call: ``Path.read_bytes`` costs three times as
+    much, and the sampler reads every process's stat 20 times a second (5.5 ms of CPU a
+    sample with 82 processes, a tenth of a core taken from the command it measures; 1.9 ms
+    so, on a busy machine)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, 4096)
+    finally:
+        os.close(fd)
+
+
 def _parents() -> dict[int, int]:
     """Every process's parent, from /proc."""
     parents = {}
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
+    for name in os.listdir("/proc"):
+        if name.isdigit():
             try:
-                stat = Path(entry.path, "stat").read_bytes()
+                stat = _read(f"/proc/{name}/stat")
             except OSError:
                 continue  # ended meanwhile
-            fields = stat[stat.rindex(b")") + 2 :].split()
-            parents[int(entry.name)] = int(fields[1])
+            parents[int(name)] = int(stat[stat.rindex(b")") + 2 :].split(None, 2)[1])
     return parents
 
 
@@ -55,7 +66,7 @@ def tree_rss(root: int) -> int:
     total = 0
     for pid in members:
         try:
-            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+            total += int(_read(f"/proc/{pid}/statm").split()[1]) * PAGE
         except (OSError, IndexError, ValueError):
             continue
     return total

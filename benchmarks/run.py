@@ -366,6 +366,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     which = measured_build()
+    load = ", ".join(f"{n:.1f}" for n in os.getloadavg())
     print(f"build: {which}", flush=True)
     sizes = [int(s) for s in args.sizes.split(",")]
     rulesets = args.rulesets.split(",")
@@ -384,6 +385,8 @@ def main() -> None:
     result = {
         "machine": machine(),
         "build": which,
+        "load": load,
+        "runs": args.runs,
         "figures": [asdict(f) for f in figures],
         "instructions": [asdict(c) for c in counts],
     }

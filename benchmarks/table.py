@@ -14,8 +14,9 @@ It reads benchmarks/results/<name>.json of three scripts and writes no figure of
 Each row gives wall, CPU seconds (user + system, all the command's processes), the peak
 resident memory (the process tree's, summed; start-up rows have none: they are a few tens
 of MB), the ratio to the floor and the instructions where they were counted.  The head
-says which build ran (compiled or pure Python) and how it was installed (a wheel, an
-editable install or a checkout on ``PYTHONPATH``).  Writes benchmarks/results/<name>.json
+says which build ran (compiled or pure Python), how each script took its figures from its
+runs (medians of 10, the fastest of 3, one run), and how the package the scripts' interpreter
+imports is installed (a wheel, an editable install or a checkout on ``PYTHONPATH``).  Writes benchmarks/results/<name>.json
 and <name>.md (``latest``), which docs/performance.md links.
 """
 
@@ -127,15 +128,31 @@ def table(found: list[Row], head: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _taken(name: str, result: dict[str, Any]) -> str | None:
+    """How a script's figures were taken from its runs, where its results say it."""
+    if name == "startup":
+        runs = result["figures"][0]["runs"]
+        return f"medians of {runs} runs" if runs > 1 else f"{runs or 'no'} timed run"
+    if name == "throughput":
+        if "runs" not in result:
+            return None  # results of before the runs were recorded
+        runs = result["runs"]
+        fastest = f"the fastest of {runs} runs" if runs > 1 else "one run"
+        return f"{fastest}, ingest with the analysis one"
+    return "one run a command"
+
+
 def head(results: dict[str, dict[str, Any] | None], install: str) -> str:
-    """What the table measured: each script's build, load and date, and the install."""
+    """What the table measured: each script's build, date, load before its runs and how its
+    figures were taken from them, and the install."""
     said = []
     for name, result in results.items():
         if result is not None:
             load = f", load {result['load']}" if "load" in result else ""
             built = result.get("build", "?")
             date = result.get("date") or result.get("machine", {}).get("date", "?")
-            said.append(f"{name}: {built}, {date}{load}")
+            taken = _taken(name, result)
+            said.append(f"{name}: {built}, {date}{load}" + (f", {taken}" if taken else ""))
     return f"Every command at each size ({install}; " + "; ".join(said) + ")."
 
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
+import duckdb
 from bench_helpers import run_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +60,32 @@ def test_every_database_command_is_measured_and_put_in_the_one_table(tmp_path: P
     )
     text = (tmp_path / "t.md").read_text()
     assert text.count("\n| 40 | `") == len(COMMANDS) and table["install"] in text.splitlines()[0]
+    said = f"commands: {written['build']}, {written['date']}, load {written['load']}, one run"
+    assert said in text.splitlines()[0]  # the build, and how the figures were taken
+
+
+def test_a_size_below_the_copied_databases_loads_run_py_log_and_divides_by_its_floor(
+    tmp_path: Path,
+) -> None:
+    """`make bench BENCH_SIZES=2000`: below 10,000 deals (fairness.py's copies) and above
+    the one log, the database is run.py's log of that size loaded by ingest, and each wall
+    is divided by the one-core orjson floor of that log (about a millisecond here), not by
+    the import floor (half a second): main stopped on an assert there."""
+    data = tmp_path / "d"
+    data.mkdir()
+    log = data / "three-card-200.jsonl"  # run.py's cached log of 200 deals, made beforehand
+    simulated = [sys.executable, "-m", "loo_replay", "simulate", "--players", "6"]
+    simulated += ["--deals", "100", "--sessions", "2", "--seed", "3", "--out", str(log)]
+    assert subprocess.run(simulated, capture_output=True, cwd=ROOT).returncode == 0
+    args = ["--sizes", "200", "--no-instructions", "--data", str(data), "--only", "stats,query"]
+    _, written = run_benchmark("commands.py", tmp_path, *args)
+    rows = written["rows"]
+    assert [r["command"] for r in rows] == COMMANDS[:2]
+    for r in rows:
+        assert r["deals"] == 200 and r["wall_s"] > 0.05, r  # a process: its start-up at least
+        assert r["ratio_to_floor"] > 20, r  # over orjson's few ms, not the imports' 0.5 s
+    with duckdb.connect(str(data / "commands-200.duckdb"), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM deals").fetchone() == (200,)
 
 
 def test_the_latest_table_is_the_one_table_py_writes_and_the_performance_page_links_it() -> None:

@@ -66,6 +66,13 @@ def test_the_benchmark_command_measures_every_step_and_writes_json_and_the_table
     table = (tmp_path / "t.md").read_text()
     assert table == bench.table([bench.Figure(**f) for f in figures])
     assert table.count("\n") == 2 + len(STEPS)
+    # the one table's head: the build, the load and how the figures were taken from the runs
+    assert written["runs"] == 1 and written["load"].count(", ") == 2
+    args = ["--from-dir", str(tmp_path), "--throughput", "t", "--startup", "-", "--commands", "-"]
+    _, one = run_benchmark("table.py", tmp_path / "one", *args)
+    assert [r["command"] for r in one["rows"]][1:] == STEPS[1:]
+    said = f"throughput: {written['build']}, {written['machine']['date']}, load {written['load']}"
+    assert one["head"].endswith(f"; {said}, one run, ingest with the analysis one).")
 
 
 def test_a_timed_step_runs_afresh_each_time_keeps_the_largest_peak_memory_and_times_the_floor_before_each_run(
