@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import random
 import shutil
 import sys
@@ -50,7 +49,7 @@ from explorer import Served, timed
 from fairness import BASE_DEALS, database
 from process_tree import Sampled, cpu_seconds
 from process_tree import run as measured
-from run import build, cli, floor, measured_build
+from run import build, cli, floor, load_average, measured_build
 from saving import result_options, save
 from startup import FLOOR, _callgrind, _logs
 
@@ -239,7 +238,7 @@ def main() -> None:
     )
     result_options(parser, "commands")
     args = parser.parse_args()
-    load = ", ".join(f"{n:.1f}" for n in os.getloadavg())
+    load = load_average()
     built = measured_build()
     print(f"build: {built}", flush=True)
     rows = []

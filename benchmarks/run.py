@@ -324,6 +324,11 @@ def measured_build() -> str:
     return which
 
 
+def load_average() -> str:
+    """The load averages over 1, 5 and 15 minutes, as the results say them beside figures."""
+    return ", ".join(f"{n:.1f}" for n in os.getloadavg())
+
+
 def machine() -> dict[str, object]:
     """What the figures were measured on."""
     cpu = next(
@@ -366,7 +371,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     which = measured_build()
-    load = ", ".join(f"{n:.1f}" for n in os.getloadavg())
+    load = load_average()
     print(f"build: {which}", flush=True)
     sizes = [int(s) for s in args.sizes.split(",")]
     rulesets = args.rulesets.split(",")
