@@ -8,7 +8,10 @@ system), which a busy machine inflates less.  In the same rounds: the import flo
 ``python -c 'import typer, duckdb, pyarrow'``, which ``ingest``'s targets are counted over,
 and the interpreter alone (``python -c pass``).  ``ingest`` loads the log into a new database
 and into a copy of one that holds 40 other deals (``--seed 2``).  ``record`` is started on a
-new file and answered ``q`` at its first prompt.  With valgrind, ``--instructions`` counts
+new file and answered ``q`` at its first prompt: piped, and at a terminal (a pseudo-terminal, as
+a scorer at a table types; prompt_toolkit's line editor is imported only there), where its
+figure is the wall time until the prompt takes input (prompt_toolkit asks for bracketed paste,
+after answering its request for the cursor's place), its CPU the whole run's.  With valgrind, ``--instructions`` counts
 each command once under callgrind (its processes summed): the figure that does not move
 with the machine's load.  Writes benchmarks/results/<name>.json and the table
 docs/performance.md carries in <name>.md, with the build that ran (compiled or pure Python).
@@ -25,12 +28,17 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import pty
 import re
+import resource
+import select
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -52,6 +60,7 @@ class Step:
     words: tuple[str, ...]
     over_floor: bool = False
     stdin: str | None = None
+    terminal: bool = False  # run at a pseudo-terminal, timed until its prompt takes input
 
 
 STEPS = (
@@ -67,6 +76,12 @@ STEPS = (
         ("record", "NEW.json", "--players", "a,b,c"),
         False,
         "q\n",
+    ),
+    Step(
+        "record at a terminal, ready for the first entry",
+        300,
+        ("record", "NEW.json", "--players", "a,b,c"),
+        terminal=True,
     ),
     Step("ingest LOG into 40 deals", 150, ("ingest", "LOG", "--db", "DB"), True),
     Step("ingest LOG into a new database", 250, ("ingest", "LOG", "--db", "NEW.duckdb"), True),
@@ -106,7 +121,51 @@ def _logs(data: Path) -> tuple[Path, Path]:
     return logs[0], logs[1]
 
 
-def _callgrind(command: list[str], stdin: str | None, folder: Path) -> int:
+# What a terminal's prompt_toolkit is sent and answers: its request for the cursor's place
+# (answered, as a terminal would: else it waits, then warns), and bracketed paste turned on
+# as the prompt starts taking input.
+_WHERE, _HERE, _TAKING = b"\x1b[6n", b"\x1b[1;1R", b"\x1b[?2004h"
+_QUIET_SECONDS = 600  # under callgrind, a minute can pass without a word
+
+
+def at_terminal(command: list[str], cwd: Path) -> tuple[float, float]:
+    """``command`` run at a pseudo-terminal, ``q`` typed at its first prompt: the CPU seconds
+    of the whole run, and the wall seconds until the prompt took input."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the command, nothing else
+        os.chdir(cwd)
+        os.execvp(command[0], command)
+    seen, ready = b"", None
+    try:
+        while True:
+            if not select.select([fd], [], [], _QUIET_SECONDS)[0]:
+                os.kill(pid, signal.SIGKILL)
+                raise SystemExit(f"{' '.join(command)} at a terminal said nothing for a while")
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # the command ended
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if _WHERE in chunk:
+                os.write(fd, _HERE)
+            if ready is None and _TAKING in seen:
+                ready = time.perf_counter() - start
+                os.write(fd, b"q\r")
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if ready is None or os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} at a terminal: {seen[-2000:]!r}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, ready
+
+
+def _callgrind(command: list[str], step: Step, folder: Path) -> int:
     """Instructions of ``command`` and every process it starts, counted by callgrind."""
     out = folder / "callgrind"
     out.mkdir()
@@ -117,11 +176,17 @@ def _callgrind(command: list[str], stdin: str | None, folder: Path) -> int:
         f"--callgrind-out-file={out}/%p",
         *command,
     ]
-    done = subprocess.run(traced, input=stdin, capture_output=True, text=True, cwd=folder)
-    counts = [int(n) for n in re.findall(r"Collected : (\d+)", done.stderr)]
-    if done.returncode not in (0, 1) or not counts:
-        raise SystemExit(f"callgrind of {' '.join(command)} failed: {done.stderr[-2000:]}")
-    return sum(counts)
+    if step.terminal:
+        at_terminal(traced, folder)
+    else:
+        stdin = None if step.stdin is None else step.stdin.encode()
+        done = subprocess.run(traced, input=stdin, capture_output=True, cwd=folder)
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"callgrind of {' '.join(command)} failed: {done.stderr[-2000:]!r}")
+    totals = [re.search(rb"^totals: (\d+)", f.read_bytes(), re.MULTILINE) for f in out.iterdir()]
+    if not totals or None in totals:
+        raise SystemExit(f"callgrind of {' '.join(command)} counted nothing")
+    return sum(int(t.group(1)) for t in totals if t)
 
 
 def bytecode() -> str | None:
@@ -154,7 +219,9 @@ def measure(runs: int, data: Path, instructions: bool) -> list[Figure]:
                 shutil.copy(loaded, work / loaded.name)
                 command = _command(step, log, work)
                 if run == runs:  # a last round, under callgrind
-                    counts[step.name] = _callgrind(command, step.stdin, work)
+                    counts[step.name] = _callgrind(command, step, work)
+                elif step.terminal:
+                    times[step.name].append(at_terminal(command, work))
                 else:
                     times[step.name].append(timed_command(command, step.stdin))
                 shutil.rmtree(work)

@@ -5,15 +5,13 @@ install, and the table docs/performance.md links is the one benchmarks/table.py 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import duckdb
-from bench_helpers import run_benchmark
+from bench_helpers import bench_module, run_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 # A few commands, each a process or two: make bench runs every one (the report, the tests
@@ -24,18 +22,6 @@ COMMANDS = [
     "serve: first page",
     "serve: replay, 2 deals at random (p90)",
 ]
-
-
-def _script(name: str) -> ModuleType:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location(
-        f"bench_{name}", ROOT / "benchmarks" / f"{name}.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_every_database_command_is_measured_and_put_in_the_one_table(tmp_path: Path) -> None:
@@ -91,7 +77,7 @@ def test_a_size_below_the_copied_databases_loads_run_py_log_and_divides_by_its_f
 def test_the_latest_table_is_the_one_table_py_writes_and_the_performance_page_links_it() -> None:
     results = ROOT / "benchmarks" / "results"
     written = json.loads((results / "latest.json").read_text())
-    table = _script("table")
+    table = bench_module("table")
     rows = [table.Row(**r) for r in written["rows"]]
     assert (results / "latest.md").read_text() == table.table(rows, written["head"])
     assert {r.deals for r in rows} >= {40}  # the one log, at least
