@@ -114,9 +114,12 @@ def binomial(n: int, p: float) -> Law:
 
 def binomial_sum(trials: Mapping[float, int]) -> Law:
     """Successes in independent trials, ``trials[p]`` of them with chance ``p``: the
-    binomial, or where the chances differ the Poisson binomial, as the sum of binomials."""
+    binomial, or where the chances differ the Poisson binomial, as the sum of binomials,
+    added in the order of their chances: the last bits of a sum of floats depend on its
+    order, and ``trials`` is filled in the order the database returned its rows, which no
+    query fixes (docs/fairness.md, "Same counts, same figures")."""
     law = CERTAIN_ZERO
-    for p, n in trials.items():
+    for p, n in sorted(trials.items()):
         law = law.plus(binomial(n, p))
     return law
 

@@ -116,7 +116,7 @@ class Bernoulli:
 
     @property
     def expected(self) -> float:
-        return sum(p * n for p, n in self.trials.items()) / max(self.deals, 1)
+        return math.fsum(p * n for p, n in self.trials.items()) / max(self.deals, 1)  # any order
 
 
 def bernoulli_verdict(
@@ -352,7 +352,7 @@ def repeats_verdict(
     if deals < MIN_DEALS[test]:
         return base
     seen = sum(c.equal_pairs for c in counts)
-    mean = sum(c.pairs * c.chance for c in counts)
+    mean = math.fsum(c.pairs * c.chance for c in counts)  # the same in any order of rows
     p = 1.0  # no repeat; a repeat where fair dealing expects none at all has p = 0
     law = laws.poisson(mean)
     if seen:
