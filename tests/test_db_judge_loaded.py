@@ -146,6 +146,12 @@ def test_other_worlds_are_kept_and_said_replace_judges_them_and_only_the_reports
     assert "marked stale: reports (loo-replay report" in replaced.stdout
     assert sql(db, worlds) == [(int(K2), deals + 4)]
     assert sql(db, "SELECT DISTINCT samples FROM decisions") == [(int(K2),)]
+    for table in ("decisions", "decision_deals"):  # judged later, under the session's key
+        keyed = (
+            f"SELECT count(*) FROM {table} j JOIN sessions s "
+            "ON j.session_key = s.session_key AND j.session_id = s.session_id"
+        )
+        assert sql(db, keyed) == sql(db, f"SELECT count(*) FROM {table}") != [(0,)], table
     stale = (
         "SELECT result FROM derived WHERE version IS DISTINCT FROM (SELECT version FROM content)"
     )

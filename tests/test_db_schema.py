@@ -11,8 +11,8 @@ import pyarrow as pa  # type: ignore[import-untyped]
 import pytest
 from db_helpers import SAMPLES, counts, dump, run, sql
 
-from loo_replay.db import latest, migrations, opening, settings, tables, versions
-from loo_replay.db.load import Loader
+from loo_replay.db import keys, latest, migrations, opening, settings, tables, versions
+from loo_replay.db.load import Loader, insert_table
 from loo_replay.engine.cards import canonical
 from loo_replay.logs.paths import expand
 from loo_replay.logs.pieces import plan_pieces
@@ -32,7 +32,11 @@ class _OlderLoader(Loader):
         ).fetchall():
             return
         have = {r[0] for r in self.con.execute(f"DESCRIBE {name}").fetchall()}
-        super()._insert(name, table.select([c for c in table.column_names if c in have]))
+        table = keys.with_keys(table, self.keys)  # left out below: no key before version 14
+        insert_table(self.con, name, table.select([c for c in table.column_names if c in have]))
+
+    def _last_key(self) -> int:
+        return 0  # no session keys before migration 14
 
     def commit(self) -> None:
         self.changed = False  # no content version to raise before migration 13
@@ -53,6 +57,11 @@ def _load_at(db: Path, migrations: tuple[migrations.Migration, ...], paths: list
             loader.commit()
     finally:
         con.close()
+
+
+def _keyless(dumped: dict[str, list[tuple[Any, ...]]]) -> dict[str, list[tuple[Any, ...]]]:
+    """Each table's rows without ``session_key``, their last column (``dump`` reads them all)."""
+    return {table: [r[:-1] for r in rows] for table, rows in dumped.items()}
 
 
 def test_a_new_database_is_at_the_current_version(tmp_path: Path) -> None:
@@ -79,7 +88,18 @@ def test_a_version_1_database_is_upgraded_in_place_with_its_rows(
     assert result.returncode == 0, result.stderr
     assert counts(result)["skipped"] == 24  # the rows of version 1 are still there and used
     assert sql(old, "SELECT max(version) FROM schema_version") == [(migrations.VERSION,)]
-    before, now = dump(old), dump(fresh)
+    # The sessions of version 1 are numbered first, in load order, the others after them.
+    keyed = sql(old, "SELECT session_key, file LIKE '%revokes%' FROM sessions ORDER BY rowid")
+    assert [k for k, _ in keyed] == list(range(1, len(keyed) + 1))
+    assert [early for _, early in keyed] == sorted((e for _, e in keyed), reverse=True)
+    for table in tables.PER_DEAL_TABLES:  # each row carries its session's key
+        assert sql(
+            old,
+            f"SELECT count(*) FROM {table} t JOIN sessions s USING (session_id) "
+            "WHERE t.session_key != s.session_key",
+        ) == [(0,)], table
+    # The rest is the same as a new database loaded in another order: all but the keys.
+    before, now = _keyless(dump(old)), _keyless(dump(fresh))
     early = {r[0] for r in sql(old, "SELECT session_id FROM sessions WHERE file LIKE '%revokes%'")}
     for table in (*tables.ANALYSIS_TABLES, "documents"):
         # sessions loaded before these tables existed keep none (skipped, not re-audited)
@@ -167,7 +187,9 @@ _DUCKDB_TYPE = {
 
 def test_declared_rows_are_the_migrated_tables_column_for_column(tmp_path: Path) -> None:
     """run/rows.py declares each table once: the migrations create exactly its columns, in
-    order, with its types, nullable where the row's field may be None (and only there)."""
+    order, with its types, nullable where the row's field may be None (and only there),
+    then the session's key the loader adds (db/keys.py), NULL only where a reject names no
+    loaded session."""
     db = tmp_path / "loo.duckdb"
     opening.open_db(db).close()
     assert set(ROWS) == set(tables.SESSION_TABLES)
@@ -187,7 +209,7 @@ def test_declared_rows_are_the_migrated_tables_column_for_column(tmp_path: Path)
             (n, enum_types[enums[n]] if n in enums else _DUCKDB_TYPE[str(t)], nullable)
             for n, t, nullable in columns_of(row)
         ]
-        assert columns == declared, table
+        assert columns == [*declared, ("session_key", "BIGINT", table == "rejects")], table
 
 
 def test_every_table_column_and_view_is_in_the_docs() -> None:

@@ -31,7 +31,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from loo_replay.db import content
+from loo_replay.db import content, keys
 from loo_replay.db.documents import DocumentDamaged, DocumentTooLarge, read_document
 from loo_replay.db.errors import DatabaseError, damage
 from loo_replay.db.load import insert_table
@@ -251,17 +251,20 @@ class Committer:
         self.open = False
         self.since = time.monotonic()
         self.again = 0  # deals whose rows of other settings were replaced
+        self.keys: dict[str, int] = {}  # of the sessions judged, their rows' key (db/keys.py)
 
     def add(self, task: Task, rows: Rows) -> None:
         if not self.open:
             self.con.begin()
             self.open = True
         try:
+            key = self._key(task.session_id)
             if self.replace:
-                self._forget(task)
+                self._forget(task, key)
             for row_type in (DecisionDealRow, DecisionRow):
                 table = _table(row_type, [r for r in rows if type(r) is row_type])
                 if table.num_rows:
+                    table = keys.with_keys(table, {task.session_id: key})
                     insert_table(self.con, _TABLES[row_type], table)
         except BaseException:
             self.rollback()
@@ -269,10 +272,19 @@ class Committer:
         if time.monotonic() - self.since >= COMMIT_SECONDS:
             self.commit()
 
-    def _forget(self, task: Task) -> None:
+    def _key(self, session_id: str) -> int:
+        key = self.keys.get(session_id)
+        if key is None:
+            found = keys.key_of(self.con, session_id)
+            if found is None:  # judged from the database's own list of its sessions
+                raise DatabaseError(f"session {session_id!r} is no longer in the database")
+            key = self.keys[session_id] = found
+        return key
+
+    def _forget(self, task: Task, session_key: int) -> None:
         """The task's deals' rows of other settings, gone before their new ones go in."""
-        key = [task.session_id, list(task.indexes)]
-        where = "WHERE session_id = ? AND list_contains(?, deal_index)"
+        key = [session_key, task.session_id, list(task.indexes)]
+        where = f"WHERE {keys.BY_KEY} AND list_contains(?, deal_index)"
         ((n,),) = self.con.execute(f"SELECT count(*) FROM decision_deals {where}", key).fetchall()
         self.again += int(n)
         for table in ("decisions", "decision_deals"):

@@ -24,7 +24,7 @@ import orjson
 import pyarrow as pa  # type: ignore[import-untyped]
 from msgspec.structs import asdict
 
-from loo_replay.db import documents
+from loo_replay.db import documents, keys
 from loo_replay.db.content import Covers, raise_version, record
 from loo_replay.db.errors import with_remedy
 from loo_replay.db.tables import SESSION_TABLES
@@ -163,12 +163,13 @@ class _Stored:
 @dataclass
 class _Mark:
     """What the loader knew when a transaction began, to be set back if it rolls back: the
-    counts and lists as they were, and the entries of ``stored`` and ``documents`` made
-    since (None: the id was not stored)."""
+    counts and lists as they were, the last key given, and the entries of ``stored`` and
+    ``documents`` made since (None: the id was not stored)."""
 
     counts: Counts
     summary: Summary
     lengths: tuple[int, int, int]  # conflicts, file_errors, skipped_ids
+    last_key: int
     stored: dict[str, _Stored | None] = field(default_factory=dict)
     documents: list[tuple[str, int | None, str]] = field(default_factory=list)
 
@@ -193,6 +194,10 @@ class Loader:
     # Sessions loaded before their documents were kept (docs/database.md, ``documents``):
     # ``replace`` loads them again, though their content is the same, to keep the document.
     undocumented: set[str] = field(default_factory=set)
+    # Each session kept by this run, its key (db/keys.py): one more than the last given, in
+    # the order the sessions are kept, so that the keys grow along every table's rows.
+    keys: dict[str, int] = field(default_factory=dict)
+    last_key: int = 0
     waiting: dict[str, list[pa.Table]] = field(default_factory=dict)  # kept rows not inserted
     waiting_deals: int = 0
     mark: _Mark | None = None  # of the open transaction
@@ -209,6 +214,7 @@ class Loader:
         ).fetchall()
         self.stored = {sid: _Stored(*rest) for sid, *rest in rows}
         self.read_as = {id_key(sid): sid for sid in self.stored}
+        self.last_key = self._last_key()
         docs = self.con.execute(  # a document is kept once, unreadable or not loaded
             "SELECT file, line, digest FROM rejects WHERE kind IN ('document', 'session')"
         ).fetchall()
@@ -218,6 +224,9 @@ class Loader:
                 f"SELECT session_id FROM sessions ANTI JOIN {DOCUMENTS} USING (session_id)"
             ).fetchall()
             self.undocumented = {sid for (sid,) in undocumented}
+
+    def _last_key(self) -> int:
+        return keys.last_key(self.con)
 
     def known(self) -> dict[str, tuple[str, str]]:
         """(digest, fingerprint) per loaded session id, for auditors to skip what is loaded;
@@ -233,7 +242,9 @@ class Loader:
         self.document_bytes = 0
         self.changed = False
         lengths = (len(self.conflicts), len(self.file_errors), len(self.skipped_ids))
-        self.mark = _Mark(self.counts.copy(), dataclasses.replace(self.summary), lengths)
+        self.mark = _Mark(
+            self.counts.copy(), dataclasses.replace(self.summary), lengths, self.last_key
+        )
 
     def commit(self, last: bool = False) -> None:
         """Commit the open transaction; the ``last`` of the load is checkpointed straight
@@ -277,6 +288,8 @@ class Loader:
                 self.stored[sid] = was
         self.read_as = {id_key(sid): sid for sid in self.stored}
         self.documents.difference_update(mark.documents)
+        self.last_key = mark.last_key  # the keys given since were never stored
+        self.keys = {sid: k for sid, k in self.keys.items() if k <= mark.last_key}
 
     def _revive(self) -> None:
         """A new connection if the one in use no longer answers."""
@@ -415,11 +428,7 @@ class Loader:
             self._counted(file, at)
         if deletes:
             self.flush()  # a replaced session's rows may be among those waiting
-            for table in (*SESSION_TABLES, DOCUMENTS):
-                self.con.execute(
-                    f"DELETE FROM {table} WHERE session_id IN (SELECT unnest(?::VARCHAR[]))",
-                    [deletes],
-                )
+            self._delete(deletes)
         kept = list(keep.values())  # in input order: a replacing item comes after the replaced
         self.changed = self.changed or bool(kept or deletes)
         for name in TABLES:
@@ -491,6 +500,8 @@ class Loader:
             self._forget(sid, keep, pending, deletes)
         keep[id(item)] = item
         pending[sid] = item
+        self.last_key += 1  # a replaced session's rows go: its new ones come last, so a new key
+        self.keys[sid] = self.last_key
         if self.mark is not None:
             self.mark.stored.setdefault(sid, stored)
         self.stored[sid] = _Stored(item.digest, item.fingerprint, item.file, item.line)
@@ -530,8 +541,27 @@ class Loader:
             self.mark.stored.setdefault(alike, self.stored[alike])
         del self.stored[alike]
 
+    def _delete(self, ids: list[str]) -> None:
+        """Every row of the sessions ``ids`` (``replace``), found by their keys; ``rejects``
+        by id, where a session's rejected document has no key."""
+        found = self.con.execute(
+            "SELECT list(session_key) FROM sessions WHERE session_id IN (SELECT unnest(?::VARCHAR[]))",
+            [ids],
+        ).fetchall()
+        by_key = found[0][0] or []
+        for table in (*SESSION_TABLES, DOCUMENTS):
+            if table == "rejects":
+                where, params = "session_id IN (SELECT unnest(?::VARCHAR[]))", [ids]
+            else:
+                where = (
+                    "session_key IN (SELECT unnest(?::BIGINT[])) "
+                    "AND session_id IN (SELECT unnest(?::VARCHAR[]))"
+                )
+                params = [by_key, ids]
+            self.con.execute(f"DELETE FROM {table} WHERE {where}", params)
+
     def _insert(self, name: str, table: pa.Table) -> None:
-        insert_table(self.con, name, table)
+        insert_table(self.con, name, keys.with_keys(table, self.keys))
 
 
 def insert_table(con: duckdb.DuckDBPyConnection, name: str, frame: pa.Table) -> None:

@@ -547,6 +547,72 @@ _DERIVED = (
     "('fairness'), ('collusion'), ('collusion_acts'), ('reports')",
 )
 
+# Each session's key, an integer in the order the sessions were loaded, on ``sessions`` and on
+# every table that holds a session's rows (docs/database.md, "Session keys").  DuckDB keeps
+# only the first 8 bytes of a text column's smallest and largest value for each group of rows
+# it stores, so ids sharing their first 8 bytes (``club-2026-...``) let it skip no group and a
+# lookup by id read the whole column (25 to 60 ms a query at a million deals); rows are stored
+# in load order, so a key that grows with the loads lets it skip all but one group.  The key
+# follows ``sessions``' rows (their load order), copied to the other tables by session id.
+# The column is added NOT NULL with a default of 0, filled, and its default dropped (DuckDB
+# cannot add NOT NULL to a column it has just filled), so that a row no key was given fails
+# to load.  0 is no session's key: a row naming no loaded session keeps it (a database made
+# by another program), and ``rejects``, whose rows may name none (an unreadable document has
+# no id), keeps NULL there instead.  ``documents`` has an index of its own, which forbids the
+# column, and no index is made in a transaction after an UPDATE: it is copied first, as
+# migration 12 did, in its order.
+KEYED_TABLES = (
+    "sessions",
+    "players",
+    "deals",
+    "seats",
+    "tricks",
+    "plays",
+    "findings",
+    "discrepancies",
+    "analysis_deals",
+    "analysis_players",
+    "analysis_notes",
+    "analysis_cards",
+    "decision_deals",
+    "decisions",
+)
+_KEYS_IN_LOAD_ORDER = "SELECT session_id, row_number() OVER (ORDER BY rowid) AS n FROM sessions"
+_SESSION_KEYS = (
+    """
+    CREATE TABLE documents_keyed (
+        session_id VARCHAR NOT NULL,
+        line INTEGER,
+        digest VARCHAR NOT NULL,
+        size BIGINT NOT NULL,
+        body BLOB NOT NULL USING COMPRESSION uncompressed,
+        session_key BIGINT NOT NULL
+    )""",
+    "INSERT INTO documents_keyed SELECT d.session_id, d.line, d.digest, d.size, d.body, "
+    f"coalesce(k.n, 0) FROM documents d LEFT JOIN ({_KEYS_IN_LOAD_ORDER}) k USING (session_id) "
+    "ORDER BY d.rowid",
+    "DROP INDEX documents_session",
+    "DROP TABLE documents",
+    "ALTER TABLE documents_keyed RENAME TO documents",
+    "CREATE INDEX documents_session ON documents (session_id)",
+    *(
+        sql
+        for table in KEYED_TABLES
+        for sql in (
+            f"ALTER TABLE {table} ADD COLUMN session_key BIGINT NOT NULL DEFAULT 0",
+            f"UPDATE sessions SET session_key = k.n FROM ({_KEYS_IN_LOAD_ORDER}) k "
+            "WHERE sessions.session_id = k.session_id"
+            if table == "sessions"
+            else f"UPDATE {table} SET session_key = s.session_key FROM sessions s "
+            f"WHERE {table}.session_id = s.session_id",
+            f"ALTER TABLE {table} ALTER session_key DROP DEFAULT",
+        )
+    ),
+    "ALTER TABLE rejects ADD COLUMN session_key BIGINT",
+    "UPDATE rejects SET session_key = s.session_key FROM sessions s "
+    "WHERE rejects.session_id = s.session_id",
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -568,6 +634,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "column: documents.body stored as it is (no zstd)", _DOCUMENTS_UNCOMPRESSED),
     Migration(
         13, "tables: content, derived (the content version, what each result covers)", _DERIVED
+    ),
+    Migration(
+        14, "columns: session_key (each session's, in load order) where its rows are", _SESSION_KEYS
     ),
 )
 VERSION = MIGRATIONS[-1].version

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import duckdb
 
+from loo_replay.db.keys import BY_KEY, key_of
 from loo_replay.engine.analysis import SOLVED, CardStep, DealAnalysis, Note, PlayerAnalysis
 from loo_replay.engine.cards import CARD_SPELLINGS
 
@@ -23,23 +24,32 @@ def _cards(codes: list[str] | None) -> tuple[int, ...]:
 
 
 def stored_analyses(
-    con: duckdb.DuckDBPyConnection, session_id: str, deal_index: int | None = None
+    con: duckdb.DuckDBPyConnection,
+    session_id: str,
+    deal_index: int | None = None,
+    session_key: int | None = None,
 ) -> dict[int, DealAnalysis]:
     """Each analysed deal of ``session_id`` by deal index (only ``deal_index``'s, if given:
     one replay served), as ``analyse_deal`` gave it (the deal's ``total`` of cards aside,
-    which nothing shown reads)."""
+    which nothing shown reads).  Its rows are found by the session's key (``db/keys.py``;
+    looked up unless given)."""
+    if session_key is None:
+        session_key = key_of(con, session_id)
+        if session_key is None:
+            return {}
     one = "" if deal_index is None else " AND deal_index = ?"
-    key = [session_id] if deal_index is None else [session_id, deal_index]
+    key = [session_key, session_id, *([] if deal_index is None else [deal_index])]
     players: dict[int, list[PlayerAnalysis]] = {}
     # In the analysis's order: clockwise from the eldest hand, the dealer's left.
     for index, *row in con.execute(
         f"""
         SELECT a.deal_index, a.player, a.guarantee, a.tricks, a.lost
         FROM analysis_players a
-        JOIN seats s USING (session_id, deal_index, player)
-        JOIN seats d ON d.session_id = s.session_id AND d.deal_index = s.deal_index AND d.dealer
-        JOIN deals USING (session_id, deal_index)
-        WHERE a.session_id = ?{one.replace("deal_index", "a.deal_index")}
+        JOIN seats s USING (session_key, session_id, deal_index, player)
+        JOIN seats d ON d.session_key = s.session_key AND d.session_id = s.session_id
+            AND d.deal_index = s.deal_index AND d.dealer
+        JOIN deals USING (session_key, session_id, deal_index)
+        WHERE a.session_key = ? AND a.session_id = ?{one.replace("deal_index", "a.deal_index")}
         ORDER BY a.deal_index, (s.seat - d.seat - 1 + deals.seated) % deals.seated
         """,
         key,
@@ -49,7 +59,7 @@ def stored_analyses(
     for index, code, player, message, trick, card, before, after, better in con.execute(
         f"""
         SELECT deal_index, code, player, message, trick, card, before, after, better
-        FROM analysis_notes WHERE session_id = ?{one} ORDER BY deal_index, note
+        FROM analysis_notes WHERE {BY_KEY}{one} ORDER BY deal_index, note
         """,
         key,
     ).fetchall():
@@ -69,7 +79,7 @@ def stored_analyses(
     for index, seat, trick, card, before, after, better, announced in con.execute(
         f"""
         SELECT deal_index, seat, trick, card, before, after, better, announced
-        FROM analysis_cards WHERE session_id = ?{one} ORDER BY deal_index, step
+        FROM analysis_cards WHERE {BY_KEY}{one} ORDER BY deal_index, step
         """,
         key,
     ).fetchall():
@@ -80,7 +90,7 @@ def stored_analyses(
     for index, status, reason, nodes, cards, stopped in con.execute(
         f"""
         SELECT deal_index, status, reason, nodes, cards, stopped
-        FROM analysis_deals WHERE session_id = ?{one}
+        FROM analysis_deals WHERE {BY_KEY}{one}
         """,
         key,
     ).fetchall():

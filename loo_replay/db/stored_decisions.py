@@ -14,23 +14,32 @@ from itertools import groupby
 
 import duckdb
 
+from loo_replay.db.keys import BY_KEY, key_of
 from loo_replay.engine.judging import JUDGED, DealDecisions, Decision, OptionValue, Unjudged
 
 
 def stored_decisions(
-    con: duckdb.DuckDBPyConnection, session_id: str, deal_index: int | None = None
+    con: duckdb.DuckDBPyConnection,
+    session_id: str,
+    deal_index: int | None = None,
+    session_key: int | None = None,
 ) -> dict[int, DealDecisions]:
     """Each deal of ``session_id`` loaded with its decisions, by deal index (only
-    ``deal_index``'s, if given: one replay served)."""
+    ``deal_index``'s, if given: one replay served).  Its rows are found by the session's
+    key (``db/keys.py``; looked up unless given)."""
+    if session_key is None:
+        session_key = key_of(con, session_id)
+        if session_key is None:
+            return {}
     one = "" if deal_index is None else " AND deal_index = ?"
-    key = [session_id] if deal_index is None else [session_id, deal_index]
+    key = [session_key, session_id, *([] if deal_index is None else [deal_index])]
     items: dict[int, list[Decision]] = {}
     unjudged: dict[int, list[Unjudged]] = {}
     rows = con.execute(
         f"""
         SELECT deal_index, event, player, kind, trick, option, value, se, chosen, best,
                loss, loss_se, severity, accuracy, reason, message
-        FROM decisions WHERE session_id = ?{one}
+        FROM decisions WHERE {BY_KEY}{one}
         ORDER BY deal_index, event, position NULLS LAST
         """,
         key,
@@ -64,7 +73,7 @@ def stored_decisions(
     for index, status, reason, samples, unit, declarations in con.execute(
         f"""
         SELECT deal_index, status, reason, samples, unit, declarations
-        FROM decision_deals WHERE session_id = ?{one} ORDER BY deal_index
+        FROM decision_deals WHERE {BY_KEY}{one} ORDER BY deal_index
         """,
         key,
     ).fetchall():

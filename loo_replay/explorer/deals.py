@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from loo_replay.db.documents import DocumentDamaged, DocumentTooLarge, read_document
+from loo_replay.db.keys import BY_KEY
 from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.db.stored_decisions import stored_decisions
 from loo_replay.engine.session import DealAudit
@@ -63,15 +64,18 @@ def read(
     damaged or larger than ``limits`` allow (judged by its stored size, not decompressed)."""
     found = con.execute(
         """
-        SELECT s.file, s.line, s.digest, s.rules_fingerprint, s.ruleset, s.rules,
-               EXISTS (SELECT 1 FROM analysis_deals a WHERE a.session_id = s.session_id)
-        FROM sessions s WHERE s.session_id = ?
+        SELECT session_key, file, line, digest, rules_fingerprint, ruleset, rules
+        FROM sessions WHERE session_id = ?
         """,
         [session_id],
     ).fetchall()
     if not found:
         raise NoSuchDeal(f"no session {session_id!r} in the database")
-    file, line, digest, fingerprint, ruleset, rules, analysed = found[0]
+    key, file, line, digest, fingerprint, ruleset, rules = found[0]
+    by_key = [key, session_id]  # its rows found by key and id (db/keys.py)
+    ((analysed,),) = con.execute(
+        f"SELECT EXISTS (SELECT 1 FROM analysis_deals WHERE {BY_KEY})", by_key
+    ).fetchall()
     job = ReplayJob(session_id, file, line, digest, fingerprint, ruleset, rules, False, analysed)
     try:
         stored = read_document(con, session_id, limits.document_bytes)
@@ -82,13 +86,12 @@ def read(
         raise NoReplay(why) from None
     numbers = dict(
         con.execute(
-            "SELECT deal, deal_index FROM deals WHERE session_id = ? ORDER BY deal_index",
-            [session_id],
+            f"SELECT deal, deal_index FROM deals WHERE {BY_KEY} ORDER BY deal_index", by_key
         ).fetchall()
     )
     at = numbers.get(number)
-    analyses = stored_analyses(con, session_id, at) if analysed and at is not None else {}
-    decided = stored_decisions(con, session_id, at) if at is not None else {}
+    analyses = stored_analyses(con, session_id, at, key) if analysed and at is not None else {}
+    decided = stored_decisions(con, session_id, at, key) if at is not None else {}
     return Loaded(job, None if stored is None else stored.raw, analyses, numbers, decided)
 
 

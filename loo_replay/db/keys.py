@@ -1,0 +1,52 @@
+"""Each loaded session's key: an integer in the order the sessions were loaded, on ``sessions``
+and on every table that holds a session's rows (migration 14; docs/database.md, "Session
+keys").
+
+A session's rows are stored in load order, and DuckDB keeps each column's smallest and
+largest value for every group of about 122,880 rows it stores: a query that names the key
+reads the one or two groups that hold the session and skips the rest.  The id alone cannot
+do that, since DuckDB keeps only a text's first 8 bytes there and ids like
+``club-2026-...`` share them: a lookup by id read the whole column of its table (25 to 60 ms
+a query at a million deals; docs/performance.md, "The explorer").  So a lookup by id finds
+the key once, in ``sessions`` (by its primary key's index), and names both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import duckdb
+import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow.compute as pc  # type: ignore[import-untyped]
+
+COLUMN = "session_key"
+
+# A session's rows, by key and id: the key skips the groups of rows of other sessions, the id
+# keeps the answer the one it was by id alone.
+BY_KEY = "session_key = ? AND session_id = ?"
+
+
+def key_of(con: duckdb.DuckDBPyConnection, session_id: str) -> int | None:
+    """The key of the loaded session ``session_id``; None when there is none."""
+    found = con.execute(
+        "SELECT session_key FROM sessions WHERE session_id = ?", [session_id]
+    ).fetchall()
+    return int(found[0][0]) if found else None
+
+
+def last_key(con: duckdb.DuckDBPyConnection) -> int:
+    """The largest key given so far (0 in an empty database): the next session's is one more."""
+    ((last,),) = con.execute("SELECT coalesce(max(session_key), 0) FROM sessions").fetchall()
+    return int(last)
+
+
+def with_keys(frame: pa.Table, keys: Mapping[str, int]) -> pa.Table:
+    """``frame`` with each row's session key beside its ``session_id`` (NULL where the id
+    has no key: a rejected document names no session).  The keys are matched by hashing
+    the few ids of the batch, not row by row in Python."""
+    if COLUMN in frame.column_names or "session_id" not in frame.column_names:
+        return frame
+    ids = list(keys)
+    at = pc.index_in(frame["session_id"], value_set=pa.array(ids, pa.string()))
+    column = pa.array([keys[i] for i in ids], pa.int64()).take(at)
+    return frame.append_column(COLUMN, column)
