@@ -194,7 +194,7 @@ class Loader:
     # Sessions loaded before their documents were kept (docs/database.md, ``documents``):
     # ``replace`` loads them again, though their content is the same, to keep the document.
     undocumented: set[str] = field(default_factory=set)
-    # Each session kept by this run, its key (db/keys.py): one more than the last given, in
+    # Each session whose rows wait, its key (db/keys.py): one more than the last given, in
     # the order the sessions are kept, so that the keys grow along every table's rows.
     keys: dict[str, int] = field(default_factory=dict)
     last_key: int = 0
@@ -269,6 +269,7 @@ class Loader:
         """Undo the open transaction in the database and here: the loader is as it was at
         ``begin``, so that its documents can be loaded again."""
         self.waiting.clear()
+        self.keys.clear()
         self.waiting_deals = 0
         self.failed = None
         self.changed = False
@@ -289,7 +290,6 @@ class Loader:
         self.read_as = {id_key(sid): sid for sid in self.stored}
         self.documents.difference_update(mark.documents)
         self.last_key = mark.last_key  # the keys given since were never stored
-        self.keys = {sid: k for sid, k in self.keys.items() if k <= mark.last_key}
 
     def _revive(self) -> None:
         """A new connection if the one in use no longer answers."""
@@ -390,6 +390,7 @@ class Loader:
             if tables:
                 self._insert(name, tables[0] if len(tables) == 1 else pa.concat_tables(tables))
         self.waiting_deals = 0
+        self.keys.clear()  # of the rows inserted: the next rows are of sessions kept after
 
     # -- one batch -----------------------------------------------------------------
 
@@ -427,7 +428,9 @@ class Loader:
         if file is not None:
             self._counted(file, at)
         if deletes:
+            given = {sid: self.keys[sid] for sid in pending}  # this batch's, not yet waiting
             self.flush()  # a replaced session's rows may be among those waiting
+            self.keys.update(given)
             self._delete(deletes)
         kept = list(keep.values())  # in input order: a replacing item comes after the replaced
         self.changed = self.changed or bool(kept or deletes)
