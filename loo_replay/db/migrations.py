@@ -561,21 +561,13 @@ _DERIVED = (
 # no id), keeps NULL there instead.  ``documents`` has an index of its own, which forbids the
 # column, and no index is made in a transaction after an UPDATE: it is copied first, as
 # migration 12 did, in its order.
-KEYED_TABLES = (
-    "sessions",
-    "players",
-    "deals",
-    "seats",
-    "tricks",
-    "plays",
-    "findings",
-    "discrepancies",
-    "analysis_deals",
-    "analysis_players",
-    "analysis_notes",
-    "analysis_cards",
-    "decision_deals",
-    "decisions",
+# The tables of the migrations before whose first column is ``session_id`` (``rejects``
+# aside, its kind first): read from their frozen statements, not from
+# db/tables.py, which may change where a released migration never does.
+_KEYED_TABLES = tuple(
+    table
+    for sql in (*_V1_TABLES, *_ANALYSIS_TABLES, *_ANALYSIS_CARDS, *_DECISIONS)
+    for table in re.findall(r"CREATE TABLE (\w+) \(\s*session_id ", sql)
 )
 _KEYS_IN_LOAD_ORDER = "SELECT session_id, row_number() OVER (ORDER BY rowid) AS n FROM sessions"
 _SESSION_KEYS = (
@@ -597,7 +589,7 @@ _SESSION_KEYS = (
     "CREATE INDEX documents_session ON documents (session_id)",
     *(
         sql
-        for table in KEYED_TABLES
+        for table in _KEYED_TABLES
         for sql in (
             f"ALTER TABLE {table} ADD COLUMN session_key BIGINT NOT NULL DEFAULT 0",
             f"UPDATE sessions SET session_key = k.n FROM ({_KEYS_IN_LOAD_ORDER}) k "
