@@ -10,7 +10,7 @@ import os
 import re
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -84,23 +84,25 @@ def connect(
         if read_only and writes is None:
             config |= {"enable_external_access": False}
             return duckdb.connect(str(path), read_only=True, config=config)
-        # Spilled pages beside the database, not in the working folder's ``.tmp`` (an
-        # in-memory instance's default), as a connection to the file itself would put them.
         kept = _KEPT.pop(str(path), None) if not (read_only or writes) else None
-        con = kept or duckdb.connect(config={**duckdb_config(), "temp_directory": f"{path}.tmp"})
+        con = kept or _instance(path, [writes] if writes is not None else [])
         try:
-            if kept is None:
-                seal(con, path, [writes] if writes is not None else [])
-            literal = str(path).replace("'", "''")
-            if read_only:
-                con.execute(f"ATTACH '{literal}' AS loo (READ_ONLY)")
-            else:
-                con.execute(f"ATTACH '{literal}' AS loo (ROW_GROUP_SIZE {ROW_GROUP_ROWS})")
-            con.execute("USE loo")
+            _attach(con, path, read_only=read_only)
         except BaseException:
             con.close()
             raise
         return con
+
+
+def _attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool = False) -> None:
+    """The database at ``path`` attached to ``con`` as ``loo``, and in use; read-write, with
+    rows in groups of ``ROW_GROUP_ROWS``."""
+    literal = str(path).replace("'", "''")
+    if read_only:
+        con.execute(f"ATTACH '{literal}' AS loo (READ_ONLY)")
+    else:
+        con.execute(f"ATTACH '{literal}' AS loo (ROW_GROUP_SIZE {ROW_GROUP_ROWS})")
+    con.execute("USE loo")
 
 
 def _missing(path: Path) -> DatabaseError:
@@ -130,8 +132,23 @@ def visitor(path: Path) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB, with every connection's settings, to ``visit`` the database at
     ``path`` from: kept by a server, it holds no file between visits.  Spilled pages go
     beside the database, as a read-only connection of its own would put them."""
-    instance = duckdb.connect(config={**duckdb_config(), "temp_directory": f"{path}.tmp"})
-    return seal(instance, path)
+    return _instance(path)
+
+
+def _instance(
+    path: Path, folders: Sequence[Path] = (), also: Sequence[Path] = ()
+) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB, with every connection's settings, sealed to the database at
+    ``path`` (``settings.seal``: the databases ``also`` and the ``folders`` allowed too),
+    to attach it to.  Spilled pages go beside the database, not in the working folder's
+    ``.tmp`` (an in-memory instance's default), as a connection to the file itself would
+    put them."""
+    con = duckdb.connect(config={**duckdb_config(), "temp_directory": f"{path}.tmp"})
+    try:
+        return seal(con, path, folders, also)
+    except BaseException:
+        con.close()
+        raise
 
 
 _VISITS = itertools.count()
@@ -231,30 +248,47 @@ def _create(path: Path) -> None:
     empty one, which no later run could open (docs/limits.md, "Databases").  Its tables are
     made at the latest version at once (``latest.create``), not migration by migration.  A
     file another process put there first is left to be opened as it is; the one made here is
-    known to be at the latest version, and is not looked at again (``_looked``)."""
-    linked = False
+    known to be at the latest version, and is not looked at again (``_looked``).  The
+    DuckDB that made it, sealed to both files, is kept (``_keep``) with nothing attached
+    for the read-write ``connect`` that follows: one DuckDB started where two were, about
+    0.12 billion instructions (docs/performance.md, "Start-up")."""
     try:
         with staging(path.parent) as stage:
             made = stage / path.name
-            con = connect(made)
+            with _opening(made):
+                con = _instance(path, also=[made])
             try:
+                with _opening(made):
+                    _attach(con, made)
                 if not create(con):  # no stored schema for this DuckDB
                     migrate(con)
-            finally:
+                con.execute("USE memory")  # the database in use cannot be detached
+                con.execute("DETACH loo")  # written whole into its file: DuckDB checkpoints
+                linked = _link(made, path)
+            except BaseException:
                 con.close()
-            try:
-                os.link(made, path)
-                linked = True
-            except FileExistsError:
-                pass
-            except OSError:  # a file system without hard links (some network shares)
-                if not os.path.lexists(path):
-                    os.replace(made, path)
-                    linked = True
+                raise
     except OSError as exc:
         raise DatabaseError(f"cannot create {path}: {exc.strerror or exc}") from None
     if linked:  # taken once the staging folder is gone: the file's link count is final
         _remember(path, VERSION)
+        _keep(path, con)
+    else:  # another process's file: looked at as any other, from a DuckDB sealed to it
+        con.close()
+
+
+def _link(made: Path, path: Path) -> bool:
+    """The file ``made`` linked into place at ``path``: False, with nothing done, when
+    another process put a file there first."""
+    try:
+        os.link(made, path)
+    except FileExistsError:
+        return False
+    except OSError:  # a file system without hard links (some network shares)
+        if os.path.lexists(path):
+            return False
+        os.replace(made, path)
+    return True
 
 
 def _look(path: Path) -> int:
@@ -264,9 +298,8 @@ def _look(path: Path) -> int:
     DuckDB started where two were, about 0.1 billion instructions each (docs/performance.md,
     "Start-up")."""
     with _opening(path):
-        con = duckdb.connect(config={**duckdb_config(), "temp_directory": f"{path}.tmp"})
+        con = _instance(path)
     try:
-        seal(con, path)
         literal = str(path).replace("'", "''")
         with _opening(path):
             con.execute(f"ATTACH '{literal}' AS loo (READ_ONLY)")
@@ -278,14 +311,22 @@ def _look(path: Path) -> int:
     except BaseException:
         con.close()
         raise
-    for other in _KEPT.values():  # one kept at a time
-        other.close()
-    _KEPT.clear()
-    _KEPT[str(path)] = con
+    _keep(path, con)
     return version
 
 
-# The DuckDB ``_look`` kept, by the database it is sealed to: taken by ``connect``.
+def _keep(path: Path, con: duckdb.DuckDBPyConnection) -> None:
+    """Keep ``con``, an in-memory DuckDB sealed to the database at ``path`` with nothing
+    attached, for the read-write ``connect`` to it that follows; one kept at a time."""
+    for other in _KEPT.values():
+        if other is not con:
+            other.close()
+    _KEPT.clear()
+    _KEPT[str(path)] = con
+
+
+# The DuckDB ``_look`` or ``_create`` kept, by the database it is sealed to: taken by
+# ``connect``.
 _KEPT: dict[str, duckdb.DuckDBPyConnection] = {}
 
 

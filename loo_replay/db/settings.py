@@ -82,14 +82,18 @@ def working(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 
 
 def seal(
-    con: duckdb.DuckDBPyConnection, path: Path, folders: Sequence[Path] = ()
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    folders: Sequence[Path] = (),
+    also: Sequence[Path] = (),
 ) -> duckdb.DuckDBPyConnection:
     """``con`` shut off from every file, folder and address but the database at ``path``
-    (its write-ahead log, its spill folder) and ``folders`` (an export's): a database is
+    (its write-ahead log, its spill folder), the databases ``also`` (a new one's, made
+    beside it before it is linked into place) and ``folders`` (an export's): a database is
     data, never code, and a view or macro a stranger wrote into it can read nothing else
     (docs/database.md, "A database from someone else").  DuckDB refuses to turn external
     access back on, or to widen what is allowed, while the connection lives."""
-    files = [f"{path}{suffix}" for suffix in DATABASE_FILES]
+    files = [f"{database}{suffix}" for database in (path, *also) for suffix in DATABASE_FILES]
     con.execute("SET allowed_paths = ?", [files])
     con.execute(
         "SET allowed_directories = ?", [[os.path.join(os.path.abspath(f), "") for f in folders]]
