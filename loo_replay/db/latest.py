@@ -154,9 +154,9 @@ def create(con: duckdb.DuckDBPyConnection) -> bool:
     try:
         for statement in kept.statements():
             con.execute(statement)
-        for table, rows in kept.rows.items():
-            marks = ", ".join("?" * len(rows[0]))
-            con.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+        for table, rows in kept.rows.items():  # a statement a table, not a row
+            marks = ", ".join([f"({', '.join('?' * len(rows[0]))})"] * len(rows))
+            con.execute(f"INSERT INTO {table} VALUES {marks}", [v for row in rows for v in row])
         con.commit()
     except BaseException:
         con.rollback()

@@ -18,7 +18,7 @@ from loo_replay.db.migrations import MIGRATIONS, V1_COLUMNS, VERSION, Migration
 def version_of(con: duckdb.DuckDBPyConnection) -> int:
     """The schema version of the database: 0 for a new (empty) one.  A database that
     loo-replay did not make is refused (``DatabaseError``), whatever its tables are called."""
-    foreign = _foreign(con)
+    foreign, version = _foreign(con)
     if foreign is not None:
         ((path,),) = con.execute(
             "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
@@ -27,25 +27,26 @@ def version_of(con: duckdb.DuckDBPyConnection) -> int:
             f"{path or 'the database'} is a DuckDB database that loo-replay did not make "
             f"({foreign}); give --db a new file, or one loo-replay made"
         )
-    if not _columns(con, "schema_version"):
-        return 0
-    ((version,),) = con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchall()
-    return int(version)
+    return version
 
 
-def _columns(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, str]:
-    """The columns of ``table`` in the database's ``main`` schema, and their types."""
-    rows = con.execute(
-        "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = "
-        "current_database() AND schema_name = 'main' AND table_name = ? ORDER BY column_index",
-        [table],
-    ).fetchall()
-    return dict(rows)
+def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, str]]:
+    """The columns of each table (and view) in the database's ``main`` schema, and their
+    types: one statement, not one a table (each statement DuckDB parses costs about 2
+    million instructions, docs/performance.md, "Start-up")."""
+    columns: dict[str, dict[str, str]] = {}
+    for table, column, kind in con.execute(
+        "SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name "
+        "= current_database() AND schema_name = 'main' ORDER BY table_name, column_index"
+    ).fetchall():
+        columns.setdefault(table, {})[column] = kind
+    return columns
 
 
-def _foreign(con: duckdb.DuckDBPyConnection) -> str | None:
+def _foreign(con: duckdb.DuckDBPyConnection) -> tuple[str | None, int]:
     """Why the database is not one loo-replay made, or None: it has no tables at all (a new
-    one), or its migration records and the tables of migration 1 are loo-replay's."""
+    one, at version 0), or its migration records and the tables of migration 1 are
+    loo-replay's (its version the last of them)."""
     names = [
         name
         for (name,) in con.execute(
@@ -55,19 +56,21 @@ def _foreign(con: duckdb.DuckDBPyConnection) -> str | None:
         ).fetchall()
     ]
     if not names:
-        return None
-    if _columns(con, "schema_version") != {"version": "INTEGER", "description": "VARCHAR"}:
+        return None, 0
+    columns = _columns(con)
+    if columns.get("schema_version") != {"version": "INTEGER", "description": "VARCHAR"}:
         shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
-        return f"its tables: {shown}"
+        return f"its tables: {shown}", 0
     ((low, high, rows),) = con.execute(
         "SELECT min(version), max(version), count(*) FROM schema_version"
     ).fetchall()
     if low != 1 or high != rows:
-        return "its schema_version table is not a record of loo-replay's migrations"
-    for table, columns in V1_COLUMNS.items():
-        if table != "schema_version" and not columns <= _columns(con, table).keys():
-            return f"its table {table} is not loo-replay's"
-    return _unlike(con, high) if high <= VERSION else None  # a newer one is refused as such
+        return "its schema_version table is not a record of loo-replay's migrations", 0
+    for table, wanted in V1_COLUMNS.items():
+        if table != "schema_version" and not wanted <= columns.get(table, {}).keys():
+            return f"its table {table} is not loo-replay's", 0
+    # A newer one is refused as such, by the caller.
+    return (_unlike(con, high) if high <= VERSION else None), int(high)
 
 
 def _unlike(con: duckdb.DuckDBPyConnection, version: int) -> str | None:
