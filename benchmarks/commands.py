@@ -51,7 +51,7 @@ from process_tree import Sampled, cpu_seconds
 from process_tree import run as measured
 from run import build, cli, floor, load_average, measured_build
 from saving import result_options, save
-from startup import FLOOR, _callgrind, _logs
+from startup import FLOOR, Step, _callgrind, _logs
 
 DATA = Path(__file__).resolve().parent / "data"
 ONE_LOG = 40  # deals of the start-up log (startup.py's), the smallest size
@@ -128,6 +128,12 @@ def _serve(db: Path, deals: int, samples: int, seed: int) -> list[Row]:
     return [Row(r.command, r.deals, r.wall_s, r.cpu_s, peak.mb, None) for r in rows]
 
 
+def instructions_of(command: list[str], folder: Path) -> int:
+    """``command``'s instructions and its processes', summed, as startup.py counts its
+    steps' (a step of its own: no standard input, not at a terminal)."""
+    return _callgrind(command, Step(" ".join(command), None, tuple(command)), folder)
+
+
 def _p90(times: list[float]) -> float:
     return sorted(times)[math.ceil(0.9 * len(times)) - 1]  # nearest rank
 
@@ -185,7 +191,7 @@ def measure(
                 if only and not name.startswith(only):
                     return
                 with tempfile.TemporaryDirectory() as out:
-                    counts[name] = _callgrind(command, None, Path(out))
+                    counts[name] = instructions_of(command, Path(out))
 
             _sequence(source, Path(tmp), counted)
         rows = [replace(r, instructions=counts.get(r.command)) for r in rows]

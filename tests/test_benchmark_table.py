@@ -6,11 +6,13 @@ install, and the table docs/performance.md links is the one benchmarks/table.py 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
+import pytest
 from bench_helpers import bench_module, run_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,3 +84,15 @@ def test_the_latest_table_is_the_one_table_py_writes_and_the_performance_page_li
     assert (results / "latest.md").read_text() == table.table(rows, written["head"])
     assert {r.deals for r in rows} >= {40}  # the one log, at least
     assert "](../benchmarks/results/latest.md)" in (ROOT / "docs" / "performance.md").read_text()
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind counts the instructions")
+def test_a_database_command_is_counted_as_the_start_up_counts_its_steps(tmp_path: Path) -> None:
+    """commands.py counts each command under callgrind at 40 deals with startup.py's counter:
+    when startup.py's took a step for its standard input, commands.py stopped there (make
+    bench's 40-deal rows, with valgrind), on an attribute of None."""
+    commands = bench_module("commands")
+    true = shutil.which("true")
+    assert true is not None
+    count = commands.instructions_of([true], tmp_path)  # the cheapest real process
+    assert 10_000 < count < 10_000_000, count  # the loader's and libc's start: about 130,000
