@@ -55,7 +55,7 @@ else:
 class Row:
     command: str
     deals: int
-    wall_s: float
+    wall_s: float | None  # None: instructions alone (startup.py --runs 0)
     cpu_s: float | None
     peak_rss_mb: float | None
     ratio_to_floor: float | None
@@ -84,9 +84,11 @@ def rows(startup: dict[str, Any] | None, throughput: dict[str, Any] | None,
     if startup is not None:
         floor = next(f for f in startup["figures"] if "(the floor)" in f["step"])["wall_ms"]
         for f in startup["figures"]:
+            timed = f["wall_ms"] is not None  # not with --runs 0: instructions alone
             out.append(
-                Row(f["step"], 40, f["wall_ms"] / 1000, f["cpu_ms"] / 1000,
-                    f.get("peak_rss_mb"), f["wall_ms"] / floor, f["instructions"], "startup")
+                Row(f["step"], 40, f["wall_ms"] / 1000 if timed else None,
+                    f["cpu_ms"] / 1000 if timed else None, f.get("peak_rss_mb"),
+                    f["wall_ms"] / floor if timed else None, f["instructions"], "startup")
             )  # fmt: skip
     if throughput is not None:
         for f in throughput["figures"]:
@@ -121,9 +123,10 @@ def table(found: list[Row], head: str) -> str:
         cpu = f"{r.cpu_s:,.2f}" if r.cpu_s is not None else ""
         rss = f"{r.peak_rss_mb:,.0f} MB" if r.peak_rss_mb else ""
         ratio = f"{r.ratio_to_floor:,.1f}" if r.ratio_to_floor is not None else ""
+        wall = f"{r.wall_s:,.3f}" if r.wall_s is not None else ""
         count = f"{r.instructions:,}" if r.instructions is not None else ""
         lines.append(
-            f"| {r.deals:,} | `{r.command}` | {r.wall_s:,.3f} | {cpu} | {rss} | {ratio} | {count} |"
+            f"| {r.deals:,} | `{r.command}` | {wall} | {cpu} | {rss} | {ratio} | {count} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -96,3 +96,20 @@ def test_a_database_command_is_counted_as_the_start_up_counts_its_steps(tmp_path
     assert true is not None
     count = commands.instructions_of([true], tmp_path)  # the cheapest real process
     assert 10_000 < count < 10_000_000, count  # the loader's and libc's start: about 130,000
+
+
+def test_start_up_results_of_instructions_alone_make_rows_without_times() -> None:
+    """startup.py --runs 0 (a busy machine: instructions alone) leaves its times empty; the
+    one table shows its counts and leaves wall, CPU and ratio blank (it stopped on None)."""
+    table = bench_module("table")
+    steps = ["python -c pass", "python -c 'import typer, duckdb, pyarrow' (the floor)"]
+    figures = [
+        {"step": s, "runs": 0, "wall_ms": None, "cpu_ms": None, "over_floor_ms": None,
+         "target_ms": None, "instructions": n}
+        for s, n in zip(steps, (89_768_279, 881_974_623), strict=True)
+    ]  # fmt: skip
+    startup = {"build": "compiled", "date": "2026-12-07", "load": "4.0, 3.0, 2.0"}
+    rows = table.rows({**startup, "figures": figures}, None, None)
+    text = table.table(rows, table.head({"startup": {**startup, "figures": figures}}, "x"))
+    assert text.splitlines()[4] == "| 40 | `python -c pass` |  |  |  |  | 89,768,279 |"
+    assert "startup: compiled, 2026-12-07, load 4.0, 3.0, 2.0, no timed run)" in text
