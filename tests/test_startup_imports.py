@@ -172,6 +172,27 @@ def test_ingest_imports_the_database_and_arrow_and_nothing_for_pages(tmp_path: P
     assert db.is_file()
 
 
+def test_ingest_loads_without_arrows_compute_module(tmp_path: Path) -> None:
+    """The session keys of the rows loaded (``db/keys.py``) are matched by Arrow's kernels
+    without ``pyarrow.compute``, which makes a Python function of each as it is imported (a
+    tenth of an ingest of 40 deals), into a new database and an existing one."""
+    db = tmp_path / "loo.duckdb"
+    for log in (LOG, ROOT / "sample_logs" / "three-card-revokes.json"):
+        run = _run("ingest", log, "--db", db)
+        assert "0 loaded" not in run.stdout, run.stdout
+        assert "pyarrow.compute" not in _modules(run.stderr)
+    assert _keys(db) == [1, 2]
+
+
+def _keys(db: Path) -> list[int]:
+    """The session keys given to the sessions of the database at ``db``."""
+    import duckdb
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute("SELECT DISTINCT session_key FROM deals ORDER BY 1").fetchall()
+    return [key for (key,) in rows]
+
+
 def test_serve_imports_the_web_server_and_the_database(
     place: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -17,7 +17,12 @@ from collections.abc import Mapping
 
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped]
-import pyarrow.compute as pc  # type: ignore[import-untyped]
+
+# Arrow's kernels called by name, from the extension that runs them: ``pyarrow.compute``
+# makes a Python function of every kernel as it is imported (0.19 billion instructions, a
+# tenth of ``ingest`` of 40 deals; docs/performance.md, "Start-up"), and ``Array.take``
+# imports it.
+from pyarrow._compute import SetLookupOptions, call_function  # type: ignore[import-untyped]
 
 COLUMN = "session_key"
 
@@ -47,6 +52,7 @@ def with_keys(frame: pa.Table, keys: Mapping[str, int]) -> pa.Table:
     if COLUMN in frame.column_names or "session_id" not in frame.column_names:
         return frame
     ids = list(keys)
-    at = pc.index_in(frame["session_id"], value_set=pa.array(ids, pa.string()))
-    column = pa.array([keys[i] for i in ids], pa.int64()).take(at)
+    found = SetLookupOptions(value_set=pa.array(ids, pa.string()))
+    at = call_function("index_in", [frame["session_id"]], found)
+    column = call_function("take", [pa.array([keys[i] for i in ids], pa.int64()), at])
     return frame.append_column(COLUMN, column)
