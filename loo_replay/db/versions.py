@@ -76,9 +76,9 @@ def _foreign(con: duckdb.DuckDBPyConnection) -> tuple[str | None, int]:
 def _unlike(con: duckdb.DuckDBPyConnection, version: int) -> str | None:
     """How the database differs from one its migrations up to ``version`` made, or None: a
     view, or a table loo-replay defines, that is not as they define it, compared as DuckDB
-    writes each definition out (normalised); any macro (loo-replay defines none).  A
-    database is data, never code: a view or macro of someone else's would run as the
-    commands read (docs/database.md, "A database from someone else").  Other tables are
+    writes each definition out (normalised); any macro or trigger (loo-replay defines
+    none).  A database is data, never code: a view or macro of someone else's would run as
+    the commands read, a trigger as they write (docs/database.md, "A database from someone else").  Other tables are
     data and left alone."""
     expected = _reference(version)
     views = con.execute(
@@ -101,6 +101,11 @@ def _unlike(con: duckdb.DuckDBPyConnection, version: int) -> str | None:
     ).fetchall()
     if macro is not None:
         return f"it defines a macro ({macro[:60]!r}), and loo-replay defines none"
+    ((trigger,),) = con.execute(  # SQL run as rows are written: ingest's would run it
+        "SELECT min(trigger_name) FROM duckdb_triggers() WHERE database_name = current_database()"
+    ).fetchall()
+    if trigger is not None:
+        return f"it defines a trigger ({trigger[:60]!r}), and loo-replay defines none"
     tables = con.execute(
         "SELECT table_name, sql FROM duckdb_tables() WHERE database_name = current_database() "
         "AND schema_name = 'main'"

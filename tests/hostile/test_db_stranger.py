@@ -95,6 +95,10 @@ READS_A_FILE = (
             "its view 'pool_history' is not the one",
         ),
         ("CREATE MACRO coalesce_all(x) AS x", "it defines a macro ('coalesce_all')"),
+        (  # SQL of the sender's, run as ingest writes its rows
+            "CREATE TRIGGER forget AFTER INSERT ON sessions FOR EACH STATEMENT DELETE FROM findings",
+            "it defines a trigger ('forget')",
+        ),
         ("CREATE VIEW extra AS SELECT 1 AS one", "its view 'extra' is not one of loo-replay's"),
         ("DROP VIEW pool_history", "its view 'pool_history' is missing"),
         (  # a column that is computed as it is read
@@ -103,7 +107,15 @@ READS_A_FILE = (
             "its table 'players' is not the one",
         ),
     ],
-    ids=["reads-a-file", "cross-join", "macro", "extra-view", "missing-view", "computed-column"],
+    ids=[
+        "reads-a-file",
+        "cross-join",
+        "macro",
+        "trigger",
+        "extra-view",
+        "missing-view",
+        "computed-column",
+    ],
 )
 def test_a_view_macro_or_table_not_loo_replays_is_refused_by_every_command(
     loaded: Path, tmp_path: Path, attack: str, named: str
