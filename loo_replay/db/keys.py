@@ -39,6 +39,22 @@ def key_of(con: duckdb.DuckDBPyConnection, session_id: str) -> int | None:
     return int(found[0][0]) if found else None
 
 
+def session_rows(
+    con: duckdb.DuckDBPyConnection,
+    session_id: str,
+    deal_index: int | None = None,
+    session_key: int | None = None,
+) -> list[object] | None:
+    """The parameters that find the rows of ``session_id`` (only deal ``deal_index``'s, if
+    given): ``BY_KEY``'s, then the deal index's; the key looked up unless given.  None when
+    the session is not loaded."""
+    if session_key is None:
+        session_key = key_of(con, session_id)
+        if session_key is None:
+            return None
+    return [session_key, session_id, *([] if deal_index is None else [deal_index])]
+
+
 def last_key(con: duckdb.DuckDBPyConnection) -> int:
     """The largest key given so far (0 in an empty database): the next session's is one more."""
     ((last,),) = con.execute("SELECT coalesce(max(session_key), 0) FROM sessions").fetchall()

@@ -226,6 +226,8 @@ class Loader:
             self.undocumented = {sid for (sid,) in undocumented}
 
     def _last_key(self) -> int:
+        """The largest session key stored (a loader of an older schema, which has none,
+        says 0: tests/test_db_schema.py)."""
         return keys.last_key(self.con)
 
     def known(self) -> dict[str, tuple[str, str]]:

@@ -105,6 +105,12 @@ def _attach(con: duckdb.DuckDBPyConnection, path: Path, *, read_only: bool = Fal
     con.execute("USE loo")
 
 
+def _detach(con: duckdb.DuckDBPyConnection) -> None:
+    """``loo`` detached from ``con``, which keeps no file."""
+    con.execute("USE memory")  # the database in use cannot be detached
+    con.execute("DETACH loo")
+
+
 def _missing(path: Path) -> DatabaseError:
     return DatabaseError(f"no database at {path}; load one with `loo-replay ingest --db {path}`")
 
@@ -262,8 +268,7 @@ def _create(path: Path) -> None:
                     _attach(con, made)
                 if not create(con):  # no stored schema for this DuckDB
                     migrate(con)
-                con.execute("USE memory")  # the database in use cannot be detached
-                con.execute("DETACH loo")  # written whole into its file: DuckDB checkpoints
+                _detach(con)  # written whole into its file: DuckDB checkpoints
                 linked = _link(made, path)
             except BaseException:
                 con.close()
@@ -300,14 +305,11 @@ def _look(path: Path) -> int:
     with _opening(path):
         con = _instance(path)
     try:
-        literal = str(path).replace("'", "''")
         with _opening(path):
-            con.execute(f"ATTACH '{literal}' AS loo (READ_ONLY)")
-        con.execute("USE loo")
+            _attach(con, path, read_only=True)
         with reading(path):
             version = version_of(con)
-        con.execute("USE memory")  # the database in use cannot be detached
-        con.execute("DETACH loo")
+        _detach(con)
     except BaseException:
         con.close()
         raise

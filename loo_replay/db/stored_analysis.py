@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import duckdb
 
-from loo_replay.db.keys import BY_KEY, key_of
+from loo_replay.db.keys import BY_KEY, session_rows
 from loo_replay.engine.analysis import SOLVED, CardStep, DealAnalysis, Note, PlayerAnalysis
 from loo_replay.engine.cards import CARD_SPELLINGS
 
@@ -33,12 +33,10 @@ def stored_analyses(
     one replay served), as ``analyse_deal`` gave it (the deal's ``total`` of cards aside,
     which nothing shown reads).  Its rows are found by the session's key (``db/keys.py``;
     looked up unless given)."""
-    if session_key is None:
-        session_key = key_of(con, session_id)
-        if session_key is None:
-            return {}
+    key = session_rows(con, session_id, deal_index, session_key)
+    if key is None:
+        return {}
     one = "" if deal_index is None else " AND deal_index = ?"
-    key = [session_key, session_id, *([] if deal_index is None else [deal_index])]
     players: dict[int, list[PlayerAnalysis]] = {}
     # In the analysis's order: clockwise from the eldest hand, the dealer's left.
     for index, *row in con.execute(

@@ -14,7 +14,7 @@ from itertools import groupby
 
 import duckdb
 
-from loo_replay.db.keys import BY_KEY, key_of
+from loo_replay.db.keys import BY_KEY, session_rows
 from loo_replay.engine.judging import JUDGED, DealDecisions, Decision, OptionValue, Unjudged
 
 
@@ -27,12 +27,10 @@ def stored_decisions(
     """Each deal of ``session_id`` loaded with its decisions, by deal index (only
     ``deal_index``'s, if given: one replay served).  Its rows are found by the session's
     key (``db/keys.py``; looked up unless given)."""
-    if session_key is None:
-        session_key = key_of(con, session_id)
-        if session_key is None:
-            return {}
+    key = session_rows(con, session_id, deal_index, session_key)
+    if key is None:
+        return {}
     one = "" if deal_index is None else " AND deal_index = ?"
-    key = [session_key, session_id, *([] if deal_index is None else [deal_index])]
     items: dict[int, list[Decision]] = {}
     unjudged: dict[int, list[Unjudged]] = {}
     rows = con.execute(

@@ -78,8 +78,8 @@ def _unlike(con: duckdb.DuckDBPyConnection, version: int) -> str | None:
     view, or a table loo-replay defines, that is not as they define it, compared as DuckDB
     writes each definition out (normalised); any macro or trigger (loo-replay defines
     none).  A database is data, never code: a view or macro of someone else's would run as
-    the commands read, a trigger as they write (docs/database.md, "A database from someone else").  Other tables are
-    data and left alone."""
+    the commands read, a trigger as they write (docs/database.md, "A database from someone
+    else").  Other tables are data and left alone."""
     expected = _reference(version)
     views = con.execute(
         "SELECT schema_name, view_name, sql FROM duckdb_views() WHERE NOT internal "
@@ -95,15 +95,14 @@ def _unlike(con: duckdb.DuckDBPyConnection, version: int) -> str | None:
             return f"its view {name!r} is missing"
         if _normal(found[name]) != sql:
             return f"its view {name!r} is not the one loo-replay defines"
-    ((macro,),) = con.execute(
-        "SELECT min(function_name) FROM duckdb_functions() WHERE database_name = "
-        "current_database() AND function_type IN ('macro', 'table_macro')"
+    ((macro, trigger),) = con.execute(  # a trigger's SQL runs as rows are written
+        "SELECT (SELECT min(function_name) FROM duckdb_functions() WHERE database_name = "
+        "current_database() AND function_type IN ('macro', 'table_macro')), "
+        "(SELECT min(trigger_name) FROM duckdb_triggers() WHERE database_name = "
+        "current_database())"
     ).fetchall()
     if macro is not None:
         return f"it defines a macro ({macro[:60]!r}), and loo-replay defines none"
-    ((trigger,),) = con.execute(  # SQL run as rows are written: ingest's would run it
-        "SELECT min(trigger_name) FROM duckdb_triggers() WHERE database_name = current_database()"
-    ).fetchall()
     if trigger is not None:
         return f"it defines a trigger ({trigger[:60]!r}), and loo-replay defines none"
     tables = con.execute(
