@@ -19,6 +19,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -266,6 +267,20 @@ def test_the_collusion_screen_leaves_out_a_deal_seated_over_and_over(
     assert [p["deals"] for p in after["pairs"]] == [p["deals"] - 1 for p in before["pairs"]]
 
 
+def _tested(db: Path) -> dict[str, Any]:
+    """``fairness --format json`` of ``db``, which ran within the memory bound."""
+    result, peak = measured("fairness", "--db", db, "--format", "json")
+    assert result.returncode in (0, 1) and peak < PEAK_MB, (result.stderr, peak)
+    found: dict[str, Any] = json.loads(result.stdout)
+    return found
+
+
+def _dealt(tested: dict[str, Any]) -> int:
+    """The deals the cards-to-seats test over all deals counted in ``fairness --format json``."""
+    (cards,) = (t for t in tested["tests"] if t["test"] == "cards-to-seats" and t["scope"] == "all")
+    return int(cards["deals"])
+
+
 def test_the_fairness_tests_leave_out_a_deal_of_three_million_seats(
     loaded: Path, tmp_path: Path
 ) -> None:
@@ -273,21 +288,34 @@ def test_the_fairness_tests_leave_out_a_deal_of_three_million_seats(
     leave it out and say so, within the memory bound (their cards and hands, grouped by
     player, grew past 3.7 GB before), and ``report`` stays within it too."""
     db = _many_players(loaded, tmp_path)
-    result, peak = measured("fairness", "--db", db, "--format", "json")
-    assert result.returncode in (0, 1) and peak < PEAK_MB, (result.stderr, peak)
-    tested = json.loads(result.stdout)
-    result, _ = measured("fairness", "--db", loaded, "--format", "json")
-    before = json.loads(result.stdout)
+    tested, before = _tested(db), _tested(loaded)
     assert "left_out" not in before and tested["left_out"] == 1
     assert tested["deals"] == before["deals"]
-    cards = [t for t in tested["tests"] if t["test"] == "cards-to-seats" and t["scope"] == "all"]
-    was = [t for t in before["tests"] if t["test"] == "cards-to-seats" and t["scope"] == "all"]
-    assert cards[0]["deals"] == was[0]["deals"] - 1
+    assert _dealt(tested) == _dealt(before) - 1
     result, peak = measured("fairness", "--db", db)
     assert "1 deal(s) left out: their seats are not as loo-replay loads them" in result.stdout
     result, peak = measured("report", "--db", db, "--out", tmp_path / "out", "--no-replays")
     assert peak < PEAK_MB, (result.stderr, peak)
     assert result.returncode in (0, 1) or _said(result), result.stderr
+
+
+def test_the_fairness_tests_leave_out_the_deals_whose_keys_are_muddled(
+    loaded: Path, tmp_path: Path
+) -> None:
+    """The fairness counts find a deal's rows by its session's key, not its id: a database
+    whose keys do not follow its ids loses the deals they muddle and never multiplies them.
+    Here one deal's seats are copied under 3,000 other ids with its key, and another deal's
+    seats carry a key that no session has."""
+    db = _changed(
+        loaded,
+        tmp_path,
+        "INSERT INTO seats SELECT s.* REPLACE ('x' || range AS session_id) FROM seats s, "
+        "range(3000) WHERE s.deal_index = 0",
+        "UPDATE seats SET session_key = session_key + 1 WHERE deal_index = 1",
+    )
+    tested, before = _tested(db), _tested(loaded)
+    assert "left_out" not in before and tested["left_out"] == 2
+    assert _dealt(tested) == _dealt(before) - 2
 
 
 def test_a_time_bound_that_is_not_a_number_is_one_line(loaded: Path) -> None:
