@@ -19,10 +19,11 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+
+from loo_replay.engine.records import record
 
 __version__ = "0.2.0"
 
@@ -40,7 +41,7 @@ def package_file(*parts: str) -> Path:
     return _ROOT.joinpath(*parts)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class BuildStatus:
     """Which build runs.  ``reason`` says why the compiled modules are not used (None when
     they are); ``requested`` when that was asked for with ``LOO_REPLAY_PURE``."""

@@ -23,13 +23,13 @@ import signal
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import BinaryIO
 
 import orjson
 
+from loo_replay.engine.records import record
 from loo_replay.errors import OutputError
 
 MANIFEST = ".loo-replay-manifest.json"
@@ -234,7 +234,7 @@ def _write_manifest(folder: Path, names: Iterable[str], finished: bool) -> None:
     write_atomic(folder / MANIFEST, orjson.dumps(data) + b"\n")
 
 
-@dataclass(frozen=True)
+@record
 class Claim:
     """An output folder made ours: what an earlier run wrote there (relative names)."""
 

@@ -193,6 +193,46 @@ def _keys(db: Path) -> list[int]:
     return [key for (key,) in rows]
 
 
+# The commands issue 53 times from the start: each class of the modules they import is made
+# by ``engine/records.py``, or compiled (``cython.dataclasses``), never by ``dataclasses``,
+# which compiles six methods of each as the module is imported; and the judging of decisions,
+# which none of them runs without ``--decisions``, is not imported (docs/performance.md,
+# "Start-up").
+STARTING = [
+    ("validate", "LOG"),
+    ("replay", "LOG", "--deal", "4"),
+    ("ingest", "LOG", "--db", "OUT/new.duckdb"),
+    ("ingest", "LOG", "--db", "DB"),
+]
+
+
+def _dataclasses(modules: frozenset[str]) -> list[str]:
+    """The classes of loo-replay's ``modules`` decorated by ``dataclasses.dataclass``."""
+    found = []
+    for name in sorted(m for m in modules if m.split(".")[0] == "loo_replay"):
+        path = ROOT.joinpath(*name.split("."))
+        source = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                ast.unparse(d).startswith(("dataclass", "dataclasses."))
+                for d in node.decorator_list
+            ):
+                found.append(f"{name}.{node.name}")
+    return found
+
+
+@pytest.mark.parametrize("args", STARTING, ids=[" ".join(a) for a in STARTING])
+def test_the_start_up_commands_import_no_dataclass_of_ours_and_no_judging(
+    args: tuple[str, ...], place: dict[str, Path], tmp_path: Path
+) -> None:
+    shutil.copy(place["DB"], tmp_path / "loo.duckdb")
+    run = _run(*_words(args, {**place, "DB": tmp_path / "loo.duckdb"}, tmp_path), cwd=tmp_path)
+    modules = _modules(run.stderr)
+    assert "loo_replay.run.audit" in modules  # the command ran
+    assert _dataclasses(modules) == []
+    assert "loo_replay.engine.judging" not in modules
+
+
 def test_serve_imports_the_web_server_and_the_database(
     place: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from loo_replay.cli.options import (
+    DEFAULT_SAMPLES,
     Format,
     FormatOpt,
     PathsArg,
@@ -26,7 +27,6 @@ from loo_replay.cli.options import (
 )
 from loo_replay.cli.output import audit_stream, finish_audit, wants_colour
 from loo_replay.engine.analysis import DEFAULT_MAX_NODES
-from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.analysis import AnalysisSummary, summary_line
 from loo_replay.output.decisions import DecisionSummary

@@ -18,6 +18,7 @@ import typer
 from loo_replay.bundles.audit import AuditOptions
 from loo_replay.cli.failures import refused_as
 from loo_replay.cli.options import (
+    DEFAULT_SAMPLES,
     PathsArg,
     RulesetOpt,
     SamplesOpt,
@@ -30,7 +31,6 @@ from loo_replay.cli.options import (
     rule_choice,
 )
 from loo_replay.cli.output import StatusLine, fail
-from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.evidence.archive import OPTIONS, ArchiveLimits
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe

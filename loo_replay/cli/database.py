@@ -21,6 +21,7 @@ import typer
 
 from loo_replay.cli.failures import refused_as
 from loo_replay.cli.options import (
+    DEFAULT_SAMPLES,
     PathsArg,
     RulesetOpt,
     SamplesOpt,
@@ -33,7 +34,6 @@ from loo_replay.cli.options import (
     rule_choice,
 )
 from loo_replay.cli.output import StatusLine, unread_lines
-from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.errors import Interrupted
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.rulesets import RuleChoice

@@ -159,7 +159,9 @@ SchedulerOpt = Annotated[
 ]
 
 # The judging of decisions (docs/judging-decisions.md): one spelling for every command that
-# judges, defaults where the command declares it (engine.judging.DEFAULT_SAMPLES, seed 0).
+# judges, defaults where the command declares it (DEFAULT_SAMPLES, seed 0).  Here, not in
+# engine/judging.py, so that a command is declared without importing the judging.
+DEFAULT_SAMPLES = 100
 SamplesOpt = Annotated[
     int, typer.Option(min=1, max=100_000, help="Worlds drawn for each decision judged.")
 ]

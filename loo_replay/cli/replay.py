@@ -15,9 +15,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from loo_replay.cli.failures import refused_as
-from loo_replay.cli.options import SamplesOpt, SeedOpt, decisions_option, reads_logs, rule_choice
+from loo_replay.cli.options import (
+    DEFAULT_SAMPLES,
+    SamplesOpt,
+    SeedOpt,
+    decisions_option,
+    reads_logs,
+    rule_choice,
+)
 from loo_replay.cli.output import wants_colour
-from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 

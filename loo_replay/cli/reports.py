@@ -34,6 +34,7 @@ from loo_replay.cli.database import (
 )
 from loo_replay.cli.failures import refused_as
 from loo_replay.cli.options import (
+    DEFAULT_SAMPLES,
     PathsArg,
     RulesetOpt,
     SamplesOpt,
@@ -45,7 +46,6 @@ from loo_replay.cli.options import (
     scheduler_option,
 )
 from loo_replay.cli.output import StatusLine, fail, unread_lines
-from loo_replay.engine.judging import DEFAULT_SAMPLES
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.text import safe
 

@@ -14,16 +14,17 @@ explorer, which writes nothing, says what an out-of-date one covers (docs/databa
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import duckdb
+
+from loo_replay.engine import records
 
 FAIRNESS, COLLUSION, COLLUSION_ACTS, REPORTS = "fairness", "collusion", "collusion_acts", "reports"
 RESULTS = (FAIRNESS, COLLUSION, COLLUSION_ACTS, REPORTS)  # the rows of ``derived``
 
 
-@dataclass(frozen=True)
+@records.record
 class Covers:
     """What a result was computed over: the database's sessions and deals at a content
     version.  In the JSON outputs as it is here; no clock time, so that they stay the same
@@ -37,7 +38,7 @@ class Covers:
         return {"sessions": self.sessions, "deals": self.deals, "content_version": self.version}
 
 
-@dataclass(frozen=True)
+@records.record
 class Coverage:
     """A stored result's ``covers`` (None: never computed at a known version) and
     ``computed_at`` (UTC), against the database's content ``now``."""

@@ -10,11 +10,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pyarrow as pa  # type: ignore[import-untyped]
 
+from loo_replay.engine.records import record
 from loo_replay.logs.limits import over
 from loo_replay.run.compressed import CODEC, SENT, TABLE
 from loo_replay.run.frames import Batch, SessionItem, rows_in
@@ -66,7 +66,7 @@ _DIGEST = re.compile(r"[0-9a-f]{64}")  # sha256, as ``Compressed.add`` is given 
 _MOST_RATIO = 255  # LZ4 writes a byte at least for every 255 it stands for
 
 
-@dataclass(frozen=True)
+@record
 class Stored:
     raw: bytes
     digest: str

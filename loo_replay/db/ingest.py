@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loo_replay.db.errors import DatabaseError
 from loo_replay.db.paths import log_name
+from loo_replay.engine.records import record
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.paths import Skipped
@@ -76,7 +76,7 @@ Progress = Callable[[int, int], None]  # (bytes of input just done, deals so far
 FileDone = Callable[[str, "Counts"], None]  # (file, what happened to it)
 
 
-@dataclass
+@record(frozen=False)
 class IngestResult:
     counts: Counts
     conflicts: list[Conflict]

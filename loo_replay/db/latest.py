@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ import duckdb
 
 from loo_replay.db.migrations import MIGRATIONS, VERSION, Migration
 from loo_replay.db.settings import duckdb_config
+from loo_replay.engine.records import record
 
 STORED = Path(__file__).with_name("latest.json")
 
@@ -31,7 +31,7 @@ STORED = Path(__file__).with_name("latest.json")
 KINDS = ("types", "tables", "indexes", "views")
 
 
-@dataclass(frozen=True)
+@record
 class Schema:
     """A database made by the migrations up to ``version``, read out by the DuckDB of
     version ``duckdb``: each kind's definitions (name and statement, in the order they were

@@ -13,10 +13,8 @@ loaded for the ones after it.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import itertools
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields
 from typing import Any
 
 import duckdb
@@ -28,7 +26,9 @@ from loo_replay.db import documents, keys
 from loo_replay.db.content import Covers, raise_version, record
 from loo_replay.db.errors import with_remedy
 from loo_replay.db.tables import SESSION_TABLES
+from loo_replay.engine import records
 from loo_replay.engine.options import OptionError, Options
+from loo_replay.engine.records import field, fields, replace
 from loo_replay.errors import first_line
 from loo_replay.evidence.seals import same_but_seals
 from loo_replay.lookalike import id_key, spelled
@@ -47,7 +47,7 @@ from loo_replay.run.frames import (
 from loo_replay.run.rows import RejectRow
 
 
-@dataclass
+@records.record(frozen=False)
 class Counts:
     """What happened to the input; ``loaded + rejected + skipped + conflicts == deals``."""
 
@@ -63,17 +63,13 @@ class Counts:
     unloaded: int = 0  # documents DuckDB could not store: in ``rejects`` with its reason
 
     def __sub__(self, other: Counts) -> Counts:
-        return Counts(
-            **{f.name: getattr(self, f.name) - getattr(other, f.name) for f in fields(self)}
-        )
+        return Counts(**{name: getattr(self, name) - getattr(other, name) for name in fields(self)})
 
     def __add__(self, other: Counts) -> Counts:
-        return Counts(
-            **{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)}
-        )
+        return Counts(**{name: getattr(self, name) + getattr(other, name) for name in fields(self)})
 
     def copy(self) -> Counts:
-        return Counts(**{f.name: getattr(self, f.name) for f in fields(self)})
+        return replace(self)
 
 
 CONTENT, RULES, VERSION, LOOKALIKE = "content", "rules", "version", "lookalike"
@@ -92,7 +88,7 @@ INSERT_DEALS = 8_000
 CHECKPOINT_BYTES = 16 << 20
 
 
-@dataclass(frozen=True)
+@records.record
 class Conflict:
     """A session id already loaded from other content, under other rules, or audited by
     another version of loo-replay, or an id that reads the same as a loaded one (``kind``;
@@ -140,7 +136,7 @@ def _where(file: str, line: int | None) -> str:
     return file if line is None else f"{file} line {line}"
 
 
-@dataclass
+@records.record(frozen=False)
 class _Stored:
     digest: str
     fingerprint: str
@@ -160,7 +156,7 @@ class _Stored:
         return VERSION if rules_fingerprint(self.ruleset, options) == fingerprint else RULES
 
 
-@dataclass
+@records.record(frozen=False)
 class _Mark:
     """What the loader knew when a transaction began, to be set back if it rolls back: the
     counts and lists as they were, the last key given, and the entries of ``stored`` and
@@ -174,7 +170,7 @@ class _Mark:
     documents: list[tuple[str, int | None, str]] = field(default_factory=list)
 
 
-@dataclass
+@records.record(frozen=False)
 class Loader:
     """Decides for each session of a batch and loads the batch's kept rows."""
 
@@ -244,9 +240,7 @@ class Loader:
         self.document_bytes = 0
         self.changed = False
         lengths = (len(self.conflicts), len(self.file_errors), len(self.skipped_ids))
-        self.mark = _Mark(
-            self.counts.copy(), dataclasses.replace(self.summary), lengths, self.last_key
-        )
+        self.mark = _Mark(self.counts.copy(), replace(self.summary), lengths, self.last_key)
 
     def commit(self, last: bool = False) -> None:
         """Commit the open transaction; the ``last`` of the load is checkpointed straight

@@ -10,10 +10,11 @@ docs/database.md documents every table, column and view created here.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from loo_replay.engine.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Migration:
     version: int
     description: str

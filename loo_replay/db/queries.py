@@ -14,7 +14,6 @@ import re
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from loo_replay.db.errors import DatabaseError, damage, with_hints
 from loo_replay.db.interrupts import interruptible
 from loo_replay.db.opening import connect, ready
 from loo_replay.db.tables import ORDER_KEYS, PER_DEAL_TABLES
+from loo_replay.engine.records import record
 from loo_replay.errors import first_line
 from loo_replay.files import OutputRefused, claim, move_tree, staging
 from loo_replay.run.audit import Summary
@@ -111,7 +111,7 @@ def bounded_memory(limit: int) -> Iterator[None]:
         resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
 
 
-@dataclass
+@record(frozen=False)
 class Rows:
     columns: list[str]
     rows: Iterator[tuple[Any, ...]]

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import duckdb
 
 from loo_replay.db.errors import DatabaseError
 from loo_replay.db.latest import schema
 from loo_replay.db.migrations import MIGRATIONS, V1_COLUMNS, VERSION, Migration
+from loo_replay.engine.records import record
 
 
 def version_of(con: duckdb.DuckDBPyConnection) -> int:
@@ -115,7 +115,7 @@ def _unlike(con: duckdb.DuckDBPyConnection, version: int) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
+@record
 class _Definitions:
     views: dict[str, str]
     tables: dict[str, str]

@@ -10,14 +10,13 @@ it with ``legal_cards`` finds a revoke exactly when the record proves one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from loo_replay.engine.model import DEFEND, TAKE_MISS, DealRecord, Declare, Exchange, Play
+from loo_replay.engine.records import record
 
 Hand = tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Derived:
     """The hands a partial deal is replayed with: listed ones as given, the others derived."""
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from math import sqrt
 
 from loo_replay.engine.cards import (
@@ -27,6 +26,7 @@ from loo_replay.engine.flush import best_flush
 from loo_replay.engine.maxn import MaxN, order_key
 from loo_replay.engine.model import PASS, DealRecord, Declare, Exchange, Play
 from loo_replay.engine.options import Options
+from loo_replay.engine.records import record, replace
 from loo_replay.engine.replay import DECLARING, PLAYING, DealContext, Replay
 from loo_replay.engine.replay_base import DealResult
 from loo_replay.engine.session import DealAudit
@@ -37,7 +37,6 @@ from loo_replay.engine.tables import ACES, NO_TRUMP
 from loo_replay.engine.vocab import Action, Knowledge, Outcome, Status
 from loo_replay.engine.worlds import Check, Worlds, cards_of
 
-DEFAULT_SAMPLES = 100
 JUDGED, SKIPPED = "judged", "skipped"
 DECLARE, CARD_KIND = "declare", "card"
 # A loss, in units (the chips a trick is worth), from which a decision is classed.
@@ -62,14 +61,14 @@ DOING = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class OptionValue:
     key: str  # a declaration, or a canonical card with "+announce" for the announcing move
     value: float  # mean net chips over the worlds
     se: float  # its standard error
 
 
-@dataclass(frozen=True)
+@record
 class Decision:
     player: str
     kind: str  # declare | card
@@ -85,14 +84,14 @@ class Decision:
     message: str
 
 
-@dataclass(frozen=True)
+@record
 class Unjudged:
     player: str
     index: int
     reason: str  # later_declarations | worlds
 
 
-@dataclass(frozen=True)
+@record
 class PlayerDecisions:
     player: str
     decisions: int
@@ -105,7 +104,7 @@ class PlayerDecisions:
     blunders: int
 
 
-@dataclass(frozen=True)
+@record
 class DealDecisions:
     status: str  # judged | skipped
     reason: str | None = None

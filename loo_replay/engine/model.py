@@ -8,10 +8,9 @@ for a record that cannot describe a real game.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import cython
 
+from loo_replay.engine.records import record
 from loo_replay.engine.vocab import Action, FindingClass
 
 PLAY, PASS, TAKE_MISS, DEFEND = Action.PLAY, Action.PASS, Action.TAKE_MISS, Action.DEFEND
@@ -60,7 +59,7 @@ class Declare:
     action: Action
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Exchange:
     index: int
     seat: int
@@ -68,13 +67,13 @@ class Exchange:
     draw: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ShowFlush:
     index: int
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class TurnUp:
     index: int
     card: int
@@ -117,7 +116,7 @@ class DealRecord:
     events: tuple[Event, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class LogError:
     """The record cannot describe a real game; ``path`` is a JSON pointer in the deal."""
 
@@ -125,7 +124,7 @@ class LogError:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Violation:
     """A broken rule, with everything a reader needs to check the verdict."""
 

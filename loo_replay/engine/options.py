@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 import cython
+
+from loo_replay.engine.records import record
 
 # The values of each choice option, as types: a misspelt value is a mypy error, and
 # ``OPTION_SPECS`` takes its choices from here, so the two cannot drift.
@@ -37,7 +38,7 @@ RevokeSettlement = Literal["forfeit", "divide"]
 Redeal = Literal["same_dealer", "next_dealer"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class OptionSpec:
     """What one option accepts: a tuple of choices, or bool, or int >= minimum; and its
     default, the value a ruleset that does not name the option takes (docs/rules.md, "The

@@ -10,12 +10,12 @@ streams through in constant memory; each call returns that deal's
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import cython
 
 from loo_replay.engine.model import DealRecord, LogError, Violation
 from loo_replay.engine.options import Options
+from loo_replay.engine.records import record
 from loo_replay.engine.replay import AtPlay, DealContext, replay_deal
 from loo_replay.engine.replay_base import DealResult
 from loo_replay.engine.settle import Settlement, settle
@@ -55,7 +55,7 @@ class DealInput:
     pointer: str = ""  # JSON pointer of the deal in its document, prefixed to engine errors
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Discrepancy:
     field: str  # "pool_next", "payouts.eve", "stacks.bob"
     recorded: int

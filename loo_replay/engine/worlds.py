@@ -26,18 +26,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 from math import comb
 
 import cython
 
 from loo_replay.engine.legal import card_of, legal_cards
+from loo_replay.engine.records import record
 from loo_replay.engine.state import DealState
 
 DRAWS_PER_WORLD = 2000  # draws tried for one world before the decision is left unjudged
 
 
-@dataclass(frozen=True)
+@record
 class Check:
     """One card ``seat`` played: ``state`` is the position just before it (a copy of its
     own), ``later`` the cards ``seat`` played from it up to the decision, this one

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
+from loo_replay.engine.records import record
 from loo_replay.evidence.canonical import CanonicalError, canonical
 from loo_replay.evidence.codes import code
 
@@ -77,7 +77,7 @@ def stored_header_seal(document: Mapping[str, Any]) -> Any:
     return seal  # of another kind: it cannot equal a seal computed here
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class SealCheck:
     """A session's stored seals against the ones computed.
 

@@ -9,10 +9,10 @@ names the limit and its option, and the rest of the input is read on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from loo_replay.engine.records import fields, record
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Limits:
     """What one document may hold, after decompression."""
 
@@ -24,14 +24,14 @@ class Limits:
     deal_events: int = 1000  # events of one deal
 
     def __post_init__(self) -> None:
-        for field in fields(self):
-            if getattr(self, field.name) < 1:
-                raise ValueError(f"the limit {field.name} must be 1 or more")
+        for name in fields(self):
+            if getattr(self, name) < 1:
+                raise ValueError(f"the limit {name} must be 1 or more")
 
 
 LIMITS = Limits()
 # The option that raises each limit, for messages and for the command line (cli/options.py).
-OPTIONS = {name: "--max-" + name.replace("_", "-") for name in Limits.__dataclass_fields__}
+OPTIONS = {name: "--max-" + name.replace("_", "-") for name in fields(Limits)}
 # Decompressed bytes read before the ratio is judged: a small file's gzip header and
 # dictionary weigh too much in its ratio to say anything.
 RATIO_FLOOR = 1 << 20

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NoReturn, get_args
 
@@ -29,6 +28,7 @@ from loo_replay.engine.model import (
     TurnUp,
 )
 from loo_replay.engine.options import OPTION_SPECS, HandSize, OptionError, check_option
+from loo_replay.engine.records import field, record
 from loo_replay.engine.session import DealInput, Recorded
 from loo_replay.engine.vocab import Action
 from loo_replay.logs.limits import LIMITS, Limits, over
@@ -211,7 +211,7 @@ def _seal(obj: Mapping[str, Any], path: str) -> None:
     _seal_hex(seal["header"], f"{where}/header")
 
 
-@dataclass(frozen=True)
+@record
 class SessionHeader:
     """The ``session`` object of a document, checked."""
 
@@ -230,7 +230,7 @@ class SessionHeader:
         return frozenset(self.players)
 
 
-@dataclass
+@record(frozen=False)
 class ParsedDocument:
     """A document split into its header and its deals (raw JSON kept for rejects)."""
 

@@ -26,9 +26,9 @@ import errno
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from loo_replay.engine.records import field, record
 from loo_replay.files import MANIFEST
 from loo_replay.logs.reader import ReadError, log_kind
 
@@ -42,7 +42,7 @@ _NOT_FILES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Skipped:
     """An entry of a folder that looks like input and cannot be read, and why."""
 
@@ -53,7 +53,7 @@ class Skipped:
         return f"skipped {self.path}: {self.reason}"
 
 
-@dataclass
+@record(frozen=False)
 class Expanded:
     """What the paths of a command line hold: log files, entries skipped, and the paths
     that could not be read at all (one sentence each)."""

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
+from loo_replay.engine.records import record
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.logs.reader import (
     READ_BUFFER,
@@ -30,7 +30,7 @@ from loo_replay.logs.reader import (
 PIECE_BYTES = 4 << 20  # ~3,000 deals of six players: seconds of auditing, not minutes
 
 
-@dataclass(frozen=True)
+@record
 class Piece:
     """Bytes [start, stop) of a plain JSON Lines file, or a whole file when ``stop`` is None;
     ``file`` is read, ``name`` is how its documents are recorded (``db.paths.log_name``)."""

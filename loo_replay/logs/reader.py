@@ -20,13 +20,13 @@ import math
 import zlib
 from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
 import cython
 import orjson
 
+from loo_replay.engine.records import record
 from loo_replay.errors import InputError
 from loo_replay.logs.limits import LIMITS, RATIO_FLOOR, Limits, over
 from loo_replay.lookalike import SURROGATE, escaped, safe
@@ -40,7 +40,7 @@ class ReadError(InputError, OSError):
     """A path that cannot be read at all: missing, unreadable, not gzip."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Document:
     file: str
     line: int | None  # 1-based line for JSON Lines, None for a .json file

@@ -8,11 +8,11 @@ mark a mistake, in words, with the better cards.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from loo_replay.engine.analysis import SKIPPED, SOLVED, DealAnalysis, Note
 from loo_replay.engine.cards import canonical
+from loo_replay.engine.records import record, replace
 from loo_replay.engine.vocab import Outcome, Status
 from loo_replay.output.json_document import (
     Rendered,
@@ -26,7 +26,7 @@ from loo_replay.output.text import summary_line as audit_summary_line
 from loo_replay.run.audit import AuditItem, SessionReport, Summary
 
 
-@dataclass
+@record(frozen=False)
 class AnalysisSummary(Summary):
     analysed: int = 0
     skipped: int = 0

@@ -9,10 +9,10 @@ judged deal's players in one line, and a table of the players at the end.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from loo_replay.engine.judging import SKIPPED, DealDecisions, Decision
+from loo_replay.engine.records import field, fields, record
 from loo_replay.output import numbers
 from loo_replay.output.analysis import AnalysisSummary
 from loo_replay.output.analysis import summary_line as analysis_summary_line
@@ -29,7 +29,7 @@ TOO_FEW = 30  # judged decisions below which a player's figures are "too few to 
 DECISIONS, ACC_SUM, ACC_N, ACC_SQ, LOSS, UNITS, UNITS_VAR = range(7)
 
 
-@dataclass
+@record(frozen=False)
 class DecisionSummary(AnalysisSummary):
     decisions: int = 0
     inaccuracies: int = 0
@@ -57,7 +57,7 @@ class DecisionSummary(AnalysisSummary):
 
     def merge(self, other: Summary) -> None:
         """Counts added field by field, as ``Summary.merge`` does; the players by name."""
-        for name in other.__dataclass_fields__:
+        for name in fields(other):
             if name != "players":
                 setattr(self, name, getattr(self, name) + getattr(other, name))
         if isinstance(other, DecisionSummary):

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import IO, Any
 
 import orjson
@@ -21,6 +20,7 @@ import orjson
 from loo_replay import __version__
 from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.model import Violation
+from loo_replay.engine.records import record
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
 from loo_replay.evidence.seals import SealCheck
@@ -36,7 +36,7 @@ from loo_replay.run.audit import (
 _REJECTED = Status.REJECTED
 
 
-@dataclass(frozen=True)
+@record
 class Rendered:
     """One audited document rendered for output, with its counts: what a worker
     process sends back (``session`` JSON or ``error`` for json, ``lines`` for text)."""

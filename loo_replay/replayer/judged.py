@@ -11,16 +11,19 @@ the replay lists nothing the judging does not use, and nothing it uses is left o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from loo_replay.engine.cards import FULL_DECK, cards_of, display, parse_card
-from loo_replay.engine.judging import DealDecisions, Decision, judge_deal, snapshot
 from loo_replay.engine.model import Play
+from loo_replay.engine.records import record, replace
 from loo_replay.engine.replay import DECLARING, Replay
 from loo_replay.engine.state import DealState
 from loo_replay.engine.vocab import Action
 from loo_replay.engine.worlds import Check
 from loo_replay.replayer.steps import DealReplay, ReplayError, Revealed, Step
+
+if TYPE_CHECKING:  # the judging is imported where it runs: a replay without it does without
+    from loo_replay.engine.judging import DealDecisions, Decision
 
 # A declaration option in a player's words.
 DECLARATIONS = {
@@ -34,6 +37,8 @@ DECLARATIONS = {
 def judged(rp: DealReplay, samples: int, seed: int) -> DealReplay:
     """``rp`` with its decisions judged as ``analyse --decisions --samples K --seed S``
     judges them (the same generator: seed, session, deal, decision)."""
+    from loo_replay.engine.judging import judge_deal
+
     return replace(rp, decisions=judge_deal(rp.audit, rp.options, samples, seed, rp.session_id))
 
 
@@ -108,7 +113,7 @@ def decision_at(rp: DealReplay, step: Step) -> Decision | None:
 # -- what the plays revealed ------------------------------------------------------
 
 
-@dataclass
+@record(frozen=False)
 class _Shown:
     """One legal card a player played: the position before it, its trick, and the cards
     they played from that hand since (this one included)."""
@@ -123,6 +128,8 @@ def revealed_by_step(rp: DealReplay) -> tuple[tuple[Revealed, ...], ...]:
     """For each step of ``rp``, what every player's legal plays so far revealed they did
     not hold.  The reading stops at the first broken rule: the plays after it are not
     evidence of the rules (as the judging stops there)."""
+    from loo_replay.engine.judging import snapshot
+
     result = rp.audit.result
     context = rp.audit.context
     if result is None or context is None:

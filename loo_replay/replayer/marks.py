@@ -8,14 +8,13 @@ per replay.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from loo_replay.engine.analysis import SKIPPED, SOLVED, DealAnalysis
+from loo_replay.engine.records import field, record
 from loo_replay.output.analysis import SKIP_REASONS
 from loo_replay.output.text import safe
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class CardMark:
     """What the analysis says of one played card."""
 
@@ -24,7 +23,7 @@ class CardMark:
     lost: str | None  # the lost-trick note's message when ``after < before``
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Marks:
     """The analysis of a replayed deal, in the words a replay shows."""
 

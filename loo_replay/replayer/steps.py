@@ -9,7 +9,6 @@ is the one the session chain opened it with (``DealAudit.context``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from loo_replay.engine.analysis import DealAnalysis, analyse_deal
@@ -27,6 +26,7 @@ from loo_replay.engine.model import (
     Violation,
 )
 from loo_replay.engine.options import Options
+from loo_replay.engine.records import record, replace
 from loo_replay.engine.replay import DECLARING, DealContext, Replay
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.tables import NO_TRUMP
@@ -66,7 +66,7 @@ class ReplayError(RejectedDeal, ValueError):
     status 1."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class TrickView:
     """A trick as it lies on the table: plays in the order made, dead cards included."""
 
@@ -77,7 +77,7 @@ class TrickView:
     winning_card: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Step:
     """The deal just after one event (or at the deal, the start of play, the end)."""
 
@@ -104,7 +104,7 @@ class Step:
     findings: tuple[Violation, ...] = ()  # violations marked at this step
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Revealed:
     """Cards of one suit a player cannot hold, as their legal plays so far showed (the seat
     views' facts, read by ``replayer/judged.py``)."""
@@ -131,7 +131,7 @@ def _high_first(mask: int) -> str:
     return " ".join(display(c) for c in sorted(cards_of(mask), key=lambda c: -(c % 13)))
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class DealReplay:
     """Everything a renderer needs: who sat where, the steps, and the final verdict."""
 

@@ -14,7 +14,6 @@ import os
 import stat
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ import orjson
 
 from loo_replay import package_file
 from loo_replay.engine.options import OPTION_SPECS, OptionError, Options, parse_option_text
+from loo_replay.engine.records import field, record
 from loo_replay.errors import InputError
 
 DEFAULT = "three-card"
@@ -31,7 +31,7 @@ DEFAULT = "three-card"
 RULESET_BYTES = 1 << 20
 
 
-@dataclass(frozen=True)
+@record
 class Ruleset:
     name: str
     description: str
@@ -128,7 +128,7 @@ def _read_small(path: Path) -> bytes:
     return data
 
 
-@dataclass(frozen=True)
+@record
 class RuleChoice:
     """What the command line says about rules: a ruleset and ``--set`` overrides."""
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from loo_replay.engine.model import LogError
 from loo_replay.engine.options import OptionError, Options
+from loo_replay.engine.records import field, fields, record
 from loo_replay.engine.replay import AtPlay
 from loo_replay.engine.session import DealAudit, DealInput, SessionReplay
 from loo_replay.engine.vocab import Knowledge, Status
@@ -33,7 +33,7 @@ from loo_replay.logs.reader import Document, decode
 from loo_replay.rulesets import RuleChoice, resolve
 
 
-@dataclass
+@record(frozen=False)
 class SessionReport:
     """One session document audited: its header, options and every deal's verdict."""
 
@@ -62,7 +62,7 @@ class SessionReport:
         return hashlib.sha256(self.raw).hexdigest()
 
 
-@dataclass(frozen=True)
+@record
 class UnreadableDocument:
     """Input that is not a session document at all (bad JSON, no deals array)."""
 
@@ -73,7 +73,7 @@ class UnreadableDocument:
     raw: bytes
 
 
-@dataclass(frozen=True)
+@record
 class UnreadableFile:
     """A file that could not be opened or broke off while reading; or, ``skipped``, an entry
     of a folder that looks like input and could not be read (``logs.paths.Skipped``)."""
@@ -90,7 +90,7 @@ _AUDITED, _MISDEAL, _REJECTED = Status.AUDITED, Status.MISDEAL, Status.REJECTED
 _PARTIAL = Knowledge.PARTIAL
 
 
-@dataclass
+@record(frozen=False)
 class Summary:
     """What an audit found, counted: its exit status, the JSON audit's ``summary``."""
 
@@ -108,7 +108,7 @@ class Summary:
     skipped_entries: int = 0  # entries of input folders that could not be read (logs/paths.py)
 
     def merge(self, other: Summary) -> None:
-        for name in self.__dataclass_fields__:
+        for name in fields(self):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def add(self, item: AuditItem) -> None:

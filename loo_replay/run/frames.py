@@ -16,8 +16,7 @@ makes each column from its stored bytes.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cython
 import pyarrow as pa  # type: ignore[import-untyped]
@@ -25,14 +24,13 @@ from msgspec.structs import astuple
 
 from loo_replay import __version__
 from loo_replay.engine.analysis import DealAnalysis
-from loo_replay.engine.judging import DealDecisions
 from loo_replay.engine.options import Options
+from loo_replay.engine.records import field, record
 from loo_replay.engine.session import DealAudit
 from loo_replay.engine.vocab import Status
 from loo_replay.run.audit import SessionReport, Summary, UnreadableDocument
 from loo_replay.run.columns import INT_KINDS, CardLists, Ints, Objects, Texts, clean
 from loo_replay.run.deal_frames import deal_row, seat_rows, trick_and_play_rows
-from loo_replay.run.decision_rows import decision_rows
 from loo_replay.run.render import Sampling
 from loo_replay.run.rows import ROWS, TABLE_OF, Row
 from loo_replay.run.rows import schema as row_schema
@@ -44,6 +42,9 @@ from loo_replay.run.struct_rows import (
     json_bytes,
     session_rows,
 )
+
+if TYPE_CHECKING:  # judged with --decisions alone, and imported then (decisions)
+    from loo_replay.engine.judging import DealDecisions
 
 SCHEMAS: dict[str, pa.Schema] = {table: row_schema(row) for table, row in ROWS.items()}
 TABLES = tuple(SCHEMAS)
@@ -86,7 +87,7 @@ def rows_in(table: pa.Table, ranges: list[Rows]) -> pa.Table:
     return pa.concat_tables([table.slice(a, b - a) for a, b in merged])
 
 
-@dataclass
+@record(frozen=False)
 class SessionItem:
     """A session of the input; ``audited`` is False when it was recognised as already
     loaded and not audited again (then it has no rows and no ``counts``)."""
@@ -103,7 +104,7 @@ class SessionItem:
     counts: Summary | None = None  # what this audit found, loaded or not (a conflict)
 
 
-@dataclass
+@record(frozen=False)
 class DocumentItem:
     """An unreadable document, kept as one row of ``rejects``."""
 
@@ -114,7 +115,7 @@ class DocumentItem:
     rows: dict[str, Rows] = field(default_factory=dict)
 
 
-@dataclass
+@record(frozen=False)
 class FileItem:
     """A file that could not be opened or broke off; nothing of it past the break is known."""
 
@@ -124,7 +125,7 @@ class FileItem:
 Item = SessionItem | DocumentItem | FileItem
 
 
-@dataclass
+@record(frozen=False)
 class Batch:
     """The frames of a bounded run of consecutive documents, and what each one is."""
 
@@ -306,7 +307,10 @@ class FrameBuilder:
 
     def decisions(self, index: int, deal: DealAudit, judged: DealDecisions, s: Sampling) -> None:
         """The judged decisions' rows of deal ``index`` of the open session, just taken by
-        ``deal`` (``run.decision_rows``)."""
+        ``deal`` (``run.decision_rows``, imported here: ingest without ``--decisions`` does
+        without the judging)."""
+        from loo_replay.run.decision_rows import decision_rows
+
         for row in decision_rows(self._sid, index, deal, judged, s):
             self._add(row)
 

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.engine.analysis import analyse_deal, start_of_play
-from loo_replay.engine.judging import judge_deal
 from loo_replay.engine.options import OptionError
 from loo_replay.engine.session import DealAudit
 from loo_replay.gc_thresholds import fewer_collections
@@ -111,7 +110,9 @@ class Auditor:
         if self.builder.deal(report, index, deal) and report.options is not None:
             if self.at_play is not None:
                 self.builder.analysis(index, deal, analyse_deal(deal, report.options))
-            if self.decisions is not None:
+            if self.decisions is not None:  # the judging imported only then
+                from loo_replay.engine.judging import judge_deal
+
                 s = self.decisions
                 judged = judge_deal(deal, report.options, s.samples, s.seed, report.id)
                 self.builder.decisions(index, deal, judged, s)

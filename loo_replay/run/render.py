@@ -9,9 +9,9 @@ cross process boundaries, and the command's sink (``output.stream``) writes them
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from loo_replay.engine.records import record
 from loo_replay.gc_thresholds import fewer_collections
 from loo_replay.logs.limits import LIMITS, Limits
 from loo_replay.output.json_document import Rendered, rendered_json
@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the analysis is imported where it runs: validate does witho
 TASK_BYTES = 1 << 20
 
 
-@dataclass(frozen=True)
+@record
 class RenderSpec:
     choice: RuleChoice
     json: bool
@@ -62,7 +62,7 @@ ANALYSE_TASK_BYTES = 1 << 18
 DECISIONS_TASK_BYTES = 1 << 13
 
 
-@dataclass(frozen=True)
+@record
 class AnalyseSpec:
     choice: RuleChoice
     json: bool
@@ -74,10 +74,10 @@ class AnalyseSpec:
     findings_only: bool = False  # only the deals with findings, and only their findings
 
 
-@dataclass(frozen=True)
+@record
 class Sampling:
     """``--samples`` and ``--seed`` of ``--decisions`` (the commands' defaults:
-    ``engine.judging.DEFAULT_SAMPLES`` and 0)."""
+    ``cli.options.DEFAULT_SAMPLES`` and 0)."""
 
     samples: int
     seed: int = 0
