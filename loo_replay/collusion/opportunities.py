@@ -110,12 +110,16 @@ WINDOW so_far AS (
     PARTITION BY deal_id, trick ORDER BY position
     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 """,
+    # The cells of each behaviour in a statement of its own: in one statement DuckDB ran the
+    # declarations' window beside the thrown tricks' joins, each short of memory, and spilled
+    # 2.2 GB to disk over a million deals, 11.2 CPU s where the four statements take 5.8
+    # (benchmarks/results/collusion-speed.md).
     f"""
 CREATE OR REPLACE TEMP TABLE collusion_cells AS
 WITH declared AS (
     SELECT f.deal_id, f.fp, f.n, st.player,
            (st.seat - f.dealer_seat - 1 + f.n) % f.n AS pos,
-           st.declaration::VARCHAR AS declaration,
+           st.declaration <> 'pass' AS stood,
            least(coalesce({strength.of_hand("st.hand", "d")}, 0) // {strength.BAND}, 40)
                AS band
     FROM seats st
@@ -124,19 +128,25 @@ WITH declared AS (
     WHERE NOT f.must AND st.declaration IS NOT NULL
 ),
 stepping AS (
-    SELECT player AS owner, targets, declaration = 'pass' AS acted, fp, n,
+    SELECT player AS owner, targets, NOT stood AS acted, fp, n,
            pos = n - 1 AS dealer, standers, band, top // 2 AS top, deal_id
     FROM (
-        SELECT *, count(*) FILTER (WHERE declaration <> 'pass') OVER before AS standers,
-               max(band) FILTER (WHERE declaration <> 'pass') OVER before AS top,
-               list(player) FILTER (WHERE declaration <> 'pass') OVER before AS targets
+        SELECT *, count(*) FILTER (WHERE stood) OVER before AS standers,
+               max(band) FILTER (WHERE stood) OVER before AS top,
+               list(player) FILTER (WHERE stood) OVER before AS targets
         FROM declared
         WINDOW before AS (PARTITION BY deal_id ORDER BY pos
                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
     )
     WHERE standers > 0
-),
-open_choice AS (
+)
+SELECT 'stepping-aside'::{_TEST} AS test, owner, targets,
+       concat_ws('/', fp, n, dealer, standers, band, top) AS stratum, {_CELL}
+FROM stepping GROUP BY owner, targets, fp, n, dealer, standers, band, top
+""",
+    f"""
+INSERT INTO collusion_cells
+WITH open_choice AS (
     SELECT b.deal_id, b.trick, b.position
     FROM (
         SELECT deal_id, pam, trump, trick, position, best, led,
@@ -154,26 +164,34 @@ holding AS (
            b.trick, b.position, b.in_trick, b.deal_id
     FROM collusion_open b
     JOIN open_choice USING (deal_id, trick, position)
-),
-thrown AS (
-    SELECT a.session_id, a.deal_index, a.trick, a.player AS thrower, f.fp, f.n, f.deal_id
-    FROM (
-        SELECT session_id, deal_index, player, trick FROM analysis_notes
-        WHERE code = 'lost-trick'
-        UNION ALL SELECT * FROM {unanalysed.TABLE}
-    ) a
-    JOIN collusion_deals f USING (session_id, deal_index)
-),
-in_thrown AS (
-    SELECT t.*, p.player, p.position, p.wins, tr.cards - tr.dead AS in_trick
-    FROM thrown t
+)
+SELECT 'not-beating', owner, targets, concat_ws('/', fp, n, trick, position, in_trick),
+       {_CELL}
+FROM holding GROUP BY owner, targets, fp, n, trick, position, in_trick
+""",
+    f"""
+CREATE OR REPLACE TEMP TABLE collusion_thrown AS
+SELECT a.session_id, a.deal_index, a.trick, a.player AS thrower, f.fp, f.n, f.deal_id,
+       tr.cards - tr.dead AS in_trick
+FROM (
+    SELECT session_id, deal_index, player, trick FROM analysis_notes
+    WHERE code = 'lost-trick'
+    UNION ALL SELECT * FROM {unanalysed.TABLE}
+) a
+JOIN collusion_deals f USING (session_id, deal_index)
+JOIN tricks tr USING (session_id, deal_index, trick)
+""",
+    f"""
+INSERT INTO collusion_cells
+WITH in_thrown AS (
+    SELECT t.*, p.player, p.position, p.wins
+    FROM collusion_thrown t
     JOIN plays p USING (session_id, deal_index, trick)
-    JOIN tricks tr USING (session_id, deal_index, trick)
     WHERE NOT p.dead
 ),
 won_before AS (
     SELECT t.session_id, t.deal_index, t.trick, tr.winner AS player, count(*) AS won
-    FROM (SELECT DISTINCT session_id, deal_index, trick FROM thrown) t
+    FROM (SELECT DISTINCT session_id, deal_index, trick FROM collusion_thrown) t
     JOIN tricks tr ON tr.session_id = t.session_id AND tr.deal_index = t.deal_index
                   AND tr.trick < t.trick
     WHERE tr.winner IS NOT NULL
@@ -190,32 +208,26 @@ receiving AS (
                           AND w.trick = r.trick AND w.player = r.player
     WHERE x.player = x.thrower
 )
-SELECT test::{_TEST} AS test, owner, targets, stratum, units, acts, deals FROM (
-    SELECT 'stepping-aside' AS test, owner, targets,
-           concat_ws('/', fp, n, dealer, standers, band, top) AS stratum, {_CELL}
-    FROM stepping GROUP BY owner, targets, fp, n, dealer, standers, band, top
-    UNION ALL
-    SELECT 'not-beating', owner, targets,
-           concat_ws('/', fp, n, trick, position, in_trick), {_CELL}
-    FROM holding GROUP BY owner, targets, fp, n, trick, position, in_trick
-    UNION ALL
-    SELECT 'gift-tricks', owner, targets,
-           concat_ws('/', fp, n, trick, in_trick, thrower_position, position), {_CELL}
-    FROM receiving GROUP BY owner, targets, fp, n, trick, in_trick, thrower_position, position
-    UNION ALL
-    SELECT 'loo-saving', owner, targets,
-           concat_ws('/', fp, n, trick, in_trick, thrower_position, position), {_CELL}
-    FROM receiving WHERE none_yet
-    GROUP BY owner, targets, fp, n, trick, in_trick, thrower_position, position
-)
+SELECT 'gift-tricks', owner, targets,
+       concat_ws('/', fp, n, trick, in_trick, thrower_position, position), {_CELL}
+FROM receiving GROUP BY owner, targets, fp, n, trick, in_trick, thrower_position, position
+UNION ALL
+SELECT 'loo-saving', owner, targets,
+       concat_ws('/', fp, n, trick, in_trick, thrower_position, position), {_CELL}
+FROM receiving WHERE none_yet
+GROUP BY owner, targets, fp, n, trick, in_trick, thrower_position, position
 """,
     # What only the cells were made from, let go before the counts run.
-    *(f"DROP TABLE {t}" for t in ("collusion_open", "collusion_played", *strength.TEMP_TABLES)),
+    *(
+        f"DROP TABLE {t}"
+        for t in ("collusion_open", "collusion_played", "collusion_thrown", *strength.TEMP_TABLES)
+    ),
 )
 TEMP_TABLES = (
     "collusion_cells",
     "collusion_open",
     "collusion_played",
+    "collusion_thrown",
     *strength.TEMP_TABLES,
     "collusion_deals",
 )
