@@ -100,6 +100,25 @@ def test_deals_loaded_without_the_analysis_are_analysed_for_the_screen(
     assert "600 deal(s) loaded without the analysis were analysed for this screen" in text
 
 
+def test_declarations_counted_in_shares_give_the_screen_of_one_statement(
+    logs: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over more deals than a share holds (``CHUNK_DEALS``), the declarations are counted a
+    share at a time: the cells of the shares add up to the same tests, to the last bit, and
+    the same deals behind the flags."""
+    from loo_replay.collusion import opportunities, table
+    from loo_replay.db.opening import opened
+
+    with opened(logs["db"]) as con:
+        whole = table.computed(con)
+        monkeypatch.setattr(opportunities, "CHUNK_DEALS", 70)
+        with opportunities.prepared(con):
+            assert opportunities._chunks(con) == 9  # 600 deals, 70 a share
+        shared = table.computed(con)
+    assert whole[1], "the colluders' flag has deals behind it"
+    assert shared == whole
+
+
 def test_rules_that_leave_the_choice_open_make_not_beating_too_few_not_closed(
     logs: dict[str, Path],
 ) -> None:

@@ -53,6 +53,53 @@ _CELL = (
     "count(*) AS units, count(*) FILTER (WHERE acted) AS acts, "
     "list(deal_id) FILTER (WHERE acted) AS deals"
 )
+# The cells of each behaviour are made by a statement of their own: in one statement
+# DuckDB ran the declarations' window beside the thrown tricks' joins, each short of
+# memory, and spilled 2.2 GB to disk over a million deals, 11.2 CPU s where the four
+# statements take 5.8 (benchmarks/results/collusion-speed.md).
+_CELLS = f"""
+CREATE OR REPLACE TEMP TABLE collusion_cells (
+    test {_TEST}, owner VARCHAR, targets VARCHAR[], stratum VARCHAR, units BIGINT,
+    acts BIGINT, deals BIGINT[]
+)
+"""
+# Deals a share of the declarations (``_STEPPING``) holds at most.
+CHUNK_DEALS = 250_000
+# The declarations of a share of the deals (those whose ``deal_id`` leaves ``$chunk`` over
+# ``$chunks``), run once for each share (``_chunks``): the window over a million deals'
+# 5.7 million declarations spilled 370 MB to disk within DuckDB's memory, 5.8 CPU s, where
+# four shares of 250,000 deals spill none, 4.8 (benchmarks/results/collusion-speed.md).
+# A share's cells and another's may have the same key: every count of the cells sums them.
+_STEPPING = f"""
+INSERT INTO collusion_cells
+WITH declared AS (
+    SELECT f.deal_id, f.fp, f.n, st.player,
+           (st.seat - f.dealer_seat - 1 + f.n) % f.n AS pos,
+           st.declaration <> 'pass' AS stood,
+           least(coalesce({strength.of_hand("st.hand", "d")}, 0) // {strength.BAND}, 40)
+               AS band
+    FROM seats st
+    JOIN collusion_deals f USING (session_id, deal_index)
+    LEFT JOIN strength_deck d ON d.fp = f.fp AND d.pam = f.pam AND d.trump = f.trump
+    WHERE NOT f.must AND st.declaration IS NOT NULL AND f.deal_id % $chunks = $chunk
+),
+stepping AS (
+    SELECT player AS owner, targets, NOT stood AS acted, fp, n,
+           pos = n - 1 AS dealer, standers, band, top // 2 AS top, deal_id
+    FROM (
+        SELECT *, count(*) FILTER (WHERE stood) OVER before AS standers,
+               max(band) FILTER (WHERE stood) OVER before AS top,
+               list(player) FILTER (WHERE stood) OVER before AS targets
+        FROM declared
+        WINDOW before AS (PARTITION BY deal_id ORDER BY pos
+                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    )
+    WHERE standers > 0
+)
+SELECT 'stepping-aside', owner, targets,
+       concat_ws('/', fp, n, dealer, standers, band, top) AS stratum, {_CELL}
+FROM stepping GROUP BY owner, targets, fp, n, dealer, standers, band, top
+"""
 _BASE = (
     # must_beat: the rules make a player who can beat the trick do so (heading, then
     # over-trumping), so letting a card hold is never a choice.  trick_fixed: the trump a
@@ -110,40 +157,8 @@ WINDOW so_far AS (
     PARTITION BY deal_id, trick ORDER BY position
     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 """,
-    # The cells of each behaviour in a statement of its own: in one statement DuckDB ran the
-    # declarations' window beside the thrown tricks' joins, each short of memory, and spilled
-    # 2.2 GB to disk over a million deals, 11.2 CPU s where the four statements take 5.8
-    # (benchmarks/results/collusion-speed.md).
-    f"""
-CREATE OR REPLACE TEMP TABLE collusion_cells AS
-WITH declared AS (
-    SELECT f.deal_id, f.fp, f.n, st.player,
-           (st.seat - f.dealer_seat - 1 + f.n) % f.n AS pos,
-           st.declaration <> 'pass' AS stood,
-           least(coalesce({strength.of_hand("st.hand", "d")}, 0) // {strength.BAND}, 40)
-               AS band
-    FROM seats st
-    JOIN collusion_deals f USING (session_id, deal_index)
-    LEFT JOIN strength_deck d ON d.fp = f.fp AND d.pam = f.pam AND d.trump = f.trump
-    WHERE NOT f.must AND st.declaration IS NOT NULL
-),
-stepping AS (
-    SELECT player AS owner, targets, NOT stood AS acted, fp, n,
-           pos = n - 1 AS dealer, standers, band, top // 2 AS top, deal_id
-    FROM (
-        SELECT *, count(*) FILTER (WHERE stood) OVER before AS standers,
-               max(band) FILTER (WHERE stood) OVER before AS top,
-               list(player) FILTER (WHERE stood) OVER before AS targets
-        FROM declared
-        WINDOW before AS (PARTITION BY deal_id ORDER BY pos
-                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-    )
-    WHERE standers > 0
-)
-SELECT 'stepping-aside'::{_TEST} AS test, owner, targets,
-       concat_ws('/', fp, n, dealer, standers, band, top) AS stratum, {_CELL}
-FROM stepping GROUP BY owner, targets, fp, n, dealer, standers, band, top
-""",
+    _CELLS,
+    _STEPPING,
     f"""
 INSERT INTO collusion_cells
 WITH open_choice AS (
@@ -299,11 +314,22 @@ def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[unanalysed.Computed]:
             for statement in _BASE:
                 if statement is _PLAYED and con.execute(_NONE_OPEN).fetchall() == [(True,)]:
                     statement += "AND false"
-                con.execute(statement)
+                if statement is _STEPPING:
+                    chunks = _chunks(con)
+                    for chunk in range(chunks):
+                        con.execute(statement, {"chunks": chunks, "chunk": chunk})
+                else:
+                    con.execute(statement)
             yield computed
     finally:
         strength.unregister(con)
         con.unregister(unanalysed.TABLE)
+
+
+def _chunks(con: duckdb.DuckDBPyConnection) -> int:
+    """How many shares the declarations are counted in: at most ``CHUNK_DEALS`` deals each."""
+    ((deals,),) = con.execute("SELECT count(*) FROM collusion_deals").fetchall()
+    return max(1, -(-int(deals) // CHUNK_DEALS))
 
 
 def count(con: duckdb.DuckDBPyConnection) -> Counts:
