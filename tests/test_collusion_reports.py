@@ -16,6 +16,9 @@ import duckdb
 from db_helpers import run
 from explorer_helpers import serving
 
+from loo_replay.collusion import table as collusion_table
+from loo_replay.collusion.screen import ACTS_LISTED
+
 CONTRACT = (
     "status", "opportunities", "needed", "statistic", "p_value", "p_adjusted", "flagged",
     "observed", "expected", "message",
@@ -133,3 +136,29 @@ def test_report_screens_what_ingest_marked_stale_and_the_page_counts_the_tests_t
     page = (out / "collusion.html").read_text("utf-8")
     assert f"Nothing flagged; {few:,} of {len(rows):,} tests had too few opportunities" in page
     assert "Collusion:" not in (out / "index.html").read_text("utf-8")
+
+
+def test_a_pair_behind_a_flag_lists_its_first_deals_and_no_more_are_read(tmp_path: Path) -> None:
+    """docs/collusion.md, "In the database and the reports": the page lists the first
+    ``ACTS_LISTED`` deals behind each flagged pair, so no more are read (a million deals hold
+    some 660,000 acts) nor given replay pages; each row says how many its pair has."""
+    db = tmp_path / "loo.duckdb"
+    assert run("ingest", _simulate(tmp_path, 20), "--db", db, "--no-analysis").returncode == 0
+    con = duckdb.connect(str(db))
+    try:
+        ((session,),) = con.execute("SELECT session_id FROM sessions").fetchall()
+        con.execute(
+            "INSERT INTO collusion_acts SELECT p.a, p.b, 'lead', p.a, ?, i, 1 "
+            "FROM (VALUES ('ann', 'bob', 250), ('cat', 'dan', 3)) p(a, b, n), range(300) r(i) "
+            "WHERE i < p.n",
+            [session],
+        )
+        acts = collusion_table.stored_acts(con)
+        behind = collusion_table.flagged_deals(con)
+    finally:
+        con.close()
+    mine = [a for a in acts if a["player_a"] == "ann"]
+    assert len(mine) == ACTS_LISTED and {a["of"] for a in mine} == {250}
+    assert [a["deal_index"] for a in mine] == sorted(a["deal_index"] for a in mine)
+    assert [a["of"] for a in acts if a["player_a"] == "cat"] == [3, 3, 3]
+    assert behind == {session: tuple(range(ACTS_LISTED))}

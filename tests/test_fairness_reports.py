@@ -9,6 +9,10 @@ from pathlib import Path
 import duckdb
 from db_helpers import SAMPLES, run
 
+from loo_replay.db import content
+from loo_replay.fairness import table
+from loo_replay.reports.fairness_page import fairness_page
+
 
 def _table(db: Path) -> list[tuple[str, str, bool, str]]:
     con = duckdb.connect(str(db), read_only=True)
@@ -65,3 +69,30 @@ def test_a_report_of_a_database_only_ingested_runs_the_tests_the_load_marked_sta
     assert "No fairness tests yet" not in page and "Nothing flagged" in page
     assert "<dt>Covers</dt><dd>1 session(s), 24 deal(s), content version 1</dd>" in page
     assert "run <code>loo-replay report</code>" not in page  # current: no notice
+
+
+def test_a_page_lists_the_first_tests_and_reads_the_table_by_parts(tmp_path: Path) -> None:
+    """docs/fairness.md, "In the database and the reports": a page reads a listing of the
+    table, never every row (720,000 tests at a million deals made a page of 167 MB): the
+    listing read by parts in SQL is the one made of every row, at any bound, and a page whose
+    tests pass the bound lists the first, flagged first, and says how to get every one."""
+    db, out = tmp_path / "loo.duckdb", tmp_path / "reports"
+    result = run("audit", SAMPLES / "three-card-crooked-dealer.jsonl", "--db", db,
+                 "--out", out, "--no-replays")  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        every = table.stored(con, limit=10**9)
+        assert every.unlisted == 0 and every.tests == len(every.rows) == len(_table(db))
+        for limit in (1, 3, 7, every.tests):
+            assert table.stored(con, limit) == table.listing(every.rows, limit), limit
+        few = table.stored(con, limit=6)
+        coverage = content.coverage(con, content.FAIRNESS)
+    finally:
+        con.close()
+    assert len(few.rows) == 6 and few.unlisted == every.tests - 6 and few.flagged == 4
+    assert [r["flagged"] for r in few.rows] == [True] * 4 + [False] * 2
+    page = fairness_page(few, coverage, "loo.duckdb", "")
+    assert f"The first 6 of {every.tests} are listed, the flagged first" in page
+    assert page.count("<tr>") == 1 + 4 + 1 + 6  # two tables' heads, the flagged, the listed
+    assert "when dan deals they hold the top trump in 75% of deals" in page

@@ -28,6 +28,7 @@ from loo_replay.fairness.holm import holm
 NEEDED = 20
 TESTED, TOO_FEW, NO_OPPORTUNITIES = "tested", "too_few", "no_opportunities"
 UNLIKELY = "a pattern unlikely among independent players"
+ACTS_LISTED = 200  # the deals behind one pair's flags that a page lists and replays
 CONSISTENT = "consistent with independent play"
 
 

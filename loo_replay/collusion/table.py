@@ -10,6 +10,7 @@ so that a committee can replay them.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from statistics import NormalDist
 from typing import Any
@@ -18,7 +19,7 @@ import duckdb
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.collusion.opportunities import TESTS, Counts, counted, prepared
-from loo_replay.collusion.screen import NEEDED, TESTED, Report, Test, judge
+from loo_replay.collusion.screen import ACTS_LISTED, NEEDED, TESTED, Report, Test, judge
 from loo_replay.collusion.stats import Stratum
 from loo_replay.db.content import covered
 from loo_replay.db.errors import DatabaseError, damage
@@ -166,6 +167,9 @@ def computed(con: duckdb.DuckDBPyConnection) -> tuple[list[dict[str, Any]], list
         key=lambda a: (a["player_a"], a["player_b"], a["session_id"], a["deal_index"],
                        a["test"], a["owner"]),
     )  # fmt: skip
+    of = Counter((a["player_a"], a["player_b"]) for a in listed)
+    for a in listed:  # as ``stored_acts`` gives them (a small database: none left out)
+        a["of"] = of[a["player_a"], a["player_b"]]
     return rows, listed
 
 
@@ -180,11 +184,24 @@ def stored(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return [dict(zip(COLUMNS, r, strict=True)) for r in cursor.fetchall()]
 
 
+# The first ``ACTS_LISTED`` acts of each pair, each with how many its pair has (``of``): a page
+# lists no more, so no more are read (a million deals hold some 660,000 acts, 1.2 GB as dicts).
+_LISTED_ACTS = f"""
+SELECT * FROM (
+    SELECT *, count(*) OVER (PARTITION BY player_a, player_b) AS of,
+           row_number() OVER (PARTITION BY player_a, player_b
+                              ORDER BY session_id, deal_index, test, owner) AS place
+    FROM collusion_acts
+) WHERE place <= {ACTS_LISTED}
+"""
+
+
 def stored_acts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """The deals behind the flags, by pair, session and deal, with each deal's number."""
-    columns = (*ACT_COLUMNS, "deal")
+    """The deals behind the flags, by pair, session and deal, with each deal's number: the
+    first ``ACTS_LISTED`` of each pair, each with how many its pair has (``of``)."""
+    columns = (*ACT_COLUMNS, "deal", "of")
     cursor = con.execute(
-        f"SELECT {', '.join('a.' + c for c in ACT_COLUMNS)}, d.deal FROM collusion_acts a "
+        f"SELECT {', '.join('a.' + c for c in ACT_COLUMNS)}, d.deal, a.of FROM ({_LISTED_ACTS}) a "
         "LEFT JOIN deals d USING (session_id, deal_index) "
         "ORDER BY a.player_a, a.player_b, a.session_id, a.deal_index, a.test, a.owner"
     )
@@ -192,10 +209,10 @@ def stored_acts(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def flagged_deals(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[int, ...]]:
-    """The deal indexes behind the flags, by session: the report gives them replay pages
-    where it gives pages only to deals with findings."""
+    """The deal indexes behind the flags that the page lists, by session: the report gives
+    them replay pages where it gives pages only to deals with findings."""
     cursor = con.execute(
-        "SELECT session_id, list(DISTINCT deal_index ORDER BY deal_index) FROM collusion_acts "
-        "GROUP BY session_id"
+        "SELECT session_id, list(DISTINCT deal_index ORDER BY deal_index) "
+        f"FROM ({_LISTED_ACTS}) GROUP BY session_id"
     )
     return {sid: tuple(indexes) for sid, indexes in cursor.fetchall()}

@@ -3,10 +3,14 @@
 Every test over each session and all deals, at the default alpha.  A load marks it
 stale; ``report``, ``audit`` and ``fairness --db`` run the tests again when it is
 (``loo_replay.derived``), and ``report`` reads it.  Subjects are JSON text.
+
+A page reads a ``Listing`` of it, never every row: a million deals make 720,000 tests, 2.5 GB
+as dicts and a page of 167 MB (docs/fairness.md, "In the database and the reports").
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -21,6 +25,29 @@ COLUMNS = (
     "test", "scope", "grp", "subject", "deals", "min_deals", "statistic", "df", "p_value",
     "p_adjusted", "flagged", "observed", "expected", "band_low", "band_high", "alpha", "message",
 )  # fmt: skip
+LISTED = 2_000  # the tests a page lists, flagged first, and the players its funnel draws
+SHOWN = 40  # the least likely tests a page's figure draws
+_ORDER = "flagged DESC, test, scope = 'all' DESC, grp, subject"  # ``_ordered``'s, in SQL
+
+
+@dataclass(frozen=True)
+class Listing:
+    """What a page shows of the table: how many tests, tested and flagged; the first
+    ``LISTED`` rows (flagged first); the ``SHOWN`` least likely rows with a rate (the
+    repeated-deal counts have none); the players' tested rates of holding the top trump when
+    dealing, up to ``LISTED``, for the funnel.  Rows are as ``as_dicts`` makes them."""
+
+    tests: int
+    tested: int
+    flagged: int
+    alpha: float
+    rows: list[dict[str, Any]]
+    least_likely: list[dict[str, Any]]
+    dealing: list[dict[str, Any]]
+
+    @property
+    def unlisted(self) -> int:
+        return self.tests - len(self.rows)
 
 
 def _row(v: Verdict, alpha: float) -> tuple[Any, ...]:
@@ -47,11 +74,11 @@ def refresh(con: duckdb.DuckDBPyConnection) -> Report:
     return report
 
 
-def computed(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """The tests run now, as ``stored`` gives the table's rows, nothing written: the
-    explorer's, over a database whose table is stale."""
+def computed(con: duckdb.DuckDBPyConnection) -> Listing:
+    """The tests run now, listed as ``stored`` lists the table's rows, nothing written: the
+    explorer's, over a database whose table is stale (and small: ``loo_replay.derived``)."""
     report = fairness(con, DEFAULT_BY, ALPHA)
-    return _as_dicts([_row(v, report.alpha) for v in _ordered(report)])
+    return listing(_as_dicts([_row(v, report.alpha) for v in _ordered(report)]))
 
 
 def _ordered(report: Report) -> list[Verdict]:
@@ -72,10 +99,51 @@ def _as_dicts(rows: list[tuple[Any, ...]]) -> list[dict[str, Any]]:
     return found
 
 
-def stored(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """The table's rows as dicts, flagged first, then by test, scope and group."""
-    cursor = con.execute(
-        f"SELECT {', '.join(COLUMNS)} FROM fairness "
-        "ORDER BY flagged DESC, test, scope = 'all' DESC, grp, subject"
+def _dealing(row: dict[str, Any]) -> bool:
+    return bool(row["test"] == "dealer-hand" and row["subject"].get("measure") == "top trump")
+
+
+def listing(rows: list[dict[str, Any]], limit: int = LISTED) -> Listing:
+    """The ``Listing`` of ``rows``, every test in ``stored``'s order."""
+    tested = [r for r in rows if r["p_value"] is not None]
+    rated = (r for r in tested if r["test"] != "repeated-deal")
+    return Listing(
+        len(rows),
+        len(tested),
+        sum(1 for r in rows if r["flagged"]),
+        float(rows[0]["alpha"]) if rows else ALPHA,
+        rows[:limit],
+        sorted(rated, key=lambda r: r["p_value"])[:SHOWN],  # ties in stored order
+        [r for r in tested if _dealing(r)][:limit],
     )
-    return _as_dicts(cursor.fetchall())
+
+
+def stored(con: duckdb.DuckDBPyConnection, limit: int = LISTED) -> Listing:
+    """The table's ``Listing``, as ``listing`` would make it of every row, read by parts."""
+    ((tests, tested, flagged, alpha),) = con.execute(
+        "SELECT count(*), count(p_value), count(*) FILTER (WHERE flagged), any_value(alpha) "
+        "FROM fairness"
+    ).fetchall()
+    columns = ", ".join(COLUMNS)
+
+    def rows(where: str, order: str, most: int) -> list[dict[str, Any]]:
+        return _as_dicts(
+            con.execute(
+                f"SELECT {columns} FROM fairness WHERE {where} ORDER BY {order} LIMIT {most}"
+            ).fetchall()
+        )
+
+    return Listing(
+        int(tests),
+        int(tested),
+        int(flagged),
+        float(alpha) if alpha is not None else ALPHA,
+        rows("true", _ORDER, limit),
+        rows("p_value IS NOT NULL AND test <> 'repeated-deal'", f"p_value, {_ORDER}", SHOWN),
+        rows(
+            "p_value IS NOT NULL AND test = 'dealer-hand' "
+            "AND json_extract_string(subject, '$.measure') = 'top trump'",
+            _ORDER,
+            limit,
+        ),
+    )

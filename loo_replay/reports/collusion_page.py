@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from loo_replay.collusion.screen import UNLIKELY
+from loo_replay.collusion.screen import ACTS_LISTED, UNLIKELY
 from loo_replay.db.content import Coverage
 from loo_replay.html import Markup, escape
 from loo_replay.output import numbers
@@ -22,7 +22,6 @@ from loo_replay.reports.fairness_page import band_figure
 from loo_replay.reports.pages import INDEX, figure_panel, page, panel, table, text
 
 COLLUSION = registry.COLLUSION.file
-DEALS_LISTED = 200  # deals behind one pair's flags listed on the page
 
 
 def _pair(r: Mapping[str, Any]) -> str:
@@ -73,19 +72,20 @@ def _deals(
 
     head = [("session", False), ("deal", True), ("test", False), ("who acted", False),
             ("acts", True)]  # fmt: skip
-    more = len(mine) - DEALS_LISTED
+    total = mine[0]["of"] if mine else 0
+    more = total - ACTS_LISTED
     lead = (
         "The deals in which one of them acted for the other where the test compared them "
         "with the others (replay pages where the report wrote them)"
         + (
-            f"; the first {numbers.count(DEALS_LISTED)} of {numbers.count(len(mine))}."
+            f"; the first {numbers.count(ACTS_LISTED)} of {numbers.count(total)}."
             if more > 0
             else "."
         )
     )
     return panel(
         f"The deals behind the flag: {text(pair[0], 60)} and {text(pair[1], 60)}",
-        table(head, (row(a) for a in mine[:DEALS_LISTED])),
+        table(head, (row(a) for a in mine[:ACTS_LISTED])),
         lead,
     )
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from loo_replay.db.content import Coverage
 from loo_replay.fairness.stats import binomial_band
+from loo_replay.fairness.table import SHOWN, Listing
 from loo_replay.html import Markup, escape
 from loo_replay.output import numbers
 from loo_replay.reports import registry
@@ -34,7 +35,6 @@ FAIRNESS = registry.FAIRNESS.file
 FLAG = "#b3261e"
 FAIR = "#1f6f4a"
 BAND = "#c9c2b2"
-SHOWN = 40  # tests in the observed-against-expected figure, the least likely first
 
 
 def _subject(row: Mapping[str, Any]) -> str:
@@ -157,24 +157,21 @@ def _table(rows: Sequence[Mapping[str, Any]]) -> str:
     return table(head, body)
 
 
-def fairness_page(
-    rows: Sequence[Mapping[str, Any]], coverage: Coverage, source: str, footer: str
-) -> str:
-    """The whole page; ``rows`` are the ``fairness`` table's (``table.stored``), or a run's
-    as they would be stored, and ``coverage`` what they cover."""
-    flagged = [r for r in rows if r["flagged"]]
-    tested = [r for r in rows if r["p_value"] is not None]
-    alpha = float(rows[0]["alpha"]) if rows else 0.01
+def fairness_page(tests: Listing, coverage: Coverage, source: str, footer: str) -> str:
+    """The whole page; ``tests`` the ``fairness`` table's listing (``table.stored``), or a
+    run's as it would be stored, and ``coverage`` what it covers."""
+    rows = tests.rows
+    flagged = [r for r in rows if r["flagged"]]  # the first listed: the flagged come first
     masthead = (
         nav((INDEX, "← all sessions"), *registry.before(registry.FAIRNESS))
         + '<div class="kicker">Loo audit reports</div>'
         f"<h1>{registry.FAIRNESS.heading}</h1>"
         f'<dl class="facts"><div><dt>Database</dt><dd>{text(source, 120)}</dd></div>'
-        f"<div><dt>Tests</dt><dd>{numbers.count(len(rows))} ({numbers.count(len(tested))} with enough deals)</dd></div>"
-        f"<div><dt>Alpha</dt><dd>{numbers.p_value(alpha)}, Holm-adjusted</dd></div>{covers_facts(coverage)}</dl>"
+        f"<div><dt>Tests</dt><dd>{numbers.count(tests.tests)} ({numbers.count(tests.tested)} with enough deals)</dd></div>"
+        f"<div><dt>Alpha</dt><dd>{numbers.p_value(tests.alpha)}, Holm-adjusted</dd></div>{covers_facts(coverage)}</dl>"
     )
     notice = stale_notice(coverage)
-    if not rows:
+    if not tests.tests:
         body = panel(
             "No fairness tests yet",
             "<p>Run <code>loo-replay report</code> or <code>loo-replay audit PATH</code> (each "
@@ -182,46 +179,46 @@ def fairness_page(
             "<code>loo-replay fairness --db FILE</code>.</p>",
         )
         return page("Loo · fairness", masthead, notice + body, footer)
-    untested = len(rows) - len(tested)
-    unjudged = (
-        f"{numbers.count(untested)} of {numbers.count(len(rows))} tests had too few deals to judge"
-    )
-    if flagged:
+    untested = tests.tests - tests.tested
+    unjudged = f"{numbers.count(untested)} of {numbers.count(tests.tests)} tests had too few deals to judge"
+    if tests.flagged:
         verdict = (
-            f"<p><strong>{len(flagged)} test(s) flagged as unlikely under fair dealing.</strong> "
+            f"<p><strong>{tests.flagged} test(s) flagged as unlikely under fair dealing.</strong> "
             "A flag says that the cards fell in a way fair dealing rarely gives, not who did "
             f"what nor why{'; ' + unjudged if untested else ''}.</p>"
         )
     elif untested:  # "nothing flagged" alone would claim what these tests could not judge
         verdict = (
-            f'<p class="nothing">Nothing flagged; {unjudged}. The other {numbers.count(len(tested))} are '
+            f'<p class="nothing">Nothing flagged; {unjudged}. The other {numbers.count(tests.tested)} are '
             "consistent with fair dealing.</p>"
         )
     else:
         verdict = (
             '<p class="nothing">Nothing flagged: every test is consistent with fair dealing.</p>'
         )
+    listed = "The six tests of the fairness audit over each session and over all deals; "
+    listed += "below a test's fewest deals it says so instead of giving a p-value."
+    if tests.unlisted:
+        listed += (
+            f" The first {numbers.count(len(rows))} of {numbers.count(tests.tests)} are listed, "
+            "the flagged first; every one: <code>loo-replay fairness --db FILE --format json"
+            "</code> or <code>loo-replay query --db FILE 'SELECT * FROM fairness'</code>."
+        )
     body = (
         notice
         + panel("What the tests found", verdict + (_table(flagged) if flagged else ""))
-        + figure_panel("fairness-observed", observed_figure(rows))
-        + figure_panel("fairness-funnel", funnel_figure(rows, alpha))
-        + panel(
-            "Every test",
-            _table(rows),
-            "The six tests of the fairness audit over each session and over all deals; "
-            "below a test's fewest deals it says so instead of giving a p-value.",
-        )
+        + figure_panel("fairness-observed", observed_figure(tests.least_likely))
+        + figure_panel("fairness-funnel", funnel_figure(tests.dealing, tests.alpha))
+        + panel("Every test", _table(rows), listed)
     )
     return page("Loo · fairness", masthead, body, footer)
 
 
-def index_notice(rows: Sequence[Mapping[str, Any]]) -> Markup:
+def index_notice(tests: Listing) -> Markup:
     """The index's line when anything is flagged, else nothing."""
-    flagged = sum(1 for r in rows if r["flagged"])
-    if not flagged:
+    if not tests.flagged:
         return Markup("")
     return Markup(
-        f'<p class="notice"><a href="{escape(FAIRNESS)}">Fairness: {flagged} test(s) '
+        f'<p class="notice"><a href="{escape(FAIRNESS)}">Fairness: {tests.flagged} test(s) '
         "flagged as unlikely under fair dealing</a>.</p>"
     )
