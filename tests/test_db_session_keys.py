@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa  # type: ignore[import-untyped]
 from db_helpers import SAMPLES, run, sql
 from test_db_schema import _load_at
@@ -15,6 +16,7 @@ from test_db_schema import _load_at
 from loo_replay.db import keys, migrations, opening, tables
 from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.explorer import deals
+from loo_replay.reports import queries as rq
 
 KEYED = (*tables.SESSION_TABLES, "documents")
 
@@ -152,3 +154,49 @@ def test_keys_are_added_to_a_batch_by_id_null_where_there_is_none() -> None:
     assert keyed.column("session_key").to_pylist() == [8, 7, None, 8, None]
     assert keyed.column("x").to_pylist() == [1, 2, 3, 4, 5]
     assert keys.with_keys(frame, {}).column("session_key").null_count == 5
+
+
+BATCH_QUERIES = (
+    rq.players,
+    rq.pool_history,
+    rq.rejected_deals,
+    rq.loo_by_declaration,
+    rq.loo_by_position,
+    rq.chips,
+    rq.violations,
+    rq.findings,
+    rq.discrepancies,
+    rq.analysis_by_player,
+    rq.thrown_tricks,
+)
+
+
+def test_a_reports_batch_reads_by_its_keys_the_rows_it_read_by_id(tmp_path: Path) -> None:
+    """The report's queries of a batch name the range of its keys beside its ids: the same
+    rows as by the ids alone (every key allowed), for batches whose keys are not one run,
+    in a database loaded out of the ids' order and with a session replaced (a new key)."""
+    db = tmp_path / "loo.duckdb"
+    for path in sorted(SAMPLES.iterdir(), reverse=True):
+        assert run("ingest", path, "--db", db).returncode in (0, 1)
+    doc = json.loads((SAMPLES / "three-card-revokes.json").read_text())
+    doc["deals"][0].setdefault("recorded", {})["pool_next"] = 99  # other content, same id
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps(doc))
+    assert run("ingest", changed, "--db", db, "--replace").returncode in (0, 1)
+    loaded = [r[0] for r in sql(db, "SELECT session_id FROM sessions ORDER BY session_key")]
+    assert loaded[-1] == doc["session"]["id"] and len(loaded) > 4
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        for ids in (loaded, loaded[::2], [loaded[0], loaded[-1]], loaded[1:3], [loaded[-2]]):
+            batch = rq.sessions_of(con, ids)
+            by_id = rq.Sessions(batch.ids, 0, 2**62)
+            assert (batch.lo, batch.hi) != (None, None)
+            for query in BATCH_QUERIES:
+                got = query(con, batch)
+                assert got.equals(query(con, by_id)), (query.__name__, ids)
+        # A session not loaded: its batch reads nothing, with the columns.
+        none = rq.sessions_of(con, ["no-such-session"])
+        assert (none.lo, none.hi) == (None, None)
+        assert rq.findings(con, none).is_empty()
+    finally:
+        con.close()

@@ -17,7 +17,7 @@ from loo_replay.reports import queries
 from loo_replay.reports import rows as r
 from loo_replay.rulesets import RuleChoice
 
-Query = Callable[[duckdb.DuckDBPyConnection, list[str]], pl.DataFrame]
+Query = Callable[[duckdb.DuckDBPyConnection, queries.Sessions], pl.DataFrame]
 QUERIES: list[tuple[str, Query, type[Any]]] = [
     ("sessions", lambda con, ids: queries.sessions(con), r.SessionSummary),
     ("players", queries.players, r.PlayerTotals),
@@ -64,7 +64,7 @@ def _declared(hint: Any) -> tuple[type, bool]:
 def test_a_querys_columns_are_its_declared_row(
     con: duckdb.DuckDBPyConnection, name: str, query: Query, row: type[Any]
 ) -> None:
-    frame = query(con, queries.session_ids(con))
+    frame = query(con, queries.sessions_of(con, queries.session_ids(con)))
     assert frame.height > 0, name  # the samples have rows of every kind
     hints = get_type_hints(row)
     assert frame.columns == list(hints), name

@@ -267,7 +267,7 @@ def all_sessions_figures(
 def all_analysis_figure(con: duckdb.DuckDBPyConnection, names: Names | None = None) -> Figure:
     """The analysis figure over every session, a bar group per player."""
     frame = (
-        queries.analysis_by_player(con, queries.session_ids(con))
+        queries.analysis_by_player(con, queries.sessions_of(con, queries.session_ids(con)))
         .group_by("player", maintain_order=True)
         .agg(pl.col("analysed", "thrown", "avoidable", "loos").sum())
         .sort("player")

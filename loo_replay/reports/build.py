@@ -294,7 +294,9 @@ def _write_session_pages(
     a worker's share, and for ``--jobs 2`` the tree is two processes, not three (issue 53:
     600 MB at a million deals).  On a Dask cluster they are written here: its workers may
     not see the database file (the replay pages, which need only a document, are rendered
-    there)."""
+    there).  The batches are runs of sessions in load order, so that each batch's queries
+    read the few groups of rows its keys name (``queries.Sessions``)."""
+    loaded = dict(con.execute("SELECT session_id, session_key FROM sessions").fetchall())
     batches = [
         (
             chunk,
@@ -304,7 +306,7 @@ def _write_session_pages(
                 if r["session_id"] in outcomes
             },
         )
-        for chunk in _batches(rows)
+        for chunk in _batches(sorted(rows, key=lambda r: loaded[r["session_id"]]))
     ]
     path = _database_file(con)
     if workers.jobs <= 1 or workers.remote or path is None or len(batches) <= 1:

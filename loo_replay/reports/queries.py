@@ -8,7 +8,8 @@ played whose amounts are known.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 import duckdb
 import polars as pl
@@ -106,16 +107,51 @@ def seating(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 # -- per session, for a batch of sessions at once -------------------------------------------
 #
-# Each query takes the ids of a batch of sessions and returns their rows with a ``session_id``
-# column: one scan of a table serves the whole batch (a query per session and table costs
-# more than the report's drawing).  ``Batch`` splits the results by session.
+# Each query takes a batch of sessions and returns their rows with a ``session_id`` column:
+# one query of a table serves the whole batch (a query per session and table costs more than
+# the report's drawing).  ``Batch`` splits the results by session.
 
 
-def players(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+class Sessions(NamedTuple):
+    """A batch's sessions, as its queries name them: their ids, and the smallest and largest
+    of their keys (``db.keys``; NULL when none is loaded)."""
+
+    ids: list[str]
+    lo: int | None
+    hi: int | None
+
+    @property
+    def params(self) -> dict[str, object]:
+        return {"ids": self.ids, "lo": self.lo, "hi": self.hi}
+
+
+def sessions_of(con: duckdb.DuckDBPyConnection, ids: Iterable[str]) -> Sessions:
+    """The batch of the sessions ``ids``, their keys looked up in ``sessions``."""
+    wanted = list(ids)
+    ((lo, hi),) = con.execute(
+        "SELECT min(session_key), max(session_key) FROM sessions"
+        " WHERE session_id IN (SELECT unnest($ids::VARCHAR[]))",
+        {"ids": wanted},
+    ).fetchall()
+    return Sessions(wanted, lo, hi)
+
+
+def _in_batch(table: str = "") -> str:
+    """The rows of ``table`` (an alias with its dot, or none) that belong to the batch: the
+    range of keys skips the groups of rows of sessions outside it (DuckDB keeps a text's
+    first 8 bytes only, so the ids alone read the whole table; docs/database.md, "Session
+    keys"), the ids keep the answer the one it was by id, however the keys fall."""
+    return (
+        f"{table}session_key BETWEEN $lo AND $hi"
+        f" AND {table}session_id IN (SELECT unnest($ids::VARCHAR[]))"
+    )
+
+
+def players(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.DataFrame:
     """The sessions' players in seat order with their totals: the per-player table."""
     return _frame(
         con,
-        """
+        f"""
         WITH t AS (
             SELECT
                 session_id,
@@ -130,12 +166,12 @@ def players(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
                 coalesce(sum(tricks), 0) AS tricks,
                 coalesce(sum(net), 0) AS net,
                 arg_max(stack, deal_index) FILTER (WHERE stack IS NOT NULL) AS last_stack
-            FROM seats WHERE session_id IN (SELECT unnest($ids::VARCHAR[]))
+            FROM seats WHERE {_in_batch()}
             GROUP BY session_id, player
         ),
         f AS (
             SELECT session_id, player, count(*) AS violations FROM findings
-            WHERE session_id IN (SELECT unnest($ids::VARCHAR[])) GROUP BY session_id, player
+            WHERE {_in_batch()} GROUP BY session_id, player
         )
         SELECT
             p.session_id, p.seat, p.player, p.name, p.chips,
@@ -153,23 +189,23 @@ def players(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
         FROM players p
         LEFT JOIN t USING (session_id, player)
         LEFT JOIN f USING (session_id, player)
-        WHERE p.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        WHERE {_in_batch("p.")}
         ORDER BY p.session_id, p.seat
         """,
-        {"ids": list(ids)},
+        batch.params,
     )
 
 
-def pool_history(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+def pool_history(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.DataFrame:
     """One row per audited deal or misdeal: the pool at the deal and carried, and what
     happened (loos with who paid what, a flush, a misdeal, revokes)."""
     return _frame(
         con,
-        """
+        f"""
         WITH l AS (
             SELECT session_id, deal_index, count(*) AS loos, sum(loo) AS loo_chips,
                    list(player ORDER BY seat) AS looed, list(loo ORDER BY seat) AS loo_amounts
-            FROM seats WHERE session_id IN (SELECT unnest($ids::VARCHAR[])) AND loo > 0
+            FROM seats WHERE {_in_batch()} AND loo > 0
             GROUP BY session_id, deal_index
         ),
         r AS (
@@ -177,7 +213,7 @@ def pool_history(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataF
                    list(player ORDER BY finding) AS revokers,
                    list(code ORDER BY finding) AS revoke_codes
             FROM findings
-            WHERE session_id IN (SELECT unnest($ids::VARCHAR[])) AND family = 'revoke'
+            WHERE {_in_batch()} AND family = 'revoke'
             GROUP BY session_id, deal_index
         )
         SELECT
@@ -189,38 +225,38 @@ def pool_history(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataF
         FROM deals d
         LEFT JOIN l USING (session_id, deal_index)
         LEFT JOIN r USING (session_id, deal_index)
-        WHERE d.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        WHERE {_in_batch("d.")}
         ORDER BY d.session_id, d.deal_index
         """,
-        {"ids": list(ids)},
+        batch.params,
     )
 
 
-def rejected_deals(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+def rejected_deals(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.DataFrame:
     """The sessions' rejected deals (log errors): where they were and the first error."""
     return _frame(
         con,
-        """
+        f"""
         SELECT session_id, deal_index, deal, dealer, path, message, len(errors) AS errors
         FROM rejects
-        WHERE kind = 'deal' AND session_id IN (SELECT unnest($ids::VARCHAR[]))
+        WHERE kind = 'deal' AND {_in_batch()}
         ORDER BY session_id, deal_index
         """,
-        {"ids": list(ids)},
+        batch.params,
     )
 
 
-def loo_by_declaration(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+def loo_by_declaration(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.DataFrame:
     """Per player (seat order): deals played and looed, in all and by how he played: his own
     hand (declared play, or a must) or the Miss (took it, or defended with it)."""
     return _frame(
         con,
-        """
+        f"""
         WITH s AS (
             SELECT session_id, player, looed,
                    declaration IN ('take_miss', 'defend') AS miss
             FROM seats
-            WHERE session_id IN (SELECT unnest($ids::VARCHAR[])) AND active
+            WHERE {_in_batch()} AND active
                 AND looed IS NOT NULL
         )
         SELECT
@@ -233,23 +269,23 @@ def loo_by_declaration(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl
             count(s.player) FILTER (WHERE s.miss) AS miss_played,
             count(s.player) FILTER (WHERE s.miss AND s.looed) AS miss_looed
         FROM players p LEFT JOIN s USING (session_id, player)
-        WHERE p.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        WHERE {_in_batch("p.")}
         GROUP BY p.session_id, p.player, p.seat
         ORDER BY p.session_id, p.seat
         """,
-        {"ids": list(ids)},
+        batch.params,
     )
 
 
-def loo_by_position(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+def loo_by_position(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.DataFrame:
     """Deals played and looed by seat relative to the dealer: position 1 is the eldest (on
     the dealer's left), the dealer is last; ``dealer`` when that position was always his."""
     return _frame(
         con,
-        """
+        f"""
         WITH dl AS (
             SELECT session_id, deal_index, seat AS dealer_seat FROM seats
-            WHERE session_id IN (SELECT unnest($ids::VARCHAR[])) AND dealer
+            WHERE {_in_batch()} AND dealer
         ),
         s AS (
             SELECT
@@ -259,7 +295,7 @@ def loo_by_position(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.Da
             FROM seats s
             JOIN dl USING (session_id, deal_index)
             JOIN deals d USING (session_id, deal_index)
-            WHERE s.session_id IN (SELECT unnest($ids::VARCHAR[]))
+            WHERE {_in_batch("s.")}
         )
         SELECT
             session_id,
@@ -270,90 +306,90 @@ def loo_by_position(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.Da
             bool_and(position = seated) AS dealer
         FROM s GROUP BY session_id, position ORDER BY session_id, position
         """,
-        {"ids": list(ids)},
+        batch.params,
     )
 
 
-def chips(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+def chips(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.DataFrame:
     """Each player's stack (NULL where not tracked) and net chips so far (unknown amounts
     count 0) after each deal he sat in, players in seat order."""
     return _frame(
         con,
-        """
+        f"""
         SELECT s.session_id, s.deal_index, s.deal, s.player, s.stack, s.net,
                sum(coalesce(s.net, 0)) OVER (
                    PARTITION BY s.session_id, s.player ORDER BY s.deal_index
                )::BIGINT AS total
         FROM seats s JOIN players p USING (session_id, player)
-        WHERE s.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        WHERE {_in_batch("s.")}
         ORDER BY s.session_id, p.seat, s.deal_index
         """,
-        {"ids": list(ids)},
+        batch.params,
     )
 
 
-def violations(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+def violations(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.DataFrame:
     """Violations per rule and player, rules with the most first, players in seat order."""
     return _frame(
         con,
-        """
+        f"""
         SELECT f.session_id, f.code, f.family, f.player, count(*) AS violations,
                count(*) FILTER (WHERE f.penalized) AS penalized,
                (sum(count(*)) OVER (PARTITION BY f.session_id, f.code))::BIGINT AS code_total
         FROM findings f JOIN players p USING (session_id, player)
-        WHERE f.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        WHERE {_in_batch("f.")}
         GROUP BY f.session_id, f.code, f.family, f.player, p.seat
         ORDER BY f.session_id, code_total DESC, f.code, p.seat
         """,
-        {"ids": list(ids)},
+        batch.params,
     )
 
 
-def findings(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+def findings(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.DataFrame:
     """Every violation in deal order, for the findings table."""
     return _frame(
         con,
-        """
+        f"""
         SELECT session_id, deal_index, deal, finding, code, player, trick,
                card::VARCHAR AS card, penalized, penalty, message  -- a card ENUM is text here
-        FROM findings WHERE session_id IN (SELECT unnest($ids::VARCHAR[]))
+        FROM findings WHERE {_in_batch()}
         ORDER BY session_id, deal_index, finding
         """,
-        {"ids": list(ids)},
+        batch.params,
     )
 
 
-def discrepancies(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+def discrepancies(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.DataFrame:
     """Every difference between the record and the audit, in deal order."""
     return _frame(
         con,
-        """
+        f"""
         SELECT session_id, deal_index, deal, field, item, player, recorded, expected,
                recorded - expected AS difference
-        FROM discrepancies WHERE session_id IN (SELECT unnest($ids::VARCHAR[]))
+        FROM discrepancies WHERE {_in_batch()}
         ORDER BY session_id, deal_index, field
         """,
-        {"ids": list(ids)},
+        batch.params,
     )
 
 
-def analysis_by_player(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+def analysis_by_player(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.DataFrame:
     """Per session and player (seat order), from the double-dummy analysis: the solved deals
     they played, the tricks their cards threw away, their avoidable loos, and all their loos
     in those deals (docs/analysis.md)."""
     return _frame(
         con,
-        """
+        f"""
         WITH a AS (
             SELECT a.session_id, a.player, count(*) AS analysed, sum(a.lost) AS thrown,
                    count(*) FILTER (WHERE s.looed) AS loos
             FROM analysis_players a JOIN seats s USING (session_id, deal_index, player)
-            WHERE a.session_id IN (SELECT unnest($ids::VARCHAR[]))
+            WHERE {_in_batch("a.")}
             GROUP BY a.session_id, a.player
         ),
         n AS (
             SELECT session_id, player, count(*) AS avoidable FROM analysis_notes
-            WHERE code = 'avoidable-loo' AND session_id IN (SELECT unnest($ids::VARCHAR[]))
+            WHERE code = 'avoidable-loo' AND {_in_batch()}
             GROUP BY session_id, player
         )
         SELECT
@@ -365,29 +401,29 @@ def analysis_by_player(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl
         FROM players p
         LEFT JOIN a USING (session_id, player)
         LEFT JOIN n USING (session_id, player)
-        WHERE p.session_id IN (SELECT unnest($ids::VARCHAR[]))
+        WHERE {_in_batch("p.")}
         ORDER BY p.session_id, p.seat
         """,
-        {"ids": list(ids)},
+        batch.params,
     )
 
 
-def thrown_tricks(con: duckdb.DuckDBPyConnection, ids: Sequence[str]) -> pl.DataFrame:
+def thrown_tricks(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.DataFrame:
     """Every ``lost-trick`` and ``avoidable-loo`` note in deal order, for the page's table."""
     return _frame(
         con,
-        """
+        f"""
         SELECT session_id, deal_index, deal, note, code, player, trick, card, better, message
         FROM analysis_notes
         WHERE code IN ('lost-trick', 'avoidable-loo')
-            AND session_id IN (SELECT unnest($ids::VARCHAR[]))
+            AND {_in_batch()}
         ORDER BY session_id, deal_index, note
         """,
-        {"ids": list(ids)},
+        batch.params,
     )
 
 
-Query = Callable[[duckdb.DuckDBPyConnection, Sequence[str]], pl.DataFrame]
+Query = Callable[[duckdb.DuckDBPyConnection, Sessions], pl.DataFrame]
 
 
 class Batch:
@@ -396,13 +432,13 @@ class Batch:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, ids: Iterable[str]) -> None:
         self.con = con
-        self.ids = list(ids)
+        self.sessions = sessions_of(con, ids)
         self._parts: dict[Query, tuple[pl.DataFrame, dict[str, pl.DataFrame]]] = {}
 
     def frame(self, query: Query, session_id: str) -> pl.DataFrame:
         """``query``'s rows for ``session_id`` (empty, with the columns, if none)."""
         if query not in self._parts:
-            full = query(self.con, self.ids)
+            full = query(self.con, self.sessions)
             split = full.partition_by("session_id", as_dict=True, maintain_order=True)
             self._parts[query] = (full.clear(), {str(k[0]): v for k, v in split.items()})
         empty, parts = self._parts[query]
