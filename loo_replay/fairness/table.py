@@ -35,7 +35,7 @@ class Listing:
     """What a page shows of the table: how many tests, tested and flagged; the first
     ``LISTED`` rows (flagged first); the ``SHOWN`` least likely rows with a rate (the
     repeated-deal counts have none); the players' tested rates of holding the top trump when
-    dealing, up to ``LISTED``, for the funnel.  Rows are as ``as_dicts`` makes them."""
+    dealing, up to ``LISTED``, for the funnel.  Rows are as ``_as_dicts`` makes them."""
 
     tests: int
     tested: int
