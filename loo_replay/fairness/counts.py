@@ -1,12 +1,12 @@
 """What the fairness tests count, in SQL over the tables ``ingest`` fills.
 
-One query per test family, each one scan of the dealt cards grouped by the
+One query per test family, each one scan of the dealt hands grouped by the
 scope (a session, a venue, or everything): no Python loop over deals.  Only
 audited deals with every hand known count (misdeals and rejected deals are
 not fair or unfair deals, and a deal recorded with hands left out shows too
 few of its cards).  A card's position is its seat counted clockwise from the eldest
-(0) to the dealer (seated - 1), the Miss next (seated).  The top trumps come
-from a small table of the engine's trump order, registered beside the data.
+(0) to the dealer (seated - 1), the Miss next (seated).  The trumps come from a
+small table of masks of the engine's trump order, registered beside the data.
 """
 
 from __future__ import annotations
@@ -37,18 +37,26 @@ SCOPES = {  # --by -> the SQL that names each deal's group (fixed text, never us
 }
 
 
-def trump_ranks() -> pa.Table:
-    """(pam, turn_up, card, tr): each trump's place from the top once the turn-up is set
-    aside; tr = 1 is docs/rules.md §3's top trump (the next one down when the best is turned)."""
-    rows: dict[str, list[Any]] = {"pam": [], "turn_up": [], "card": [], "tr": []}
+def _mask(cards: list[int]) -> int:
+    return sum(1 << c for c in cards)
+
+
+def trump_masks() -> pa.Table:
+    """(pam, turn_up, top_card, trumps, top1, top3): once the turn-up is set aside, the trumps
+    as a 52-bit mask (bit ``enum_code`` of a card, 2S to AC), docs/rules.md §3's top trump (the
+    next one down when the best is turned) and the top three."""
+    rows: dict[str, list[Any]] = {
+        k: [] for k in ("pam", "turn_up", "top_card", "trumps", "top1", "top3")
+    }
     for pam in (False, True):
         for turned in range(52):
             order = [c for c in TRUMP_ORDER[pam][turned // 13] if c != turned]
-            for place, card in enumerate(order, start=1):
-                rows["pam"].append(pam)
-                rows["turn_up"].append(canonical(turned))
-                rows["card"].append(canonical(card))
-                rows["tr"].append(place)
+            rows["pam"].append(pam)
+            rows["turn_up"].append(canonical(turned))
+            rows["top_card"].append(canonical(order[0]))
+            rows["trumps"].append(_mask(order))
+            rows["top1"].append(_mask(order[:1]))
+            rows["top3"].append(_mask(order[:3]))
     return pa.table(rows)
 
 
@@ -84,6 +92,14 @@ JOIN (SELECT {key}, deal_index, count(*) AS seat_rows,
 
 
 SEATED_AS_LOADED = seated_as_loaded("session_id")
+# A hand's mask: the bits of its cards; NULL for a hand of no card, which is no hand (only a
+# database changed by hand has one; a card listed twice there counts once).
+_MASK = "list_bit_or(list_transform({cards}, lambda c: 1::BIGINT << enum_code(c)))"
+_RANKS = {  # docs/fairness.md's classes of cards-to-seats outside the top trump, as masks
+    "ace": _mask([s * 13 + 12 for s in range(4)]),
+    "court": _mask([s * 13 + r for s in range(4) for r in (9, 10, 11)]),
+    "other": _mask([s * 13 + r for s in range(4) for r in range(9)]),
+}
 _BASE = (
     f"""
 CREATE OR REPLACE TEMP TABLE fairness_deals AS
@@ -99,34 +115,64 @@ LEFT JOIN deals nx ON nx.session_key = d.session_key AND nx.deal_index = d.deal_
                   AND nx.status = 'audited' AND nx.knowledge = 'full'
 WHERE d.status = 'audited' AND d.knowledge = 'full'
 """,
-    """
-CREATE OR REPLACE TEMP TABLE fairness_cards AS
+    # Each hand (a seat's, the Miss's) as a 52-bit mask, with its trumps and its cards of each
+    # class of cards-to-seats counted on it, so that no query needs a row per card or to sort
+    # (docs/fairness.md, "Speed").  A card's position is its seat counted clockwise from the
+    # eldest (0) to the dealer (seated - 1), the Miss next (seated).
+    f"""
+CREATE OR REPLACE TEMP TABLE fairness_hands AS
 WITH dealt AS (
     SELECT f.deal_id, st.player, (st.seat - f.dealer_seat - 1 + f.n) % f.n AS pos,
-           unnest(st.hand) AS card
+           {_MASK.format(cards="st.hand")} AS hand, f.pam, f.turn_up
     FROM seats st JOIN fairness_deals f USING (session_key, deal_index)
     UNION ALL
-    SELECT f.deal_id, NULL, f.n, unnest(d.miss)
+    SELECT f.deal_id, NULL, f.n, {_MASK.format(cards="d.miss")}, f.pam, f.turn_up
     FROM deals d JOIN fairness_deals f USING (session_key, deal_index)
     WHERE d.miss IS NOT NULL
 )
-SELECT c.deal_id, c.player, c.pos, c.card, t.tr
-FROM dealt c
-JOIN fairness_deals f USING (deal_id)
-LEFT JOIN fairness_trumps t ON t.pam = f.pam AND t.turn_up = f.turn_up AND t.card = c.card
+SELECT x.deal_id, x.player, x.pos, x.player IS NULL AS miss, x.hand,
+       coalesce(x.hand & t.top1 <> 0, false) AS top1,
+       coalesce(x.hand & t.top3 <> 0, false) AS top3,
+       coalesce(bit_count(x.hand & t.trumps), 0) AS trumps,
+       coalesce(bit_count(x.hand & t.top1), 0) AS top,
+       bit_count(x.hand & {_RANKS["ace"]} & ~coalesce(t.top1, 0)) AS ace,
+       bit_count(x.hand & {_RANKS["court"]} & ~coalesce(t.top1, 0)) AS court,
+       bit_count(x.hand & {_RANKS["other"]} & ~coalesce(t.top1, 0)) AS other
+FROM dealt x
+LEFT JOIN fairness_trump_masks t ON t.pam = x.pam AND t.turn_up = x.turn_up
+WHERE x.hand IS NOT NULL
 """,
-    # Each card played, where it lies in the next deal: neighbours are found by equality
-    # joins (the next card of a trick, or the first of the next after its last), not by a
-    # window over every card played, so that DuckDB can spill to disk.
+    # Where each card lies in a deal, in one row a deal: the cards dealt, and bit k of each
+    # card's position as the mask ``b{k}`` (positions are under 32: ``MOST_SEATED``), so that
+    # placing a card played is arithmetic on a row per deal, not a join on every card dealt.
+    """
+CREATE OR REPLACE TEMP TABLE fairness_places AS
+SELECT deal_id, count(*) AS places, bit_or(hand) AS dealt,
+"""
+    + ",\n".join(
+        f"       coalesce(bit_or(hand) FILTER (WHERE pos & {1 << k} <> 0), 0) AS b{k}"
+        for k in range(5)
+    )
+    + """
+FROM fairness_hands GROUP BY deal_id
+""",
+    # Each card played, where it lies in the next deal (dealt there: in a hand or the Miss):
+    # neighbours are found by equality joins (the next card of a trick, or the first of the
+    # next after its last), not by a window over every card played, so that DuckDB can spill.
     """
 CREATE OR REPLACE TEMP TABLE fairness_placed AS
-SELECT f.next_id, p.trick, p.position, p.position = t.cards AS last, a.pos AS place,
-       g.n + g.has_miss::INTEGER AS places
-FROM plays p
-JOIN fairness_deals f USING (session_key, deal_index)
-JOIN tricks t USING (session_key, deal_index, trick)
-JOIN fairness_cards a ON a.deal_id = f.next_id AND a.card = p.card
-JOIN fairness_deals g ON g.deal_id = f.next_id
+SELECT next_id, trick, position, last, place, places FROM (
+    SELECT f.next_id, p.trick, p.position, p.position = t.cards AS last, m.places, m.dealt,
+           enum_code(p.card) AS c,
+"""
+    + " | ".join(f"(((m.b{k} >> c) & 1) << {k})" for k in range(5))
+    + """ AS place
+    FROM plays p
+    JOIN fairness_deals f USING (session_key, deal_index)
+    JOIN tricks t USING (session_key, deal_index, trick)
+    JOIN fairness_places m ON m.deal_id = f.next_id
+)
+WHERE (dealt >> c) & 1 = 1
 """,
     """
 CREATE OR REPLACE TEMP TABLE fairness_pairs AS
@@ -139,22 +185,6 @@ SELECT x.next_id, (y.place - x.place + x.places) % x.places
 FROM fairness_placed x
 JOIN fairness_placed y ON y.next_id = x.next_id AND y.trick = x.trick + 1 AND y.position = 1
 WHERE x.last
-""",
-    # A hand as a 52-bit mask (bit suit*13 + rank: the card's place in the card type, 2S to
-    # AC), so that no aggregate needs to sort; with its best trump, its trumps and its cards
-    # of each class of cards-to-seats (rank 12 the ace, 9 to 11 the courts), so that the
-    # queries below group the hands, not again every card (docs/fairness.md, "Speed").
-    """
-CREATE OR REPLACE TEMP TABLE fairness_hands AS
-SELECT deal_id, player, pos, player IS NULL AS miss,
-       bit_or(1::BIGINT << enum_code(card)) AS hand,
-       min(tr) AS best, count(tr) AS trumps,
-       count(*) FILTER (WHERE tr = 1) AS top,
-       count(*) FILTER (WHERE tr IS DISTINCT FROM 1 AND enum_code(card) % 13 = 12) AS ace,
-       count(*) FILTER (WHERE tr IS DISTINCT FROM 1 AND enum_code(card) % 13 BETWEEN 9 AND 11)
-           AS court,
-       count(*) FILTER (WHERE tr IS DISTINCT FROM 1 AND enum_code(card) % 13 < 9) AS other
-FROM fairness_cards GROUP BY deal_id, player, pos
 """,
 )
 # The deals ``fairness_deals`` leaves out for their seats, for the output to say so.
@@ -171,7 +201,7 @@ TEMP_TABLES = (
     "fairness_hands",
     "fairness_pairs",
     "fairness_placed",
-    "fairness_cards",
+    "fairness_places",
     "fairness_deals",
 )
 
@@ -194,17 +224,17 @@ WHERE cards > 0
 # outside the turn-up follow.
 _KINDS = """
 SELECT {grp} AS grp, f.n, f.h, f.has_miss, f.turn_up IS NOT NULL AS tu,
-       f.turn_up[1] AS turned, t.card[1] AS top, count(*) AS deals
+       f.turn_up[1] AS turned, t.top_card[1] AS top, count(*) AS deals
 FROM fairness_deals f
-LEFT JOIN fairness_trumps t ON t.pam = f.pam AND t.turn_up = f.turn_up AND t.tr = 1
+LEFT JOIN fairness_trump_masks t ON t.pam = f.pam AND t.turn_up = f.turn_up
 GROUP BY ALL
 """
 
 _HANDS = """
 SELECT {grp} AS grp, f.dealer, x.player, f.h, f.pam, f.turn_up[2] AS suit,
        count(*) AS deals,
-       count(*) FILTER (WHERE x.best = 1) AS top1,
-       count(*) FILTER (WHERE x.best <= 3) AS top3,
+       count(*) FILTER (WHERE x.top1) AS top1,
+       count(*) FILTER (WHERE x.top3) AS top3,
        count(*) FILTER (WHERE x.trumps >= 2) AS two
 FROM fairness_hands x JOIN fairness_deals f USING (deal_id)
 WHERE f.turn_up IS NOT NULL AND NOT x.miss
@@ -305,16 +335,16 @@ def roomy(con: duckdb.DuckDBPyConnection, temp_tables: tuple[str, ...]) -> Itera
 @contextlib.contextmanager
 def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """The temporary tables every scope's counts read, dropped afterwards."""
-    con.register("fairness_trumps", trump_ranks())
+    con.register("fairness_trump_masks", trump_masks())
     try:
         with roomy(con, TEMP_TABLES):
             for statement in _BASE:
                 con.execute(statement)
-            for spent in ("fairness_placed", "fairness_cards"):  # read only by the tables above
+            for spent in ("fairness_placed", "fairness_places"):  # read only by the tables above
                 con.execute(f"DROP TABLE temp.{spent}")
             yield
     finally:
-        con.unregister("fairness_trumps")
+        con.unregister("fairness_trump_masks")
 
 
 def count(con: duckdb.DuckDBPyConnection, scope: str) -> Counts:

@@ -435,3 +435,22 @@ def test_out_of_memory_names_the_variable_that_gives_more(loaded: Path) -> None:
         "bounds DuckDB's memory, to 128MB unless told otherwise: set LOO_REPLAY_DB_MEMORY" in said
     )
     assert peak < PEAK_MB
+
+
+def test_the_fairness_tests_take_a_hand_of_no_card_and_a_card_listed_twice(
+    loaded: Path, tmp_path: Path
+) -> None:
+    """A hand emptied and a card listed twice in another (a database changed by hand): the
+    tests still run, within the memory bound, over the same deals; the empty hand is no hand
+    and the card counts once (docs/limits.md, "A database from someone else")."""
+    first = "session_key = (SELECT min(session_key) FROM seats)"
+    db = _changed(
+        loaded,
+        tmp_path,
+        f"UPDATE seats SET hand = [] WHERE deal_index = 2 AND seat = 0 AND {first}",
+        f"UPDATE seats SET hand = list_concat(hand, [hand[1]]) WHERE deal_index = 3 AND {first}",
+    )
+    tested, before = _tested(db), _tested(loaded)
+    assert "left_out" not in tested
+    assert _dealt(tested) == _dealt(before)
+    assert len(tested["tests"]) == len(before["tests"])
