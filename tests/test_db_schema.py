@@ -11,7 +11,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 import pytest
 from db_helpers import SAMPLES, counts, dump, run, sql
 
-from loo_replay.db import keys, latest, migrations, opening, settings, tables, versions
+from loo_replay.db import latest, migrations, opening, settings, tables, versions
 from loo_replay.db.load import Loader, insert_table
 from loo_replay.engine.cards import canonical
 from loo_replay.logs.paths import expand
@@ -32,7 +32,7 @@ class _OlderLoader(Loader):
         ).fetchall():
             return
         have = {r[0] for r in self.con.execute(f"DESCRIBE {name}").fetchall()}
-        table = keys.with_keys(table, self.keys)  # left out below: no key before version 14
+        # The session keys, kept with the rows, are left out: none before version 14.
         insert_table(self.con, name, table.select([c for c in table.column_names if c in have]))
 
     def _last_key(self) -> int:

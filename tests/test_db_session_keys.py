@@ -10,6 +10,7 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped]
+import pytest
 from db_helpers import SAMPLES, run, sql
 from test_db_schema import _load_at
 
@@ -148,12 +149,14 @@ def test_a_lookup_by_key_finds_the_rows_of_the_id_alone(tmp_path: Path) -> None:
         assert stored_analyses(con, "no such session") == {}
 
 
-def test_keys_are_added_to_a_batch_by_id_null_where_there_is_none() -> None:
-    frame = pa.table({"session_id": ["b", "a", None, "b", "c"], "x": [1, 2, 3, 4, 5]})
-    keyed = keys.with_keys(frame, {"a": 7, "b": 8})
-    assert keyed.column("session_key").to_pylist() == [8, 7, None, 8, None]
+def test_keys_are_added_to_a_batch_by_runs_of_rows_null_where_there_is_none() -> None:
+    frame = pa.table({"session_id": ["b", "b", None, "a", "c"], "x": [1, 2, 3, 4, 5]})
+    keyed = keys.keyed(frame, [(8, 2), (None, 1), (7, 1), (None, 0), (9, 1)])
+    assert keyed.column("session_key").to_pylist() == [8, 8, None, 7, 9]
     assert keyed.column("x").to_pylist() == [1, 2, 3, 4, 5]
-    assert keys.with_keys(frame, {}).column("session_key").null_count == 5
+    assert keys.keyed(frame.slice(0, 0), []).column("session_key").to_pylist() == []
+    with pytest.raises(RuntimeError):  # runs that do not cover the rows: nothing is keyed
+        keys.keyed(frame, [(8, 4)])
 
 
 BATCH_QUERIES = (

@@ -173,14 +173,15 @@ def test_ingest_imports_the_database_and_arrow_and_nothing_for_pages(tmp_path: P
 
 
 def test_ingest_loads_without_arrows_compute_module(tmp_path: Path) -> None:
-    """The session keys of the rows loaded (``db/keys.py``) are matched by Arrow's kernels
-    without ``pyarrow.compute``, which makes a Python function of each as it is imported (a
-    tenth of an ingest of 40 deals), into a new database and an existing one."""
+    """The session keys of the rows loaded (``db/keys.py``) are set by runs of rows, without
+    Arrow's kernels: ``pyarrow.compute`` makes a Python function of each as it is imported
+    (a tenth of an ingest of 40 deals), and their extension imports NumPy; into a new
+    database and an existing one."""
     db = tmp_path / "loo.duckdb"
     for log in (LOG, ROOT / "sample_logs" / "three-card-revokes.json"):
         run = _run("ingest", log, "--db", db)
         assert "0 loaded" not in run.stdout, run.stdout
-        assert "pyarrow.compute" not in _modules(run.stderr)
+        assert not {"pyarrow.compute", "pyarrow._compute"} & _modules(run.stderr)
     assert _keys(db) == [1, 2]
 
 

@@ -264,7 +264,7 @@ class Committer:
             for row_type in (DecisionDealRow, DecisionRow):
                 table = _table(row_type, [r for r in rows if type(r) is row_type])
                 if table.num_rows:
-                    table = keys.with_keys(table, {task.session_id: key})
+                    table = keys.keyed(table, [(key, table.num_rows)])
                     insert_table(self.con, _TABLES[row_type], table)
         except BaseException:
             self.rollback()

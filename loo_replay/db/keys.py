@@ -13,22 +13,18 @@ the key once, in ``sessions`` (by its primary key's index), and names both.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable
 
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped]
-
-# Arrow's kernels called by name, from the extension that runs them: ``pyarrow.compute``
-# makes a Python function of every kernel as it is imported (0.19 billion instructions, a
-# tenth of ``ingest`` of 40 deals; docs/performance.md, "Start-up"), and ``Array.take``
-# imports it.
-from pyarrow._compute import SetLookupOptions, call_function  # type: ignore[import-untyped]
 
 COLUMN = "session_key"
 
 # A session's rows, by key and id: the key skips the groups of rows of other sessions, the id
 # keeps the answer the one it was by id alone.
 BY_KEY = "session_key = ? AND session_id = ?"
+
+_INT64 = pa.int64()
 
 
 def key_of(con: duckdb.DuckDBPyConnection, session_id: str) -> int | None:
@@ -61,14 +57,19 @@ def last_key(con: duckdb.DuckDBPyConnection) -> int:
     return int(last)
 
 
-def with_keys(frame: pa.Table, keys: Mapping[str, int]) -> pa.Table:
-    """``frame`` with each row's session key beside its ``session_id`` (NULL where the id
-    has no key: a rejected document names no session).  The keys are matched by hashing
-    the few ids of the batch, not row by row in Python."""
+def keyed(frame: pa.Table, runs: Iterable[tuple[int | None, int]]) -> pa.Table:
+    """``frame`` with each row's session key beside its ``session_id``, from ``runs``: in
+    the order of the rows, a key (None where there is none: a rejected document names no
+    session) and how many rows in a row have it, as the loader knows them from the items
+    it keeps (``frames.SessionItem.rows``).  Each run is one value repeated, not an id
+    matched row by row: that hashed every row's id with Arrow's kernels, whose extension
+    imports NumPy (docs/performance.md, "Targets: met and missed")."""
     if COLUMN in frame.column_names or "session_id" not in frame.column_names:
         return frame
-    ids = list(keys)
-    found = SetLookupOptions(value_set=pa.array(ids, pa.string()))
-    at = call_function("index_in", [frame["session_id"]], found)
-    column = call_function("take", [pa.array([keys[i] for i in ids], pa.int64()), at])
+    column = pa.concat_arrays(
+        [pa.repeat(pa.scalar(key, _INT64), rows) for key, rows in runs if rows > 0]
+        or [pa.array([], _INT64)]
+    )
+    if len(column) != frame.num_rows:  # never load a key beside another session's rows
+        raise RuntimeError(f"{len(column)} session keys for {frame.num_rows} rows")
     return frame.append_column(COLUMN, column)

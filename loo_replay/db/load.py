@@ -190,8 +190,9 @@ class Loader:
     # Sessions loaded before their documents were kept (docs/database.md, ``documents``):
     # ``replace`` loads them again, though their content is the same, to keep the document.
     undocumented: set[str] = field(default_factory=set)
-    # Each session whose rows wait, its key (db/keys.py): one more than the last given, in
-    # the order the sessions are kept, so that the keys grow along every table's rows.
+    # Each session kept from the batch being loaded, its key (db/keys.py), set beside its
+    # rows as they are kept: one more than the last given, in the order the sessions are
+    # kept, so that the keys grow along every table's rows.
     keys: dict[str, int] = field(default_factory=dict)
     last_key: int = 0
     waiting: dict[str, list[pa.Table]] = field(default_factory=dict)  # kept rows not inserted
@@ -386,7 +387,6 @@ class Loader:
             if tables:
                 self._insert(name, tables[0] if len(tables) == 1 else pa.concat_tables(tables))
         self.waiting_deals = 0
-        self.keys.clear()  # of the rows inserted: the next rows are of sessions kept after
 
     # -- one batch -----------------------------------------------------------------
 
@@ -424,20 +424,24 @@ class Loader:
         if file is not None:
             self._counted(file, at)
         if deletes:
-            given = {sid: self.keys[sid] for sid in pending}  # this batch's, not yet waiting
             self.flush()  # a replaced session's rows may be among those waiting
-            self.keys.update(given)
             self._delete(deletes)
         kept = list(keep.values())  # in input order: a replacing item comes after the replaced
         self.changed = self.changed or bool(kept or deletes)
+        given = [self.keys[i.session_id] if isinstance(i, SessionItem) else None for i in kept]
         for name in TABLES:
-            table = rows_in(batch.tables[name], [i.rows[name] for i in kept])
+            ranges = [i.rows[name] for i in kept]
+            table = rows_in(batch.tables[name], ranges)
             if table.num_rows:
-                self.waiting.setdefault(name, []).append(table)
+                runs = zip(given, [stop - start for start, stop in ranges], strict=True)
+                self.waiting.setdefault(name, []).append(keys.keyed(table, runs))
         kept_documents = documents.kept(batch, [i for i in kept if isinstance(i, SessionItem)])
         if kept_documents.num_rows:
+            ids = kept_documents.column("session_id").to_pylist()
+            kept_documents = keys.keyed(kept_documents, [(self.keys[sid], 1) for sid in ids])
             self.waiting.setdefault(DOCUMENTS, []).append(kept_documents)
             self.document_bytes += kept_documents.nbytes
+        self.keys.clear()
         self.waiting_deals += sum(i.deals for i in kept if isinstance(i, SessionItem))
         if self.waiting_deals >= INSERT_DEALS:
             self.flush()
@@ -560,7 +564,7 @@ class Loader:
             self.con.execute(f"DELETE FROM {table} WHERE {where}", params)
 
     def _insert(self, name: str, table: pa.Table) -> None:
-        insert_table(self.con, name, keys.with_keys(table, self.keys))
+        insert_table(self.con, name, table)
 
 
 def insert_table(con: duckdb.DuckDBPyConnection, name: str, frame: pa.Table) -> None:
