@@ -151,6 +151,7 @@ def ingest(
     from loo_replay.output.text import safe
     from loo_replay.run.driver import input_bytes, reached
 
+    _arrow_without_numpy()
     choice = rule_choice(ruleset, settings)
     sampling = judging(decisions, samples, seed)
     workers = reached(jobs, scheduler)  # a dead scheduler: said before the database is made
@@ -202,6 +203,27 @@ def ingest(
     for line in unread_lines(s):
         typer.echo(f"loo-replay: {line}", err=True)
     raise typer.Exit(result.exit_code)
+
+
+def _arrow_without_numpy() -> None:
+    """Import pyarrow with NumPy and cloudpickle hidden, unless pyarrow is imported already:
+    it goes on without them (it checks for NumPy before any use, and takes the standard
+    ``pickle`` for cloudpickle), and ingest never hands it an array of NumPy's.  They were
+    0.30 billion of pyarrow's 0.53 billion instructions, paid before the workers are forked,
+    with a core idle (docs/performance.md, "Targets: met and missed")."""
+    if "pyarrow" in sys.modules:
+        return
+    hidden = [name for name in _ARROW_EXTRAS if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # its import raises ImportError
+    try:
+        import pyarrow  # type: ignore[import-untyped]  # noqa: F401
+    finally:
+        for name in hidden:
+            del sys.modules[name]  # a later import finds it, as it would have
+
+
+_ARROW_EXTRAS = ("numpy", "cloudpickle")  # what pyarrow imports if it can, and ingest needs not
 
 
 def judging(decisions: bool, samples: int, seed: int) -> Sampling | None:
