@@ -11,6 +11,7 @@ that importing ``scipy.stats`` costs every command (docs/performance.md, "Start-
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
@@ -124,6 +125,7 @@ def binomial_sum(trials: Mapping[float, int]) -> Law:
     return law
 
 
+@functools.lru_cache(maxsize=1024)  # the sessions of a fairness run share their means
 def poisson(mean: float) -> Law:
     if mean <= 0.0:
         return CERTAIN_ZERO

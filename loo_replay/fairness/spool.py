@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import fields
 
 from loo_replay.fairness.holm import holm
-from loo_replay.fairness.stats import Verdict, judged
+from loo_replay.fairness.stats import Verdict, judged, judgement
 
 FIELDS = tuple(f.name for f in fields(Verdict))
 _FIELDS_OF = operator.attrgetter(*FIELDS)
@@ -77,9 +77,11 @@ class Spool:
             offset += _HEADER + size
             for row in rows:
                 v = object.__new__(Verdict)
-                v.__dict__.update(zip(FIELDS, row, strict=True))
-                if v.p_value is None:
-                    yield judged(v, None, alpha)
+                fields_of = v.__dict__
+                fields_of.update(zip(FIELDS, row, strict=True))
+                if fields_of["p_value"] is None:
+                    fields_of.update(judgement(fields_of, None, alpha))
                 else:
-                    yield judged(v, adjusted[k], alpha)
+                    fields_of.update(judgement(fields_of, adjusted[k], alpha))
                     k += 1
+                yield v

@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
+from typing import Any
 
 import numpy as np
 
@@ -65,8 +66,34 @@ def amended(v: Verdict, **changes: object) -> Verdict:
     """``v`` with ``changes``: ``dataclasses.replace`` without its walk over the fields and
     its ``__init__`` (a run over 10,000 sessions makes 720,000 verdicts twice over, and
     ``replace`` was a tenth of its time; docs/fairness.md, "Speed")."""
+    return _made(v.__dict__, changes)
+
+
+_DEFAULTS = {f.name: f.default for f in fields(Verdict) if f.default is not MISSING}
+
+
+def new_verdict(
+    test: str,
+    scope: str,
+    group: str,
+    subject: tuple[tuple[str, str], ...],
+    deals: int,
+    **found: object,
+) -> Verdict:
+    """``Verdict(test, scope, group, subject, deals, MIN_DEALS[test], **found)``, made as
+    ``amended`` makes one, without the frozen ``__init__``'s setattr a field."""
+    return _made(
+        _DEFAULTS,
+        {
+            "test": test, "scope": scope, "group": group, "subject": subject,
+            "deals": deals, "min_deals": MIN_DEALS[test], **found,
+        },
+    )  # fmt: skip
+
+
+def _made(base: Mapping[str, object], changes: Mapping[str, object]) -> Verdict:
     new = object.__new__(Verdict)
-    new.__dict__.update(v.__dict__)
+    new.__dict__.update(base)
     new.__dict__.update(changes)
     return new
 
@@ -103,16 +130,17 @@ def chi_square(
 # -- the tests ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class Bernoulli:
-    """Deals in which something happened (``hits``) of ``trials[p]`` deals with fair chance p."""
+    """Deals in which something happened (``hits``) of ``trials[p]`` deals with fair chance p.
+    A plain class: a run makes 550,000, and a frozen dataclass's fields, or a cached
+    property, cost more than the test (docs/fairness.md, "Speed")."""
 
-    hits: int
-    trials: Mapping[float, int]
+    __slots__ = ("deals", "hits", "trials")
 
-    @property
-    def deals(self) -> int:
-        return sum(self.trials.values())
+    def __init__(self, hits: int, trials: Mapping[float, int]) -> None:
+        self.hits = hits
+        self.trials = trials
+        self.deals = sum(trials.values())
 
     @property
     def expected(self) -> float:
@@ -132,12 +160,15 @@ def bernoulli_verdict(
 
     ``describe`` is the finding with ``{observed}`` and ``{expected}`` left to fill."""
     n = counts.deals
-    base = Verdict(test, scope, group, subject, n, MIN_DEALS[test])
     if n < MIN_DEALS[test]:
-        return base
+        return new_verdict(test, scope, group, subject, n)
     rate, fair = counts.hits / n, counts.expected
-    return amended(
-        base,
+    return new_verdict(
+        test,
+        scope,
+        group,
+        subject,
+        n,
         statistic=float(counts.hits),
         p_value=binomial_greater(counts.hits, counts.trials),
         observed=rate,
@@ -169,16 +200,19 @@ def chi_square_verdict(
     alpha: float,
 ) -> Verdict:
     """Pearson's chi-square; the finding names the cell furthest from fair dealing."""
-    base = Verdict(test, scope, group, subject, deals, MIN_DEALS[test])
     if deals < MIN_DEALS[test] or table.df < 1 or not table.observed:
-        return base
+        return new_verdict(test, scope, group, subject, deals)
     statistic, p = chi_square(table.observed, table.expected, table.df)
     o, e = np.asarray(table.observed, float), np.asarray(table.expected, float)
     worst = int(np.argmax((o - e) ** 2 / e))
     total = table.totals[worst]
     rate, fair = o[worst] / total, e[worst] / total
-    return amended(
-        base,
+    return new_verdict(
+        test,
+        scope,
+        group,
+        subject,
+        deals,
         statistic=statistic,
         df=table.df,
         p_value=p,
@@ -348,9 +382,9 @@ def repeats_verdict(
     """Equal pairs against their expected number (pairs of items times the chance of a
     match): a Poisson count, the birthday problem's limit; one-sided."""
     test = "repeated-deal"
-    base = Verdict(test, scope, group, (("measure", measure),), deals, MIN_DEALS[test])
+    subject = (("measure", measure),)
     if deals < MIN_DEALS[test]:
-        return base
+        return new_verdict(test, scope, group, subject, deals)
     seen = sum(c.equal_pairs for c in counts)
     mean = math.fsum(c.pairs * c.chance for c in counts)  # the same in any order of rows
     p = 1.0  # no repeat; a repeat where fair dealing expects none at all has p = 0
@@ -359,8 +393,12 @@ def repeats_verdict(
         p = law.at_least(seen)
     lo, hi = law.quantile(alpha / 2), law.quantile(1 - alpha / 2)
     what = "hands dealt twice" if measure == "hand" else "deals repeated exactly"
-    return amended(
-        base,
+    return new_verdict(
+        test,
+        scope,
+        group,
+        subject,
+        deals,
         statistic=float(seen),
         p_value=p,
         observed=float(seen),
@@ -388,11 +426,19 @@ def judged(v: Verdict, p_adjusted: float | None, alpha: float) -> Verdict:
     """``v`` with its Holm-adjusted p-value (None when it had too few deals), whether it is
     flagged, and its message: what was seen and how unlikely it is under fair dealing,
     nothing more."""
-    if v.p_value is None or p_adjusted is None:
-        return amended(v, message=f"too few deals: {v.deals} of the {v.min_deals} this test needs")
+    return _made(v.__dict__, judgement(v.__dict__, p_adjusted, alpha))
+
+
+def judgement(v: Mapping[str, Any], p_adjusted: float | None, alpha: float) -> dict[str, Any]:
+    """``judged``'s changes to the fields ``v`` of a verdict."""
+    p = v["p_value"]
+    if p is None or p_adjusted is None:
+        return {"message": f"too few deals: {v['deals']} of the {v['min_deals']} this test needs"}
     flagged = p_adjusted < alpha
-    odds = f"p = {v.p_value:.2g}, adjusted {p_adjusted:.2g}"
+    odds = f"p = {p:.2g}, adjusted {p_adjusted:.2g}"
     verdict = "unlikely under fair dealing" if flagged else "consistent with fair dealing"
-    return amended(
-        v, p_adjusted=p_adjusted, flagged=flagged, message=f"{v.finding} ({verdict}, {odds})"
-    )
+    return {
+        "p_adjusted": p_adjusted,
+        "flagged": flagged,
+        "message": f"{v['finding']} ({verdict}, {odds})",
+    }

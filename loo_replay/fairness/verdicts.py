@@ -198,33 +198,29 @@ def _cards_to_seats(c: Counts, group: str, all_deals: int, alpha: float) -> Verd
 
 def _hands(c: Counts, group: str, alpha: float) -> list[Verdict]:
     """dealer-hand (three measures) for each dealer, dealer-friend for each pair."""
-    own: dict[tuple[str, str], list[int]] = {}
-    own_trials: dict[tuple[str, str], dict[float, int]] = defaultdict(lambda: defaultdict(int))
-    friend: dict[tuple[str, str], list[int]] = {}
-    friend_trials: dict[tuple[str, str], dict[float, int]] = defaultdict(lambda: defaultdict(int))
+    own: dict[tuple[str, str], tuple[list[int], dict[float, int]]] = {}  # hits, trials
+    friend: dict[tuple[str, str], tuple[list[int], dict[float, int]]] = {}
     for g, dealer, player, h, pam, suit, deals, top1, top3, two in c.hands:
         if g != group:
             continue
         chances = _chances(h, pam, suit)
         if dealer == player:
-            for measure, hits in zip(chances, (top1, top3, two), strict=True):
-                own.setdefault((player, measure), [0])[0] += hits
-                own_trials[(player, measure)][chances[measure]] += deals
+            for (measure, p), hits in zip(chances, (top1, top3, two), strict=True):
+                _add(own, (player, measure), hits, p, deals)
         else:
-            friend.setdefault((dealer, player), [0])[0] += top1
-            friend_trials[(dealer, player)][chances["top trump"]] += deals
+            _add(friend, (dealer, player), top1, chances[0][1], deals)
     out = [
         bernoulli_verdict(
             "dealer-hand",
             c.scope,
             group,
             (("player", player), ("measure", measure)),
-            Bernoulli(hits, own_trials[(player, measure)]),
+            Bernoulli(hits, trials),
             alpha,
             f"when {player} deals they hold {_article(measure)} in {{observed}} of deals; "
             "fair dealing gives {expected}",
         )
-        for (player, measure), (hits,) in sorted(own.items())
+        for (player, measure), ([hits], trials) in sorted(own.items())
     ]
     out += [
         bernoulli_verdict(
@@ -232,20 +228,35 @@ def _hands(c: Counts, group: str, alpha: float) -> list[Verdict]:
             c.scope,
             group,
             (("player", dealer), ("friend", player)),
-            Bernoulli(hits, friend_trials[(dealer, player)]),
+            Bernoulli(hits, trials),
             alpha,
             f"when {dealer} deals, {player} holds the top trump in {{observed}} of deals; "
             "fair dealing gives {expected}",
         )
-        for (dealer, player), (hits,) in sorted(friend.items())
+        for (dealer, player), ([hits], trials) in sorted(friend.items())
     ]
     return out
 
 
+def _add(
+    tests: dict[tuple[str, str], tuple[list[int], dict[float, int]]],
+    key: tuple[str, str],
+    hits: int,
+    chance: float,
+    deals: int,
+) -> None:
+    found = tests.get(key)
+    if found is None:
+        found = tests[key] = ([0], {})
+    found[0][0] += hits
+    found[1][chance] = found[1].get(chance, 0) + deals
+
+
 @functools.cache
-def _chances(hand: int, pam: bool, suit: str) -> dict[str, float]:
-    """``fair_chances`` of a hand size under a deal's trumps, once a run, not once a row."""
-    return fair_chances(hand, trumps_left(pam, suit))
+def _chances(hand: int, pam: bool, suit: str) -> tuple[tuple[str, float], ...]:
+    """``fair_chances`` of a hand size under a deal's trumps, once a run, not once a row, as
+    (measure, chance) pairs, the top trump first."""
+    return tuple(fair_chances(hand, trumps_left(pam, suit)).items())
 
 
 def _article(measure: str) -> str:
