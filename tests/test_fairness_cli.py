@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 from db_helpers import ROOT, run
 
@@ -91,6 +92,25 @@ def test_fairness_reads_a_database_as_it_reads_the_logs(
     from_logs = run("fairness", logs["crooked"], "--by", "all", "--format", "json")
     assert from_db.returncode == from_logs.returncode == 1
     assert json.loads(from_db.stdout) == json.loads(from_logs.stdout)
+
+
+def test_fairness_runs_its_tests_again_whatever_the_stored_table_says(
+    logs: dict[str, Path], tmp_path: Path
+) -> None:
+    """``fairness --db`` is how a database is checked: it runs the tests on the deals every
+    time, and never shows the stored ``fairness`` table, which a database from someone else
+    may carry made up (docs/fairness.md, "In the database and the reports")."""
+    db = tmp_path / "loo.duckdb"
+    assert run("ingest", logs["crooked"], "--db", db).returncode == 0
+    first = run("fairness", "--db", db)  # runs the tests and keeps them in the table
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE fairness SET flagged = false, message = 'fair' WHERE flagged")
+        ((made_up,),) = con.execute(
+            "SELECT count(*) FROM fairness WHERE message = 'fair'"
+        ).fetchall()
+    again = run("fairness", "--db", db)
+    assert made_up > 0 and first.returncode == again.returncode == 1
+    assert again.stdout == first.stdout and "FLAGGED" in again.stdout
 
 
 def test_fairness_by_player_keeps_only_tests_about_one_player(logs: dict[str, Path]) -> None:
