@@ -393,19 +393,15 @@ def repeats_verdict(
         p = law.at_least(seen)
     lo, hi = law.quantile(alpha / 2), law.quantile(1 - alpha / 2)
     what = "hands dealt twice" if measure == "hand" else "deals repeated exactly"
-    return new_verdict(
-        test,
-        scope,
-        group,
-        subject,
-        deals,
-        statistic=float(seen),
-        p_value=p,
-        observed=float(seen),
-        expected=float(mean),
-        band=(float(lo), float(hi)),
-        finding=f"{seen} pairs of {what}; fair dealing gives {mean:.3g}",
-    )
+    found = {
+        "statistic": float(seen),
+        "p_value": p,
+        "observed": float(seen),
+        "expected": float(mean),
+        "band": (float(lo), float(hi)),
+        "finding": f"{seen} pairs of {what}; fair dealing gives {mean:.3g}",
+    }
+    return new_verdict(test, scope, group, subject, deals, **found)
 
 
 # -- across tests ---------------------------------------------------------------------
