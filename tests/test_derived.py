@@ -8,19 +8,24 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import pytest
 from db_helpers import run
 from explorer_helpers import serving
 
 from loo_replay.collusion import table as collusion_table
 from loo_replay.db import content
+from loo_replay.derived.steps import refresh_stale
 from loo_replay.explorer.app import Derived
 from loo_replay.fairness import table as fairness_table
 from loo_replay.reports.fairness_page import fairness_page
+from loo_replay.run import workers
+from loo_replay.run.driver import Processes
 
 DERIVED_PAGES = ("fairness.html", "collusion.html", "decisions.html", "all-sessions.html")
 
@@ -146,6 +151,38 @@ def test_each_derived_table_is_marked_stale_by_a_load_and_only_by_one_that_chang
     assert _stale(db) == list(content.RESULTS)
     assert _sql(db, "SELECT version FROM content") == [(2,)]
     assert _sql(db, "SELECT count(*) FROM collusion")[0][0] > 0  # kept, marked, not emptied
+
+
+def test_with_two_jobs_the_stale_results_are_computed_in_a_process_of_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 53: ``report --jobs 2`` refreshes the tests and the screen in a spawned process
+    (``run.workers.apart``), whose memory is given back before the pages are written, and
+    stores what the refresh here stores."""
+    log = _simulate(tmp_path, "games.jsonl", 60, 4)
+    here, apart = tmp_path / "here.duckdb", tmp_path / "apart.duckdb"
+    assert run("ingest", log, "--db", here).returncode == 0
+    shutil.copy(here, apart)
+    started: list[str] = []
+    real = workers.apart
+
+    def spied(fn: Any, *args: Any) -> Any:
+        started.append(fn.__name__)
+        return real(fn, *args)
+
+    monkeypatch.setattr(workers, "apart", spied)
+    assert refresh_stale(here) == refresh_stale(apart, workers=Processes(2))
+    assert started == ["_refreshed"]
+    assert _stale(apart) == ["reports"]
+    for sql in (
+        "SELECT * FROM fairness ORDER BY ALL",
+        "SELECT * FROM collusion ORDER BY ALL",
+        "SELECT * FROM collusion_acts ORDER BY ALL",
+        "SELECT result, version, sessions, deals FROM derived ORDER BY ALL",
+    ):
+        assert _sql(here, sql) == _sql(apart, sql), sql
+    assert refresh_stale(apart, workers=Processes(2)).refreshed == ()  # nothing stale: none
+    assert started == ["_refreshed"]
 
 
 def test_audit_without_the_analysis_leaves_the_screen_stale_and_its_page_says_so(

@@ -184,3 +184,23 @@ def test_a_worker_that_dies_is_the_librarys_error_whatever_the_work() -> None:
     with pytest.raises(WorkerDied, match=r"a worker process died \(out of memory\?\)"):
         list(Processes(2).map(_dies_at_three, range(8)))
     assert status_of(WorkerDied) == 2
+
+
+def test_work_apart_runs_in_a_spawned_process_with_more_than_one_job_and_here_with_one() -> None:
+    """``Processes.apart`` (issue 53): what the work leaves allocated ends with its process;
+    with one job, no process is started."""
+    from loo_replay.run.driver import Processes
+
+    assert Processes(2).apart(os.getpid) != os.getpid()
+    assert Processes(1).apart(os.getpid) == os.getpid()
+    assert Processes(2).apart(_square, 7) == 49
+
+
+def test_an_error_apart_comes_back_as_it_was_raised_and_a_death_is_the_librarys_error() -> None:
+    from loo_replay.errors import WorkerDied
+    from loo_replay.run.driver import Processes
+
+    with pytest.raises(ValueError, match="invalid literal"):
+        Processes(2).apart(int, "seven")
+    with pytest.raises(WorkerDied, match=r"a worker process died \(out of memory\?\)"):
+        Processes(2).apart(_dies_at_three, 3)

@@ -137,19 +137,19 @@ def report(
     from loo_replay.run.driver import reached
 
     workers = reached(jobs, scheduler)  # a dead scheduler: said before anything is written
-    _up_to_date(db)
+    _up_to_date(db, workers)
     sessions, pages, written, missing = _write(db, out, replays, workers, StatusLine(), limits)
     typer.echo(_where(out, sessions, pages, written, replays))
     if missing:
         fail(f"replay pages of {missing} session(s) could not be written (see above)")
 
 
-def _up_to_date(db: Path, collusion: bool = True) -> UpToDate:
+def _up_to_date(db: Path, workers: Processes, collusion: bool = True) -> UpToDate:
     """The stored fairness tests and collusion screen recomputed where a load marked them
-    stale (``derived.steps``)."""
+    stale (``derived.steps``), in a process of their own with more than one job."""
     from loo_replay.derived.steps import refresh_stale
 
-    current = refresh_stale(db, collusion=collusion)
+    current = refresh_stale(db, collusion=collusion, workers=workers)
     if current.unwritten:
         typer.echo(
             f"loo-replay: {safe(str(db))} cannot be written now (read-only, or in use): the "
@@ -234,7 +234,7 @@ def audit(
     judged = judge_loaded_deals(db, sampling, replace, workers, limits)
     for line in decisions_lines(sampling, c, result.judged, judged):
         typer.echo(line)
-    current = _up_to_date(db, collusion=not no_analysis)
+    current = _up_to_date(db, workers, collusion=not no_analysis)
     if no_analysis:
         typer.echo(
             "collusion: not screened after a load with --no-analysis (the screen would "

@@ -27,6 +27,7 @@ from loo_replay.db.opening import opened
 if TYPE_CHECKING:
     from loo_replay.collusion.screen import Report as Screen
     from loo_replay.fairness.verdicts import Report as Fairness
+    from loo_replay.run.driver import Processes
 
 T = TypeVar("T")
 
@@ -54,16 +55,18 @@ def _read(db: Path, what: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         return what(con)
 
 
-def refresh_stale(db: Path, *, collusion: bool = True) -> UpToDate:
+def refresh_stale(
+    db: Path, *, collusion: bool = True, workers: Processes | None = None
+) -> UpToDate:
     """Recompute the stored fairness tests and collusion screen of the database at ``db``
     where a load has marked them stale, each with its coverage in one transaction (left
     stale where the database cannot be written now: read-only, or read by another
     process, ``unwritten``; the pages then say how much they cover); with
     ``collusion`` False (``audit --no-analysis``, which would otherwise analyse every deal
-    it loaded for the screen) the screen is left as it is, stale."""
-    from loo_replay.collusion import table as collusion_table
-    from loo_replay.fairness import table as fairness_table
-
+    it loaded for the screen) the screen is left as it is, stale.  Given the command's
+    ``workers``, the work is done in a process of its own where they have more than one job
+    (``Processes.apart``): the pages written after it do not sit beside what it left
+    allocated; else here."""
     stale = _read(db, content.stale)
     # The screen first, each on a connection of its own: at a million deals the tests alone
     # peak at 580 MB and the screen at 470, and the tests after the screen at 560, but the
@@ -78,17 +81,9 @@ def refresh_stale(db: Path, *, collusion: bool = True) -> UpToDate:
         if set(stale_too) & set(stale)
     ]
     unwritten = bool(wanted) and not _writable(db)
-    refreshes = {
-        content.FAIRNESS: fairness_table.refresh,
-        content.COLLUSION: collusion_table.refresh,
-    }
-    for result in wanted if not unwritten else ():
-        try:
-            with _writing(db, result) as con:
-                refreshes[result](con)
-        except DatabaseBusy:  # another process reads it: the pages say what they cover
-            unwritten = True
-            break
+    if wanted and not unwritten:
+        args = (db, wanted)
+        unwritten = _refreshed(*args) if workers is None else workers.apart(_refreshed, *args)
     fair, pairs, left = _read(db, _flagged)
     return UpToDate(
         fair,
@@ -97,6 +92,25 @@ def refresh_stale(db: Path, *, collusion: bool = True) -> UpToDate:
         tuple(r for r in left if r != content.REPORTS),
         unwritten,
     )
+
+
+def _refreshed(db: Path, wanted: list[str]) -> bool:
+    """The results ``wanted`` recomputed in turn, each on a connection of its own; True
+    where another process reads the database, and the rest are left stale."""
+    from loo_replay.collusion import table as collusion_table
+    from loo_replay.fairness import table as fairness_table
+
+    refreshes = {
+        content.FAIRNESS: fairness_table.refresh,
+        content.COLLUSION: collusion_table.refresh,
+    }
+    for result in wanted:
+        try:
+            with _writing(db, result) as con:
+                refreshes[result](con)
+        except DatabaseBusy:  # another process reads it: the pages say what they cover
+            return True
+    return False
 
 
 def _flagged(con: duckdb.DuckDBPyConnection) -> tuple[int, int, list[str]]:

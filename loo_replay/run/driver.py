@@ -537,6 +537,19 @@ class Processes:
             here=here,
         )
 
+    def apart(self, work: Callable[..., R], *args: Any) -> R:
+        """``work(*args)``, a function at a module's top level, in a process of its own
+        when the command has more than one job here (``run.workers.apart``), so that what it
+        leaves allocated is given back before the rest of the command's work: the fairness
+        tests and the collusion screen a report refreshes first (issue 53: their 230 MB of
+        pyarrow's pool stayed beside the pages' worker).  One job, or a Dask cluster: here,
+        without a process's start-up."""
+        if self.jobs <= 1 or self.scheduler is not None:
+            return work(*args)
+        from loo_replay.run.workers import apart
+
+        return apart(work, *args)
+
 
 def reached(jobs: int, scheduler: str | None) -> Processes:
     """The processes of ``--jobs`` or ``--scheduler``, the scheduler reached now

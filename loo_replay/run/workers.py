@@ -9,6 +9,7 @@ flight, so memory stays bounded however large the input.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import sys
 from collections import deque
@@ -16,6 +17,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from itertools import islice
+from multiprocessing.connection import Connection
 from multiprocessing.context import (
     BaseContext,
     ForkContext,
@@ -23,7 +25,7 @@ from multiprocessing.context import (
     SpawnContext,
     SpawnProcess,
 )
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from loo_replay.errors import SchedulerError, WorkerDied, first_line
 
@@ -127,6 +129,55 @@ def _quiet_worker(initializer: Callable[..., None] | None, *initargs: Any) -> No
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if initializer is not None:
         initializer(*initargs)
+
+
+def apart(fn: Callable[..., R], *args: Any) -> R:
+    """``fn(*args)`` in a process of its own, spawned (this process may hold DuckDB), its
+    result or its error handed back: what the work leaves allocated (DuckDB's, pyarrow's
+    pools) goes back to the system when the process ends, not kept beside what this
+    process does next.  Ctrl-C, which reaches the child from the terminal or is passed on
+    from here, stops the work there as it would here (its open transaction rolled back);
+    this process waits for the child to end before its KeyboardInterrupt goes on."""
+    context = _QuietSpawnContext()
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_apart, args=(send, fn, args), name="loo-replay apart")
+    child.start()
+    send.close()
+    try:
+        ok, value = receive.recv()
+    except EOFError:  # it died without a word: killed, out of memory
+        raise WorkerDied(WORKER_DIED) from None
+    except BaseException:  # Ctrl-C here (and there, from a terminal): its work stops too
+        if child.pid is not None and child.is_alive():
+            os.kill(child.pid, signal.SIGINT)
+        raise
+    finally:
+        child.join()
+        receive.close()
+    if not ok:
+        raise value
+    return cast(R, value)
+
+
+def _apart(send: Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """The child of ``apart``: started with SIGINT blocked (``_QuietStart``), it takes the
+    first Ctrl-C as a KeyboardInterrupt once the work begins, and ignores any after it so
+    that the unwinding finishes; whatever ends the work goes back whole."""
+
+    def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    outcome: tuple[bool, Any]
+    try:
+        signal.signal(signal.SIGINT, stop)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        outcome = (True, fn(*args))
+    except BaseException as exc:  # said where the command was given
+        outcome = (False, exc)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    send.send(outcome)
+    send.close()
 
 
 def mapped_now(

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import orjson
 import pexpect
 import pytest
-from db_helpers import dump, run
+from db_helpers import dump, run, sql
 from record_helpers import answer, spawn
 
 from loo_replay import files
@@ -157,6 +157,54 @@ def test_report_interrupted_leaves_no_partial_page(tmp_path: Path) -> None:
     assert pages
     for page in pages:
         assert page.read_text("utf-8").rstrip().endswith("</html>"), page
+
+
+def test_report_interrupted_while_its_child_refreshes_the_tests_leaves_each_whole(
+    tmp_path: Path,
+) -> None:
+    """With ``--jobs 2`` the stale tests and screen are computed in a process of their own
+    (``run.workers.apart``, issue 53): Ctrl-C stops it too, the command exits 130, and each
+    result is as it was or complete."""
+    db = tmp_path / "loo.duckdb"
+    games = sessions(tmp_path / "games.jsonl", 3)
+    assert run("ingest", games, "--db", db).returncode == 0
+    derived = ("fairness", "collusion", "collusion_acts")
+    before = {t: sql(db, f"SELECT * FROM {t} ORDER BY ALL") for t in derived}
+    out = tmp_path / "reports"
+    proc = started("report", "--db", db, "--out", out, "--jobs", "2", cwd=tmp_path)
+    child = _child_writing(proc, db)
+    interrupted(proc)
+    assert not Path(f"/proc/{child}").exists() or _zombie(child)  # ended with the command
+    after = {t: sql(db, f"SELECT * FROM {t} ORDER BY ALL") for t in derived}
+    for tables in (("fairness",), ("collusion", "collusion_acts")):
+        assert all(after[t] == before[t] for t in tables) or all(after[t] for t in tables)
+    assert leftovers(tmp_path) == []
+    assert not list(out.rglob("*.html"))  # the pages come after the refresh
+
+
+def _child_writing(proc: subprocess.Popen[str], path: Path, timeout: float = 60) -> int:
+    """The command's child process that has ``path`` open for writing, once one has."""
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    target = str(path.resolve())
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()[1]
+        for pid in map(int, children.read_text().split()):
+            try:
+                for fd in Path(f"/proc/{pid}/fd").iterdir():
+                    if os.readlink(fd) == target and _for_writing(pid, fd.name):
+                        return pid
+            except OSError:
+                continue  # ended, or closed meanwhile
+        time.sleep(0.01)
+    raise AssertionError(f"no child of the command opened {path} for writing")
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] == "Z"
+    except OSError:
+        return True
 
 
 def test_query_interrupted_exits_130(tmp_path: Path) -> None:
