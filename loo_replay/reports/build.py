@@ -68,8 +68,8 @@ Progress = Callable[[str], None]
 # about 23 MB of DuckDB's pool and 0.8 MB more a thousand six-player deals (its joins and
 # groupings), and its frames and figures grow with it: at a million deals a process of
 # `report --jobs 2` peaked at 305 MB with 20,000 and a 64 MB pool, 271 with 10,000 and 48
-# MB (benchmarks/results/million.md); each batch reads its own keys, so more batches cost
-# no more scans.
+# MB (benchmarks/results/million.md), for 15 to 20% more of the pages' CPU (each batch's
+# queries cost something of their own, whatever its size).
 BATCH_DEALS = 10_000
 REPLAY_ALL_LIMIT = 5_000  # deals up to which every deal gets a replay page
 FINDINGS_LISTED = 2_000  # violations, discrepancies (all-sessions page), rejects (index)

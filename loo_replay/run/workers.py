@@ -1,4 +1,5 @@
-"""An ordered, bounded map over worker processes, local or on a Dask cluster.
+"""An ordered, bounded map over worker processes, local or on a Dask cluster; and one
+piece of work in a process of its own (``apart``).
 
 The audit of one session document is a pure function of its bytes, so work
 can go to other processes and come back in input order: output with
