@@ -30,8 +30,9 @@ from loo_replay.logs.parse import MOST_SEATED
 # the process stays within issue 53's 600 MB (benchmarks/fairness.py and
 # benchmarks/results/collusion-speed.md measure it).  `report --jobs 2` runs both in a
 # process of its own beside its main process and the spawn's resource tracker (94 MB): at a
-# million deals both at 300 MB peaked at 564 MB, at 220 MB at 482, the same results
-# (benchmarks/results/million.md).
+# million deals both at 300 MB peaked at 564 MB, at 220 MB at 482 (505 with the fairness
+# code of e08b654), the same results; at 180 MB the screen's counts ran out (they held 172
+# MB): little to spare (benchmarks/results/million.md).
 MEMORY = "220MB"
 SCOPES = {  # --by -> the SQL that names each deal's group (fixed text, never user input)
     "session": "f.session_id",
