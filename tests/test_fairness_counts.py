@@ -15,12 +15,14 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
+from loo_replay.db.errors import MEMORY_ENV
 from loo_replay.db.ingest import ingest
 from loo_replay.db.opening import open_for_reading
 from loo_replay.engine.cards import parse_card
-from loo_replay.fairness.counts import Counts, count, count_batches, prepared
+from loo_replay.fairness.counts import MEMORY, Counts, count, count_batches, prepared, roomy
 from loo_replay.rulesets import RuleChoice, builtin
 from loo_replay.simulate import Simulator, top_trump, write_simulation
 
@@ -162,3 +164,29 @@ def test_the_sessions_counts_fetched_by_batch_are_every_sessions_rows_in_order(
     for name in [f.name for f in fields(Counts) if f.name != "scope"]:
         together = [row for b in batches for row in getattr(b, name)]
         assert sorted(together) == sorted(getattr(whole, name)), name
+
+
+def test_a_run_over_the_whole_database_takes_the_memory_the_variable_gives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An out-of-memory message tells the user to raise ``LOO_REPLAY_DB_MEMORY``: the
+    fairness tests' and the collusion screen's runs take that bound where it is set, their
+    own (``MEMORY``) where not, and put the connection's back afterwards."""
+    con = duckdb.connect()
+    con.execute("SET memory_limit = '64MB'")
+
+    def limit() -> str:
+        ((found,),) = con.execute("SELECT current_setting('memory_limit')").fetchall()
+        return str(found)
+
+    before = limit()
+    expected = {}
+    for size in (MEMORY, "1GB"):
+        con.execute(f"SET memory_limit = '{size}'")
+        expected[size] = limit()
+    con.execute("SET memory_limit = '64MB'")
+    for size in (MEMORY, "1GB"):
+        monkeypatch.setenv(MEMORY_ENV, "" if size == MEMORY else size)
+        with roomy(con, ()):
+            assert limit() == expected[size]
+        assert limit() == before
