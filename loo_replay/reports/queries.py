@@ -295,7 +295,7 @@ def loo_by_position(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.DataF
             FROM seats s
             JOIN dl USING (session_id, deal_index)
             JOIN deals d USING (session_id, deal_index)
-            WHERE {_in_batch("s.")}
+            WHERE {_in_batch("s.")} AND {_in_batch("d.")}
         )
         SELECT
             session_id,
@@ -384,7 +384,7 @@ def analysis_by_player(con: duckdb.DuckDBPyConnection, batch: Sessions) -> pl.Da
             SELECT a.session_id, a.player, count(*) AS analysed, sum(a.lost) AS thrown,
                    count(*) FILTER (WHERE s.looed) AS loos
             FROM analysis_players a JOIN seats s USING (session_id, deal_index, player)
-            WHERE {_in_batch("a.")}
+            WHERE {_in_batch("a.")} AND {_in_batch("s.")}
             GROUP BY a.session_id, a.player
         ),
         n AS (
