@@ -137,7 +137,6 @@ WITH dealt AS (
     WHERE d.miss IS NOT NULL
 )
 SELECT x.deal_id, x.player, x.pos, x.player IS NULL AS miss, x.hand,
-       coalesce(x.hand & t.top1 <> 0, false) AS top1,
        coalesce(x.hand & t.top3 <> 0, false) AS top3,
        coalesce(bit_count(x.hand & t.trumps), 0) AS trumps,
        coalesce(bit_count(x.hand & t.top1), 0) AS top,
@@ -239,7 +238,7 @@ GROUP BY ALL
 _HANDS = """
 SELECT {grp} AS grp, f.dealer, x.player, f.h, f.pam, f.turn_up[2] AS suit,
        count(*) AS deals,
-       count(*) FILTER (WHERE x.top1) AS top1,
+       count(*) FILTER (WHERE x.top = 1) AS top1,
        count(*) FILTER (WHERE x.top3) AS top3,
        count(*) FILTER (WHERE x.trumps >= 2) AS two
 FROM fairness_hands x JOIN fairness_deals f USING (deal_id)
