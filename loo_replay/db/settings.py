@@ -52,12 +52,19 @@ WORKER_MEMORY = "48MB"
 
 
 def as_worker(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
-    """``con`` with a worker's pool (``WORKER_MEMORY``, or the variable's bound if set: the
-    user's remedy for a query that needs more) and one thread."""
-    memory = os.environ.get(MEMORY_ENV, "").strip() or WORKER_MEMORY
-    con.execute(f"SET memory_limit = '{memory}'")  # checked by duckdb_config as it connected
+    """``con`` with a worker's pool (``sized``: ``WORKER_MEMORY``) and one thread."""
+    sized(con, WORKER_MEMORY)
     con.execute("SET threads = 1")
     return con
+
+
+def sized(con: duckdb.DuckDBPyConnection, memory: str) -> None:
+    """``con``'s pool set to ``memory`` for a kind of work that needs another than every
+    connection's, or to the variable's bound where it is set: the user's remedy for work that
+    needs more, which an out-of-memory message names (checked by ``duckdb_config`` as ``con``
+    connected)."""
+    memory = os.environ.get(MEMORY_ENV, "").strip() or memory
+    con.execute(f"SET memory_limit = '{memory}'")
 
 
 @contextmanager

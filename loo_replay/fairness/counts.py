@@ -12,7 +12,6 @@ small table of masks of the engine's trump order, registered beside the data.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa  # type: ignore[import-untyped]
 
-from loo_replay.db.errors import MEMORY_ENV
+from loo_replay.db.settings import sized
 from loo_replay.engine.cards import SUITS, canonical
 from loo_replay.engine.tables import TRUMP_ORDER
 from loo_replay.logs.parse import MOST_SEATED
@@ -318,17 +317,15 @@ QUERIES = (
 
 @contextlib.contextmanager
 def roomy(con: duckdb.DuckDBPyConnection, temp_tables: tuple[str, ...]) -> Iterator[None]:
-    """DuckDB's memory raised to ``MEMORY`` (or the bound ``LOO_REPLAY_DB_MEMORY`` sets: what
-    an out-of-memory message tells the user to raise) and insertion order let go (less
-    memory; no order is needed) for a run over the whole database; afterwards
-    ``temp_tables`` are dropped and the settings are as they were.  The collusion screen's
-    counts run in it too."""
+    """DuckDB's memory raised to ``MEMORY`` (``db.settings.sized``: or the bound the user
+    set) and insertion order let go (less memory; no order is needed) for a run over the
+    whole database; afterwards ``temp_tables`` are dropped and the settings are as they
+    were.  The collusion screen's counts run in it too."""
     ((order, limit),) = con.execute(
         "SELECT current_setting('preserve_insertion_order'), current_setting('memory_limit')"
     ).fetchall()
-    memory = os.environ.get(MEMORY_ENV, "").strip() or MEMORY  # checked as ``con`` connected
     con.execute("SET preserve_insertion_order = false")
-    con.execute(f"SET memory_limit = '{memory}'")
+    sized(con, MEMORY)
     try:
         yield
     finally:
