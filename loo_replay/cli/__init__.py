@@ -11,11 +11,14 @@ input, 130 Ctrl-C.
 
 from __future__ import annotations
 
+import _thread
 import gc
 import importlib
 import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Iterator, MutableMapping
 from typing import Annotated, Any
 
@@ -157,21 +160,59 @@ class _Interrupts:
     command through its cleanups (a transaction rolled back, temporary files removed,
     workers stopped), and may come out as another error (DuckDB's "Query interrupted").
     CPython writes the number of every signal it catches to the wakeup pipe, whatever
-    becomes of it: that says it was an interrupt."""
+    becomes of it: that says it was an interrupt.
+
+    Two ways CPython loses a Ctrl-C that lands while a module is imported are put right
+    here (docs/limits.md, "Interrupts and errors").  A KeyboardInterrupt raised where it
+    cannot go up (a weakref callback, a finalizer) is printed as "Exception ignored" and
+    dropped, and the command would run on to its end: ``_lost`` takes it quietly and has
+    it raised again in the main thread.  One that leaves code run from text (``exec`` of a
+    string, as ``dataclasses`` and ``namedtuple`` do) is marked as never caught, even once
+    it has been, and under ``python -m`` the interpreter then ends itself by SIGINT at its
+    exit instead of with status 130: ``forget`` clears the mark."""
 
     def __init__(self) -> None:
         self.on = signal.getsignal(signal.SIGINT) is signal.default_int_handler  # not nohup
+        self.lock = threading.Lock()
+        self.closed = False  # the command is over: a lost interrupt is not raised again
         if self.on:
             self.read, write = os.pipe()
             os.set_blocking(self.read, False)
             os.set_blocking(write, False)
             signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+            self.hook = sys.unraisablehook
+            sys.unraisablehook = self._lost
 
     def seen(self) -> bool:
         try:
             return self.on and signal.SIGINT.value in os.read(self.read, 4096)
         except BlockingIOError:
             return False
+
+    def _lost(self, unraisable: sys.UnraisableHookArgs) -> None:
+        if not issubclass(unraisable.exc_type, KeyboardInterrupt):
+            self.hook(unraisable)
+        elif not self.closed:
+            # Raised from here it would be lost again, in this hook: raised from a thread
+            # a moment later, once the callback that lost it has returned.
+            _thread.start_new_thread(self._again, ())
+
+    def _again(self) -> None:
+        time.sleep(0.02)
+        with self.lock:
+            if not self.closed:
+                _thread.interrupt_main()
+
+    def close(self) -> None:
+        """No lost interrupt is raised again from now on: the command is over."""
+        with self.lock:
+            self.closed = True
+
+    @staticmethod
+    def forget() -> None:
+        """Clear CPython's mark of a KeyboardInterrupt never caught: each string run
+        resets it as it begins."""
+        exec("pass", {})
 
 
 def main() -> None:
@@ -194,6 +235,8 @@ def main() -> None:
             from loo_replay.cli.failures import said  # only when one is: every start is short
 
             sys.exit(said(exc))
+        finally:
+            interrupts.close()
     except BaseException as exc:
         # Ctrl-C: whatever the command was doing is undone; no traceback (docs/limits.md).
         # Exit status 130 says so, whatever became of the KeyboardInterrupt on its way.
@@ -202,6 +245,7 @@ def main() -> None:
             raise
         if code != 130:  # not the command's own exit on the interrupt, said or not
             print("loo-replay: interrupted", file=sys.stderr)
+        interrupts.forget()
         sys.exit(130)
     finally:
         # The command is done: the collector's last pass at the interpreter's exit would

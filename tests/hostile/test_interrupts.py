@@ -334,3 +334,54 @@ def test_ctrl_c_while_the_command_starts_says_nothing(tmp_path: Path, delay: flo
     _, err = proc.communicate(timeout=30)
     assert proc.returncode in (130, -signal.SIGINT), err
     assert "Traceback" not in err and "Fatal Python error" not in err, err
+
+
+# ``simulate`` as the real command line runs it, its Ctrl-C landing first where CPython
+# loses track of one while a module is imported (docs/limits.md, "Interrupts and errors"):
+# in code run from text (``exec`` of a string, as dataclasses do), or in a weakref callback.
+LOSING = """
+import functools, signal, sys, weakref
+from loo_replay import cli
+from loo_replay.cli import simulate as command
+
+where = sys.argv.pop(1)
+
+
+def ctrl_c_in_a_weakref_callback() -> None:
+    class Module:
+        pass
+
+    module = Module()
+    lock = weakref.ref(module, lambda _: signal.raise_signal(signal.SIGINT))
+    del module
+
+
+@functools.wraps(command.simulate)
+def simulate(*args, **kwargs):
+    if where == "exec":
+        exec("import signal; signal.raise_signal(signal.SIGINT)", {})
+    else:
+        ctrl_c_in_a_weakref_callback()
+    return command.simulate.__wrapped__(*args, **kwargs)
+
+
+simulate.__wrapped__ = command.simulate
+command.simulate = simulate
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("where", ["exec", "weakref"])
+def test_ctrl_c_where_python_loses_it_still_stops_with_130(tmp_path: Path, where: str) -> None:
+    (tmp_path / "losing.py").write_text(LOSING)
+    out = tmp_path / "g.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "losing", where, "simulate", "--deals", "100000", "--out", str(out)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 130, proc.stderr
+    assert "Exception ignored" not in proc.stderr and "Traceback" not in proc.stderr
+    assert not out.exists() and leftovers(tmp_path) == []
