@@ -96,3 +96,21 @@ def test_a_page_lists_the_first_tests_and_reads_the_table_by_parts(tmp_path: Pat
     assert f"The first 6 of {every.tests} are listed, the flagged first" in page
     assert page.count("<tr>") == 1 + 4 + 1 + 6  # two tables' heads, the flagged, the listed
     assert "when dan deals they hold the top trump in 75% of deals" in page
+
+
+def test_the_stored_table_holds_what_the_tests_say(tmp_path: Path) -> None:
+    """``table.store`` writes the run as Arrow columns, a spooled batch at a time, never as
+    a Python object a test (docs/fairness.md, "Speed"): every column of every row is what
+    the judged verdicts give, as the explorer's listing of a run computed now makes them."""
+    db = tmp_path / "loo.duckdb"
+    result = run("ingest", SAMPLES / "three-card-crooked-dealer.jsonl", "--db", db)
+    assert result.returncode == 0, result.stderr
+    con = duckdb.connect(str(db))
+    try:
+        report = table.refresh(con)
+        kept = table.stored(con, limit=10**9)
+        now = table.computed(con)
+    finally:
+        con.close()
+    assert kept.tests == report.tests == len(now.rows) and report.flagged
+    assert kept == now

@@ -567,7 +567,9 @@ class Loader:
         insert_table(self.con, name, table)
 
 
-def insert_table(con: duckdb.DuckDBPyConnection, name: str, frame: pa.Table) -> None:
+def insert_table(
+    con: duckdb.DuckDBPyConnection, name: str, frame: pa.Table | pa.RecordBatchReader
+) -> None:
     """Insert the rows of an Arrow table into the table ``name``, by column name: one
     statement (DuckDB's ``executemany`` inserts a row at a time).  The rows are registered
     under a name no table of a loo-replay database has, and let go after: DuckDB's scan of
@@ -592,11 +594,13 @@ _BATCH_ROWS = 50_000  # rows of a derived table inserted at once (``replace_rows
 
 def replace_rows(
     con: duckdb.DuckDBPyConnection,
-    tables: dict[str, tuple[tuple[str, ...], Iterable[tuple[Any, ...]] | pa.Table]],
+    tables: dict[
+        str, tuple[tuple[str, ...], Iterable[tuple[Any, ...]] | pa.Table | pa.RecordBatchReader]
+    ],
     covers: Covers,
 ) -> None:
     """Replace each table's rows with ``rows`` (tuples in the order of ``columns``, or an
-    Arrow table of those columns), and record that they cover ``covers``, all in one
+    Arrow table of those columns, or a stream of record batches of them), and record that they cover ``covers``, all in one
     transaction: a screen's run kept whole or not at all (fairness, collusion;
     db/content.py).  The rows go in by batches, so that an iterator of them (a fairness
     run's 720,000 tests) is never all held as columns too."""
@@ -604,6 +608,10 @@ def replace_rows(
     try:
         for name, (columns, rows) in tables.items():
             con.execute(f"DELETE FROM {name}")
+            if isinstance(rows, pa.RecordBatchReader):  # streamed: registered, read once
+                insert_table(con, name, rows)
+                record(con, name, covers)
+                continue
             if isinstance(rows, pa.Table):
                 insert_table(con, name, rows.select(list(columns)))
                 record(con, name, covers)

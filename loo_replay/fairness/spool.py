@@ -17,9 +17,16 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import fields
+from typing import Any
 
 from loo_replay.fairness.holm import holm
-from loo_replay.fairness.stats import Verdict, judged, judgement
+from loo_replay.fairness.stats import (
+    Verdict,
+    judged,
+    judgement,
+    tested_message,
+    too_few_message,
+)
 
 FIELDS = tuple(f.name for f in fields(Verdict))
 _FIELDS_OF = operator.attrgetter(*FIELDS)
@@ -68,13 +75,17 @@ class Spool:
             if self._adjusted[k] < self.alpha
         ]
 
-    def __iter__(self) -> Iterator[Verdict]:
-        fd, offset, k = self._file.fileno(), 0, 0
-        adjusted, alpha = self._adjusted, self.alpha
+    def _batches(self) -> Iterator[list[tuple[Any, ...]]]:
+        """The spooled batches, in order, each its verdicts' fields as tuples."""
+        fd, offset = self._file.fileno(), 0
         while offset < self._end:
             size = int.from_bytes(os.pread(fd, _HEADER, offset), "little")
-            rows = marshal.loads(os.pread(fd, size, offset + _HEADER))
+            yield marshal.loads(os.pread(fd, size, offset + _HEADER))
             offset += _HEADER + size
+
+    def __iter__(self) -> Iterator[Verdict]:
+        adjusted, alpha, k = self._adjusted, self.alpha, 0
+        for rows in self._batches():
             for row in rows:
                 v = object.__new__(Verdict)
                 fields_of = v.__dict__
@@ -85,3 +96,35 @@ class Spool:
                     fields_of.update(judgement(fields_of, adjusted[k], alpha))
                     k += 1
                 yield v
+
+    def columns(self) -> Iterator[dict[str, list[Any]]]:
+        """The judged verdicts a spooled batch at a time, as columns: each field of
+        ``Verdict`` a list, judged as iterating judges them (``fairness.table.store`` writes
+        them without a Python object a test: docs/fairness.md, "Speed")."""
+        adjusted, alpha, k = self._adjusted, self.alpha, 0
+        for rows in self._batches():
+            if not rows:
+                continue
+            columns = dict(zip(FIELDS, map(list, zip(*rows, strict=True)), strict=True))
+            p_adjusted: list[float | None] = []
+            flagged: list[bool] = []
+            message: list[str] = []
+            for p, finding, deals, least in zip(
+                columns["p_value"],
+                columns["finding"],
+                columns["deals"],
+                columns["min_deals"],
+                strict=True,
+            ):
+                if p is None:
+                    p_adjusted.append(None)
+                    flagged.append(False)
+                    message.append(too_few_message(deals, least))
+                    continue
+                q = adjusted[k]
+                k += 1
+                p_adjusted.append(q)
+                flagged.append(q < alpha)
+                message.append(tested_message(finding, p, q, q < alpha))
+            columns.update(p_adjusted=p_adjusted, flagged=flagged, message=message)
+            yield columns

@@ -429,12 +429,20 @@ def judgement(v: Mapping[str, Any], p_adjusted: float | None, alpha: float) -> d
     """``judged``'s changes to the fields ``v`` of a verdict."""
     p = v["p_value"]
     if p is None or p_adjusted is None:
-        return {"message": f"too few deals: {v['deals']} of the {v['min_deals']} this test needs"}
+        return {"message": too_few_message(v["deals"], v["min_deals"])}
     flagged = p_adjusted < alpha
-    odds = f"p = {p:.2g}, adjusted {p_adjusted:.2g}"
-    verdict = "unlikely under fair dealing" if flagged else "consistent with fair dealing"
     return {
         "p_adjusted": p_adjusted,
         "flagged": flagged,
-        "message": f"{v['finding']} ({verdict}, {odds})",
+        "message": tested_message(v["finding"], p, p_adjusted, flagged),
     }
+
+
+def too_few_message(deals: int, min_deals: int) -> str:
+    return f"too few deals: {deals} of the {min_deals} this test needs"
+
+
+def tested_message(finding: str, p: float, p_adjusted: float, flagged: bool) -> str:
+    """What was seen and how unlikely it is under fair dealing, nothing more."""
+    verdict = "unlikely under fair dealing" if flagged else "consistent with fair dealing"
+    return f"{finding} ({verdict}, p = {p:.2g}, adjusted {p_adjusted:.2g})"

@@ -11,11 +11,13 @@ as dicts and a page of 167 MB (docs/fairness.md, "In the database and the report
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import duckdb
 import orjson
+import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.db.load import replace_rows
 from loo_replay.fairness.stats import Verdict
@@ -65,11 +67,42 @@ def _subject(subject: tuple[tuple[str, str], ...]) -> str:
     return orjson.dumps(dict(subject)).decode()
 
 
+_SCHEMA = pa.schema(
+    [
+        *((name, pa.string()) for name in ("test", "scope", "grp", "subject")),
+        ("deals", pa.int64()),
+        ("min_deals", pa.int32()),
+        ("statistic", pa.float64()),
+        ("df", pa.int32()),
+        *((name, pa.float64()) for name in ("p_value", "p_adjusted")),
+        ("flagged", pa.bool_()),
+        *((name, pa.float64()) for name in ("observed", "expected", "band_low", "band_high")),
+        ("alpha", pa.float64()),
+        ("message", pa.string()),
+    ]
+)
+
+
 def store(con: duckdb.DuckDBPyConnection, report: Report) -> None:
     """Replace the table's rows with ``report``'s, and record what they cover, in one
-    transaction."""
-    rows = (_row(v, report.alpha) for v in report.verdicts)
-    replace_rows(con, {"fairness": (COLUMNS, rows)}, report.covers)
+    transaction: streamed to DuckDB a spooled batch at a time, as Arrow columns."""
+    batches = pa.RecordBatchReader.from_batches(_SCHEMA, _batches(report))
+    replace_rows(con, {"fairness": (COLUMNS, batches)}, report.covers)
+
+
+def _batches(report: Report) -> Iterator[pa.RecordBatch]:
+    """The table's rows, ``_row`` by ``_row`` the same, as a record batch a spooled batch."""
+    for c in report.spool.columns():
+        bands = c["band"]
+        values = {
+            **c,
+            "grp": c["group"],
+            "subject": [_subject(s) for s in c["subject"]],
+            "band_low": [None if b is None else b[0] for b in bands],
+            "band_high": [None if b is None else b[1] for b in bands],
+            "alpha": [report.alpha] * len(bands),
+        }
+        yield pa.record_batch([values[name] for name in COLUMNS], schema=_SCHEMA)
 
 
 def refresh(con: duckdb.DuckDBPyConnection) -> Report:

@@ -81,7 +81,7 @@ class Report:
         """docs/fairness.md, "The JSON", with each test's df, band and fewest deals besides;
         ``lazy``: the tests as an iterator, each made as it is written (``fairness``'s
         output, ``cli.output.write_indented``)."""
-        tests = (verdict_json(v) for v in self.verdicts)
+        tests = _tests_json(self.spool)
         return {
             "alpha": self.alpha,
             "deals": self.deals,
@@ -93,26 +93,38 @@ class Report:
         }
 
 
-def verdict_json(v: Verdict) -> dict[str, Any]:
-    subject = dict(v.subject)
-    if v.scope != "all":
-        subject[v.scope] = v.group
-    return {
-        "test": v.test,
-        "subject": subject,
-        "scope": v.scope,
-        "deals": v.deals,
-        "min_deals": v.min_deals,
-        "statistic": v.statistic,
-        "df": v.df,
-        "p_value": v.p_value,
-        "p_adjusted": v.p_adjusted,
-        "flagged": v.flagged,
-        "observed": v.observed,
-        "expected": v.expected,
-        "band": None if v.band is None else list(v.band),
-        "message": v.message,
-    }
+def _tests_json(spool: Spool) -> Iterator[dict[str, Any]]:
+    """Each judged test as the JSON gives it, with its df, band and fewest deals besides,
+    read from the spool's columns (no ``Verdict`` object a test)."""
+    for c in spool.columns():
+        for row in zip(*(c[name] for name in _JSON_FIELDS), strict=True):
+            test, subject, scope, group, deals, least, statistic, df, p = row[:9]
+            p_adjusted, flagged, observed, expected, band, message = row[9:]
+            shown = dict(subject)
+            if scope != "all":
+                shown[scope] = group
+            yield {
+                "test": test,
+                "subject": shown,
+                "scope": scope,
+                "deals": deals,
+                "min_deals": least,
+                "statistic": statistic,
+                "df": df,
+                "p_value": p,
+                "p_adjusted": p_adjusted,
+                "flagged": flagged,
+                "observed": observed,
+                "expected": expected,
+                "band": None if band is None else list(band),
+                "message": message,
+            }
+
+
+_JSON_FIELDS = (
+    "test", "subject", "scope", "group", "deals", "min_deals", "statistic", "df", "p_value",
+    "p_adjusted", "flagged", "observed", "expected", "band", "message",
+)  # fmt: skip
 
 
 def fairness(con: duckdb.DuckDBPyConnection, by: Sequence[str], alpha: float) -> Report:
