@@ -22,7 +22,16 @@ from loo_replay.db.errors import MEMORY_ENV
 from loo_replay.db.ingest import ingest
 from loo_replay.db.opening import open_for_reading
 from loo_replay.engine.cards import parse_card
-from loo_replay.fairness.counts import MEMORY, Counts, count, count_batches, prepared, roomy
+from loo_replay.fairness.counts import (
+    MEMORY,
+    QUERIES,
+    SCOPES,
+    Counts,
+    count,
+    count_batches,
+    prepared,
+    roomy,
+)
 from loo_replay.rulesets import RuleChoice, builtin
 from loo_replay.simulate import Simulator, top_trump, write_simulation
 
@@ -164,6 +173,37 @@ def test_the_sessions_counts_fetched_by_batch_are_every_sessions_rows_in_order(
     for name in [f.name for f in fields(Counts) if f.name != "scope"]:
         together = [row for b in batches for row in getattr(b, name)]
         assert sorted(together) == sorted(getattr(whole, name)), name
+
+
+def test_the_counts_read_as_columns_are_the_rows_fetchall_gives_value_and_type(
+    tmp_path: Path,
+) -> None:
+    """docs/fairness.md, "Speed": the counts are read as NumPy columns, not by ``fetchall``;
+    every row of every query and scope is what ``fetchall`` gives, each value of the same
+    Python type (a sum DuckDB makes a HUGEINT would come back a float), None included (Hoyle's
+    Pam: deals with no turn-up, so no top trump)."""
+    sim = Simulator(builtin("hoyle-pam").options, "hoyle-pam", 5, 11)
+    log = tmp_path / "s.jsonl"
+    write_simulation(log, [sim.session(f"typed-{i}", 12) for i in range(3)], 1, sim.truth)
+    ingest([log], tmp_path / "s.duckdb", RuleChoice(None, {}))
+    con = open_for_reading(tmp_path / "s.duckdb")
+    try:
+        with prepared(con):
+            for scope, grp in SCOPES.items():
+                counts = count(con, scope)
+                names = [f.name for f in fields(Counts) if f.name != "scope"]
+                for name, query in zip(names, QUERIES, strict=True):
+                    given = con.execute(query.format(grp=grp)).fetchall()
+                    assert given, (scope, name)
+                    assert Counter(map(_typed, getattr(counts, name))) == Counter(
+                        map(_typed, given)
+                    ), (scope, name)
+    finally:
+        con.close()
+
+
+def _typed(row: tuple[Any, ...]) -> tuple[tuple[str, Any], ...]:
+    return tuple((type(v).__name__, v) for v in row)
 
 
 def test_a_run_over_the_whole_database_takes_the_memory_the_variable_gives(

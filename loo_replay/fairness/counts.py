@@ -12,7 +12,7 @@ small table of masks of the engine's trump order, registered beside the data.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -217,7 +217,8 @@ SELECT {grp} AS grp, f.dealer, count(*) AS deals FROM fairness_deals f GROUP BY 
 _SEATS = """
 SELECT grp, n, h, has_miss, tu, cls, pos, cards FROM (
     SELECT {grp} AS grp, f.n, f.h, f.has_miss, f.turn_up IS NOT NULL AS tu, x.pos,
-           sum(x.top) AS top, sum(x.ace) AS ace, sum(x.court) AS court, sum(x.other) AS other
+           sum(x.top)::BIGINT AS top, sum(x.ace)::BIGINT AS ace,
+           sum(x.court)::BIGINT AS court, sum(x.other)::BIGINT AS other
     FROM fairness_hands x JOIN fairness_deals f USING (deal_id)
     GROUP BY ALL
 ) UNPIVOT (cards FOR cls IN (top, ace, court, other))
@@ -354,8 +355,25 @@ def prepared(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
 
 def count(con: duckdb.DuckDBPyConnection, scope: str) -> Counts:
     """The counts of ``scope`` (a key of ``SCOPES``), inside ``prepared(con)``."""
-    rows = [con.execute(q.format(grp=SCOPES[scope])).fetchall() for q in QUERIES]
+    rows = [_rows(con, q.format(grp=SCOPES[scope])) for q in QUERIES]
     return Counts(scope, *rows)
+
+
+def _rows(
+    con: duckdb.DuckDBPyConnection,
+    query: str,
+    parameters: Sequence[object] = (),
+    names: Sequence[str] | None = None,
+) -> list[tuple[Any, ...]]:
+    """The rows of ``query`` as tuples of Python values, as ``fetchall`` gives them, read as
+    columns: DuckDB's ``fetchall`` makes a Python object a value itself, more than twice the
+    CPU of NumPy's ``tolist`` a column (docs/fairness.md, "Speed").  The first column, a
+    group's place, is named from ``names`` where given.  Every count is a BIGINT (a sum is
+    cast: NumPy would read DuckDB's HUGEINT as a float)."""
+    columns = [c.tolist() for c in con.execute(query, parameters).fetchnumpy().values()]
+    if names is not None:
+        columns[0] = [names[g] for g in columns[0]]
+    return list(zip(*columns, strict=True))
 
 
 GROUPS_A_BATCH = 200  # sessions (or venues) whose counts are fetched at once: about 30,000 rows
@@ -391,11 +409,7 @@ def count_batches(
             )
         for batch in range(-(-len(names) // groups)):
             rows = [
-                con.execute(
-                    f"SELECT n.grp, q.* EXCLUDE (grp, batch) FROM {table} q "
-                    "JOIN fairness_names n ON n.g = q.grp WHERE q.batch = ?",
-                    [batch],
-                ).fetchall()
+                _rows(con, f"SELECT * EXCLUDE (batch) FROM {table} WHERE batch = ?", [batch], names)
                 for table in GROUPED
             ]
             yield Counts(scope, *rows)
