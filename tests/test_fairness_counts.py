@@ -22,6 +22,7 @@ from loo_replay.db.errors import MEMORY_ENV
 from loo_replay.db.ingest import ingest
 from loo_replay.db.opening import open_for_reading
 from loo_replay.engine.cards import parse_card
+from loo_replay.engine.tables import TRUMP_ORDER
 from loo_replay.fairness.counts import (
     MEMORY,
     QUERIES,
@@ -94,15 +95,17 @@ def test_dealer_hand_counts_the_top_trump_held_per_dealer_and_player_fairness_1_
     doc, counts = session
     expected: Counter[tuple[str, str]] = Counter()
     dealt: Counter[tuple[str, str]] = Counter()
+    left = set()
     for deal in (d for d in doc["deals"] if "turn_up" in d):
         top = top_trump(True, parse_card(deal["turn_up"]))
+        left.add(len(TRUMP_ORDER[True][parse_card(deal["turn_up"]) // 13]) - 1)
         for player, hand in deal["hands"].items():
             dealt[(deal["dealer"], player)] += 1
             expected[(deal["dealer"], player)] += top in {parse_card(c) for c in hand}
     got: Counter[tuple[str, str]] = Counter()
     seen: Counter[tuple[str, str]] = Counter()
-    for _grp, dealer, player, _h, pam, _suit, deals, top1, _top3, _two in counts.hands:
-        assert pam is True
+    for _grp, dealer, player, _h, trumps, deals, top1, _top3, _two in counts.hands:
+        assert trumps in left  # Pam's trumps beside the turn-up, in its suit
         got[(dealer, player)] += top1
         seen[(dealer, player)] += deals
     assert seen == dealt

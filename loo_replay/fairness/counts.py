@@ -20,7 +20,7 @@ import duckdb
 import pyarrow as pa  # type: ignore[import-untyped]
 
 from loo_replay.db.settings import sized
-from loo_replay.engine.cards import SUITS, canonical
+from loo_replay.engine.cards import canonical
 from loo_replay.engine.tables import TRUMP_ORDER
 from loo_replay.logs.parse import MOST_SEATED
 
@@ -65,11 +65,6 @@ def trump_masks() -> pa.Table:
     return pa.table(rows)
 
 
-def trumps_left(pam: bool, suit: str) -> int:
-    """Trumps among the 51 cards beside the turn-up."""
-    return len(TRUMP_ORDER[pam][SUITS.index(suit)]) - 1
-
-
 # The deals, cards, neighbours and hands of the whole database, made once per run into
 # temporary tables (a read-only connection may make them), keyed by a number per deal;
 # each scope's counts below are aggregations of them.
@@ -108,17 +103,21 @@ _RANKS = {  # docs/fairness.md's classes of cards-to-seats outside the top trump
 _BASE = (
     f"""
 CREATE OR REPLACE TEMP TABLE fairness_deals AS
-SELECT d.rowid AS deal_id, nx.rowid AS next_id, d.session_key, d.session_id, d.deal_index,
-       s.venue, d.dealer,
-       d.seated AS n, d.miss IS NOT NULL AS has_miss, d.turn_up,
-       coalesce(TRY_CAST(json_extract_string(s.rules, '$."deal.pam"') AS BOOLEAN), false) AS pam,
-       z.seat AS dealer_seat, z.h, NULL::INTEGER AS g
-FROM deals d
-JOIN sessions s USING (session_key, session_id)
-{seated_as_loaded("session_key")}
-LEFT JOIN deals nx ON nx.session_key = d.session_key AND nx.deal_index = d.deal_index + 1
-                  AND nx.status = 'audited' AND nx.knowledge = 'full'
-WHERE d.status = 'audited' AND d.knowledge = 'full'
+SELECT f.*, bit_count(t.trumps) AS trumps, NULL::INTEGER AS g FROM (
+    SELECT d.rowid AS deal_id, nx.rowid AS next_id, d.session_key, d.session_id, d.deal_index,
+           s.venue, d.dealer,
+           d.seated AS n, d.miss IS NOT NULL AS has_miss, d.turn_up,
+           coalesce(TRY_CAST(json_extract_string(s.rules, '$."deal.pam"') AS BOOLEAN), false)
+               AS pam,
+           z.seat AS dealer_seat, z.h
+    FROM deals d
+    JOIN sessions s USING (session_key, session_id)
+    {seated_as_loaded("session_key")}
+    LEFT JOIN deals nx ON nx.session_key = d.session_key AND nx.deal_index = d.deal_index + 1
+                      AND nx.status = 'audited' AND nx.knowledge = 'full'
+    WHERE d.status = 'audited' AND d.knowledge = 'full'
+) f
+LEFT JOIN fairness_trump_masks t ON t.pam = f.pam AND t.turn_up = f.turn_up  -- trumps beside it
 """,
     # Each hand (a seat's, the Miss's) as a 52-bit mask, with its trumps and its cards of each
     # class of cards-to-seats counted on it, so that no query needs a row per card or to sort
@@ -236,8 +235,7 @@ GROUP BY ALL
 """
 
 _HANDS = """
-SELECT {grp} AS grp, f.dealer, x.player, f.h, f.pam, f.turn_up[2] AS suit,
-       count(*) AS deals,
+SELECT {grp} AS grp, f.dealer, x.player, f.h, f.trumps, count(*) AS deals,
        count(*) FILTER (WHERE x.top = 1) AS top1,
        count(*) FILTER (WHERE x.top3) AS top3,
        count(*) FILTER (WHERE x.trumps >= 2) AS two

@@ -18,7 +18,7 @@ import duckdb
 
 from loo_replay.db.content import Covers, covered
 from loo_replay.db.errors import DatabaseError, damage
-from loo_replay.fairness.counts import LEFT_OUT, Counts, count_batches, prepared, trumps_left
+from loo_replay.fairness.counts import LEFT_OUT, Counts, count_batches, prepared
 from loo_replay.fairness.spool import Spool
 from loo_replay.fairness.stats import (
     Bernoulli,
@@ -212,10 +212,10 @@ def _hands(c: Counts, group: str, alpha: float) -> list[Verdict]:
     """dealer-hand (three measures) for each dealer, dealer-friend for each pair."""
     own: dict[tuple[str, str], tuple[list[int], dict[float, int]]] = {}  # hits, trials
     friend: dict[tuple[str, str], tuple[list[int], dict[float, int]]] = {}
-    for g, dealer, player, h, pam, suit, deals, top1, top3, two in c.hands:
+    for g, dealer, player, h, trumps, deals, top1, top3, two in c.hands:
         if g != group:
             continue
-        chances = _chances(h, pam, suit)
+        chances = _chances(h, trumps)
         if dealer == player:
             for (measure, p), hits in zip(chances, (top1, top3, two), strict=True):
                 _add(own, (player, measure), hits, p, deals)
@@ -265,10 +265,10 @@ def _add(
 
 
 @functools.cache
-def _chances(hand: int, pam: bool, suit: str) -> tuple[tuple[str, float], ...]:
-    """``fair_chances`` of a hand size under a deal's trumps, once a run, not once a row, as
-    (measure, chance) pairs, the top trump first."""
-    return tuple(fair_chances(hand, trumps_left(pam, suit)).items())
+def _chances(hand: int, trumps: int) -> tuple[tuple[str, float], ...]:
+    """``fair_chances`` of a hand size with ``trumps`` trumps beside the turn-up, once a run,
+    not once a row, as (measure, chance) pairs, the top trump first."""
+    return tuple(fair_chances(hand, trumps).items())
 
 
 def _article(measure: str) -> str:
