@@ -1,6 +1,6 @@
 """Issue 53: the DuckDB pools of a command that works in processes stay small, so that the
 process tree of `report --jobs 2` stays within 600 MB at a million deals: a worker's
-connection has a pool of 48 MB (or the user's bound, LOO_REPLAY_DB_MEMORY) and one thread,
+connection has a pool of 64 MB (or the user's bound, LOO_REPLAY_DB_MEMORY) and one thread,
 and the process that works a share beside its workers has a worker's pool and thread
 meanwhile, then its own back."""
 
@@ -24,7 +24,7 @@ def test_a_workers_connection_has_a_small_pool_and_one_thread(tmp_path: Path) ->
     db = tmp_path / "loo.duckdb"
     open_db(db).close()  # a new database, at the latest schema
     with as_worker(connect(db, read_only=True)) as con:
-        assert _setting(con, "memory_limit") == "45.7 MiB"  # DuckDB's words for 48 MB
+        assert _setting(con, "memory_limit") == "61.0 MiB"  # DuckDB's words for 64 MB
         assert _setting(con, "threads") == "1"
         assert con.execute("SELECT count(*) FROM deals").fetchone() == (0,)
 
@@ -47,6 +47,6 @@ def test_the_working_process_has_a_workers_pool_for_the_block_then_its_own(
         before = (_setting(con, "memory_limit"), _setting(con, "threads"))
         assert before[0] == "122.0 MiB"  # every connection's bound, 128 MB
         with working(con):
-            assert _setting(con, "memory_limit") == "45.7 MiB"
+            assert _setting(con, "memory_limit") == "61.0 MiB"
             assert _setting(con, "threads") == "1"
         assert (_setting(con, "memory_limit"), _setting(con, "threads")) == before
