@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import duckdb
@@ -89,6 +89,20 @@ def working(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     finally:
         con.execute(f"SET memory_limit = '{before}'")  # DuckDB's own words for its size
         con.execute(f"SET threads = {int(threads)}")
+
+
+@contextmanager
+def widened(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """While the block runs, ``con``'s pool at every connection's bound (``sized``:
+    ``MEMORY_LIMIT``, or the variable's), then as it was: for a worker's piece of work that
+    ran out of its small pool, done once more (``reports.build``'s batches of pages)."""
+    (before,) = con.execute("SELECT current_setting('memory_limit')").fetchone() or ("",)
+    sized(con, MEMORY_LIMIT)
+    try:
+        yield
+    finally:
+        with suppress(duckdb.Error):  # blocks still in use: left at the bound, as ``working``
+            con.execute(f"SET memory_limit = '{before}'")
 
 
 def seal(

@@ -26,7 +26,7 @@ from loo_replay.db.documents import kept_document
 from loo_replay.db.interrupts import start
 from loo_replay.db.opening import connect
 from loo_replay.db.paths import database_file
-from loo_replay.db.settings import as_worker, working
+from loo_replay.db.settings import as_worker, widened, working
 from loo_replay.db.stored_analysis import stored_analyses
 from loo_replay.db.stored_decisions import decision_loads, stored_decisions
 from loo_replay.fairness.table import stored
@@ -340,6 +340,23 @@ def _count(rows: list[SessionSummary], counts: Iterator[int], progress: Progress
 
 
 def _pages_of(
+    con: duckdb.DuckDBPyConnection,
+    shared: Shared,
+    chunk: list[SessionSummary],
+    outcomes: dict[str, ReplayOutcome],
+) -> int:
+    """The pages of one batch of sessions.  A batch that runs out of a worker's small pool
+    (``settings.WORKER_MEMORY``; a batch is counted in deals, and a table of more seats has
+    more rows a deal) is written once more with every connection's bound, not lost with the
+    report (docs/limits.md, "Databases")."""
+    try:
+        return _batch_pages(con, shared, chunk, outcomes)
+    except duckdb.OutOfMemoryException:
+        with widened(con):
+            return _batch_pages(con, shared, chunk, outcomes)
+
+
+def _batch_pages(
     con: duckdb.DuckDBPyConnection,
     shared: Shared,
     chunk: list[SessionSummary],
