@@ -599,11 +599,11 @@ def replace_rows(
     ],
     covers: Covers,
 ) -> None:
-    """Replace each table's rows with ``rows`` (tuples in the order of ``columns``, or an
-    Arrow table of those columns, or a stream of record batches of them), and record that they cover ``covers``, all in one
-    transaction: a screen's run kept whole or not at all (fairness, collusion;
-    db/content.py).  The rows go in by batches, so that an iterator of them (a fairness
-    run's 720,000 tests) is never all held as columns too."""
+    """Replace each table's rows with ``rows`` (tuples in the order of ``columns``, an Arrow
+    table of those columns, or a stream of record batches of them), and record that they
+    cover ``covers``, all in one transaction: a screen's run kept whole or not at all
+    (fairness, collusion; db/content.py).  The rows go in by batches, so that an iterator of
+    them (a fairness run's 720,000 tests) is never all held as columns too."""
     con.begin()
     try:
         for name, (columns, rows) in tables.items():

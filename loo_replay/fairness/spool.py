@@ -20,13 +20,7 @@ from dataclasses import fields
 from typing import Any
 
 from loo_replay.fairness.holm import holm
-from loo_replay.fairness.stats import (
-    Verdict,
-    judged,
-    judgement,
-    tested_message,
-    too_few_message,
-)
+from loo_replay.fairness.stats import Verdict, judged, tested_message, too_few_message
 
 FIELDS = tuple(f.name for f in fields(Verdict))
 _FIELDS_OF = operator.attrgetter(*FIELDS)
@@ -84,23 +78,17 @@ class Spool:
             offset += _HEADER + size
 
     def __iter__(self) -> Iterator[Verdict]:
-        adjusted, alpha, k = self._adjusted, self.alpha, 0
-        for rows in self._batches():
-            for row in rows:
+        """The judged verdicts in order, made from ``columns``."""
+        for columns in self.columns():
+            for row in zip(*(columns[name] for name in FIELDS), strict=True):
                 v = object.__new__(Verdict)
-                fields_of = v.__dict__
-                fields_of.update(zip(FIELDS, row, strict=True))
-                if fields_of["p_value"] is None:
-                    fields_of.update(judgement(fields_of, None, alpha))
-                else:
-                    fields_of.update(judgement(fields_of, adjusted[k], alpha))
-                    k += 1
+                v.__dict__.update(zip(FIELDS, row, strict=True))
                 yield v
 
     def columns(self) -> Iterator[dict[str, list[Any]]]:
         """The judged verdicts a spooled batch at a time, as columns: each field of
-        ``Verdict`` a list, judged as iterating judges them (``fairness.table.store`` writes
-        them without a Python object a test: docs/fairness.md, "Speed")."""
+        ``Verdict`` a list (``fairness.table.store`` writes them without a Python object a
+        test: docs/fairness.md, "Speed")."""
         adjusted, alpha, k = self._adjusted, self.alpha, 0
         for rows in self._batches():
             if not rows:
